@@ -1,0 +1,319 @@
+/* dcg_policy.h - the policy engine shared by the hook, the preload and the sandbox.
+ *
+ * This header is the manual. The library loads and compiles a policy and answers
+ * questions about commands and paths with a decision record. It never prints, never
+ * exits and never controls processes. Functions return 0 or a negative errno unless
+ * said otherwise; a decision function returns the decision it stored in the result.
+ *
+ * Memory: loading uses malloc (and libyaml). Decisions allocate only through
+ * pol_mem_alloc()/pol_mem_free(), which a host such as the preload may point at an
+ * allocator that is safe between fork and exec (pol_set_allocator()).
+ */
+#ifndef DCG_POLICY_H
+#define DCG_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define DCG_VERSION "0.1.0"
+
+/* ---- decision record --------------------------------------------------------- */
+
+enum pol_decision { POL_ALLOW = 0, POL_LOG, POL_WARN, POL_ASK, POL_DENY };
+enum pol_severity { POL_SEV_LOW = 0, POL_SEV_MEDIUM, POL_SEV_HIGH, POL_SEV_CRITICAL };
+enum pol_detection {
+	POL_DET_NONE = 0,
+	POL_DET_COMMAND,
+	POL_DET_HEREDOC,
+	POL_DET_INLINE_SCRIPT,
+	POL_DET_PATH,
+	POL_DET_SCOPE,
+};
+
+/* Operations on a path, for the path rules (see DESIGN.md "Runtime semantics"). */
+enum pol_op {
+	POL_OP_READ = 0,
+	POL_OP_WRITE,
+	POL_OP_CREATE,
+	POL_OP_TRUNCATE,
+	POL_OP_DELETE,
+	POL_OP_RENAME_FROM,
+	POL_OP_RENAME_TO,
+	POL_OP_CHMOD, /* chmod, chown, utimes, xattrs: metadata writes */
+	POL_OP_EXEC,
+	POL_OP_LIST,
+	POL_OP_LINK_FROM, /* the source of a hard link: a new name for protected data */
+	POL_OP__COUNT
+};
+
+enum pol_path_kind { POL_PATH_ZERO_ACCESS = 0, POL_PATH_READ_ONLY, POL_PATH_NO_DELETE };
+
+#define POL_MATCHED_CHARS 120 /* matched text is cut to this many characters */
+#define POL_MATCHED_BYTES (POL_MATCHED_CHARS * 4 + 8)
+#define POL_RESULT_PATH_BYTES 1024
+
+/* The record every layer gets. Strings marked "policy" point into the policy and
+ * live as long as it does; buffers are inline, so a result needs no freeing unless
+ * script was set (see pol_result_release()). */
+struct pol_result {
+	enum pol_decision decision;
+	enum pol_severity severity;
+	enum pol_detection detection;
+	const char *rule_id;  /* policy; NULL when nothing matched */
+	const char *reason;   /* policy; never redacted */
+	const char *language; /* static string ("bash", "python", ...) or NULL */
+	const char *const *suggestions; /* policy; n_suggestions entries */
+	size_t n_suggestions;
+	const char *pattern;  /* policy: the regex or path pattern that matched */
+	const char *origin;   /* policy: file the rule came from ("<embedded>" for defaults) */
+	char matched[POL_MATCHED_BYTES]; /* the matched text, unredacted, cut to 120 chars */
+	unsigned line;                    /* 1-based line in the heredoc or script, 0 if none */
+	char path[POL_RESULT_PATH_BYTES]; /* path decisions: the path as resolved (cut) */
+	enum pol_op op;                   /* path decisions: the operation refused */
+	enum pol_path_kind path_kind;     /* path decisions: which list refused it */
+	int allowed_by_allowlist;         /* 1 when a rule matched but an allow entry let it pass */
+	int limit_hit;                    /* 1 when a regex hit its match limit (counted as match) */
+	/* For heredocs and inline scripts: a copy of the script text, owned by the result,
+	 * so that a caller can print a context window. Only set when the check context asks
+	 * for it (POL_CTX_KEEP_SCRIPT). */
+	char *script;
+	size_t script_len;
+};
+
+/* Sets every field to its empty value (decision allow). */
+void pol_result_init(struct pol_result *r);
+/* Frees what the result owns (the script copy). Safe on an initialised result. */
+void pol_result_release(struct pol_result *r);
+
+const char *pol_decision_name(enum pol_decision d);   /* "allow", "log", "warn", "ask", "deny" */
+const char *pol_severity_name(enum pol_severity s);   /* "critical", "high", ... */
+const char *pol_detection_name(enum pol_detection d); /* "command", "heredoc", "inline_script", ... */
+const char *pol_op_name(enum pol_op op);              /* "read", "write", "delete", ... */
+const char *pol_path_kind_name(enum pol_path_kind k); /* "zeroAccessPaths", ... */
+/* Parses a severity name; returns 0 or -EINVAL. */
+int pol_severity_parse(const char *s, enum pol_severity *out);
+
+/* ---- allocation hook ----------------------------------------------------------- */
+
+typedef void *(*pol_alloc_fn)(size_t size);
+typedef void (*pol_free_fn)(void *ptr);
+/* Replaces the allocator used by decisions (and lazy regex compilation). Call once,
+ * before any decision, from a single thread. NULL restores malloc/free. */
+void pol_set_allocator(pol_alloc_fn alloc, pol_free_fn release);
+void *pol_mem_alloc(size_t size);
+void pol_mem_free(void *ptr);
+
+/* ---- loading --------------------------------------------------------------------- */
+
+struct pol_policy;
+
+/* A message about a policy file: syntax errors, wrong types, unknown keys, regexes
+ * that do not compile. The file's remaining entries stay active. */
+struct pol_diag {
+	char file[256];
+	unsigned line, col; /* 1-based; 0 when unknown */
+	char rule[128];     /* the rule at fault (its ID or pattern), may be empty */
+	char msg[256];
+	int fatal;          /* 1 when the whole file was refused (syntax error, too big) */
+};
+
+/* Where the policy files are. Fill with pol_env_from_process() or by hand; every
+ * field may be NULL. */
+struct pol_env {
+	const char *home;            /* $HOME, for ~ */
+	const char *cwd;             /* working directory, for the project file and roots */
+	const char *xdg_config_home; /* default $HOME/.config */
+	const char *policy_file;     /* --policy or $DCG_POLICY: loaded last */
+	int no_user;                 /* skip the user file (tests) */
+	int no_project;              /* skip the project file (tests) */
+};
+/* Fills env from getenv() and getcwd() into the given buffer of cwd_size bytes. */
+void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size);
+
+enum pol_load_flags {
+	POL_LOAD_JIT = 1 << 0,   /* JIT-compile patterns when they are compiled */
+	POL_LOAD_EAGER = 1 << 1, /* compile every pattern at load (default: lazily, at first use) */
+};
+
+/* A new, empty policy (no rules at all). Returns NULL on allocation failure. */
+struct pol_policy *pol_new(unsigned flags);
+/* Frees a policy; NULL is a no-op. */
+void pol_free(struct pol_policy *p);
+
+/* Sets $HOME and the project root used to expand ~ and relative patterns of files
+ * loaded afterwards. Defaults: $HOME and the working directory. */
+int pol_set_home(struct pol_policy *p, const char *home);
+int pol_set_root(struct pol_policy *p, const char *root);
+const char *pol_root(const struct pol_policy *p);
+const char *pol_home(const struct pol_policy *p);
+
+/* Adds the embedded default policy. */
+int pol_load_embedded(struct pol_policy *p);
+/* Adds one file. Returns 0 (maybe with diagnostics), -ENOENT when it does not exist,
+ * -EINVAL when it was refused whole (diagnostic added), other -errno on read errors. */
+int pol_load_file(struct pol_policy *p, const char *path);
+/* Adds a policy held in memory; name is used in diagnostics and origins. */
+int pol_load_buffer(struct pol_policy *p, const char *name, const char *buf, size_t len);
+/* The layered load: embedded defaults, user file, project file (.dcg/policy.yaml
+ * found upwards from env->cwd; its folder's parent becomes the project root), then
+ * env->policy_file. Missing optional files are skipped silently; a missing
+ * policy_file is a diagnostic. Always leaves at least the embedded defaults loaded.
+ * Returns 0, or -EINVAL when some file had errors (see the diagnostics). */
+int pol_load_layers(struct pol_policy *p, const struct pol_env *env);
+
+/* The files that were loaded, in order ("<embedded>" first). */
+size_t pol_file_count(const struct pol_policy *p);
+const char *pol_file_name(const struct pol_policy *p, size_t i);
+
+size_t pol_diag_count(const struct pol_policy *p);
+const struct pol_diag *pol_diag_get(const struct pol_policy *p, size_t i);
+
+/* ---- rules (for listing, linting and `dcg allow`) ------------------------------- */
+
+enum pol_rule_kind {
+	POL_RULE_COMMAND = 0, /* regex on a shell command (bashToolPatterns and pack rules) */
+	POL_RULE_SCRIPT,      /* regex on a heredoc or inline script of one language */
+	POL_RULE_PATH,        /* a zeroAccess / readOnly / noDelete entry */
+	POL_RULE_BUILTIN,     /* decided by code in the analyser (e.g. parse errors) */
+};
+
+struct pol_rule_info {
+	const char *id;
+	enum pol_rule_kind kind;
+	const char *pattern;  /* regex source, path pattern, or NULL */
+	const char *reason;
+	const char *language; /* script rules: the language; else NULL */
+	enum pol_severity severity;
+	enum pol_decision decision; /* what a match decides (before the allowlist) */
+	enum pol_path_kind path_kind; /* path rules only */
+	const char *origin;   /* the file it came from */
+	unsigned line;        /* its line in that file, 0 for built-ins */
+	const char *const *suggestions;
+	size_t n_suggestions;
+};
+
+size_t pol_rule_count(const struct pol_policy *p);
+/* Fills info for rule i (0 <= i < pol_rule_count); returns 0 or -ERANGE. */
+int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *info);
+/* Finds a rule by ID; returns its index or -ENOENT. */
+ssize_t pol_rule_find(const struct pol_policy *p, const char *id);
+/* Registers a rule decided by code (e.g. the shell analyser's parse failure). Returns
+ * its index or a negative errno. Strings are copied. */
+ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,
+			     enum pol_severity sev, const char *suggestion);
+/* Writes up to max rule IDs closest to id (edit distance) into out; returns count. */
+size_t pol_rule_suggest(const struct pol_policy *p, const char *id, const char **out, size_t max);
+
+/* ---- decisions --------------------------------------------------------------------- */
+
+enum pol_ctx_flags {
+	POL_CTX_KEEP_SCRIPT = 1 << 0, /* copy the script text into the result (needs free) */
+	POL_CTX_NO_ANALYSIS = 1 << 1, /* raw regex matching only, no shell analysis */
+};
+
+/* One step of an explanation, for `dcg explain`. */
+struct pol_trace_event {
+	const char *what;      /* "normalized", "unit", "rule", "path", "allowlist", "note" */
+	const char *rule_id;   /* the rule tried, or NULL */
+	const char *text;      /* the text it was tried on, or the message */
+	size_t text_len;
+	int matched;           /* 1 matched, 0 not, -1 skipped by the prefilter */
+};
+typedef void (*pol_trace_fn)(const struct pol_trace_event *ev, void *arg);
+
+struct pol_ctx {
+	const char *cwd;     /* where the command runs; NULL: the policy root */
+	unsigned flags;      /* pol_ctx_flags */
+	pol_trace_fn trace;  /* optional */
+	void *trace_arg;
+	time_t now;          /* for allowlist expiry; 0: time(NULL) */
+};
+
+/* Decides whether a shell command may run: every regex rule, the shell analysis
+ * (segments, wrappers, heredocs, inline scripts) and the path rules on the paths
+ * the command touches. The worst decision wins (deny > ask > warn > log > allow);
+ * the allowlist is applied per rule. cmd need not be NUL-terminated; a NUL byte or
+ * invalid UTF-8 inside it is a deny (rule input.invalid). */
+enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd, size_t len,
+				    const struct pol_ctx *ctx, struct pol_result *r);
+
+/* Decides an operation on a path. The path is matched as written (after ~ and cwd)
+ * and after resolution (.., ., //, symlinks; a missing tail resolves through its
+ * nearest existing parent). Flags: */
+enum pol_path_flags {
+	POL_PATH_NOFOLLOW = 1 << 0, /* the last component is not followed (unlink, rename, lstat) */
+	POL_PATH_IS_DIR = 1 << 1,   /* the operation is on a directory (rmdir, rename of a dir):
+				     * also refused when a protected path lies beneath it */
+	POL_PATH_CANONICAL = 1 << 2, /* path is absolute and already resolved (e.g. read back
+				      * from /proc/self/fd): no second resolution */
+};
+enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
+				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r);
+
+/* Like pol_check_path for a path relative to a directory file descriptor (the *at()
+ * calls): dirfd is resolved through /proc/self/fd (or AT_FDCWD: ctx->cwd / getcwd). */
+enum pol_decision pol_check_path_at(const struct pol_policy *p, int dirfd, const char *path,
+				    enum pol_op op, unsigned flags, const struct pol_ctx *ctx,
+				    struct pol_result *r);
+
+/* The runtime question for an exec: argv joined as the shell would see it. */
+enum pol_decision pol_check_argv(const struct pol_policy *p, char *const argv[],
+				 const struct pol_ctx *ctx, struct pol_result *r);
+
+/* Applies the policy's allowlist to a result that carries a rule_id: when an
+ * unexpired entry names the rule (and its paths, if any, cover path or ctx->cwd), the
+ * decision becomes allow and allowed_by_allowlist is set. Decisions call it already;
+ * exported for layers that make their own decisions (scope checks). */
+void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx,
+			 const char *path, struct pol_result *r);
+
+/* ---- paths -------------------------------------------------------------------------- */
+
+/* Glob matching with dcg's path semantics on an absolute, normalized path: `*` within
+ * a component, `**` across, `?`, `[...]`, dot-files matched. Returns 1 or 0. */
+int pol_glob_match(const char *pattern, const char *path);
+
+/* Lexical normalization: joins path to base (when relative) and folds ., .., //.
+ * ~ and ~/ expand to home. Writes into out (size bytes). Returns 0 or -ENAMETOOLONG. */
+int pol_path_normalize(const char *path, const char *base, const char *home, char *out,
+		       size_t size);
+/* Resolves symlinks in every component (like realpath), with a missing tail
+ * resolved through the nearest existing parent and appended. nofollow leaves the last
+ * component unresolved. Returns 0 or a negative errno. No allocation. */
+int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size);
+
+/* ---- snapshot (the compiled form the preload receives) ------------------------------ */
+
+/* Serialises the loaded policy (rules, paths, allowlist, root, home) into a
+ * malloc'ed buffer; *len gets its size. Returns NULL on error. */
+char *pol_snapshot_save(const struct pol_policy *p, size_t *len);
+/* Loads a snapshot saved by pol_snapshot_save(); no libyaml, no file access. */
+int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len);
+
+/* ---- audit log -------------------------------------------------------------------- */
+
+struct pol_log_entry {
+	const char *layer;   /* "hook", "preload", "sandbox", "check" */
+	const char *tool;    /* "Bash", "unlink", ... */
+	const char *input;   /* the command or path; redacted and cut by the logger */
+	const char *agent;   /* may be NULL */
+	const char *cwd;     /* may be NULL */
+	const struct pol_result *result;
+};
+/* The log file: $DCG_LOG, else $XDG_STATE_HOME/dcg/audit.jsonl, else
+ * ~/.local/state/dcg/audit.jsonl. Writes into buf; returns 0 or -ENAMETOOLONG. */
+int pol_log_path(char *buf, size_t size);
+/* Appends one JSON line with a single write() on an O_APPEND descriptor, creating the
+ * folder when needed. No malloc. Returns 0 or a negative errno; a failure never
+ * changes a decision. */
+int pol_log_append(const struct pol_log_entry *e);
+
+/* Redacts quoted strings ('...' and "...") in text: their content becomes "***".
+ * Writes at most size-1 bytes and a NUL; returns the length written. */
+size_t pol_redact(const char *text, size_t len, char *out, size_t size);
+/* Copies at most max_chars UTF-8 characters of text into out (size bytes), adding
+ * "..." when cut. Returns the bytes written. */
+size_t pol_truncate_utf8(const char *text, size_t len, size_t max_chars, char *out, size_t size);
+
+#endif /* DCG_POLICY_H */

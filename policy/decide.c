@@ -1,0 +1,636 @@
+/* decide.c - decisions: commands through the shell analyser and the regex rules,
+ * paths through the path rules, and the allowlist over both.
+ *
+ * No malloc here: memory comes from an arena over pol_mem_alloc(), so the preload can
+ * decide between fork and exec.
+ */
+#include "dcg_policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "internal.h"
+#include "shell.h"
+
+#define POL_COMMAND_MAX (4u * 1024 * 1024)
+
+/* Path rule kinds that refuse each operation (bit per pol_path_kind). */
+#define ZA (1u << POL_PATH_ZERO_ACCESS)
+#define RO (1u << POL_PATH_READ_ONLY)
+#define ND (1u << POL_PATH_NO_DELETE)
+static const unsigned op_refused_by[POL_OP__COUNT] = {
+	[POL_OP_READ] = ZA,
+	[POL_OP_WRITE] = ZA | RO,
+	[POL_OP_CREATE] = ZA | RO,
+	[POL_OP_TRUNCATE] = ZA | RO,
+	[POL_OP_DELETE] = ZA | RO | ND,
+	[POL_OP_RENAME_FROM] = ZA | RO | ND,
+	[POL_OP_RENAME_TO] = ZA | RO | ND,
+	[POL_OP_CHMOD] = ZA | RO,
+	[POL_OP_EXEC] = ZA,
+	[POL_OP_LIST] = ZA,
+	[POL_OP_LINK_FROM] = ZA | RO,
+};
+
+/* ---- the allowlist ------------------------------------------------------------------- */
+
+static int allow_covers(const struct pol_allow *a, const char *path)
+{
+	if (!a->n_paths)
+		return 1;
+	if (!path)
+		return 0;
+	for (size_t i = 0; i < a->n_paths; i++) {
+		struct pol_pathpat pp = { .glob = a->paths[i] };
+
+		pol_pathpat_classify(&pp);
+		if (pol_pathpat_covers(&pp, path))
+			return 1;
+	}
+	return 0;
+}
+
+void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, const char *path,
+			 struct pol_result *r)
+{
+	time_t now = ctx && ctx->now ? ctx->now : time(NULL);
+	const char *where = path && path[0] == '/' ? path : (ctx && ctx->cwd ? ctx->cwd : p->root);
+
+	if (!r->rule_id || r->decision == POL_ALLOW)
+		return;
+	for (size_t i = 0; i < p->n_allows; i++) {
+		const struct pol_allow *a = &p->allows[i];
+
+		if (a->expires && now >= a->expires)
+			continue;
+		if (strcmp(a->rule, r->rule_id) != 0 && !pol_glob_match(a->rule, r->rule_id))
+			continue;
+		if (!allow_covers(a, where))
+			continue;
+		if (ctx && ctx->trace) {
+			struct pol_trace_event ev = { "allowlist", r->rule_id, a->reason,
+						      strlen(a->reason), 1 };
+			ctx->trace(&ev, ctx->trace_arg);
+		}
+		r->decision = POL_ALLOW;
+		r->allowed_by_allowlist = 1;
+		return;
+	}
+}
+
+/* ---- recording a match ------------------------------------------------------------------ */
+
+static void fill_from_rule(struct pol_result *r, const struct pol_rule *rule)
+{
+	r->decision = rule->decision;
+	r->severity = rule->severity;
+	r->rule_id = rule->id;
+	r->reason = rule->reason;
+	r->pattern = rule->pattern;
+	r->origin = rule->origin;
+	r->suggestions = (const char *const *)rule->suggestions;
+	r->n_suggestions = rule->n_suggestions;
+}
+
+/* Keeps the worst of two results in best; ties keep the first. */
+static void merge(struct pol_result *best, struct pol_result *cand)
+{
+	if (cand->decision > best->decision) {
+		char *keep = best->script;
+
+		best->script = NULL;
+		pol_result_release(best);
+		if (keep)
+			pol_mem_free(keep);
+		*best = *cand;
+		cand->script = NULL;
+	}
+	pol_result_release(cand);
+}
+
+/* ---- path decisions ----------------------------------------------------------------- */
+
+/* Which rule refuses an operation on path? Within a kind, the last pattern that
+ * matches wins, as in .gitignore: a later "!pattern" (e.g. !.env.example) lifts an
+ * earlier rule, and a later file can protect again what an earlier one lifted. */
+static int covers_beneath(const struct pol_rule *r, const char *path)
+{
+	size_t n = strlen(path);
+	const struct pol_pathpat *pps[2] = { &r->path, r->has_canon ? &r->path_canon : NULL };
+
+	/* A folder being deleted or moved holds a protected path: an anchored rule whose
+	 * literal root lies beneath it, or a named entry directly inside it. */
+	for (int k = 0; k < 2; k++) {
+		const struct pol_pathpat *pp = pps[k];
+
+		if (!pp)
+			continue;
+		if (!pp->basename_only) {
+			if (pp->literal_len > n && strncmp(pp->glob, path, n) == 0 &&
+			    (pp->glob[n] == '/' || n == 1))
+				return 1;
+		} else if (pp->shape == PP_LITERAL) {
+			char child[PATH_MAX];
+			struct stat st;
+
+			if (snprintf(child, sizeof(child), "%s/%s", path, pp->glob) < (int)sizeof(child) &&
+			    lstat(child, &st) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const char *path,
+					    unsigned kinds, int beneath)
+{
+	const struct pol_rule *last[3] = { NULL, NULL, NULL };
+
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct pol_rule *r = &p->rules[i];
+
+		if (r->kind != POL_RULE_PATH || !(kinds & (1u << r->path_kind)) || !r->enabled)
+			continue;
+		if (pol_pathpat_covers(&r->path, path) ||
+		    (r->has_canon && pol_pathpat_covers(&r->path_canon, path)) ||
+		    (beneath && !r->path.negate && covers_beneath(r, path)))
+			last[r->path_kind] = r;
+	}
+	for (int k = 0; k < 3; k++)
+		if (last[k] && !last[k]->path.negate)
+			return last[k];
+	return NULL;
+}
+
+static enum pol_decision decide_path(const struct pol_policy *p, const char *lexical,
+				     const char *resolved, enum pol_op op, unsigned flags,
+				     const struct pol_ctx *ctx, struct pol_result *r)
+{
+	unsigned kinds = (unsigned)op < POL_OP__COUNT ? op_refused_by[op] : ZA | RO | ND;
+	int beneath = (flags & POL_PATH_IS_DIR) &&
+		      (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
+	const struct pol_rule *hit = path_rule_hit(p, lexical, kinds, beneath);
+	const char *which = lexical;
+
+	if (!hit && resolved && strcmp(resolved, lexical) != 0) {
+		hit = path_rule_hit(p, resolved, kinds, beneath);
+		which = resolved;
+	}
+	if (ctx && ctx->trace) {
+		struct pol_trace_event ev = { "path", hit ? hit->id : NULL, which, strlen(which), !!hit };
+		ctx->trace(&ev, ctx->trace_arg);
+	}
+	if (!hit)
+		return POL_ALLOW;
+	fill_from_rule(r, hit);
+	r->detection = POL_DET_PATH;
+	r->op = op;
+	r->path_kind = hit->path_kind;
+	pol_copy_str(r->path, sizeof(r->path), which);
+	pol_copy_matched(r, which, strlen(which));
+	pol_apply_allowlist(p, ctx, which, r);
+	return r->decision;
+}
+
+static int current_cwd(const struct pol_policy *p, const struct pol_ctx *ctx, char *buf, size_t size)
+{
+	if (ctx && ctx->cwd && ctx->cwd[0] == '/') {
+		pol_copy_str(buf, size, ctx->cwd);
+		return 0;
+	}
+	if (getcwd(buf, size))
+		return 0;
+	pol_copy_str(buf, size, p->root);
+	return 0;
+}
+
+static enum pol_decision check_path_in(const struct pol_policy *p, const char *base,
+				       const char *path, enum pol_op op, unsigned flags,
+				       const struct pol_ctx *ctx, struct pol_result *r)
+{
+	char lexical[PATH_MAX], resolved[PATH_MAX];
+	const char *res = NULL;
+
+	pol_result_init(r);
+	if (!path || !path[0])
+		return POL_ALLOW;
+	if (pol_path_normalize(path, base, p->home, lexical, sizeof(lexical)) < 0) {
+		/* A path too long to check is refused, not waved through. */
+		ssize_t i = pol_rule_find(p, "input.path_too_long");
+		if (i >= 0)
+			fill_from_rule(r, &p->rules[i]);
+		r->decision = POL_DENY;
+		r->detection = POL_DET_PATH;
+		r->op = op;
+		pol_copy_matched(r, path, strlen(path));
+		pol_copy_str(r->path, sizeof(r->path), path);
+		return r->decision;
+	}
+	if (!(flags & POL_PATH_CANONICAL) &&
+	    pol_path_resolve(lexical, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) == 0)
+		res = resolved;
+	return decide_path(p, lexical, res, op, flags, ctx, r);
+}
+
+enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
+				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r)
+{
+	char cwd[PATH_MAX];
+
+	if (path && path[0] == '/')
+		return check_path_in(p, "/", path, op, flags, ctx, r);
+	current_cwd(p, ctx, cwd, sizeof(cwd));
+	return check_path_in(p, cwd, path, op, flags, ctx, r);
+}
+
+enum pol_decision pol_check_path_at(const struct pol_policy *p, int dirfd, const char *path,
+				    enum pol_op op, unsigned flags, const struct pol_ctx *ctx,
+				    struct pol_result *r)
+{
+	char base[PATH_MAX], link[64];
+	ssize_t n;
+
+	if (dirfd == AT_FDCWD || (path && path[0] == '/'))
+		return pol_check_path(p, path, op, flags, ctx, r);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+	n = readlink(link, base, sizeof(base) - 1);
+	if (n <= 0 || base[0] != '/') {
+		/* An unknown directory: decide on the path alone, relative to nothing known. */
+		pol_result_init(r);
+		return check_path_in(p, "/", path, op, flags, ctx, r);
+	}
+	base[n] = '\0';
+	return check_path_in(p, base, path, op, flags | 0, ctx, r);
+}
+
+/* ---- command decisions --------------------------------------------------------------- */
+
+struct cmd_state {
+	const struct pol_policy *p;
+	const struct pol_ctx *ctx;
+	struct pol_arena *a;
+	pcre2_match_data *md;
+	struct pol_result best;
+	struct pol_result cand;
+	const char *cwd;
+	int stop_on_deny;
+};
+
+static void trace(const struct cmd_state *st, const char *what, const char *rule_id,
+		  const char *text, size_t len, int matched)
+{
+	if (st->ctx && st->ctx->trace) {
+		struct pol_trace_event ev = { what, rule_id, text, len, matched };
+		st->ctx->trace(&ev, st->ctx->trace_arg);
+	}
+}
+
+/* Bigram bitmap of a lowercase text: a keyword whose first two bytes are absent cannot
+ * occur, so most rules are rejected with one bit test. */
+struct prefilter {
+	uint64_t bits[64];
+	char *lower;
+	size_t len;
+};
+
+static int prefilter_init(struct prefilter *pf, struct pol_arena *a, const char *text, size_t len)
+{
+	memset(pf->bits, 0, sizeof(pf->bits));
+	pf->lower = pol_arena_alloc(a, len + 1);
+	if (!pf->lower)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		pf->lower[i] = (char)((c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c);
+	}
+	pf->lower[len] = '\0';
+	pf->len = len;
+	for (size_t i = 0; i + 1 < len; i++) {
+		unsigned h = ((unsigned char)pf->lower[i] * 31u + (unsigned char)pf->lower[i + 1]) & 4095u;
+		pf->bits[h >> 6] |= 1ull << (h & 63);
+	}
+	return 0;
+}
+
+static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule *r)
+{
+	if (!r->keyword)
+		return 1;
+	if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
+		return 0;
+	return memmem(pf->lower, pf->len, r->keyword, r->keyword_len) != NULL;
+}
+
+/* Which word of a command unit holds byte offset off? */
+static size_t word_at(const struct pol_unit *u, size_t off)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < u->argc; i++)
+		if (u->word_off[i] <= off)
+			w = i;
+	return w;
+}
+
+/* Runs one regex on a text. Returns 1 on a match (start/end set), 0 none, 2 when a
+ * limit was hit (counted as a match). For command units, matches that start inside a
+ * data word are skipped. */
+static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct pol_unit *u,
+		     size_t *ms, size_t *me)
+{
+	pcre2_code *code = pol_rule_code(st->p, rule);
+	size_t off = 0;
+
+	if (!code)
+		return 0;
+	for (;;) {
+		int rc = pcre2_match(code, (PCRE2_SPTR)u->text, u->len, off, PCRE2_NO_UTF_CHECK, st->md,
+				     st->p->mctx);
+		if (rc == PCRE2_ERROR_NOMATCH || rc == PCRE2_ERROR_BADOFFSET)
+			return 0;
+		if (rc < 0) {
+			if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+			    rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_NOMEMORY) {
+				*ms = 0;
+				*me = u->len;
+				return 2;
+			}
+			return 0;
+		}
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(st->md);
+		*ms = ov[0];
+		*me = ov[1];
+		if (u->kind != POL_UNIT_COMMAND || !u->word_is_data || u->argc == 0)
+			return 1;
+		size_t w = word_at(u, *ms);
+		if (!u->word_is_data[w])
+			return 1;
+		/* Inside data: look again from the end of that word. */
+		size_t next = w + 1 < u->argc ? u->word_off[w + 1] : u->len;
+		if (next <= off || next >= u->len)
+			return 0;
+		off = next;
+	}
+}
+
+static unsigned line_of(const char *text, size_t off)
+{
+	unsigned line = 1;
+
+	for (size_t i = 0; i < off; i++)
+		if (text[i] == '\n')
+			line++;
+	return line;
+}
+
+static void record_script_match(struct cmd_state *st, const struct pol_unit *u, size_t ms)
+{
+	size_t ls = ms, le = ms;
+
+	while (ls > 0 && u->text[ls - 1] != '\n')
+		ls--;
+	while (le < u->len && u->text[le] != '\n')
+		le++;
+	while (ls < le && (u->text[ls] == ' ' || u->text[ls] == '\t'))
+		ls++;
+	pol_copy_matched(&st->cand, u->text + ls, le - ls);
+	st->cand.line = line_of(u->text, ms);
+	st->cand.detection = u->from_heredoc ? POL_DET_HEREDOC : POL_DET_INLINE_SCRIPT;
+	st->cand.language = u->language;
+	if (st->ctx && (st->ctx->flags & POL_CTX_KEEP_SCRIPT)) {
+		st->cand.script = pol_mem_alloc(u->len + 1);
+		if (st->cand.script) {
+			memcpy(st->cand.script, u->text, u->len);
+			st->cand.script[u->len] = '\0';
+			st->cand.script_len = u->len;
+		}
+	}
+}
+
+static void offer(struct cmd_state *st)
+{
+	pol_apply_allowlist(st->p, st->ctx, NULL, &st->cand);
+	merge(&st->best, &st->cand);
+	pol_result_init(&st->cand);
+}
+
+static int on_unit(const struct pol_unit *u, void *arg)
+{
+	struct cmd_state *st = arg;
+	const struct pol_policy *p = st->p;
+
+	switch (u->kind) {
+	case POL_UNIT_COMMAND:
+	case POL_UNIT_SCRIPT: {
+		struct prefilter pf;
+		int is_script = u->kind == POL_UNIT_SCRIPT;
+
+		trace(st, "unit", NULL, u->text, u->len, 0);
+		if (prefilter_init(&pf, st->a, u->text, u->len) < 0)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->n_rules; i++) {
+			struct pol_rule *rule = &p->rules[i];
+			size_t ms, me;
+			int m;
+
+			if (is_script ? (rule->kind != POL_RULE_SCRIPT ||
+					 !u->language || !rule->language ||
+					 strcmp(rule->language, u->language) != 0)
+				      : rule->kind != POL_RULE_COMMAND)
+				continue;
+			if (!pol_rule_is_enabled(p, rule))
+				continue;
+			/* Once a deny is found, only rules that could be reported instead
+			 * matter when tracing; otherwise stop looking. */
+			if (!prefilter_may_match(&pf, rule)) {
+				if (st->ctx && st->ctx->trace)
+					trace(st, "rule", rule->id, u->text, u->len, -1);
+				continue;
+			}
+			m = run_regex(st, rule, u, &ms, &me);
+			trace(st, "rule", rule->id, u->text, u->len, m != 0);
+			if (!m)
+				continue;
+			fill_from_rule(&st->cand, rule);
+			st->cand.limit_hit = m == 2;
+			if (is_script) {
+				record_script_match(st, u, ms);
+			} else {
+				st->cand.detection = POL_DET_COMMAND;
+				st->cand.language = "bash";
+				st->cand.line = u->line > 1 ? u->line : 0;
+				pol_copy_matched(&st->cand, u->text, u->len);
+			}
+			offer(st);
+			if (st->stop_on_deny && st->best.decision == POL_DENY)
+				return 1;
+		}
+		return 0;
+	}
+	case POL_UNIT_PATH: {
+		enum pol_decision d = pol_check_path(p, u->path, u->op,
+						     u->is_dir_op ? POL_PATH_IS_DIR : 0,
+						     st->ctx, &st->cand);
+		if (d != POL_ALLOW) {
+			st->cand.line = u->line > 1 ? u->line : 0;
+			merge(&st->best, &st->cand);
+		} else {
+			pol_result_release(&st->cand);
+		}
+		pol_result_init(&st->cand);
+		return st->stop_on_deny && st->best.decision == POL_DENY;
+	}
+	case POL_UNIT_FINDING: {
+		ssize_t i = u->rule_id ? pol_rule_find(p, u->rule_id) : -1;
+
+		trace(st, "rule", u->rule_id, u->text, u->len, 1);
+		if (i < 0 || !pol_rule_is_enabled(p, &p->rules[i]))
+			return 0;
+		fill_from_rule(&st->cand, &p->rules[i]);
+		st->cand.detection = POL_DET_COMMAND;
+		st->cand.language = "bash";
+		st->cand.line = u->line > 1 ? u->line : 0;
+		pol_copy_matched(&st->cand, u->text ? u->text : "", u->text ? u->len : 0);
+		offer(st);
+		return st->stop_on_deny && st->best.decision == POL_DENY;
+	}
+	}
+	return 0;
+}
+
+static enum pol_decision builtin_deny(const struct pol_policy *p, const char *id, const char *text,
+				      size_t len, struct pol_result *r)
+{
+	ssize_t i = pol_rule_find(p, id);
+
+	if (i >= 0)
+		fill_from_rule(r, &p->rules[i]);
+	r->decision = POL_DENY;
+	r->detection = POL_DET_COMMAND;
+	/* The matched text of a hostile input is shown as valid, printable UTF-8 only. */
+	char buf[POL_MATCHED_BYTES];
+	size_t o = 0;
+	for (size_t k = 0; k < len && o < 120; k++) {
+		unsigned char c = (unsigned char)text[k];
+		buf[o++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	pol_copy_matched(r, buf, o);
+	return r->decision;
+}
+
+enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd, size_t len,
+				    const struct pol_ctx *ctx, struct pol_result *r)
+{
+	struct cmd_state st;
+	struct pol_arena a;
+	char cwd[PATH_MAX];
+	int rc;
+
+	pol_result_init(r);
+	if (!cmd || len == 0)
+		return POL_ALLOW;
+	if (len > POL_COMMAND_MAX)
+		return builtin_deny(p, "input.too_long", cmd, 60, r);
+	if (memchr(cmd, '\0', len) || !pol_utf8_valid(cmd, len))
+		return builtin_deny(p, "input.invalid", cmd, len < 60 ? len : 60, r);
+
+	memset(&st, 0, sizeof(st));
+	st.p = p;
+	st.ctx = ctx;
+	st.a = &a;
+	st.stop_on_deny = !(ctx && ctx->trace);
+	pol_result_init(&st.best);
+	pol_result_init(&st.cand);
+	current_cwd(p, ctx, cwd, sizeof(cwd));
+	st.cwd = cwd;
+	pol_arena_init(&a, 0);
+	st.md = pcre2_match_data_create(4, p->gctx);
+	if (!st.md) {
+		pol_arena_release(&a);
+		return builtin_deny(p, "shell.analysis_failed", cmd, len < 60 ? len : 60, r);
+	}
+	if (ctx && (ctx->flags & POL_CTX_NO_ANALYSIS)) {
+		struct pol_unit u = { .kind = POL_UNIT_COMMAND, .text = cmd, .len = len, .line = 1 };
+		rc = on_unit(&u, &st);
+	} else {
+		struct pol_shell_opts opts = { cwd, p->home };
+		rc = pol_shell_analyze(cmd, len, &opts, &a, on_unit, &st);
+	}
+	pcre2_match_data_free(st.md);
+	pol_arena_release(&a);
+	if (rc < 0) {
+		/* The analyser could not finish (memory cap): never allowed by default. */
+		pol_result_release(&st.best);
+		pol_result_release(&st.cand);
+		return builtin_deny(p, "shell.analysis_failed", cmd, len < 60 ? len : 60, r);
+	}
+	pol_result_release(&st.cand);
+	*r = st.best;
+	return r->decision;
+}
+
+/* Words are joined as a shell would need to read them back: quoted when they hold
+ * anything but plain characters. */
+enum pol_decision pol_check_argv(const struct pol_policy *p, char *const argv[],
+				 const struct pol_ctx *ctx, struct pol_result *r)
+{
+	struct pol_arena a;
+	size_t need = 1;
+	char *buf, *o;
+	enum pol_decision d;
+
+	pol_result_init(r);
+	if (!argv || !argv[0])
+		return POL_ALLOW;
+	for (size_t i = 0; argv[i]; i++) {
+		size_t n = strlen(argv[i]);
+		need += 4 * n + 3;
+		if (need > POL_COMMAND_MAX + 1024)
+			return builtin_deny(p, "input.too_long", argv[i], 60, r);
+	}
+	pol_arena_init(&a, 0);
+	buf = pol_arena_alloc(&a, need);
+	if (!buf) {
+		pol_arena_release(&a);
+		return builtin_deny(p, "shell.analysis_failed", argv[0], strlen(argv[0]), r);
+	}
+	o = buf;
+	for (size_t i = 0; argv[i]; i++) {
+		const char *s = argv[i];
+		int plain = s[0] != '\0';
+
+		for (const char *t = s; *t; t++)
+			if (!((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') ||
+			      (*t >= '0' && *t <= '9') || strchr("-_./=:,+@%", *t)))
+				plain = 0;
+		if (i)
+			*o++ = ' ';
+		if (plain) {
+			size_t n = strlen(s);
+			memcpy(o, s, n);
+			o += n;
+			continue;
+		}
+		*o++ = '\'';
+		for (const char *t = s; *t; t++) {
+			if (*t == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = *t;
+			}
+		}
+		*o++ = '\'';
+	}
+	*o = '\0';
+	d = pol_check_command(p, buf, (size_t)(o - buf), ctx, r);
+	pol_arena_release(&a);
+	return d;
+}

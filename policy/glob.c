@@ -1,0 +1,391 @@
+/* glob.c - path patterns: glob matching, lexical normalization, symlink resolution.
+ * No allocation: everything works in caller buffers, so the preload can call it
+ * anywhere (after fork, in a vfork child). */
+#include "dcg_policy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Work budget for one match: patterns with many `*`/`**` could backtrack a lot on
+ * a long path. Past the budget the match counts as a match (fail safe). */
+#define GLOB_BUDGET 200000
+
+struct gm {
+	long budget;
+};
+
+static int class_match(const char **pp, const char *pend, char c)
+{
+	const char *p = *pp + 1; /* after '[' */
+	int neg = 0, ok = 0;
+
+	if (p < pend && (*p == '!' || *p == '^')) {
+		neg = 1;
+		p++;
+	}
+	const char *first = p;
+	while (p < pend && (*p != ']' || p == first)) {
+		char lo = *p, hi;
+
+		if (lo == '\\' && p + 1 < pend)
+			lo = *++p;
+		hi = lo;
+		if (p + 2 < pend && p[1] == '-' && p[2] != ']') {
+			hi = p[2];
+			if (hi == '\\' && p + 3 < pend) {
+				hi = p[3];
+				p++;
+			}
+			p += 2;
+		}
+		if ((unsigned char)c >= (unsigned char)lo && (unsigned char)c <= (unsigned char)hi)
+			ok = 1;
+		p++;
+	}
+	if (p >= pend) /* no closing ']': '[' is a literal */
+		return -1;
+	*pp = p + 1;
+	return ok != neg;
+}
+
+static int gmatch(struct gm *g, const char *p, const char *pend, const char *s, const char *send)
+{
+	while (p < pend) {
+		if (--g->budget < 0)
+			return 1;
+		if (*p == '*' && p + 1 < pend && p[1] == '*') {
+			p += 2;
+			while (p < pend && *p == '*')
+				p++;
+			if (p == pend)
+				return 1; /* trailing **: everything, across components */
+			if (*p == '/') {
+				/* "**" + "/": zero or more whole components */
+				if (gmatch(g, p + 1, pend, s, send))
+					return 1;
+				for (const char *t = s; t < send; t++)
+					if (*t == '/' && gmatch(g, p + 1, pend, t + 1, send))
+						return 1;
+				return 0;
+			}
+			for (const char *t = s; t <= send; t++)
+				if (gmatch(g, p, pend, t, send))
+					return 1;
+			return 0;
+		}
+		if (*p == '*') {
+			p++;
+			if (p == pend)
+				return memchr(s, '/', (size_t)(send - s)) == NULL;
+			for (const char *t = s; t <= send; t++) {
+				if (gmatch(g, p, pend, t, send))
+					return 1;
+				if (t < send && *t == '/')
+					break;
+			}
+			return 0;
+		}
+		if (s >= send)
+			return 0;
+		if (*p == '?') {
+			if (*s == '/')
+				return 0;
+			p++;
+			s++;
+			continue;
+		}
+		if (*p == '[') {
+			const char *q = p;
+			int r = *s == '/' ? 0 : class_match(&q, pend, *s);
+
+			if (r == 0)
+				return 0;
+			if (r > 0) {
+				p = q;
+				s++;
+				continue;
+			}
+			/* unterminated class: literal '[' */
+		}
+		if (*p == '\\' && p + 1 < pend)
+			p++;
+		if (*p != *s)
+			return 0;
+		p++;
+		s++;
+	}
+	return s == send;
+}
+
+static int glob_match_n(const char *pat, size_t plen, const char *s, size_t slen)
+{
+	struct gm g = { GLOB_BUDGET };
+
+	return gmatch(&g, pat, pat + plen, s, s + slen);
+}
+
+int pol_glob_match(const char *pattern, const char *path)
+{
+	return glob_match_n(pattern, strlen(pattern), path, strlen(path));
+}
+
+static int is_wild(char c)
+{
+	return c == '*' || c == '?' || c == '[' || c == '\\';
+}
+
+void pol_pathpat_classify(struct pol_pathpat *pp)
+{
+	const char *g = pp->glob;
+	size_t n = strlen(g), lit = 0;
+
+	while (lit < n && !is_wild(g[lit]))
+		lit++;
+	pp->glob_len = n;
+	pp->literal_len = lit;
+	pp->shape = PP_GENERAL;
+	if (lit == n) {
+		pp->shape = PP_LITERAL;
+	} else if (lit + 1 == n && g[lit] == '*' && lit > 0) {
+		pp->shape = PP_PREFIX;
+	} else if (g[0] == '*' && n > 1 && g[1] != '*') {
+		size_t i = 1;
+
+		while (i < n && !is_wild(g[i]))
+			i++;
+		if (i == n)
+			pp->shape = PP_SUFFIX;
+	}
+}
+
+/* Does a basename pattern match one component [c, c+len)? */
+static int component_match(const struct pol_pathpat *pp, const char *c, size_t len)
+{
+	switch (pp->shape) {
+	case PP_LITERAL:
+		return len == pp->glob_len && memcmp(c, pp->glob, len) == 0;
+	case PP_PREFIX:
+		return len >= pp->literal_len && memcmp(c, pp->glob, pp->literal_len) == 0;
+	case PP_SUFFIX: {
+		size_t sl = pp->glob_len - 1;
+
+		return len >= sl && memcmp(c + len - sl, pp->glob + 1, sl) == 0;
+	}
+	default:
+		return glob_match_n(pp->glob, pp->glob_len, c, len);
+	}
+}
+
+/* A pattern covers a path when it matches the path or one of its ancestors: a
+ * protected folder protects everything beneath it. */
+int pol_pathpat_covers(const struct pol_pathpat *pp, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (pp->basename_only) {
+		const char *s = path, *end = path + n;
+
+		while (s < end) {
+			const char *e;
+
+			while (s < end && *s == '/')
+				s++;
+			e = s;
+			while (e < end && *e != '/')
+				e++;
+			if (e > s && component_match(pp, s, (size_t)(e - s)))
+				return 1;
+			s = e;
+		}
+		return 0;
+	}
+	if (n < pp->literal_len || memcmp(path, pp->glob, pp->literal_len) != 0)
+		return 0;
+	if (pp->shape == PP_LITERAL) {
+		size_t l = pp->glob_len;
+
+		while (l > 1 && pp->glob[l - 1] == '/')
+			l--;
+		if (l == 1) /* "/" covers everything */
+			return 1;
+		return n == l || (n > l && path[l] == '/');
+	}
+	/* Try the path and every ancestor at or beyond the literal prefix. */
+	for (size_t i = n; i > 0; i--) {
+		if (i != n && path[i] != '/')
+			continue;
+		if (i < pp->literal_len)
+			break;
+		if (glob_match_n(pp->glob, pp->glob_len, path, i))
+			return 1;
+	}
+	return 0;
+}
+
+int pol_path_normalize(const char *path, const char *base, const char *home, char *out,
+		       size_t size)
+{
+	size_t o = 0;
+	const char *s = path;
+
+	if (size < 2)
+		return -ENAMETOOLONG;
+	out[o++] = '/';
+	/* The starting point: home for ~, base for a relative path. */
+	const char *start = NULL;
+	if (s[0] == '~' && (s[1] == '/' || s[1] == '\0') && home && home[0] == '/') {
+		start = home;
+		s++;
+	} else if (s[0] != '/' && base && base[0] == '/') {
+		start = base;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		const char *t = pass == 0 ? start : s;
+
+		if (!t)
+			continue;
+		while (*t) {
+			const char *e;
+			size_t len;
+
+			while (*t == '/')
+				t++;
+			if (!*t)
+				break;
+			e = t;
+			while (*e && *e != '/')
+				e++;
+			len = (size_t)(e - t);
+			if (len == 1 && t[0] == '.') {
+				/* nothing */
+			} else if (len == 2 && t[0] == '.' && t[1] == '.') {
+				while (o > 1 && out[o - 1] != '/')
+					o--;
+				if (o > 1)
+					o--;
+			} else {
+				if (o > 1) {
+					if (o + 1 >= size)
+						return -ENAMETOOLONG;
+					out[o++] = '/';
+				}
+				if (o + len >= size)
+					return -ENAMETOOLONG;
+				memcpy(out + o, t, len);
+				o += len;
+			}
+			t = e;
+		}
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* Appends "/comp" to buf (holding an absolute path of *len bytes). */
+static int append_comp(char *buf, size_t *len, size_t size, const char *c, size_t clen)
+{
+	if (clen == 1 && c[0] == '.')
+		return 0;
+	if (clen == 2 && c[0] == '.' && c[1] == '.') {
+		while (*len > 1 && buf[*len - 1] != '/')
+			(*len)--;
+		if (*len > 1)
+			(*len)--;
+		buf[*len] = '\0';
+		return 0;
+	}
+	if (*len + clen + 2 > size)
+		return -ENAMETOOLONG;
+	if (*len > 1)
+		buf[(*len)++] = '/';
+	memcpy(buf + *len, c, clen);
+	*len += clen;
+	buf[*len] = '\0';
+	return 0;
+}
+
+int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size)
+{
+	/* rest holds what is left to walk; it is rebuilt when a symlink is met. */
+	char rest[PATH_MAX * 2], link[PATH_MAX];
+	size_t olen = 1, links = 0, rlen;
+	const char *s;
+	int missing = 0;
+
+	if (abs_path[0] != '/' || size < 2)
+		return -EINVAL;
+	rlen = strlen(abs_path);
+	if (rlen >= sizeof(rest))
+		return -ENAMETOOLONG;
+	memcpy(rest, abs_path, rlen + 1);
+	out[0] = '/';
+	out[1] = '\0';
+	s = rest;
+	while (*s) {
+		const char *e;
+		size_t clen;
+		int last, rc;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		e = s;
+		while (*e && *e != '/')
+			e++;
+		clen = (size_t)(e - s);
+		last = 1;
+		for (const char *t = e; *t; t++)
+			if (*t != '/') {
+				last = 0;
+				break;
+			}
+		if (missing || (clen == 1 && s[0] == '.') || (clen == 2 && s[0] == '.' && s[1] == '.') ||
+		    (last && nofollow)) {
+			rc = append_comp(out, &olen, size, s, clen);
+			if (rc)
+				return rc;
+			s = e;
+			continue;
+		}
+		size_t save = olen;
+		rc = append_comp(out, &olen, size, s, clen);
+		if (rc)
+			return rc;
+		ssize_t n = readlink(out, link, sizeof(link) - 1);
+		if (n < 0) {
+			/* Not a link (EINVAL), or the rest does not exist yet: the tail resolves
+			 * through its nearest existing parent and is appended as written. */
+			if (errno != EINVAL)
+				missing = 1;
+			s = e;
+			continue;
+		}
+		if (++links > 40)
+			return -ELOOP;
+		link[n] = '\0';
+		/* New rest: the link's target, then what followed this component. */
+		size_t tail = strlen(e);
+		if ((size_t)n + tail + 1 > sizeof(rest))
+			return -ENAMETOOLONG;
+		memmove(rest + n, e, tail + 1);
+		memcpy(rest, link, (size_t)n);
+		s = rest;
+		if (link[0] == '/') {
+			olen = 1;
+			out[1] = '\0';
+		} else {
+			olen = save;
+			out[olen] = '\0';
+			if (olen == 0) {
+				olen = 1;
+				out[1] = '\0';
+			}
+		}
+	}
+	return 0;
+}

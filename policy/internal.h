@@ -1,0 +1,117 @@
+/* internal.h - the policy's data, shared by the files of policy/. Not installed. */
+#ifndef DCG_POLICY_INTERNAL_H
+#define DCG_POLICY_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdint.h>
+
+#include "dcg_policy.h"
+
+/* A path pattern, expanded at load: anchored patterns hold an absolute glob (~ and
+ * the project root applied); basename patterns match any component. */
+struct pol_pathpat {
+	char *glob;        /* absolute glob, or the basename glob */
+	int basename_only; /* no '/' but a trailing one: matches a component anywhere */
+	int negate;        /* leading '!': an exclusion within its list */
+	size_t literal_len; /* length of glob's prefix free of wildcards */
+	size_t glob_len;
+	enum { PP_GENERAL = 0, PP_LITERAL, PP_SUFFIX, PP_PREFIX } shape; /* fast paths */
+};
+
+/* Fills pp from a pattern already expanded (absolute) or a basename pattern. */
+void pol_pathpat_classify(struct pol_pathpat *pp);
+
+struct pol_rule {
+	char *id;
+	enum pol_rule_kind kind;
+	char *pattern;
+	char *reason;
+	const char *language; /* static interned name */
+	enum pol_severity severity;
+	enum pol_decision decision;
+	enum pol_path_kind path_kind;
+	const char *origin; /* points into pol_policy.files */
+	unsigned line;
+	char **suggestions;
+	size_t n_suggestions;
+	int enabled;
+	int caseless;
+	/* regex rules: compiled lazily (or eagerly with POL_LOAD_EAGER) */
+	pcre2_code *code;
+	int compile_state; /* 0 not yet, 1 compiled, -1 failed (the rule then matches nothing
+			    * and a diagnostic was recorded at load) */
+	char *keyword;     /* lowercase literal that must appear for a match; NULL: none */
+	size_t keyword_len;
+	uint16_t keyword_bigram; /* hash of keyword's first two bytes, for the prefilter */
+	/* path rules: the pattern as expanded, and again with its literal prefix resolved
+	 * through symlinks when that differs (so /real/dir is covered when the rule
+	 * names a link to it) */
+	struct pol_pathpat path;
+	struct pol_pathpat path_canon;
+	int has_canon;
+	char *compile_error; /* set when the regex failed to compile */
+};
+
+struct pol_allow {
+	char *rule;
+	char *reason;
+	char **paths; /* absolute globs */
+	size_t n_paths;
+	time_t expires; /* 0: never; else the first second after the expiry date */
+	const char *origin;
+	unsigned line;
+};
+
+struct pol_policy {
+	unsigned flags;
+	char *home;
+	char *root;
+	struct pol_rule *rules;
+	size_t n_rules, cap_rules;
+	struct pol_allow *allows;
+	size_t n_allows, cap_allows;
+	char **files; /* origins, in load order */
+	size_t n_files;
+	struct pol_diag *diags;
+	size_t n_diags, cap_diags;
+	char **enable; /* packs/rules named in `packs:` */
+	size_t n_enable;
+	char **disable; /* packs/rules named in `disable:` */
+	size_t n_disable;
+	pcre2_match_context *mctx; /* limits, shared by every match */
+	pcre2_general_context *gctx; /* allocation through pol_mem_alloc */
+	pcre2_compile_context *cctx;
+	int scope; /* ID prefix of damage-control entries in the file being loaded */
+	int have_zero_access;
+	size_t bash_count[4]; /* damage-control numbering per scope */
+	size_t path_count[4][3];
+};
+
+/* load.c */
+void pol_diag_add(struct pol_policy *p, const char *file, unsigned line, unsigned col,
+		  const char *rule, int fatal, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+struct pol_rule *pol_rule_new(struct pol_policy *p);
+const char *pol_origin_intern(struct pol_policy *p, const char *name);
+int pol_rule_set_path(struct pol_policy *p, struct pol_rule *r, const char *pattern);
+int pol_rule_prepare_regex(struct pol_policy *p, struct pol_rule *r, const char *file,
+			   unsigned line, unsigned col);
+int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r);
+void pol_rule_finish(struct pol_rule *r);
+const char *pol_language_intern(const char *name);
+
+/* regex.c: compiles on first use; returns the code or NULL (failed). */
+pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r);
+
+/* glob.c */
+int pol_pathpat_covers(const struct pol_pathpat *pp, const char *abs_path);
+
+/* util.c */
+char *pol_strdup(const char *s);
+char *pol_strndup(const char *s, size_t n);
+int pol_utf8_valid(const char *s, size_t len);
+void pol_copy_matched(struct pol_result *r, const char *text, size_t len);
+void pol_copy_str(char *dst, size_t size, const char *src);
+
+#endif /* DCG_POLICY_INTERNAL_H */

@@ -1,0 +1,1221 @@
+/* load.c - reading policy files with libyaml into rules, paths and allow entries.
+ *
+ * A file is read whole with libyaml's document loader. Aliases resolve to shared
+ * nodes and the walker below descends at most three levels into known keys, so a
+ * "billion laughs" file costs no more than its size. Every problem becomes a
+ * diagnostic with file, line and column; the rest of the file stays active.
+ */
+#include "dcg_policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "internal.h"
+#include "shell.h"
+
+#define POL_FILE_MAX (16u * 1024 * 1024)
+
+extern const char pol_embedded_yaml[];
+extern const char pol_embedded_yaml_end[];
+
+enum { SCOPE_DEFAULT = 0, SCOPE_USER, SCOPE_PROJECT, SCOPE_POLICY };
+static const char *const scope_names[] = { "default", "user", "project", "policy" };
+static const char *const path_kind_ids[] = { "zero_access", "read_only", "no_delete" };
+
+/* ---- allocation through the policy's hook, for PCRE2 ------------------------------- */
+
+static void *pcre_alloc(size_t size, void *data)
+{
+	(void)data;
+	return pol_mem_alloc(size);
+}
+
+static void pcre_free(void *ptr, void *data)
+{
+	(void)data;
+	pol_mem_free(ptr);
+}
+
+struct pol_policy *pol_new(unsigned flags)
+{
+	struct pol_policy *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->flags = flags;
+	p->gctx = pcre2_general_context_create(pcre_alloc, pcre_free, NULL);
+	p->mctx = pcre2_match_context_create(p->gctx);
+	p->cctx = pcre2_compile_context_create(p->gctx);
+	if (!p->gctx || !p->mctx || !p->cctx)
+		goto out_free;
+	/* Limits so that no pattern can hang a decision: a limit hit counts as a match. */
+	pcre2_set_match_limit(p->mctx, 200000);
+	pcre2_set_depth_limit(p->mctx, 5000);
+	pcre2_set_heap_limit(p->mctx, 8 * 1024);
+	const char *home = getenv("HOME");
+	p->home = strdup(home && home[0] == '/' ? home : "/");
+	char cwd[PATH_MAX];
+	p->root = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	if (!p->home || !p->root)
+		goto out_free;
+	pol_origin_intern(p, "<builtin>");
+	if (pol_shell_register_builtins(p) < 0 ||
+	    pol_rule_add_builtin(p, "input.invalid",
+				 "the input holds a NUL byte or invalid UTF-8: it cannot be checked",
+				 POL_SEV_CRITICAL, "Send the command as plain UTF-8 text") < 0 ||
+	    pol_rule_add_builtin(p, "input.too_long", "the input is too long to check (over 4 MiB)",
+				 POL_SEV_CRITICAL, "Split the work into smaller commands or a script file") < 0 ||
+	    pol_rule_add_builtin(p, "input.path_too_long", "the path is too long to check",
+				 POL_SEV_CRITICAL, "Use a shorter path") < 0 ||
+	    pol_rule_add_builtin(p, "shell.analysis_failed",
+				 "the command could not be analysed within dcg's limits",
+				 POL_SEV_CRITICAL, "Write the command more simply, or as a script file") < 0)
+		goto out_free;
+	return p;
+
+out_free:
+	pol_free(p);
+	return NULL;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void pol_rule_finish(struct pol_rule *r)
+{
+	free(r->id);
+	free(r->pattern);
+	free(r->reason);
+	free_strv(r->suggestions, r->n_suggestions);
+	if (r->code)
+		pcre2_code_free(r->code);
+	free(r->keyword);
+	free(r->path.glob);
+	free(r->path_canon.glob);
+	free(r->compile_error);
+}
+
+void pol_free(struct pol_policy *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_rules; i++)
+		pol_rule_finish(&p->rules[i]);
+	free(p->rules);
+	for (size_t i = 0; i < p->n_allows; i++) {
+		free(p->allows[i].rule);
+		free(p->allows[i].reason);
+		free_strv(p->allows[i].paths, p->allows[i].n_paths);
+	}
+	free(p->allows);
+	free_strv(p->files, p->n_files);
+	free(p->diags);
+	free_strv(p->enable, p->n_enable);
+	free_strv(p->disable, p->n_disable);
+	pcre2_match_context_free(p->mctx);
+	pcre2_compile_context_free(p->cctx);
+	pcre2_general_context_free(p->gctx);
+	free(p->home);
+	free(p->root);
+	free(p);
+}
+
+static int set_str(char **dst, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		return -ENOMEM;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+int pol_set_home(struct pol_policy *p, const char *home)
+{
+	return set_str(&p->home, home && home[0] == '/' ? home : "/");
+}
+
+int pol_set_root(struct pol_policy *p, const char *root)
+{
+	char buf[PATH_MAX];
+	int rc = pol_path_normalize(root, p->root, p->home, buf, sizeof(buf));
+
+	return rc ? rc : set_str(&p->root, buf);
+}
+
+const char *pol_root(const struct pol_policy *p)
+{
+	return p->root;
+}
+
+const char *pol_home(const struct pol_policy *p)
+{
+	return p->home;
+}
+
+const char *pol_origin_intern(struct pol_policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_files; i++)
+		if (strcmp(p->files[i], name) == 0)
+			return p->files[i];
+	char **nf = realloc(p->files, (p->n_files + 1) * sizeof(*nf));
+	if (!nf)
+		return "<unknown>";
+	p->files = nf;
+	p->files[p->n_files] = strdup(name);
+	if (!p->files[p->n_files])
+		return "<unknown>";
+	return p->files[p->n_files++];
+}
+
+size_t pol_file_count(const struct pol_policy *p)
+{
+	return p->n_files > 0 ? p->n_files - 1 : 0; /* "<builtin>" is not a file */
+}
+
+const char *pol_file_name(const struct pol_policy *p, size_t i)
+{
+	return i + 1 < p->n_files ? p->files[i + 1] : NULL;
+}
+
+void pol_diag_add(struct pol_policy *p, const char *file, unsigned line, unsigned col,
+		  const char *rule, int fatal, const char *fmt, ...)
+{
+	struct pol_diag *d;
+	va_list ap;
+
+	if (p->n_diags == p->cap_diags) {
+		size_t cap = p->cap_diags ? p->cap_diags * 2 : 8;
+		struct pol_diag *nd;
+
+		if (p->n_diags >= 10000) /* a hostile file cannot fill memory with messages */
+			return;
+		nd = realloc(p->diags, cap * sizeof(*nd));
+		if (!nd)
+			return;
+		p->diags = nd;
+		p->cap_diags = cap;
+	}
+	d = &p->diags[p->n_diags++];
+	memset(d, 0, sizeof(*d));
+	pol_copy_str(d->file, sizeof(d->file), file);
+	pol_copy_str(d->rule, sizeof(d->rule), rule);
+	d->line = line;
+	d->col = col;
+	d->fatal = fatal;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+}
+
+size_t pol_diag_count(const struct pol_policy *p)
+{
+	return p->n_diags;
+}
+
+const struct pol_diag *pol_diag_get(const struct pol_policy *p, size_t i)
+{
+	return i < p->n_diags ? &p->diags[i] : NULL;
+}
+
+struct pol_rule *pol_rule_new(struct pol_policy *p)
+{
+	if (p->n_rules == p->cap_rules) {
+		size_t cap = p->cap_rules ? p->cap_rules * 2 : 64;
+		struct pol_rule *nr = realloc(p->rules, cap * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		p->rules = nr;
+		p->cap_rules = cap;
+	}
+	struct pol_rule *r = &p->rules[p->n_rules++];
+	memset(r, 0, sizeof(*r));
+	r->enabled = 1;
+	r->origin = "<builtin>";
+	return r;
+}
+
+const char *pol_language_intern(const char *name)
+{
+	static const char *const langs[] = { "bash", "sh", "zsh", "python", "node", "ruby",
+					     "perl", "php", "deno", "bun", "shell" };
+
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
+		if (strcmp(name, langs[i]) == 0)
+			return langs[i];
+	return NULL;
+}
+
+/* ---- regex rules ------------------------------------------------------------------- */
+
+/* The literal a pattern must contain, for the prefilter: the run of plain characters
+ * at its start, after ^ and \b. Conservative: any top-level alternation, a group or
+ * an inline flag at the start disables it. */
+static void extract_keyword(struct pol_rule *r)
+{
+	const char *s = r->pattern;
+	char buf[64];
+	size_t n = 0;
+
+	for (const char *t = s; *t; t++) {
+		if (*t == '\\' && t[1]) {
+			t++;
+			continue;
+		}
+		if (*t == '|')
+			return;
+	}
+	for (;;) {
+		if (*s == '^')
+			s++;
+		else if (s[0] == '\\' && (s[1] == 'b' || s[1] == 'A'))
+			s += 2;
+		else
+			break;
+	}
+	while (*s && n < sizeof(buf) - 1) {
+		char c = *s;
+
+		if (c == '\\' && s[1] && strchr(".-/:_=", s[1])) {
+			c = s[1];
+			s += 2;
+		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			   c == '_' || c == '-' || c == ':' || c == '=' || c == '/' || c == ',' ||
+			   c == ' ') {
+			s++;
+		} else {
+			break;
+		}
+		buf[n++] = (char)((c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c);
+	}
+	/* A quantifier applies to the last literal character: drop it. */
+	if (n && (*s == '?' || *s == '*' || *s == '{'))
+		n--;
+	if (n < 2)
+		return;
+	r->keyword = strndup(buf, n);
+	if (!r->keyword)
+		return;
+	r->keyword_len = n;
+	r->keyword_bigram = (uint16_t)(((unsigned char)buf[0] * 31u + (unsigned char)buf[1]) & 4095u);
+}
+
+static int compile_rule(const struct pol_policy *p, struct pol_rule *r, pcre2_code **out,
+			char *err, size_t errsize, size_t *erroff)
+{
+	int errcode;
+	PCRE2_SIZE off = 0;
+	uint32_t opts = PCRE2_UTF | PCRE2_NO_UTF_CHECK;
+	pcre2_code *code;
+
+	if (r->caseless)
+		opts |= PCRE2_CASELESS;
+	if (r->kind == POL_RULE_SCRIPT)
+		opts |= PCRE2_MULTILINE;
+	code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, opts, &errcode, &off,
+			     p->cctx);
+	if (!code) {
+		pcre2_get_error_message(errcode, (PCRE2_UCHAR *)err, errsize);
+		*erroff = off;
+		return -EINVAL;
+	}
+	if (p->flags & POL_LOAD_JIT)
+		pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* interpreted when JIT is missing */
+	*out = code;
+	return 0;
+}
+
+pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r)
+{
+	pcre2_code *code = __atomic_load_n(&r->code, __ATOMIC_ACQUIRE), *expected = NULL;
+	char err[128];
+	size_t off;
+
+	if (code || r->compile_state < 0)
+		return code;
+	if (compile_rule(p, r, &code, err, sizeof(err), &off) < 0) {
+		r->compile_state = -1;
+		return NULL;
+	}
+	/* Two threads may compile at once: the first to publish wins. */
+	if (!__atomic_compare_exchange_n(&r->code, &expected, code, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		pcre2_code_free(code);
+		return expected;
+	}
+	r->compile_state = 1;
+	return code;
+}
+
+int pol_rule_prepare_regex(struct pol_policy *p, struct pol_rule *r, const char *file,
+			   unsigned line, unsigned col)
+{
+	char err[128];
+	size_t off = 0;
+	pcre2_code *code = NULL;
+
+	extract_keyword(r);
+	/* Embedded rules are tested with the project and compile lazily; a user's pattern
+	 * is compiled now so that a broken one is reported at load, never silently. */
+	if (!(p->flags & POL_LOAD_EAGER) && strcmp(file, "<embedded>") == 0)
+		return 0;
+	if (compile_rule(p, r, &code, err, sizeof(err), &off) < 0) {
+		pol_diag_add(p, file, line, col, r->id, 0,
+			     "regex does not compile at offset %zu: %s (rule disabled)", off, err);
+		r->compile_state = -1;
+		r->compile_error = strdup(err);
+		return -EINVAL;
+	}
+	r->code = code;
+	r->compile_state = 1;
+	return 0;
+}
+
+int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r)
+{
+	int on = r->enabled;
+	size_t idlen = strlen(r->id);
+
+	/* `packs:` enables, `disable:` disables, by rule ID or pack prefix. */
+	for (size_t i = 0; i < p->n_enable; i++) {
+		size_t n = strlen(p->enable[i]);
+		if (strncmp(r->id, p->enable[i], n) == 0 && (idlen == n || r->id[n] == '.'))
+			on = 1;
+	}
+	for (size_t i = 0; i < p->n_disable; i++) {
+		size_t n = strlen(p->disable[i]);
+		if (strncmp(r->id, p->disable[i], n) == 0 && (idlen == n || r->id[n] == '.'))
+			on = 0;
+	}
+	return on;
+}
+
+/* ---- path rules -------------------------------------------------------------------- */
+
+static int expand_pathpat(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp)
+{
+	char buf[PATH_MAX];
+	const char *s = pat;
+	size_t n;
+
+	memset(pp, 0, sizeof(*pp));
+	if (*s == '!') {
+		pp->negate = 1;
+		s++;
+	}
+	/* "**" + "/" + name with no further slash is a basename pattern. */
+	while (s[0] == '*' && s[1] == '*' && s[2] == '/')
+		s += 3;
+	n = strlen(s);
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	if (n == 0)
+		return -EINVAL;
+	if (!memchr(s, '/', n) && s[0] != '~') {
+		pp->basename_only = 1;
+		pp->glob = strndup(s, n);
+	} else {
+		char tmp[PATH_MAX];
+
+		if (n >= sizeof(tmp))
+			return -ENAMETOOLONG;
+		memcpy(tmp, s, n);
+		tmp[n] = '\0';
+		if (pol_path_normalize(tmp, p->root, p->home, buf, sizeof(buf)) < 0)
+			return -ENAMETOOLONG;
+		pp->glob = strdup(buf);
+	}
+	if (!pp->glob)
+		return -ENOMEM;
+	pol_pathpat_classify(pp);
+	return 0;
+}
+
+/* The canonical form: the literal directory prefix of an anchored pattern resolved
+ * through symlinks. */
+static void canon_pathpat(struct pol_rule *r)
+{
+	const struct pol_pathpat *pp = &r->path;
+	char dir[PATH_MAX], real[PATH_MAX], out[PATH_MAX * 2 + 8];
+	size_t cut;
+
+	if (pp->basename_only)
+		return;
+	cut = pp->literal_len;
+	if (cut < pp->glob_len) /* wildcard: resolve only the directories before it */
+		while (cut > 0 && pp->glob[cut - 1] != '/')
+			cut--;
+	if (cut == 0 || cut >= sizeof(dir))
+		return;
+	memcpy(dir, pp->glob, cut);
+	dir[cut] = '\0';
+	if (pol_path_resolve(dir, 0, real, sizeof(real)) < 0)
+		return;
+	if (cut > 1 && dir[cut - 1] == '/')
+		dir[cut - 1] = '\0';
+	if (strcmp(real, dir) == 0)
+		return;
+	snprintf(out, sizeof(out), "%s%s%s", real, (cut < pp->glob_len && strcmp(real, "/")) ? "/" : "",
+		 pp->glob + cut);
+	r->path_canon.glob = strdup(out);
+	if (!r->path_canon.glob)
+		return;
+	r->path_canon.negate = pp->negate;
+	pol_pathpat_classify(&r->path_canon);
+	r->has_canon = 1;
+}
+
+static const char *const path_reasons[] = {
+	"zero-access path: secrets, no read, write or exec",
+	"read-only path: may be read, never written, deleted or moved",
+	"no-delete path: may be edited, never deleted or moved away",
+};
+static const char *const path_suggestions[][2] = {
+	{ "Do not read, copy or print secrets; ask the user for what you need",
+	  "Work on a copy the user provides outside the protected path" },
+	{ "Write your output to a new file in the project or a scratch folder",
+	  "Ask the user to make this change" },
+	{ "Edit the file in place instead of deleting or moving it",
+	  "Ask the user to remove it if that is really wanted" },
+};
+
+static int add_suggestion(struct pol_rule *r, const char *s)
+{
+	char **ns = realloc(r->suggestions, (r->n_suggestions + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	r->suggestions = ns;
+	r->suggestions[r->n_suggestions] = strdup(s);
+	if (!r->suggestions[r->n_suggestions])
+		return -ENOMEM;
+	r->n_suggestions++;
+	return 0;
+}
+
+/* Every rule ends with the way to let it pass on purpose. */
+static int add_allow_suggestion(struct pol_rule *r)
+{
+	char buf[300];
+
+	snprintf(buf, sizeof(buf), "If intentional: dcg allow %s -r \"reason\"", r->id);
+	return add_suggestion(r, buf);
+}
+
+static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
+			 const char *file, unsigned line, unsigned col)
+{
+	struct pol_rule *r;
+	char id[64];
+	int rc;
+
+	size_t *count = &p->path_count[p->scope][kind];
+	snprintf(id, sizeof(id), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind], ++*count);
+	r = pol_rule_new(p);
+	if (!r)
+		return -ENOMEM;
+	r->kind = POL_RULE_PATH;
+	r->path_kind = kind;
+	r->id = strdup(id);
+	r->pattern = strdup(pat);
+	r->reason = strdup(path_reasons[kind]);
+	r->severity = kind == POL_PATH_ZERO_ACCESS ? POL_SEV_CRITICAL : POL_SEV_HIGH;
+	r->decision = POL_DENY;
+	r->origin = pol_origin_intern(p, file);
+	r->line = line;
+	if (!r->id || !r->pattern || !r->reason)
+		return -ENOMEM;
+	rc = expand_pathpat(p, pat, &r->path);
+	if (rc < 0) {
+		pol_diag_add(p, file, line, col, pat, 0, "path pattern is empty or too long");
+		r->enabled = 0;
+		return rc;
+	}
+	canon_pathpat(r);
+	add_suggestion(r, path_suggestions[kind][0]);
+	add_suggestion(r, path_suggestions[kind][1]);
+	add_allow_suggestion(r);
+	if (kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
+		p->have_zero_access = 1;
+	return 0;
+}
+
+/* ---- the YAML walker -------------------------------------------------------------- */
+
+struct ldr {
+	struct pol_policy *p;
+	yaml_document_t *doc;
+	const char *file;
+	int errors;
+};
+
+#define LINE(n) ((unsigned)(n)->start_mark.line + 1)
+#define COL(n) ((unsigned)(n)->start_mark.column + 1)
+
+static void err(struct ldr *l, yaml_node_t *n, const char *rule, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void err(struct ldr *l, yaml_node_t *n, const char *rule, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pol_diag_add(l->p, l->file, n ? LINE(n) : 0, n ? COL(n) : 0, rule, 0, "%s", msg);
+	l->errors++;
+}
+
+static const char *scalar(yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int is_true(const char *s)
+{
+	return s && (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE") ||
+		     !strcmp(s, "yes") || !strcmp(s, "on"));
+}
+
+static int is_bool(const char *s)
+{
+	return s && (is_true(s) || !strcmp(s, "false") || !strcmp(s, "False") ||
+		     !strcmp(s, "FALSE") || !strcmp(s, "no") || !strcmp(s, "off"));
+}
+
+/* Calls fn for each item of a sequence node; a wrong type is a diagnostic. */
+typedef void (*item_fn)(struct ldr *l, yaml_node_t *item, void *arg);
+
+static void each_item(struct ldr *l, yaml_node_t *seq, const char *key, item_fn fn, void *arg)
+{
+	if (seq->type == YAML_SCALAR_NODE && scalar(seq)[0] == '\0')
+		return; /* "key:" with nothing: an empty list */
+	if (seq->type != YAML_SEQUENCE_NODE) {
+		err(l, seq, key, "'%s' must be a list", key);
+		return;
+	}
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(l->doc, *it);
+
+		if (item)
+			fn(l, item, arg);
+	}
+}
+
+static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	enum pol_path_kind kind = (enum pol_path_kind)(long)arg;
+	const char *s = scalar(item);
+
+	if (!s) {
+		err(l, item, pol_path_kind_name(kind), "a path pattern must be a string");
+		return;
+	}
+	if (!s[0] || (s[0] == '!' && !s[1])) {
+		err(l, item, pol_path_kind_name(kind), "empty path pattern");
+		return;
+	}
+	add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item));
+}
+
+static void strlist_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	struct { char ***v; size_t *n; const char *key; } *dst = arg;
+	const char *s = scalar(item);
+	char **nv;
+
+	if (!s || !s[0]) {
+		err(l, item, dst->key, "'%s' entries must be non-empty strings", dst->key);
+		return;
+	}
+	nv = realloc(*dst->v, (*dst->n + 1) * sizeof(*nv));
+	if (!nv)
+		return;
+	*dst->v = nv;
+	nv[*dst->n] = strdup(s);
+	if (nv[*dst->n])
+		(*dst->n)++;
+}
+
+static void suggestion_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	struct pol_rule *r = arg;
+	const char *s = scalar(item);
+
+	if (!s) {
+		err(l, item, r->id, "suggestions must be strings");
+		return;
+	}
+	add_suggestion(r, s);
+}
+
+/* A pattern rule: bashToolPatterns entries (damage-control) and rules (dcg). */
+static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	int damage_control = arg != NULL;
+	const char *key = damage_control ? "bashToolPatterns" : "rules";
+	const char *pattern = NULL, *reason = NULL, *id = NULL, *sev = NULL, *lang = NULL;
+	yaml_node_t *sugg = NULL, *pattern_node = item;
+	int ask = 0, enabled = 1, caseless = damage_control, bad = 0;
+	struct pol_rule *r;
+	char idbuf[64];
+
+	if (item->type != YAML_MAPPING_NODE) {
+		err(l, item, key, "each entry of '%s' must be a mapping with pattern and reason", key);
+		return;
+	}
+	for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
+	     pr < item->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
+		const char *ks = scalar(k), *vs = scalar(v);
+
+		if (!ks || !v) {
+			err(l, k ? k : item, key, "keys must be strings");
+			bad = 1;
+			continue;
+		}
+		if (!strcmp(ks, "suggestions")) {
+			sugg = v;
+			continue;
+		}
+		if (!vs) {
+			err(l, v, id ? id : pattern, "'%s' must be a single value", ks);
+			bad = 1;
+			continue;
+		}
+		if (!strcmp(ks, "pattern")) {
+			pattern = vs;
+			pattern_node = v;
+		} else if (!strcmp(ks, "reason")) {
+			reason = vs;
+		} else if (!strcmp(ks, "ask")) {
+			if (!is_bool(vs))
+				err(l, v, pattern, "'ask' must be true or false");
+			ask = is_true(vs);
+		} else if (!damage_control && !strcmp(ks, "id")) {
+			id = vs;
+		} else if (!damage_control && !strcmp(ks, "severity")) {
+			sev = vs;
+		} else if (!damage_control && !strcmp(ks, "language")) {
+			lang = vs;
+		} else if (!damage_control && !strcmp(ks, "enabled")) {
+			enabled = is_true(vs);
+		} else if (!damage_control && !strcmp(ks, "caseless")) {
+			caseless = is_true(vs);
+		} else {
+			err(l, k, id ? id : pattern, "unknown key '%s' in %s entry (ignored)", ks, key);
+		}
+	}
+	if (bad)
+		return;
+	if (!pattern || !pattern[0]) {
+		err(l, item, id, "%s entry without a pattern (ignored)", key);
+		return;
+	}
+	if (!damage_control && (!id || !id[0])) {
+		err(l, item, pattern, "rule without an id (ignored): dcg rules need a stable id");
+		return;
+	}
+	if (!damage_control && pol_rule_find(l->p, id) >= 0) {
+		err(l, item, id, "duplicate rule id '%s' (ignored)", id);
+		return;
+	}
+	enum pol_severity severity = POL_SEV_HIGH;
+	if (sev && pol_severity_parse(sev, &severity) < 0)
+		err(l, item, id, "unknown severity '%s' (critical, high, medium, low): using high", sev);
+	if (lang && !pol_language_intern(lang)) {
+		err(l, item, id, "unknown language '%s' (ignored)", lang);
+		return;
+	}
+	r = pol_rule_new(l->p);
+	if (!r)
+		return;
+	if (damage_control) {
+		snprintf(idbuf, sizeof(idbuf), "%s.bash.%zu", scope_names[l->p->scope],
+			 ++l->p->bash_count[l->p->scope]);
+		id = idbuf;
+	}
+	r->id = strdup(id);
+	r->kind = lang ? POL_RULE_SCRIPT : POL_RULE_COMMAND;
+	r->language = pol_language_intern(lang);
+	r->pattern = strdup(pattern);
+	r->reason = strdup(reason && reason[0] ? reason : "matches a destructive pattern");
+	r->severity = severity;
+	r->caseless = caseless;
+	r->enabled = enabled;
+	r->origin = pol_origin_intern(l->p, l->file);
+	r->line = LINE(item);
+	if (!r->id || !r->pattern || !r->reason) {
+		l->p->n_rules--;
+		pol_rule_finish(r);
+		return;
+	}
+	if (ask)
+		r->decision = POL_ASK;
+	else if (severity >= POL_SEV_HIGH)
+		r->decision = POL_DENY;
+	else if (severity == POL_SEV_MEDIUM)
+		r->decision = POL_WARN;
+	else
+		r->decision = POL_LOG;
+	if (sugg)
+		each_item(l, sugg, "suggestions", suggestion_item, r);
+	add_allow_suggestion(r);
+	pol_rule_prepare_regex(l->p, r, l->file, LINE(pattern_node), COL(pattern_node));
+}
+
+static int parse_date(const char *s, time_t *out)
+{
+	struct tm tm;
+	char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (!end || *end)
+		return -EINVAL;
+	tm.tm_mday += 1; /* the entry holds through its expiry day (UTC) */
+	*out = timegm(&tm);
+	return 0;
+}
+
+static void allow_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	const char *rule = NULL, *reason = NULL, *expires = NULL;
+	yaml_node_t *paths = NULL;
+	struct pol_allow a;
+
+	(void)arg;
+	if (item->type != YAML_MAPPING_NODE) {
+		err(l, item, "allow", "each 'allow' entry must be a mapping with rule and reason");
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
+	     pr < item->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
+		const char *ks = scalar(k);
+
+		if (!ks || !v)
+			continue;
+		if (!strcmp(ks, "paths")) {
+			paths = v;
+			continue;
+		}
+		if (!scalar(v)) {
+			err(l, v, rule, "'%s' must be a single value", ks);
+			continue;
+		}
+		if (!strcmp(ks, "rule"))
+			rule = scalar(v);
+		else if (!strcmp(ks, "reason"))
+			reason = scalar(v);
+		else if (!strcmp(ks, "expires"))
+			expires = scalar(v);
+		else
+			err(l, k, rule, "unknown key '%s' in allow entry (ignored)", ks);
+	}
+	if (!rule || !rule[0]) {
+		err(l, item, NULL, "allow entry without a rule ID (ignored)");
+		return;
+	}
+	if (!reason || !reason[0]) {
+		err(l, item, rule, "allow entry without a reason (ignored): say why it is safe");
+		return;
+	}
+	if (expires && parse_date(expires, &a.expires) < 0) {
+		err(l, item, rule, "expires must be a date YYYY-MM-DD (entry ignored)");
+		return;
+	}
+	if (paths) {
+		char **v = NULL;
+		size_t n = 0;
+		struct { char ***v; size_t *n; const char *key; } dst = { &v, &n, "paths" };
+
+		each_item(l, paths, "paths", strlist_item, &dst);
+		for (size_t i = 0; i < n; i++) {
+			char buf[PATH_MAX];
+
+			if (pol_path_normalize(v[i], l->p->root, l->p->home, buf, sizeof(buf)) == 0) {
+				free(v[i]);
+				v[i] = strdup(buf);
+			}
+		}
+		a.paths = v;
+		a.n_paths = n;
+	}
+	struct pol_allow *na = realloc(l->p->allows, (l->p->n_allows + 1) * sizeof(*na));
+	if (!na) {
+		free_strv(a.paths, a.n_paths);
+		return;
+	}
+	l->p->allows = na;
+	a.rule = strdup(rule);
+	a.reason = strdup(reason);
+	a.origin = pol_origin_intern(l->p, l->file);
+	a.line = LINE(item);
+	na[l->p->n_allows++] = a;
+}
+
+static void load_document(struct ldr *l)
+{
+	yaml_node_t *root = yaml_document_get_root_node(l->doc);
+
+	if (!root)
+		return; /* an empty file: nothing to add */
+	if (root->type == YAML_SCALAR_NODE && scalar(root)[0] == '\0')
+		return;
+	if (root->type != YAML_MAPPING_NODE) {
+		err(l, root, NULL, "a policy file must be a mapping of keys (bashToolPatterns, "
+				   "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, allow)");
+		return;
+	}
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+	     pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
+		const char *ks = scalar(k);
+
+		if (!ks || !v) {
+			err(l, k ? k : root, NULL, "top-level keys must be strings");
+			continue;
+		}
+		if (!strcmp(ks, "bashToolPatterns")) {
+			each_item(l, v, ks, rule_item, (void *)1);
+		} else if (!strcmp(ks, "rules")) {
+			each_item(l, v, ks, rule_item, NULL);
+		} else if (!strcmp(ks, "zeroAccessPaths")) {
+			each_item(l, v, ks, path_item, (void *)(long)POL_PATH_ZERO_ACCESS);
+		} else if (!strcmp(ks, "readOnlyPaths")) {
+			each_item(l, v, ks, path_item, (void *)(long)POL_PATH_READ_ONLY);
+		} else if (!strcmp(ks, "noDeletePaths")) {
+			each_item(l, v, ks, path_item, (void *)(long)POL_PATH_NO_DELETE);
+		} else if (!strcmp(ks, "packs")) {
+			struct { char ***v; size_t *n; const char *key; } dst = {
+				&l->p->enable, &l->p->n_enable, ks };
+			each_item(l, v, ks, strlist_item, &dst);
+		} else if (!strcmp(ks, "disable")) {
+			struct { char ***v; size_t *n; const char *key; } dst = {
+				&l->p->disable, &l->p->n_disable, ks };
+			each_item(l, v, ks, strlist_item, &dst);
+		} else if (!strcmp(ks, "allow")) {
+			each_item(l, v, ks, allow_item, NULL);
+		} else if (!strcmp(ks, "version") || !strcmp(ks, "tools")) {
+			/* version: informative; tools: read by the hook (tool classes) */
+		} else {
+			err(l, k, NULL, "unknown key '%s' (ignored); known keys: bashToolPatterns, "
+					"zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, "
+					"disable, allow", ks);
+		}
+	}
+}
+
+static int load_scoped(struct pol_policy *p, const char *name, const char *buf, size_t len,
+		       int scope)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct ldr l = { p, &doc, name, 0 };
+	int rc = 0;
+
+	p->scope = scope;
+	pol_origin_intern(p, name);
+	if (len > POL_FILE_MAX) {
+		pol_diag_add(p, name, 0, 0, NULL, 1, "file is %zu bytes, over the %u MiB limit: refused",
+			     len, POL_FILE_MAX >> 20);
+		return -EINVAL;
+	}
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		pol_diag_add(p, name, (unsigned)parser.problem_mark.line + 1,
+			     (unsigned)parser.problem_mark.column + 1, NULL, 1,
+			     "YAML syntax error: %s%s%s: file ignored", parser.problem ? parser.problem : "unknown",
+			     parser.context ? " " : "", parser.context ? parser.context : "");
+		rc = -EINVAL;
+		goto out_parser;
+	}
+	load_document(&l);
+	yaml_document_delete(&doc);
+	if (l.errors)
+		rc = -EINVAL;
+out_parser:
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int pol_load_buffer(struct pol_policy *p, const char *name, const char *buf, size_t len)
+{
+	return load_scoped(p, name, buf, len, SCOPE_POLICY);
+}
+
+int pol_load_embedded(struct pol_policy *p)
+{
+	return load_scoped(p, "<embedded>", pol_embedded_yaml,
+			   (size_t)(pol_embedded_yaml_end - pol_embedded_yaml) - 1, SCOPE_DEFAULT);
+}
+
+static int load_file_scoped(struct pol_policy *p, const char *path, int scope)
+{
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		pol_diag_add(p, path, 0, 0, NULL, 1, "not a regular file: ignored");
+		return -EINVAL;
+	}
+	if ((size_t)st.st_size > POL_FILE_MAX) {
+		close(fd);
+		pol_diag_add(p, path, 0, 0, NULL, 1,
+			     "file is %lld bytes, over the %u MiB limit: refused", (long long)st.st_size,
+			     POL_FILE_MAX >> 20);
+		return -EINVAL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	rc = load_scoped(p, path, buf, got, scope);
+	free(buf);
+	return rc;
+}
+
+int pol_load_file(struct pol_policy *p, const char *path)
+{
+	return load_file_scoped(p, path, SCOPE_POLICY);
+}
+
+void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size)
+{
+	memset(env, 0, sizeof(*env));
+	env->home = getenv("HOME");
+	env->xdg_config_home = getenv("XDG_CONFIG_HOME");
+	env->policy_file = getenv("DCG_POLICY");
+	if (env->policy_file && !env->policy_file[0])
+		env->policy_file = NULL;
+	env->cwd = cwd_buf && getcwd(cwd_buf, cwd_size) ? cwd_buf : NULL;
+}
+
+/* The project: the nearest folder upwards from cwd that holds .dcg/policy.yaml. */
+static int find_project(const char *cwd, char *root, size_t size)
+{
+	char dir[PATH_MAX], f[PATH_MAX + 32];
+
+	if (!cwd || pol_path_normalize(cwd, "/", NULL, dir, sizeof(dir)) < 0)
+		return -ENOENT;
+	for (;;) {
+		snprintf(f, sizeof(f), "%s%s.dcg/policy.yaml", dir, strcmp(dir, "/") ? "/" : "");
+		if (access(f, F_OK) == 0) {
+			pol_copy_str(root, size, dir);
+			return 0;
+		}
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir) {
+			if (strcmp(dir, "/") == 0)
+				return -ENOENT;
+			dir[1] = '\0';
+			continue;
+		}
+		*slash = '\0';
+	}
+}
+
+int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
+{
+	char path[PATH_MAX + 64], root[PATH_MAX];
+	int rc, bad = 0, have_project;
+
+	if (env->home)
+		pol_set_home(p, env->home);
+	have_project = !env->no_project && find_project(env->cwd, root, sizeof(root)) == 0;
+	if (have_project)
+		pol_set_root(p, root);
+	else if (env->cwd)
+		pol_set_root(p, env->cwd);
+	if (pol_load_embedded(p) < 0)
+		bad = 1;
+	if (!env->no_user) {
+		if (env->xdg_config_home && env->xdg_config_home[0] == '/')
+			snprintf(path, sizeof(path), "%s/dcg/policy.yaml", env->xdg_config_home);
+		else
+			snprintf(path, sizeof(path), "%s/.config/dcg/policy.yaml", p->home);
+		rc = load_file_scoped(p, path, SCOPE_USER);
+		if (rc < 0 && rc != -ENOENT)
+			bad = 1;
+	}
+	if (have_project) {
+		snprintf(path, sizeof(path), "%s%s.dcg/policy.yaml", root, strcmp(root, "/") ? "/" : "");
+		rc = load_file_scoped(p, path, SCOPE_PROJECT);
+		if (rc < 0 && rc != -ENOENT)
+			bad = 1;
+	}
+	if (env->policy_file) {
+		char abs[PATH_MAX];
+
+		if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root, p->home, abs,
+				       sizeof(abs)) < 0)
+			pol_copy_str(abs, sizeof(abs), env->policy_file);
+		rc = load_file_scoped(p, abs, SCOPE_POLICY);
+		if (rc == -ENOENT || (rc < 0 && rc != -EINVAL)) {
+			pol_diag_add(p, abs, 0, 0, NULL, 1, "cannot read policy file: %s",
+				     strerror(-rc));
+		}
+		if (rc < 0)
+			bad = 1;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/* ---- rules: listing and lookup ------------------------------------------------------ */
+
+size_t pol_rule_count(const struct pol_policy *p)
+{
+	return p->n_rules;
+}
+
+int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *info)
+{
+	const struct pol_rule *r;
+
+	if (i >= p->n_rules)
+		return -ERANGE;
+	r = &p->rules[i];
+	memset(info, 0, sizeof(*info));
+	info->id = r->id;
+	info->kind = r->kind;
+	info->pattern = r->pattern;
+	info->reason = r->reason;
+	info->language = r->language;
+	info->severity = r->severity;
+	info->decision = pol_rule_is_enabled(p, r) && r->compile_state >= 0 ? r->decision : POL_ALLOW;
+	info->path_kind = r->path_kind;
+	info->origin = r->origin;
+	info->line = r->line;
+	info->suggestions = (const char *const *)r->suggestions;
+	info->n_suggestions = r->n_suggestions;
+	return 0;
+}
+
+ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
+{
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (strcmp(p->rules[i].id, id) == 0)
+			return (ssize_t)i;
+	return -ENOENT;
+}
+
+ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,
+			     enum pol_severity sev, const char *suggestion)
+{
+	ssize_t have = pol_rule_find(p, id);
+	struct pol_rule *r;
+
+	if (have >= 0)
+		return have;
+	r = pol_rule_new(p);
+	if (!r)
+		return -ENOMEM;
+	r->kind = POL_RULE_BUILTIN;
+	r->id = strdup(id);
+	r->reason = strdup(reason);
+	r->severity = sev;
+	r->decision = sev >= POL_SEV_HIGH ? POL_DENY : sev == POL_SEV_MEDIUM ? POL_ASK : POL_LOG;
+	r->origin = "<builtin>";
+	if (!r->id || !r->reason) {
+		p->n_rules--;
+		pol_rule_finish(r);
+		return -ENOMEM;
+	}
+	if (suggestion)
+		add_suggestion(r, suggestion);
+	add_allow_suggestion(r);
+	return (ssize_t)(p->n_rules - 1);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[129], cur[129];
+
+	if (la > 128)
+		la = 128;
+	if (lb > 128)
+		lb = 128;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
+size_t pol_rule_suggest(const struct pol_policy *p, const char *id, const char **out, size_t max)
+{
+	size_t n = 0, dist[16];
+
+	if (max > 16)
+		max = 16;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		size_t d = edit_distance(id, p->rules[i].id);
+		/* A rule whose ID contains the text is a good guess too. */
+		if (strstr(p->rules[i].id, id))
+			d = d < 2 ? d : 2;
+		size_t k = n;
+
+		while (k > 0 && dist[k - 1] > d)
+			k--;
+		if (k >= max)
+			continue;
+		if (n < max)
+			n++;
+		for (size_t j = n - 1; j > k; j--) {
+			dist[j] = dist[j - 1];
+			out[j] = out[j - 1];
+		}
+		dist[k] = d;
+		out[k] = p->rules[i].id;
+	}
+	return n;
+}

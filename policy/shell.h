@@ -1,0 +1,78 @@
+/* shell.h - shell command analysis: the interface between the analyser (shell.c and
+ * friends) and the decision engine (decide.c). Internal to policy/.
+ *
+ * The analyser turns a command string into units and hands each to a callback:
+ * every simple command (normalized: wrappers stripped, quotes removed), every
+ * heredoc or inline script with its language, every path the command touches with
+ * the operation done to it, and findings decided by code (parse failures, content
+ * piped into a shell). The decision engine matches the policy's rules against them.
+ *
+ * Memory: everything a unit points to lives in the arena until pol_arena_release();
+ * the analyser allocates nothing else. Time and memory are linear in the input.
+ */
+#ifndef DCG_SHELL_H
+#define DCG_SHELL_H
+
+#include <stddef.h>
+
+#include "arena.h"
+#include "dcg_policy.h"
+
+enum pol_unit_kind {
+	POL_UNIT_COMMAND = 0, /* one simple command */
+	POL_UNIT_SCRIPT,      /* a heredoc body or -c/-e argument in a language */
+	POL_UNIT_PATH,        /* a path and what the command does to it */
+	POL_UNIT_FINDING,     /* a built-in rule the analyser decided (rule_id set) */
+};
+
+struct pol_unit {
+	enum pol_unit_kind kind;
+	/* COMMAND: the normalized words joined by single spaces; SCRIPT: the body. */
+	const char *text;
+	size_t len;
+	/* COMMAND: the normalized words; word_off[i] is argv[i]'s offset in text;
+	 * word_is_data[i] is 1 when argv[i] is data the command does not execute (a commit
+	 * message, an echo argument, a grep pattern): command rules ignore matches that
+	 * start inside a data word. */
+	char **argv;
+	size_t argc;
+	const size_t *word_off;
+	const unsigned char *word_is_data;
+	/* SCRIPT: the language ("python", "node", "ruby", "perl", "php", "bash", ...) and
+	 * whether it came from a heredoc (else an inline -c/-e argument). Shell scripts are
+	 * analysed recursively by the analyser itself; their units arrive as COMMANDs. */
+	const char *language;
+	int from_heredoc;
+	/* PATH: the path as written (after quote removal, ~ and $HOME expanded) and the
+	 * operation. is_dir_op: rm -r / rmdir / mv of something that may be a folder. */
+	const char *path;
+	enum pol_op op;
+	int is_dir_op;
+	/* FINDING: a built-in rule (registered with pol_rule_add_builtin by
+	 * pol_shell_register_builtins) and the text that triggered it. */
+	const char *rule_id;
+	/* Where the unit sits: its 1-based line in the original command. */
+	unsigned line;
+	/* Nesting depth ($(...), bash -c, eval): 0 at top level. */
+	unsigned depth;
+};
+
+/* Returns non-zero to stop the analysis early (e.g. a deny was found). */
+typedef int (*pol_unit_fn)(const struct pol_unit *u, void *arg);
+
+struct pol_shell_opts {
+	const char *cwd;  /* for resolving relative paths; may be NULL */
+	const char *home; /* for ~ and $HOME */
+};
+
+/* Analyses cmd (len bytes, not necessarily NUL-terminated) and calls fn for every
+ * unit. Returns 0, the non-zero value fn returned, or a negative errno (-ENOMEM when
+ * the arena is exhausted: the caller decides conservatively). */
+int pol_shell_analyze(const char *cmd, size_t len, const struct pol_shell_opts *opts,
+		      struct pol_arena *a, pol_unit_fn fn, void *arg);
+
+/* Registers the analyser's built-in rules (IDs, reasons, severities) in the policy;
+ * called once by pol_new(). Returns 0 or a negative errno. */
+int pol_shell_register_builtins(struct pol_policy *p);
+
+#endif /* DCG_SHELL_H */

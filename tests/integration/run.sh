@@ -1,0 +1,29 @@
+#!/bin/bash
+# Runs every tests/integration/test_*.sh with BUILD set and a fresh temporary
+# directory in TMPDIR_TEST. Exit 0 passes, 77 skips, anything else fails. Each script
+# runs under a timeout so that a hang is a failure, not a stuck CI.
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/../.." || exit 1
+export BUILD
+export DCG_BIN="$PWD/$BUILD/dcg"
+pass=0 fail=0 skip=0
+failed=()
+for t in tests/integration/test_*.sh; do
+	[ -e "$t" ] || continue
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/dcg-it.XXXXXX")
+	log="$tmp.log"
+	start=$(date +%s)
+	TMPDIR_TEST="$tmp" timeout 600 bash "$t" >"$log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	case $rc in
+	0) pass=$((pass + 1)); echo "PASS $t (${secs}s)" ;;
+	77) skip=$((skip + 1)); echo "SKIP $t: $(tail -n 1 "$log")" ;;
+	*) fail=$((fail + 1)); failed+=("$t"); echo "FAIL $t (rc=$rc, ${secs}s)"; sed 's/^/    /' "$log" | tail -n 40 ;;
+	esac
+	chmod -R u+rwX "$tmp" 2>/dev/null
+	rm -rf "$tmp" "$log"
+done
+echo "integration: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,20 @@
+# tests/: Criterion unit tests (tests/test_*.c, one binary each) and integration
+# scripts (tests/integration/test_*.sh).
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_LINK := $(HOOK_LIB) $(POLICY_LIB)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LINK)
+	$(CC) $(ALL_LDFLAGS) $< $(TEST_LINK) $(DEPS_LIBS) $(CRITERION_LIBS) -o $@
+
+# Each binary runs from the repository root, so data files are found as tests/...
+unit: $(TEST_BINS)
+	@fail=0; for t in $(TEST_BINS); do \
+		echo "== $$t"; \
+		DCG_BUILD=$(BUILD) $$t --jobs 2 || fail=1; \
+	done; exit $$fail
+
+integration: all
+	@tests/integration/run.sh $(BUILD)
+
+all: $(TEST_BINS)

@@ -14,7 +14,7 @@ struct pol_arena_block;
 struct pol_arena {
 	struct pol_arena_block *head;
 	size_t used_total; /* bytes handed out, for the cap */
-	size_t cap;        /* 0: POL_ARENA_DEFAULT_CAP */
+	size_t cap;	   /* 0: POL_ARENA_DEFAULT_CAP */
 };
 
 #define POL_ARENA_DEFAULT_CAP (256u * 1024 * 1024)

@@ -65,10 +65,10 @@ static void jstr(struct jbuf *j, const char *s, size_t max)
 		len = max;
 	for (size_t i = 0; i < len && !j->full; i++) {
 		unsigned char c = (unsigned char)s[i];
-		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+		char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
 
 		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
+			char e[2] = {'\\', (char)c};
 			jraw(j, e, 2);
 		} else if (c < 0x20 || c == 0x7f) {
 			jraw(j, esc, 6);
@@ -114,7 +114,7 @@ static int ensure_dir(char *path)
 int pol_log_append(const struct pol_log_entry *e)
 {
 	char line[LOG_LINE_MAX], path[PATH_MAX], redacted[1024], num[32], ts[96];
-	struct jbuf j = { line, 0, sizeof(line), 0 };
+	struct jbuf j = {line, 0, sizeof(line), 0};
 	const struct pol_result *r = e->result;
 	struct timespec now;
 	struct tm tm;
@@ -126,7 +126,8 @@ int pol_log_append(const struct pol_log_entry *e)
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
 	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)(now.tv_nsec / 1000000) % 1000);
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (long)(now.tv_nsec / 1000000) % 1000);
 
 	jraw(&j, "{", 1);
 	jkey(&j, "time");

@@ -49,8 +49,8 @@ enum pol_op {
 
 enum pol_path_kind { POL_PATH_ZERO_ACCESS = 0, POL_PATH_READ_ONLY, POL_PATH_NO_DELETE };
 
-#define POL_MATCHED_CHARS 120 /* matched text is cut to this many characters */
-#define POL_MATCHED_BYTES (POL_MATCHED_CHARS * 4 + 8)
+#define POL_MATCHED_CHARS     120 /* matched text is cut to this many characters */
+#define POL_MATCHED_BYTES     (POL_MATCHED_CHARS * 4 + 8)
 #define POL_RESULT_PATH_BYTES 1024
 
 /* The record every layer gets. Strings marked "policy" point into the policy and
@@ -60,20 +60,20 @@ struct pol_result {
 	enum pol_decision decision;
 	enum pol_severity severity;
 	enum pol_detection detection;
-	const char *rule_id;  /* policy; NULL when nothing matched */
-	const char *reason;   /* policy; never redacted */
-	const char *language; /* static string ("bash", "python", ...) or NULL */
+	const char *rule_id;		/* policy; NULL when nothing matched */
+	const char *reason;		/* policy; never redacted */
+	const char *language;		/* static string ("bash", "python", ...) or NULL */
 	const char *const *suggestions; /* policy; n_suggestions entries */
 	size_t n_suggestions;
-	const char *pattern;  /* policy: the regex or path pattern that matched */
-	const char *origin;   /* policy: file the rule came from ("<embedded>" for defaults) */
-	char matched[POL_MATCHED_BYTES]; /* the matched text, unredacted, cut to 120 chars */
-	unsigned line;                    /* 1-based line in the heredoc or script, 0 if none */
+	const char *pattern; /* policy: the regex or path pattern that matched */
+	const char *origin;  /* policy: file the rule came from ("<embedded>" for defaults) */
+	char matched[POL_MATCHED_BYTES];  /* the matched text, unredacted, cut to 120 chars */
+	unsigned line;			  /* 1-based line in the heredoc or script, 0 if none */
 	char path[POL_RESULT_PATH_BYTES]; /* path decisions: the path as resolved (cut) */
-	enum pol_op op;                   /* path decisions: the operation refused */
-	enum pol_path_kind path_kind;     /* path decisions: which list refused it */
-	int allowed_by_allowlist;         /* 1 when a rule matched but an allow entry let it pass */
-	int limit_hit;                    /* 1 when a regex hit its match limit (counted as match) */
+	enum pol_op op;			  /* path decisions: the operation refused */
+	enum pol_path_kind path_kind;	  /* path decisions: which list refused it */
+	int allowed_by_allowlist;	  /* 1 when a rule matched but an allow entry let it pass */
+	int limit_hit; /* 1 when a regex hit its match limit (counted as match) */
 	/* For heredocs and inline scripts: a copy of the script text, owned by the result,
 	 * so that a caller can print a context window. Only set when the check context asks
 	 * for it (POL_CTX_KEEP_SCRIPT). */
@@ -86,10 +86,11 @@ void pol_result_init(struct pol_result *r);
 /* Frees what the result owns (the script copy). Safe on an initialised result. */
 void pol_result_release(struct pol_result *r);
 
-const char *pol_decision_name(enum pol_decision d);   /* "allow", "log", "warn", "ask", "deny" */
-const char *pol_severity_name(enum pol_severity s);   /* "critical", "high", ... */
-const char *pol_detection_name(enum pol_detection d); /* "command", "heredoc", "inline_script", ... */
-const char *pol_op_name(enum pol_op op);              /* "read", "write", "delete", ... */
+const char *pol_decision_name(enum pol_decision d); /* "allow", "log", "warn", "ask", "deny" */
+const char *pol_severity_name(enum pol_severity s); /* "critical", "high", ... */
+const char *
+pol_detection_name(enum pol_detection d); /* "command", "heredoc", "inline_script", ... */
+const char *pol_op_name(enum pol_op op);  /* "read", "write", "delete", ... */
 const char *pol_path_kind_name(enum pol_path_kind k); /* "zeroAccessPaths", ... */
 /* Parses a severity name; returns 0 or -EINVAL. */
 int pol_severity_parse(const char *s, enum pol_severity *out);
@@ -113,26 +114,26 @@ struct pol_policy;
 struct pol_diag {
 	char file[256];
 	unsigned line, col; /* 1-based; 0 when unknown */
-	char rule[128];     /* the rule at fault (its ID or pattern), may be empty */
+	char rule[128];	    /* the rule at fault (its ID or pattern), may be empty */
 	char msg[256];
-	int fatal;          /* 1 when the whole file was refused (syntax error, too big) */
+	int fatal; /* 1 when the whole file was refused (syntax error, too big) */
 };
 
 /* Where the policy files are. Fill with pol_env_from_process() or by hand; every
  * field may be NULL. */
 struct pol_env {
-	const char *home;            /* $HOME, for ~ */
-	const char *cwd;             /* working directory, for the project file and roots */
+	const char *home;	     /* $HOME, for ~ */
+	const char *cwd;	     /* working directory, for the project file and roots */
 	const char *xdg_config_home; /* default $HOME/.config */
 	const char *policy_file;     /* --policy or $DCG_POLICY: loaded last */
-	int no_user;                 /* skip the user file (tests) */
-	int no_project;              /* skip the project file (tests) */
+	int no_user;		     /* skip the user file (tests) */
+	int no_project;		     /* skip the project file (tests) */
 };
 /* Fills env from getenv() and getcwd() into the given buffer of cwd_size bytes. */
 void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size);
 
 enum pol_load_flags {
-	POL_LOAD_JIT = 1 << 0,   /* JIT-compile patterns when they are compiled */
+	POL_LOAD_JIT = 1 << 0,	 /* JIT-compile patterns when they are compiled */
 	POL_LOAD_EAGER = 1 << 1, /* compile every pattern at load (default: lazily, at first use) */
 };
 
@@ -174,21 +175,21 @@ const struct pol_diag *pol_diag_get(const struct pol_policy *p, size_t i);
 enum pol_rule_kind {
 	POL_RULE_COMMAND = 0, /* regex on a shell command (bashToolPatterns and pack rules) */
 	POL_RULE_SCRIPT,      /* regex on a heredoc or inline script of one language */
-	POL_RULE_PATH,        /* a zeroAccess / readOnly / noDelete entry */
+	POL_RULE_PATH,	      /* a zeroAccess / readOnly / noDelete entry */
 	POL_RULE_BUILTIN,     /* decided by code in the analyser (e.g. parse errors) */
 };
 
 struct pol_rule_info {
 	const char *id;
 	enum pol_rule_kind kind;
-	const char *pattern;  /* regex source, path pattern, or NULL */
+	const char *pattern; /* regex source, path pattern, or NULL */
 	const char *reason;
 	const char *language; /* script rules: the language; else NULL */
 	enum pol_severity severity;
-	enum pol_decision decision; /* what a match decides (before the allowlist) */
+	enum pol_decision decision;   /* what a match decides (before the allowlist) */
 	enum pol_path_kind path_kind; /* path rules only */
-	const char *origin;   /* the file it came from */
-	unsigned line;        /* its line in that file, 0 for built-ins */
+	const char *origin;	      /* the file it came from */
+	unsigned line;		      /* its line in that file, 0 for built-ins */
 	const char *const *suggestions;
 	size_t n_suggestions;
 };
@@ -214,20 +215,20 @@ enum pol_ctx_flags {
 
 /* One step of an explanation, for `dcg explain`. */
 struct pol_trace_event {
-	const char *what;      /* "normalized", "unit", "rule", "path", "allowlist", "note" */
-	const char *rule_id;   /* the rule tried, or NULL */
-	const char *text;      /* the text it was tried on, or the message */
+	const char *what;    /* "normalized", "unit", "rule", "path", "allowlist", "note" */
+	const char *rule_id; /* the rule tried, or NULL */
+	const char *text;    /* the text it was tried on, or the message */
 	size_t text_len;
-	int matched;           /* 1 matched, 0 not, -1 skipped by the prefilter */
+	int matched; /* 1 matched, 0 not, -1 skipped by the prefilter */
 };
 typedef void (*pol_trace_fn)(const struct pol_trace_event *ev, void *arg);
 
 struct pol_ctx {
-	const char *cwd;     /* where the command runs; NULL: the policy root */
-	unsigned flags;      /* pol_ctx_flags */
-	pol_trace_fn trace;  /* optional */
+	const char *cwd;    /* where the command runs; NULL: the policy root */
+	unsigned flags;	    /* pol_ctx_flags */
+	pol_trace_fn trace; /* optional */
 	void *trace_arg;
-	time_t now;          /* for allowlist expiry; 0: time(NULL) */
+	time_t now; /* for allowlist expiry; 0: time(NULL) */
 };
 
 /* Decides whether a shell command may run: every regex rule, the shell analysis
@@ -265,8 +266,8 @@ enum pol_decision pol_check_argv(const struct pol_policy *p, char *const argv[],
  * unexpired entry names the rule (and its paths, if any, cover path or ctx->cwd), the
  * decision becomes allow and allowed_by_allowlist is set. Decisions call it already;
  * exported for layers that make their own decisions (scope checks). */
-void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx,
-			 const char *path, struct pol_result *r);
+void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, const char *path,
+			 struct pol_result *r);
 
 /* ---- paths -------------------------------------------------------------------------- */
 
@@ -294,11 +295,11 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len);
 /* ---- audit log -------------------------------------------------------------------- */
 
 struct pol_log_entry {
-	const char *layer;   /* "hook", "preload", "sandbox", "check" */
-	const char *tool;    /* "Bash", "unlink", ... */
-	const char *input;   /* the command or path; redacted and cut by the logger */
-	const char *agent;   /* may be NULL */
-	const char *cwd;     /* may be NULL */
+	const char *layer; /* "hook", "preload", "sandbox", "check" */
+	const char *tool;  /* "Bash", "unlink", ... */
+	const char *input; /* the command or path; redacted and cut by the logger */
+	const char *agent; /* may be NULL */
+	const char *cwd;   /* may be NULL */
 	const struct pol_result *result;
 };
 /* The log file: $DCG_LOG, else $XDG_STATE_HOME/dcg/audit.jsonl, else

@@ -26,17 +26,17 @@
 #define RO (1u << POL_PATH_READ_ONLY)
 #define ND (1u << POL_PATH_NO_DELETE)
 static const unsigned op_refused_by[POL_OP__COUNT] = {
-	[POL_OP_READ] = ZA,
-	[POL_OP_WRITE] = ZA | RO,
-	[POL_OP_CREATE] = ZA | RO,
-	[POL_OP_TRUNCATE] = ZA | RO,
-	[POL_OP_DELETE] = ZA | RO | ND,
-	[POL_OP_RENAME_FROM] = ZA | RO | ND,
-	[POL_OP_RENAME_TO] = ZA | RO | ND,
-	[POL_OP_CHMOD] = ZA | RO,
-	[POL_OP_EXEC] = ZA,
-	[POL_OP_LIST] = ZA,
-	[POL_OP_LINK_FROM] = ZA | RO,
+    [POL_OP_READ] = ZA,
+    [POL_OP_WRITE] = ZA | RO,
+    [POL_OP_CREATE] = ZA | RO,
+    [POL_OP_TRUNCATE] = ZA | RO,
+    [POL_OP_DELETE] = ZA | RO | ND,
+    [POL_OP_RENAME_FROM] = ZA | RO | ND,
+    [POL_OP_RENAME_TO] = ZA | RO | ND,
+    [POL_OP_CHMOD] = ZA | RO,
+    [POL_OP_EXEC] = ZA,
+    [POL_OP_LIST] = ZA,
+    [POL_OP_LINK_FROM] = ZA | RO,
 };
 
 /* ---- the allowlist ------------------------------------------------------------------- */
@@ -48,7 +48,7 @@ static int allow_covers(const struct pol_allow *a, const char *path)
 	if (!path)
 		return 0;
 	for (size_t i = 0; i < a->n_paths; i++) {
-		struct pol_pathpat pp = { .glob = a->paths[i] };
+		struct pol_pathpat pp = {.glob = a->paths[i]};
 
 		pol_pathpat_classify(&pp);
 		if (pol_pathpat_covers(&pp, path))
@@ -75,8 +75,8 @@ void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, 
 		if (!allow_covers(a, where))
 			continue;
 		if (ctx && ctx->trace) {
-			struct pol_trace_event ev = { "allowlist", r->rule_id, a->reason,
-						      strlen(a->reason), 1 };
+			struct pol_trace_event ev = {"allowlist", r->rule_id, a->reason,
+						     strlen(a->reason), 1};
 			ctx->trace(&ev, ctx->trace_arg);
 		}
 		r->decision = POL_ALLOW;
@@ -123,7 +123,7 @@ static void merge(struct pol_result *best, struct pol_result *cand)
 static int covers_beneath(const struct pol_rule *r, const char *path)
 {
 	size_t n = strlen(path);
-	const struct pol_pathpat *pps[2] = { &r->path, r->has_canon ? &r->path_canon : NULL };
+	const struct pol_pathpat *pps[2] = {&r->path, r->has_canon ? &r->path_canon : NULL};
 
 	/* A folder being deleted or moved holds a protected path: an anchored rule whose
 	 * literal root lies beneath it, or a named entry directly inside it. */
@@ -140,7 +140,8 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 			char child[PATH_MAX];
 			struct stat st;
 
-			if (snprintf(child, sizeof(child), "%s/%s", path, pp->glob) < (int)sizeof(child) &&
+			if (snprintf(child, sizeof(child), "%s/%s", path, pp->glob) <
+				(int)sizeof(child) &&
 			    lstat(child, &st) == 0)
 				return 1;
 		}
@@ -151,7 +152,7 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const char *path,
 					    unsigned kinds, int beneath)
 {
-	const struct pol_rule *last[3] = { NULL, NULL, NULL };
+	const struct pol_rule *last[3] = {NULL, NULL, NULL};
 
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct pol_rule *r = &p->rules[i];
@@ -184,7 +185,8 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 		which = resolved;
 	}
 	if (ctx && ctx->trace) {
-		struct pol_trace_event ev = { "path", hit ? hit->id : NULL, which, strlen(which), !!hit };
+		struct pol_trace_event ev = {"path", hit ? hit->id : NULL, which, strlen(which),
+					     !!hit};
 		ctx->trace(&ev, ctx->trace_arg);
 	}
 	if (!hit)
@@ -199,7 +201,8 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	return r->decision;
 }
 
-static int current_cwd(const struct pol_policy *p, const struct pol_ctx *ctx, char *buf, size_t size)
+static int current_cwd(const struct pol_policy *p, const struct pol_ctx *ctx, char *buf,
+		       size_t size)
 {
 	if (ctx && ctx->cwd && ctx->cwd[0] == '/') {
 		pol_copy_str(buf, size, ctx->cwd);
@@ -234,7 +237,8 @@ static enum pol_decision check_path_in(const struct pol_policy *p, const char *b
 		return r->decision;
 	}
 	if (!(flags & POL_PATH_CANONICAL) &&
-	    pol_path_resolve(lexical, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) == 0)
+	    pol_path_resolve(lexical, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) ==
+		0)
 		res = resolved;
 	return decide_path(p, lexical, res, op, flags, ctx, r);
 }
@@ -287,7 +291,7 @@ static void trace(const struct cmd_state *st, const char *what, const char *rule
 		  const char *text, size_t len, int matched)
 {
 	if (st->ctx && st->ctx->trace) {
-		struct pol_trace_event ev = { what, rule_id, text, len, matched };
+		struct pol_trace_event ev = {what, rule_id, text, len, matched};
 		st->ctx->trace(&ev, st->ctx->trace_arg);
 	}
 }
@@ -313,7 +317,8 @@ static int prefilter_init(struct prefilter *pf, struct pol_arena *a, const char 
 	pf->lower[len] = '\0';
 	pf->len = len;
 	for (size_t i = 0; i + 1 < len; i++) {
-		unsigned h = ((unsigned char)pf->lower[i] * 31u + (unsigned char)pf->lower[i + 1]) & 4095u;
+		unsigned h =
+		    ((unsigned char)pf->lower[i] * 31u + (unsigned char)pf->lower[i + 1]) & 4095u;
 		pf->bits[h >> 6] |= 1ull << (h & 63);
 	}
 	return 0;
@@ -351,8 +356,8 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 	if (!code)
 		return 0;
 	for (;;) {
-		int rc = pcre2_match(code, (PCRE2_SPTR)u->text, u->len, off, PCRE2_NO_UTF_CHECK, st->md,
-				     st->p->mctx);
+		int rc = pcre2_match(code, (PCRE2_SPTR)u->text, u->len, off, PCRE2_NO_UTF_CHECK,
+				     st->md, st->p->mctx);
 		if (rc == PCRE2_ERROR_NOMATCH || rc == PCRE2_ERROR_BADOFFSET)
 			return 0;
 		if (rc < 0) {
@@ -440,10 +445,10 @@ static int on_unit(const struct pol_unit *u, void *arg)
 			size_t ms, me;
 			int m;
 
-			if (is_script ? (rule->kind != POL_RULE_SCRIPT ||
-					 !u->language || !rule->language ||
-					 strcmp(rule->language, u->language) != 0)
-				      : rule->kind != POL_RULE_COMMAND)
+			if (is_script
+				? (rule->kind != POL_RULE_SCRIPT || !u->language ||
+				   !rule->language || strcmp(rule->language, u->language) != 0)
+				: rule->kind != POL_RULE_COMMAND)
 				continue;
 			if (!pol_rule_is_enabled(p, rule))
 				continue;
@@ -475,9 +480,8 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		return 0;
 	}
 	case POL_UNIT_PATH: {
-		enum pol_decision d = pol_check_path(p, u->path, u->op,
-						     u->is_dir_op ? POL_PATH_IS_DIR : 0,
-						     st->ctx, &st->cand);
+		enum pol_decision d = pol_check_path(
+		    p, u->path, u->op, u->is_dir_op ? POL_PATH_IS_DIR : 0, st->ctx, &st->cand);
 		if (d != POL_ALLOW) {
 			st->cand.line = u->line > 1 ? u->line : 0;
 			merge(&st->best, &st->cand);
@@ -557,10 +561,10 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 		return builtin_deny(p, "shell.analysis_failed", cmd, len < 60 ? len : 60, r);
 	}
 	if (ctx && (ctx->flags & POL_CTX_NO_ANALYSIS)) {
-		struct pol_unit u = { .kind = POL_UNIT_COMMAND, .text = cmd, .len = len, .line = 1 };
+		struct pol_unit u = {.kind = POL_UNIT_COMMAND, .text = cmd, .len = len, .line = 1};
 		rc = on_unit(&u, &st);
 	} else {
-		struct pol_shell_opts opts = { cwd, p->home };
+		struct pol_shell_opts opts = {cwd, p->home};
 		rc = pol_shell_analyze(cmd, len, &opts, &a, on_unit, &st);
 	}
 	pcre2_match_data_free(st.md);

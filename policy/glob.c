@@ -123,7 +123,7 @@ static int gmatch(struct gm *g, const char *p, const char *pend, const char *s, 
 
 static int glob_match_n(const char *pat, size_t plen, const char *s, size_t slen)
 {
-	struct gm g = { GLOB_BUDGET };
+	struct gm g = {GLOB_BUDGET};
 
 	return gmatch(&g, pat, pat + plen, s, s + slen);
 }
@@ -226,8 +226,7 @@ int pol_pathpat_covers(const struct pol_pathpat *pp, const char *path)
 	return 0;
 }
 
-int pol_path_normalize(const char *path, const char *base, const char *home, char *out,
-		       size_t size)
+int pol_path_normalize(const char *path, const char *base, const char *home, char *out, size_t size)
 {
 	size_t o = 0;
 	const char *s = path;
@@ -344,8 +343,8 @@ int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size)
 				last = 0;
 				break;
 			}
-		if (missing || (clen == 1 && s[0] == '.') || (clen == 2 && s[0] == '.' && s[1] == '.') ||
-		    (last && nofollow)) {
+		if (missing || (clen == 1 && s[0] == '.') ||
+		    (clen == 2 && s[0] == '.' && s[1] == '.') || (last && nofollow)) {
 			rc = append_comp(out, &olen, size, s, clen);
 			if (rc)
 				return rc;

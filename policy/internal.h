@@ -11,9 +11,9 @@
 /* A path pattern, expanded at load: anchored patterns hold an absolute glob (~ and
  * the project root applied); basename patterns match any component. */
 struct pol_pathpat {
-	char *glob;        /* absolute glob, or the basename glob */
-	int basename_only; /* no '/' but a trailing one: matches a component anywhere */
-	int negate;        /* leading '!': an exclusion within its list */
+	char *glob;	    /* absolute glob, or the basename glob */
+	int basename_only;  /* no '/' but a trailing one: matches a component anywhere */
+	int negate;	    /* leading '!': an exclusion within its list */
 	size_t literal_len; /* length of glob's prefix free of wildcards */
 	size_t glob_len;
 	enum { PP_GENERAL = 0, PP_LITERAL, PP_SUFFIX, PP_PREFIX } shape; /* fast paths */
@@ -41,7 +41,7 @@ struct pol_rule {
 	pcre2_code *code;
 	int compile_state; /* 0 not yet, 1 compiled, -1 failed (the rule then matches nothing
 			    * and a diagnostic was recorded at load) */
-	char *keyword;     /* lowercase literal that must appear for a match; NULL: none */
+	char *keyword;	   /* lowercase literal that must appear for a match; NULL: none */
 	size_t keyword_len;
 	uint16_t keyword_bigram; /* hash of keyword's first two bytes, for the prefilter */
 	/* path rules: the pattern as expanded, and again with its literal prefix resolved
@@ -79,7 +79,7 @@ struct pol_policy {
 	size_t n_enable;
 	char **disable; /* packs/rules named in `disable:` */
 	size_t n_disable;
-	pcre2_match_context *mctx; /* limits, shared by every match */
+	pcre2_match_context *mctx;   /* limits, shared by every match */
 	pcre2_general_context *gctx; /* allocation through pol_mem_alloc */
 	pcre2_compile_context *cctx;
 	int scope; /* ID prefix of damage-control entries in the file being loaded */
@@ -91,7 +91,7 @@ struct pol_policy {
 /* load.c */
 void pol_diag_add(struct pol_policy *p, const char *file, unsigned line, unsigned col,
 		  const char *rule, int fatal, const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
+    __attribute__((format(printf, 7, 8)));
 struct pol_rule *pol_rule_new(struct pol_policy *p);
 const char *pol_origin_intern(struct pol_policy *p, const char *name);
 int pol_rule_set_path(struct pol_policy *p, struct pol_rule *r, const char *pattern);

@@ -28,8 +28,8 @@ extern const char pol_embedded_yaml[];
 extern const char pol_embedded_yaml_end[];
 
 enum { SCOPE_DEFAULT = 0, SCOPE_USER, SCOPE_PROJECT, SCOPE_POLICY };
-static const char *const scope_names[] = { "default", "user", "project", "policy" };
-static const char *const path_kind_ids[] = { "zero_access", "read_only", "no_delete" };
+static const char *const scope_names[] = {"default", "user", "project", "policy"};
+static const char *const path_kind_ids[] = {"zero_access", "read_only", "no_delete"};
 
 /* ---- allocation through the policy's hook, for PCRE2 ------------------------------- */
 
@@ -69,16 +69,18 @@ struct pol_policy *pol_new(unsigned flags)
 		goto out_free;
 	pol_origin_intern(p, "<builtin>");
 	if (pol_shell_register_builtins(p) < 0 ||
-	    pol_rule_add_builtin(p, "input.invalid",
-				 "the input holds a NUL byte or invalid UTF-8: it cannot be checked",
-				 POL_SEV_CRITICAL, "Send the command as plain UTF-8 text") < 0 ||
+	    pol_rule_add_builtin(
+		p, "input.invalid",
+		"the input holds a NUL byte or invalid UTF-8: it cannot be checked",
+		POL_SEV_CRITICAL, "Send the command as plain UTF-8 text") < 0 ||
 	    pol_rule_add_builtin(p, "input.too_long", "the input is too long to check (over 4 MiB)",
-				 POL_SEV_CRITICAL, "Split the work into smaller commands or a script file") < 0 ||
+				 POL_SEV_CRITICAL,
+				 "Split the work into smaller commands or a script file") < 0 ||
 	    pol_rule_add_builtin(p, "input.path_too_long", "the path is too long to check",
 				 POL_SEV_CRITICAL, "Use a shorter path") < 0 ||
-	    pol_rule_add_builtin(p, "shell.analysis_failed",
-				 "the command could not be analysed within dcg's limits",
-				 POL_SEV_CRITICAL, "Write the command more simply, or as a script file") < 0)
+	    pol_rule_add_builtin(
+		p, "shell.analysis_failed", "the command could not be analysed within dcg's limits",
+		POL_SEV_CRITICAL, "Write the command more simply, or as a script file") < 0)
 		goto out_free;
 	return p;
 
@@ -252,8 +254,8 @@ struct pol_rule *pol_rule_new(struct pol_policy *p)
 
 const char *pol_language_intern(const char *name)
 {
-	static const char *const langs[] = { "bash", "sh", "zsh", "python", "node", "ruby",
-					     "perl", "php", "deno", "bun", "shell" };
+	static const char *const langs[] = {"bash", "sh",  "zsh",  "python", "node", "ruby",
+					    "perl", "php", "deno", "bun",    "shell"};
 
 	if (!name)
 		return NULL;
@@ -296,9 +298,9 @@ static void extract_keyword(struct pol_rule *r)
 		if (c == '\\' && s[1] && strchr(".-/:_=", s[1])) {
 			c = s[1];
 			s += 2;
-		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			   c == '_' || c == '-' || c == ':' || c == '=' || c == '/' || c == ',' ||
-			   c == ' ') {
+		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') || c == '_' || c == '-' || c == ':' || c == '=' ||
+			   c == '/' || c == ',' || c == ' ') {
 			s++;
 		} else {
 			break;
@@ -314,11 +316,12 @@ static void extract_keyword(struct pol_rule *r)
 	if (!r->keyword)
 		return;
 	r->keyword_len = n;
-	r->keyword_bigram = (uint16_t)(((unsigned char)buf[0] * 31u + (unsigned char)buf[1]) & 4095u);
+	r->keyword_bigram =
+	    (uint16_t)(((unsigned char)buf[0] * 31u + (unsigned char)buf[1]) & 4095u);
 }
 
-static int compile_rule(const struct pol_policy *p, struct pol_rule *r, pcre2_code **out,
-			char *err, size_t errsize, size_t *erroff)
+static int compile_rule(const struct pol_policy *p, struct pol_rule *r, pcre2_code **out, char *err,
+			size_t errsize, size_t *erroff)
 {
 	int errcode;
 	PCRE2_SIZE off = 0;
@@ -472,8 +475,8 @@ static void canon_pathpat(struct pol_rule *r)
 		dir[cut - 1] = '\0';
 	if (strcmp(real, dir) == 0)
 		return;
-	snprintf(out, sizeof(out), "%s%s%s", real, (cut < pp->glob_len && strcmp(real, "/")) ? "/" : "",
-		 pp->glob + cut);
+	snprintf(out, sizeof(out), "%s%s%s", real,
+		 (cut < pp->glob_len && strcmp(real, "/")) ? "/" : "", pp->glob + cut);
 	r->path_canon.glob = strdup(out);
 	if (!r->path_canon.glob)
 		return;
@@ -483,17 +486,17 @@ static void canon_pathpat(struct pol_rule *r)
 }
 
 static const char *const path_reasons[] = {
-	"zero-access path: secrets, no read, write or exec",
-	"read-only path: may be read, never written, deleted or moved",
-	"no-delete path: may be edited, never deleted or moved away",
+    "zero-access path: secrets, no read, write or exec",
+    "read-only path: may be read, never written, deleted or moved",
+    "no-delete path: may be edited, never deleted or moved away",
 };
 static const char *const path_suggestions[][2] = {
-	{ "Do not read, copy or print secrets; ask the user for what you need",
-	  "Work on a copy the user provides outside the protected path" },
-	{ "Write your output to a new file in the project or a scratch folder",
-	  "Ask the user to make this change" },
-	{ "Edit the file in place instead of deleting or moving it",
-	  "Ask the user to remove it if that is really wanted" },
+    {"Do not read, copy or print secrets; ask the user for what you need",
+     "Work on a copy the user provides outside the protected path"},
+    {"Write your output to a new file in the project or a scratch folder",
+     "Ask the user to make this change"},
+    {"Edit the file in place instead of deleting or moving it",
+     "Ask the user to remove it if that is really wanted"},
 };
 
 static int add_suggestion(struct pol_rule *r, const char *s)
@@ -567,10 +570,10 @@ struct ldr {
 };
 
 #define LINE(n) ((unsigned)(n)->start_mark.line + 1)
-#define COL(n) ((unsigned)(n)->start_mark.column + 1)
+#define COL(n)	((unsigned)(n)->start_mark.column + 1)
 
 static void err(struct ldr *l, yaml_node_t *n, const char *rule, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void err(struct ldr *l, yaml_node_t *n, const char *rule, const char *fmt, ...)
 {
@@ -639,7 +642,11 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 
 static void strlist_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
-	struct { char ***v; size_t *n; const char *key; } *dst = arg;
+	struct {
+		char ***v;
+		size_t *n;
+		const char *key;
+	} *dst = arg;
 	const char *s = scalar(item);
 	char **nv;
 
@@ -680,7 +687,8 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	char idbuf[64];
 
 	if (item->type != YAML_MAPPING_NODE) {
-		err(l, item, key, "each entry of '%s' must be a mapping with pattern and reason", key);
+		err(l, item, key, "each entry of '%s' must be a mapping with pattern and reason",
+		    key);
 		return;
 	}
 	for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
@@ -723,7 +731,8 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 		} else if (!damage_control && !strcmp(ks, "caseless")) {
 			caseless = is_true(vs);
 		} else {
-			err(l, k, id ? id : pattern, "unknown key '%s' in %s entry (ignored)", ks, key);
+			err(l, k, id ? id : pattern, "unknown key '%s' in %s entry (ignored)", ks,
+			    key);
 		}
 	}
 	if (bad)
@@ -742,7 +751,8 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	}
 	enum pol_severity severity = POL_SEV_HIGH;
 	if (sev && pol_severity_parse(sev, &severity) < 0)
-		err(l, item, id, "unknown severity '%s' (critical, high, medium, low): using high", sev);
+		err(l, item, id, "unknown severity '%s' (critical, high, medium, low): using high",
+		    sev);
 	if (lang && !pol_language_intern(lang)) {
 		err(l, item, id, "unknown language '%s' (ignored)", lang);
 		return;
@@ -850,13 +860,18 @@ static void allow_item(struct ldr *l, yaml_node_t *item, void *arg)
 	if (paths) {
 		char **v = NULL;
 		size_t n = 0;
-		struct { char ***v; size_t *n; const char *key; } dst = { &v, &n, "paths" };
+		struct {
+			char ***v;
+			size_t *n;
+			const char *key;
+		} dst = {&v, &n, "paths"};
 
 		each_item(l, paths, "paths", strlist_item, &dst);
 		for (size_t i = 0; i < n; i++) {
 			char buf[PATH_MAX];
 
-			if (pol_path_normalize(v[i], l->p->root, l->p->home, buf, sizeof(buf)) == 0) {
+			if (pol_path_normalize(v[i], l->p->root, l->p->home, buf, sizeof(buf)) ==
+			    0) {
 				free(v[i]);
 				v[i] = strdup(buf);
 			}
@@ -886,8 +901,9 @@ static void load_document(struct ldr *l)
 	if (root->type == YAML_SCALAR_NODE && scalar(root)[0] == '\0')
 		return;
 	if (root->type != YAML_MAPPING_NODE) {
-		err(l, root, NULL, "a policy file must be a mapping of keys (bashToolPatterns, "
-				   "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, allow)");
+		err(l, root, NULL,
+		    "a policy file must be a mapping of keys (bashToolPatterns, "
+		    "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, allow)");
 		return;
 	}
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
@@ -911,21 +927,29 @@ static void load_document(struct ldr *l)
 		} else if (!strcmp(ks, "noDeletePaths")) {
 			each_item(l, v, ks, path_item, (void *)(long)POL_PATH_NO_DELETE);
 		} else if (!strcmp(ks, "packs")) {
-			struct { char ***v; size_t *n; const char *key; } dst = {
-				&l->p->enable, &l->p->n_enable, ks };
+			struct {
+				char ***v;
+				size_t *n;
+				const char *key;
+			} dst = {&l->p->enable, &l->p->n_enable, ks};
 			each_item(l, v, ks, strlist_item, &dst);
 		} else if (!strcmp(ks, "disable")) {
-			struct { char ***v; size_t *n; const char *key; } dst = {
-				&l->p->disable, &l->p->n_disable, ks };
+			struct {
+				char ***v;
+				size_t *n;
+				const char *key;
+			} dst = {&l->p->disable, &l->p->n_disable, ks};
 			each_item(l, v, ks, strlist_item, &dst);
 		} else if (!strcmp(ks, "allow")) {
 			each_item(l, v, ks, allow_item, NULL);
 		} else if (!strcmp(ks, "version") || !strcmp(ks, "tools")) {
 			/* version: informative; tools: read by the hook (tool classes) */
 		} else {
-			err(l, k, NULL, "unknown key '%s' (ignored); known keys: bashToolPatterns, "
-					"zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, "
-					"disable, allow", ks);
+			err(l, k, NULL,
+			    "unknown key '%s' (ignored); known keys: bashToolPatterns, "
+			    "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, "
+			    "disable, allow",
+			    ks);
 		}
 	}
 }
@@ -935,14 +959,15 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ldr l = { p, &doc, name, 0 };
+	struct ldr l = {p, &doc, name, 0};
 	int rc = 0;
 
 	p->scope = scope;
 	pol_origin_intern(p, name);
 	if (len > POL_FILE_MAX) {
-		pol_diag_add(p, name, 0, 0, NULL, 1, "file is %zu bytes, over the %u MiB limit: refused",
-			     len, POL_FILE_MAX >> 20);
+		pol_diag_add(p, name, 0, 0, NULL, 1,
+			     "file is %zu bytes, over the %u MiB limit: refused", len,
+			     POL_FILE_MAX >> 20);
 		return -EINVAL;
 	}
 	if (!yaml_parser_initialize(&parser))
@@ -951,8 +976,9 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 	if (!yaml_parser_load(&parser, &doc)) {
 		pol_diag_add(p, name, (unsigned)parser.problem_mark.line + 1,
 			     (unsigned)parser.problem_mark.column + 1, NULL, 1,
-			     "YAML syntax error: %s%s%s: file ignored", parser.problem ? parser.problem : "unknown",
-			     parser.context ? " " : "", parser.context ? parser.context : "");
+			     "YAML syntax error: %s%s%s: file ignored",
+			     parser.problem ? parser.problem : "unknown", parser.context ? " " : "",
+			     parser.context ? parser.context : "");
 		rc = -EINVAL;
 		goto out_parser;
 	}
@@ -994,8 +1020,8 @@ static int load_file_scoped(struct pol_policy *p, const char *path, int scope)
 	if ((size_t)st.st_size > POL_FILE_MAX) {
 		close(fd);
 		pol_diag_add(p, path, 0, 0, NULL, 1,
-			     "file is %lld bytes, over the %u MiB limit: refused", (long long)st.st_size,
-			     POL_FILE_MAX >> 20);
+			     "file is %lld bytes, over the %u MiB limit: refused",
+			     (long long)st.st_size, POL_FILE_MAX >> 20);
 		return -EINVAL;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -1081,7 +1107,8 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 			bad = 1;
 	}
 	if (have_project) {
-		snprintf(path, sizeof(path), "%s%s.dcg/policy.yaml", root, strcmp(root, "/") ? "/" : "");
+		snprintf(path, sizeof(path), "%s%s.dcg/policy.yaml", root,
+			 strcmp(root, "/") ? "/" : "");
 		rc = load_file_scoped(p, path, SCOPE_PROJECT);
 		if (rc < 0 && rc != -ENOENT)
 			bad = 1;
@@ -1089,8 +1116,8 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 	if (env->policy_file) {
 		char abs[PATH_MAX];
 
-		if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root, p->home, abs,
-				       sizeof(abs)) < 0)
+		if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root, p->home,
+				       abs, sizeof(abs)) < 0)
 			pol_copy_str(abs, sizeof(abs), env->policy_file);
 		rc = load_file_scoped(p, abs, SCOPE_POLICY);
 		if (rc == -ENOENT || (rc < 0 && rc != -EINVAL)) {
@@ -1124,7 +1151,8 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 	info->reason = r->reason;
 	info->language = r->language;
 	info->severity = r->severity;
-	info->decision = pol_rule_is_enabled(p, r) && r->compile_state >= 0 ? r->decision : POL_ALLOW;
+	info->decision =
+	    pol_rule_is_enabled(p, r) && r->compile_state >= 0 ? r->decision : POL_ALLOW;
 	info->path_kind = r->path_kind;
 	info->origin = r->origin;
 	info->line = r->line;

@@ -21,7 +21,7 @@
 enum pol_unit_kind {
 	POL_UNIT_COMMAND = 0, /* one simple command */
 	POL_UNIT_SCRIPT,      /* a heredoc body or -c/-e argument in a language */
-	POL_UNIT_PATH,        /* a path and what the command does to it */
+	POL_UNIT_PATH,	      /* a path and what the command does to it */
 	POL_UNIT_FINDING,     /* a built-in rule the analyser decided (rule_id set) */
 };
 

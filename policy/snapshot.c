@@ -19,7 +19,7 @@
 
 #include "internal.h"
 
-#define SNAP_MAGIC "DCGSNAP 1\n"
+#define SNAP_MAGIC	"DCGSNAP 1\n"
 #define SNAP_MAX_FIELDS 64
 
 struct sbuf {
@@ -81,7 +81,7 @@ static void record(struct sbuf *s, char tag)
 
 char *pol_snapshot_save(const struct pol_policy *p, size_t *len)
 {
-	struct sbuf s = { 0 };
+	struct sbuf s = {0};
 
 	put(&s, SNAP_MAGIC, strlen(SNAP_MAGIC) - 1);
 	record(&s, 'H');

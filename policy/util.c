@@ -51,14 +51,14 @@ void pol_copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
-static const char *const decision_names[] = { "allow", "log", "warn", "ask", "deny" };
-static const char *const severity_names[] = { "low", "medium", "high", "critical" };
-static const char *const detection_names[] = { "none", "command", "heredoc", "inline_script",
-					       "path", "scope" };
-static const char *const op_names[] = { "read", "write", "create", "truncate",
-					"delete", "rename", "rename onto", "chmod",
-					"exec", "list", "link" };
-static const char *const kind_names[] = { "zeroAccessPaths", "readOnlyPaths", "noDeletePaths" };
+static const char *const decision_names[] = {"allow", "log", "warn", "ask", "deny"};
+static const char *const severity_names[] = {"low", "medium", "high", "critical"};
+static const char *const detection_names[] = {"none",	       "command", "heredoc",
+					      "inline_script", "path",	  "scope"};
+static const char *const op_names[] = {"read",	 "write",  "create",	  "truncate",
+				       "delete", "rename", "rename onto", "chmod",
+				       "exec",	 "list",   "link"};
+static const char *const kind_names[] = {"zeroAccessPaths", "readOnlyPaths", "noDeletePaths"};
 
 const char *pol_decision_name(enum pol_decision d)
 {
@@ -219,7 +219,7 @@ size_t pol_redact(const char *text, size_t len, char *out, size_t size)
 			if (j >= len) { /* unterminated: redact the rest */
 				if (o + 5 > size - 1)
 					break;
-				memcpy(out + o, (const char[]){ c, '*', '*', '*' }, 4);
+				memcpy(out + o, (const char[]){c, '*', '*', '*'}, 4);
 				o += 4;
 				i = len;
 				break;

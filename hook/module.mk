@@ -1,0 +1,39 @@
+# hook/: the dcg binary (the agent hook and the everyday commands).
+#   $(BUILD)/libdcghook.a  every hook/*.c but main.c, so that tests link it directly
+#   $(BUILD)/dcg           main.o + $(DCG_EXTRA_OBJS) (preload, sandbox) + the libraries
+HOOK_SRCS := $(filter-out hook/main.c,$(wildcard hook/*.c))
+HOOK_OBJS := $(HOOK_SRCS:%.c=$(BUILD)/%.o)
+HOOK_LIB := $(BUILD)/libdcghook.a
+
+# `dcg hook` starts once per tool call: link PCRE2 and libyaml statically when their
+# archives exist (Debian's -dev packages ship them; cJSON has none), which saves
+# the dynamic loader's relocation work at every start. HOOK_STATIC_DEPS=0 turns it off.
+HOOK_STATIC_DEPS ?= 1
+HOOK_STATIC_ARCHIVES := $(wildcard $(shell $(CC) -print-file-name=libpcre2-8.a) \
+	$(shell $(CC) -print-file-name=libyaml.a))
+ifeq ($(HOOK_STATIC_DEPS)$(words $(HOOK_STATIC_ARCHIVES)),12)
+DCG_LIBS := $(HOOK_STATIC_ARCHIVES) $(filter-out -lpcre2-8 -lyaml,$(DEPS_LIBS))
+else
+DCG_LIBS := $(DEPS_LIBS)
+endif
+
+$(HOOK_LIB): $(HOOK_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/dcg: $(BUILD)/hook/main.o $(DCG_EXTRA_OBJS) $(HOOK_LIB) $(POLICY_LIB)
+	$(CC) $(ALL_LDFLAGS) $(BUILD)/hook/main.o $(DCG_EXTRA_OBJS) $(HOOK_LIB) $(POLICY_LIB) \
+		$(DCG_LIBS) -o $@
+
+all: $(BUILD)/dcg
+
+# Whole-process latency of `dcg hook` per kind of call, against /bin/true.
+$(BUILD)/bench_hook: $(BUILD)/hook/bench/bench_hook.o
+	$(CC) $(ALL_LDFLAGS) $^ -o $@
+
+.PHONY: bench-hook
+bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook
+	$(BUILD)/bench_hook $(BUILD)/dcg $(BENCH_HOOK_ARGS)
+
+bench: bench-hook

@@ -1,0 +1,40 @@
+/* policy_open.c - the layered policy as every command loads it, with its diagnostics
+ * printed and the embedded defaults kept whatever the files hold. */
+#include "hook.h"
+
+#include "commands.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+const char *dcg_global_policy;
+
+void hook_print_diag(FILE *out, const struct pol_diag *d)
+{
+	fprintf(out, "%s:%u:%u: %s%s%s%s\n", d->file[0] ? d->file : "<policy>", d->line, d->col,
+		d->rule[0] ? d->rule : "", d->rule[0] ? ": " : "", d->msg,
+		d->fatal ? " (file ignored; embedded defaults still active)" : "");
+}
+
+struct pol_policy *hook_policy_open(const char *policy_file, const char *cwd, FILE *err)
+{
+	struct pol_policy *p;
+	struct pol_env env;
+	char cwd_buf[PATH_MAX];
+	size_t i, n;
+
+	p = pol_new(0);
+	if (!p)
+		return NULL;
+	pol_env_from_process(&env, cwd_buf, sizeof(cwd_buf));
+	if (cwd && cwd[0] == '/')
+		env.cwd = cwd;
+	if (policy_file)
+		env.policy_file = policy_file;
+	/* Errors in files leave the embedded defaults active: report and go on. */
+	pol_load_layers(p, &env);
+	n = pol_diag_count(p);
+	for (i = 0; err && i < n; i++)
+		hook_print_diag(err, pol_diag_get(p, i));
+	return p;
+}

@@ -157,7 +157,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct pol_rule *r = &p->rules[i];
 
-		if (r->kind != POL_RULE_PATH || !(kinds & (1u << r->path_kind)) || !r->enabled)
+		if (r->kind != POL_RULE_PATH || !(kinds & (1u << r->path_kind)) || !r->active)
 			continue;
 		if (pol_pathpat_covers(&r->path, path) ||
 		    (r->has_canon && pol_pathpat_covers(&r->path_canon, path)) ||
@@ -450,7 +450,7 @@ static int on_unit(const struct pol_unit *u, void *arg)
 				   !rule->language || strcmp(rule->language, u->language) != 0)
 				: rule->kind != POL_RULE_COMMAND)
 				continue;
-			if (!pol_rule_is_enabled(p, rule))
+			if (!rule->active)
 				continue;
 			/* Once a deny is found, only rules that could be reported instead
 			 * matter when tracing; otherwise stop looking. */
@@ -495,7 +495,7 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		ssize_t i = u->rule_id ? pol_rule_find(p, u->rule_id) : -1;
 
 		trace(st, "rule", u->rule_id, u->text, u->len, 1);
-		if (i < 0 || !pol_rule_is_enabled(p, &p->rules[i]))
+		if (i < 0 || !p->rules[i].active)
 			return 0;
 		fill_from_rule(&st->cand, &p->rules[i]);
 		st->cand.detection = POL_DET_COMMAND;

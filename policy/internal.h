@@ -36,6 +36,7 @@ struct pol_rule {
 	char **suggestions;
 	size_t n_suggestions;
 	int enabled;
+	int active; /* enabled, after `packs:` and `disable:`: kept by pol_rules_refresh() */
 	int caseless;
 	/* regex rules: compiled lazily (or eagerly with POL_LOAD_EAGER) */
 	pcre2_code *code;
@@ -82,6 +83,8 @@ struct pol_policy {
 	pcre2_match_context *mctx;   /* limits, shared by every match */
 	pcre2_general_context *gctx; /* allocation through pol_mem_alloc */
 	pcre2_compile_context *cctx;
+	size_t *id_index; /* open addressing over rule IDs: rule index + 1, 0 empty */
+	size_t id_cap;
 	int scope; /* ID prefix of damage-control entries in the file being loaded */
 	int have_zero_access;
 	size_t bash_count[4]; /* damage-control numbering per scope */
@@ -98,6 +101,10 @@ int pol_rule_set_path(struct pol_policy *p, struct pol_rule *r, const char *patt
 int pol_rule_prepare_regex(struct pol_policy *p, struct pol_rule *r, const char *file,
 			   unsigned line, unsigned col);
 int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r);
+/* Indexes rule i by its ID (after the ID is set); returns 0 or -ENOMEM. */
+int pol_rule_index_add(struct pol_policy *p, size_t i);
+/* Recomputes every rule's active flag from enabled, packs and disable. */
+void pol_rules_refresh(struct pol_policy *p);
 void pol_rule_finish(struct pol_rule *r);
 const char *pol_language_intern(const char *name);
 

@@ -130,6 +130,7 @@ void pol_free(struct pol_policy *p)
 	pcre2_match_context_free(p->mctx);
 	pcre2_compile_context_free(p->cctx);
 	pcre2_general_context_free(p->gctx);
+	free(p->id_index);
 	free(p->home);
 	free(p->root);
 	free(p);
@@ -248,6 +249,7 @@ struct pol_rule *pol_rule_new(struct pol_policy *p)
 	struct pol_rule *r = &p->rules[p->n_rules++];
 	memset(r, 0, sizeof(*r));
 	r->enabled = 1;
+	r->active = 1;
 	r->origin = "<builtin>";
 	return r;
 }
@@ -410,6 +412,55 @@ int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r)
 	return on;
 }
 
+static size_t id_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int index_put(size_t *tab, size_t cap, const struct pol_rule *rules, size_t i)
+{
+	size_t h = id_hash(rules[i].id) & (cap - 1);
+
+	while (tab[h]) {
+		if (strcmp(rules[tab[h] - 1].id, rules[i].id) == 0)
+			return 0; /* the first rule with an ID keeps it */
+		h = (h + 1) & (cap - 1);
+	}
+	tab[h] = i + 1;
+	return 0;
+}
+
+int pol_rule_index_add(struct pol_policy *p, size_t i)
+{
+	if ((p->n_rules + 1) * 2 > p->id_cap) {
+		size_t cap = p->id_cap ? p->id_cap * 2 : 256;
+		size_t *tab;
+
+		while (cap < (p->n_rules + 1) * 2)
+			cap *= 2;
+		tab = calloc(cap, sizeof(*tab));
+		if (!tab)
+			return -ENOMEM;
+		for (size_t k = 0; k < p->id_cap; k++)
+			if (p->id_index[k])
+				index_put(tab, cap, p->rules, p->id_index[k] - 1);
+		free(p->id_index);
+		p->id_index = tab;
+		p->id_cap = cap;
+	}
+	return index_put(p->id_index, p->id_cap, p->rules, i);
+}
+
+void pol_rules_refresh(struct pol_policy *p)
+{
+	for (size_t i = 0; i < p->n_rules; i++)
+		p->rules[i].active = pol_rule_is_enabled(p, &p->rules[i]);
+}
+
 /* ---- path rules -------------------------------------------------------------------- */
 
 static int expand_pathpat(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp)
@@ -545,6 +596,7 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
 	r->line = line;
 	if (!r->id || !r->pattern || !r->reason)
 		return -ENOMEM;
+	pol_rule_index_add(p, p->n_rules - 1);
 	rc = expand_pathpat(p, pat, &r->path);
 	if (rc < 0) {
 		pol_diag_add(p, file, line, col, pat, 0, "path pattern is empty or too long");
@@ -780,6 +832,7 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 		pol_rule_finish(r);
 		return;
 	}
+	pol_rule_index_add(l->p, l->p->n_rules - 1);
 	if (ask)
 		r->decision = POL_ASK;
 	else if (severity >= POL_SEV_HIGH)
@@ -984,6 +1037,7 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 	}
 	load_document(&l);
 	yaml_document_delete(&doc);
+	pol_rules_refresh(p);
 	if (l.errors)
 		rc = -EINVAL;
 out_parser:
@@ -1151,8 +1205,7 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 	info->reason = r->reason;
 	info->language = r->language;
 	info->severity = r->severity;
-	info->decision =
-	    pol_rule_is_enabled(p, r) && r->compile_state >= 0 ? r->decision : POL_ALLOW;
+	info->decision = r->active && r->compile_state >= 0 ? r->decision : POL_ALLOW;
 	info->path_kind = r->path_kind;
 	info->origin = r->origin;
 	info->line = r->line;
@@ -1163,9 +1216,12 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 
 ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 {
-	for (size_t i = 0; i < p->n_rules; i++)
-		if (strcmp(p->rules[i].id, id) == 0)
-			return (ssize_t)i;
+	if (!p->id_cap)
+		return -ENOENT;
+	for (size_t h = id_hash(id) & (p->id_cap - 1); p->id_index[h];
+	     h = (h + 1) & (p->id_cap - 1))
+		if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
+			return (ssize_t)(p->id_index[h] - 1);
 	return -ENOENT;
 }
 
@@ -1194,6 +1250,8 @@ ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *r
 	if (suggestion)
 		add_suggestion(r, suggestion);
 	add_allow_suggestion(r);
+	pol_rule_index_add(p, p->n_rules - 1);
+	pol_rules_refresh(p);
 	return (ssize_t)(p->n_rules - 1);
 }
 

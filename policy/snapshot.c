@@ -219,6 +219,7 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	r->caseless = (int)num(f[12]);
 	if (!r->id || !r->reason)
 		return -ENOMEM;
+	pol_rule_index_add(p, p->n_rules - 1);
 	if (r->kind == POL_RULE_PATH) {
 		r->path.glob = strdup(f[13]);
 		r->path.basename_only = (int)num(f[14]);
@@ -344,5 +345,6 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 		}
 	}
 	free(copy);
+	pol_rules_refresh(p);
 	return rc;
 }

@@ -1,0 +1,261 @@
+/* env.c - the guard is not shed: every exec gets LD_PRELOAD and the guard's DCG_*
+ * variables back, whatever envp the program passes (env -i, an empty envp).
+ *
+ * Runs in exec wrappers, so also in vfork children that share the parent's memory:
+ * no malloc, no writes to anything but the caller's buffer and fresh mappings. */
+#include "guard.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* The variables the guard owns: set by `dcg run`, always put back with the values the
+ * guard started with, so that a program cannot point its children at another policy. */
+static const char *const owned_vars[] = { "DCG_SNAPSHOT", "DCG_POLICY", "DCG_LOG",
+					  "DCG_INTENT" };
+#define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
+
+static struct {
+	char preload_entry[2048]; /* "LD_PRELOAD=<entries up to the guard>" */
+	size_t prefix_len;        /* length of the part after '=' */
+	const char *self;         /* inside preload_entry: the guard's own entry */
+	size_t self_len;
+	char owned_buf[4 * 1024];
+	char *owned[N_OWNED]; /* "NAME=value" or NULL when not set at start */
+} g_env;
+
+static int is_sep(char c)
+{
+	return c == ':' || c == ' ';
+}
+
+/* Whether the LD_PRELOAD list value holds an entry equal to the guard's own. */
+static int list_has_self(const char *v)
+{
+	while (*v) {
+		const char *e = v;
+
+		while (*e && !is_sep(*e))
+			e++;
+		if ((size_t)(e - v) == g_env.self_len && memcmp(v, g_env.self, g_env.self_len) == 0)
+			return 1;
+		v = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+static const char *base_name(const char *s, size_t n, size_t *blen)
+{
+	size_t i = n;
+
+	while (i > 0 && s[i - 1] != '/')
+		i--;
+	*blen = n - i;
+	return s + i;
+}
+
+int guard_env_capture(char *const env[], const char *self_path)
+{
+	static const char key[] = "LD_PRELOAD=";
+	const char *list = NULL;
+	size_t used = 0, self_len = strlen(self_path), sb;
+	const char *sbase = base_name(self_path, self_len, &sb);
+	int rc = 0;
+
+	memset(&g_env, 0, sizeof(g_env));
+	for (size_t i = 0; env && env[i]; i++) {
+		if (strncmp(env[i], key, sizeof(key) - 1) == 0)
+			list = env[i] + sizeof(key) - 1;
+		for (size_t k = 0; k < N_OWNED; k++) {
+			size_t nl = strlen(owned_vars[k]), len;
+
+			if (strncmp(env[i], owned_vars[k], nl) != 0 || env[i][nl] != '=')
+				continue;
+			len = strlen(env[i]) + 1;
+			if (used + len > sizeof(g_env.owned_buf)) {
+				rc = -ENAMETOOLONG;
+				continue;
+			}
+			memcpy(g_env.owned_buf + used, env[i], len);
+			g_env.owned[k] = g_env.owned_buf + used;
+			used += len;
+		}
+	}
+
+	/* The prefix: the entries of our own LD_PRELOAD up to the guard's (matched by file
+	 * name, the loader may have been given a relative or differently spelled path). */
+	memcpy(g_env.preload_entry, key, sizeof(key) - 1);
+	char *out = g_env.preload_entry + sizeof(key) - 1;
+	size_t room = sizeof(g_env.preload_entry) - sizeof(key);
+	const char *v = list;
+
+	while (v && *v) {
+		const char *e = v;
+		size_t bl;
+		const char *b;
+
+		while (*e && !is_sep(*e))
+			e++;
+		b = base_name(v, (size_t)(e - v), &bl);
+		if (e > v && bl == sb && memcmp(b, sbase, sb) == 0) {
+			size_t n = (size_t)(e - list);
+
+			if (n <= room) {
+				memcpy(out, list, n);
+				out[n] = '\0';
+				g_env.prefix_len = n;
+				g_env.self = out + (v - list);
+				g_env.self_len = (size_t)(e - v);
+			}
+			break;
+		}
+		v = *e ? e + 1 : e;
+	}
+	if (!g_env.prefix_len) {
+		if (self_len > room)
+			return -ENAMETOOLONG;
+		memcpy(out, self_path, self_len + 1);
+		g_env.prefix_len = self_len;
+		g_env.self = out;
+		g_env.self_len = self_len;
+	}
+	return rc;
+}
+
+/* Index of the owned variable env_entry sets, or -1. */
+static int owned_index(const char *entry)
+{
+	if (entry[0] != 'D' || strncmp(entry, "DCG_", 4) != 0)
+		return -1;
+	for (size_t k = 0; k < N_OWNED; k++) {
+		size_t nl = strlen(owned_vars[k]);
+
+		if (strncmp(entry, owned_vars[k], nl) == 0 && entry[nl] == '=')
+			return (int)k;
+	}
+	return -1;
+}
+
+static int is_preload_entry(const char *entry)
+{
+	return strncmp(entry, "LD_PRELOAD=", 11) == 0;
+}
+
+/* The LD_PRELOAD entry for the new program: envp's own when it already holds the
+ * guard, else ours followed by envp's entries. NULL when it cannot be built. */
+static char *merged_preload(char *const *envp, struct guard_envbuf *buf)
+{
+	const char *theirs = NULL;
+	size_t tl, need;
+	char *dst;
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (is_preload_entry(envp[i]))
+			theirs = envp[i] + 11;
+	if (!theirs || !*theirs)
+		return g_env.preload_entry;
+	if (list_has_self(theirs)) {
+		for (size_t i = 0; envp[i]; i++)
+			if (is_preload_entry(envp[i]) && envp[i] + 11 == theirs)
+				return envp[i];
+	}
+	tl = strlen(theirs);
+	need = 11 + g_env.prefix_len + 1 + tl + 1;
+	if (need <= sizeof(buf->preload)) {
+		dst = buf->preload;
+	} else {
+		size_t bytes = (need + 4095) & ~(size_t)4095;
+		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return NULL;
+		buf->preload_map = m;
+		buf->preload_map_bytes = bytes;
+		dst = m;
+	}
+	memcpy(dst, g_env.preload_entry, 11 + g_env.prefix_len);
+	dst[11 + g_env.prefix_len] = ' ';
+	memcpy(dst + 11 + g_env.prefix_len + 1, theirs, tl + 1);
+	return dst;
+}
+
+char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
+{
+	int have[N_OWNED] = { 0 };
+	int preload_ok = 0, dirty = 0;
+	size_t n = 0, want, out = 0;
+	char **v;
+	char *preload;
+
+	buf->map = NULL;
+	buf->map_bytes = 0;
+	buf->preload_map = NULL;
+	buf->preload_map_bytes = 0;
+	if (!g_env.self)
+		return envp;
+
+	/* Fast path: the usual envp already holds everything, unchanged. */
+	for (n = 0; envp && envp[n]; n++) {
+		int k;
+
+		if (is_preload_entry(envp[n])) {
+			if (list_has_self(envp[n] + 11))
+				preload_ok = 1;
+			else
+				dirty = 1;
+		} else if ((k = owned_index(envp[n])) >= 0) {
+			if (g_env.owned[k] && strcmp(envp[n], g_env.owned[k]) == 0)
+				have[k] = 1;
+			else
+				dirty = 1;
+		}
+	}
+	if (!preload_ok)
+		dirty = 1;
+	for (size_t k = 0; k < N_OWNED; k++)
+		if (g_env.owned[k] && !have[k])
+			dirty = 1;
+	if (!dirty)
+		return envp;
+
+	preload = merged_preload(envp, buf);
+	want = n + N_OWNED + 2;
+	if (want <= GUARD_ENVBUF_SLOTS) {
+		v = buf->slots;
+	} else {
+		size_t bytes = (want * sizeof(char *) + 4095) & ~(size_t)4095;
+		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return envp; /* cannot do better; the exec goes on unguarded */
+		buf->map = m;
+		buf->map_bytes = bytes;
+		v = m;
+	}
+	if (preload)
+		v[out++] = preload;
+	for (size_t k = 0; k < N_OWNED; k++)
+		if (g_env.owned[k])
+			v[out++] = g_env.owned[k];
+	for (size_t i = 0; i < n; i++) {
+		int k = owned_index(envp[i]);
+
+		if (is_preload_entry(envp[i]))
+			continue;
+		if (k >= 0 && g_env.owned[k])
+			continue;
+		v[out++] = envp[i];
+	}
+	v[out] = NULL;
+	return v;
+}
+
+void guard_envbuf_release(struct guard_envbuf *buf)
+{
+	if (buf->map)
+		munmap(buf->map, buf->map_bytes);
+	if (buf->preload_map)
+		munmap(buf->preload_map, buf->preload_map_bytes);
+	buf->map = NULL;
+	buf->preload_map = NULL;
+}

@@ -1,0 +1,425 @@
+/* exec.c - the exec family: the file must not be zero-access, argv must pass the
+ * command rules, and the new program gets the guard back in its environment.
+ *
+ * These run in fork children of threaded programs and in vfork children that share
+ * the parent's memory: stack buffers, mmap, one write(2); never malloc or environ. */
+#include "guard.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Checks an exec of path (searched in $PATH when search is set). Returns 0 to go on
+ * (with *use pointing at the path to hand the real call), -1 refused. */
+static int check_exec(const char *call, int dirfd, const char *path, int search,
+		      char *const argv[], char *buf, size_t size, const char **use)
+{
+	char found[PATH_MAX];
+	const char *copy;
+	int rc = 0;
+
+	*use = path;
+	if (!guard_enter())
+		return 0;
+	copy = guard_copy_path(path, buf, size);
+	if (copy)
+		*use = copy;
+	if (copy && search && !strchr(copy, '/')) {
+		/* execvp's own search runs later on the same $PATH; check what it will find. */
+		if (guard_path_search(copy, getenv("PATH"), found, sizeof(found)) == 0)
+			rc = guard_check_exec(call, AT_FDCWD, found, argv);
+		else
+			rc = guard_check_exec(call, AT_FDCWD, NULL, argv);
+	} else {
+		rc = guard_check_exec(call, dirfd, copy, argv);
+	}
+	guard_leave();
+	return rc;
+}
+
+static int refused(void)
+{
+	errno = EACCES;
+	return -1;
+}
+
+static int no_real(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+GUARD_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	struct guard_envbuf eb;
+	char buf[PATH_MAX];
+	const char *use;
+	char *const *ne;
+	int saved = errno, rc;
+
+	if (check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use) < 0)
+		return refused();
+	if (!GUARD_REAL(execve))
+		return no_real();
+	ne = guard_env_build(envp, &eb);
+	errno = saved;
+	rc = guard_real_execve(use, argv, ne);
+	saved = errno;
+	guard_envbuf_release(&eb);
+	errno = saved;
+	return rc;
+}
+
+GUARD_EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+GUARD_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	struct guard_envbuf eb;
+	char buf[PATH_MAX];
+	const char *use;
+	char *const *ne;
+	int saved = errno, rc;
+
+	if (check_exec("execvpe", AT_FDCWD, file, 1, argv, buf, sizeof(buf), &use) < 0)
+		return refused();
+	if (!GUARD_REAL(execvpe))
+		return no_real();
+	ne = guard_env_build(envp, &eb);
+	errno = saved;
+	rc = guard_real_execvpe(use, argv, ne);
+	saved = errno;
+	guard_envbuf_release(&eb);
+	errno = saved;
+	return rc;
+}
+
+GUARD_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+GUARD_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+			  int flags)
+{
+	struct guard_envbuf eb;
+	char buf[PATH_MAX];
+	const char *use = path;
+	char *const *ne;
+	int saved = errno, rc = 0;
+
+	if (guard_enter()) {
+		if (path && !*path && (flags & AT_EMPTY_PATH)) {
+			rc = guard_check_fd("execveat", dirfd, POL_OP_EXEC);
+			if (rc == 0)
+				rc = guard_check_exec("execveat", dirfd, NULL, argv);
+		} else {
+			const char *copy = guard_copy_path(path, buf, sizeof(buf));
+
+			if (copy)
+				use = copy;
+			rc = guard_check_exec("execveat", dirfd, copy, argv);
+		}
+		guard_leave();
+		if (rc < 0)
+			return refused();
+	}
+	ne = guard_env_build(envp, &eb);
+	errno = saved;
+	if (GUARD_REAL(execveat))
+		rc = guard_real_execveat(dirfd, use, argv, ne, flags);
+	else if (GUARD_REAL(syscall))
+		rc = (int)guard_real_syscall(SYS_execveat, dirfd, use, argv, ne, flags);
+	else
+		rc = no_real();
+	saved = errno;
+	guard_envbuf_release(&eb);
+	errno = saved;
+	return rc;
+}
+
+GUARD_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	struct guard_envbuf eb;
+	char *const *ne;
+	int saved = errno, rc = 0;
+
+	if (guard_enter()) {
+		rc = guard_check_fd("fexecve", fd, POL_OP_EXEC);
+		if (rc == 0)
+			rc = guard_check_exec("fexecve", AT_FDCWD, NULL, argv);
+		guard_leave();
+		if (rc < 0)
+			return refused();
+	}
+	if (!GUARD_REAL(fexecve))
+		return no_real();
+	ne = guard_env_build(envp, &eb);
+	errno = saved;
+	rc = guard_real_fexecve(fd, argv, ne);
+	saved = errno;
+	guard_envbuf_release(&eb);
+	errno = saved;
+	return rc;
+}
+
+/* ---- execl, execle, execlp: argv from the variadic list ---------------------------- */
+
+#define LIST_SLOTS 512
+
+/* Collects arg and the rest of ap (up to the NULL) into slots, or a mapping when
+ * longer; *map_bytes is set when mapped. Returns NULL when out of memory. */
+static char **collect(const char *arg, va_list ap, char **slots, size_t *map_bytes, char ***envp)
+{
+	va_list cp;
+	size_t n = 1, i;
+	char **v = slots;
+
+	*map_bytes = 0;
+	va_copy(cp, ap);
+	if (arg)
+		while (va_arg(cp, char *))
+			n++;
+	va_end(cp);
+	if (n + 1 > LIST_SLOTS) {
+		size_t bytes = ((n + 1) * sizeof(char *) + 4095) & ~(size_t)4095;
+		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return NULL;
+		v = m;
+		*map_bytes = bytes;
+	}
+	v[0] = (char *)arg;
+	for (i = 1; arg && i < n; i++)
+		v[i] = va_arg(ap, char *);
+	v[arg ? n : 0] = NULL;
+	if (arg)
+		(void)va_arg(ap, char *); /* the terminating NULL */
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return v;
+}
+
+static int run_list(int which, const char *path, const char *arg, va_list ap)
+{
+	char *slots[LIST_SLOTS];
+	char **envp = environ;
+	size_t map_bytes;
+	char **argv;
+	int rc, saved;
+
+	argv = collect(arg, ap, slots, &map_bytes, which == 1 ? &envp : NULL);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (which == 2)
+		rc = execvpe(path, argv, environ);
+	else
+		rc = execve(path, argv, envp);
+	saved = errno;
+	if (map_bytes)
+		munmap(argv, map_bytes);
+	errno = saved;
+	return rc;
+}
+
+GUARD_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = run_list(0, path, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+GUARD_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = run_list(1, path, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+GUARD_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = run_list(2, file, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* ---- posix_spawn: decided in the parent, the child execs through libc's own alias -- */
+
+static int spawn(int search, pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	const char *call = search ? "posix_spawnp" : "posix_spawn";
+	struct guard_envbuf eb;
+	char buf[PATH_MAX];
+	const char *use;
+	char *const *ne;
+	int saved = errno, rc;
+
+	/* posix_spawn reports errors as its return value, errno untouched. */
+	if (check_exec(call, AT_FDCWD, path, search, argv, buf, sizeof(buf), &use) < 0) {
+		errno = saved;
+		return EACCES;
+	}
+	if (search ? !GUARD_REAL(posix_spawnp) : !GUARD_REAL(posix_spawn))
+		return ENOSYS;
+	ne = guard_env_build(envp, &eb);
+	errno = saved;
+	if (search)
+		rc = guard_real_posix_spawnp(pid, use, fa, attr, argv, ne);
+	else
+		rc = guard_real_posix_spawn(pid, use, fa, attr, argv, ne);
+	saved = errno;
+	guard_envbuf_release(&eb);
+	errno = saved;
+	return rc;
+}
+
+GUARD_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn(0, pid, path, fa, attr, argv, envp);
+}
+
+GUARD_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn(1, pid, file, fa, attr, argv, envp);
+}
+
+/* ---- system, popen: the shell line is decided; libc's child inherits environ ------- */
+
+/* libc runs /bin/sh with environ. When the program dropped the guard's variables from
+ * it (unsetenv, clearenv) they are put back by prefixing the line with exports, since
+ * environ must not be modified. Returns cmd itself, or a mapped line (*bytes set). */
+static const char *reguard_line(const char *cmd, size_t *bytes)
+{
+	struct guard_envbuf eb;
+	char *const *ne;
+	size_t need, i, j, n = 0;
+	struct guard_msg m;
+	char *line;
+
+	*bytes = 0;
+	ne = guard_env_build(environ, &eb);
+	if (ne == environ)
+		return cmd;
+	need = strlen(cmd) + 64;
+	for (i = 0; ne[i]; i++) {
+		int present = 0;
+
+		for (j = 0; environ && environ[j] && !present; j++)
+			present = environ[j] == ne[i];
+		if (!present)
+			need += 4 * strlen(ne[i]) + 16;
+	}
+	need = (need + 4095) & ~(size_t)4095;
+	line = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (line == MAP_FAILED) {
+		guard_envbuf_release(&eb);
+		return cmd;
+	}
+	guard_msg_init(&m, line, need);
+	for (i = 0; ne[i]; i++) {
+		int present = 0;
+
+		for (j = 0; environ && environ[j] && !present; j++)
+			present = environ[j] == ne[i];
+		if (present)
+			continue;
+		guard_msg_add(&m, "export '");
+		for (const char *s = ne[i]; *s; s++) {
+			if (*s == '\'')
+				guard_msg_add(&m, "'\\''");
+			else
+				guard_msg_addn(&m, s, 1);
+		}
+		guard_msg_add(&m, "'; ");
+		n++;
+	}
+	guard_msg_add(&m, cmd);
+	guard_envbuf_release(&eb);
+	*bytes = need;
+	return n ? line : cmd;
+}
+
+GUARD_EXPORT int system(const char *cmd)
+{
+	const char *line = cmd;
+	size_t bytes = 0;
+	int saved = errno, rc;
+
+	if (cmd && guard_enter()) {
+		rc = guard_check_command("system", cmd);
+		if (rc == 0)
+			line = reguard_line(cmd, &bytes);
+		guard_leave();
+		if (rc < 0) {
+			/* what sh reports for a command it could not run */
+			errno = saved;
+			return 127 << 8;
+		}
+	}
+	if (!GUARD_REAL(system))
+		return -1;
+	errno = saved;
+	rc = guard_real_system(line);
+	saved = errno;
+	if (bytes)
+		munmap((void *)line, bytes);
+	errno = saved;
+	return rc;
+}
+
+GUARD_EXPORT FILE *popen(const char *cmd, const char *mode)
+{
+	const char *line = cmd;
+	size_t bytes = 0;
+	int saved = errno, rc;
+	FILE *f;
+
+	if (cmd && guard_enter()) {
+		rc = guard_check_command("popen", cmd);
+		if (rc == 0)
+			line = reguard_line(cmd, &bytes);
+		guard_leave();
+		if (rc < 0) {
+			errno = EACCES;
+			return NULL;
+		}
+	}
+	if (!GUARD_REAL(popen)) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	errno = saved;
+	f = guard_real_popen(line, mode);
+	saved = errno;
+	if (bytes)
+		munmap((void *)line, bytes);
+	errno = saved;
+	return f;
+}

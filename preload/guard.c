@@ -1,0 +1,414 @@
+/* guard.c - start-up, real symbols, the recursion flag and the decision glue.
+ *
+ * Start-up is cheap on purpose (make starts thousands of processes): `dcg run` loads
+ * and compiles the policy once and leaves its snapshot in a file named by
+ * $DCG_SNAPSHOT; the constructor maps that file and hands it to pol_snapshot_load(),
+ * no YAML parsed. Without a snapshot the guard loads the layered policy itself. */
+#include "guard.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define GUARD_WRAP(ret, name, params) ret(*guard_real_##name) params;
+#include "wrap.def"
+#undef GUARD_WRAP
+
+static __thread int t_busy __attribute__((tls_model("initial-exec")));
+
+static struct {
+	struct pol_policy *policy;
+	_Atomic int ready;
+	int err_known; /* fd 2 as the process started, to tell it from a reused fd */
+	dev_t err_dev;
+	ino_t err_ino;
+	int noted_exe; /* the "not covered" note was given */
+} g;
+
+static _Atomic int g_resolved;
+
+void guard_resolve(void)
+{
+	if (atomic_load_explicit(&g_resolved, memory_order_acquire))
+		return;
+#define GUARD_WRAP(ret, name, params)                                                   \
+	if (!guard_real_##name)                                                         \
+		__atomic_store_n(&guard_real_##name, (ret(*) params)dlsym(RTLD_NEXT, #name), \
+				 __ATOMIC_RELEASE);
+#include "wrap.def"
+#undef GUARD_WRAP
+	atomic_store_explicit(&g_resolved, 1, memory_order_release);
+}
+
+int guard_enter(void)
+{
+	if (t_busy || !atomic_load_explicit(&g.ready, memory_order_acquire))
+		return 0;
+	t_busy = 1;
+	return 1;
+}
+
+void guard_leave(void)
+{
+	t_busy = 0;
+}
+
+const struct pol_policy *guard_policy(void)
+{
+	return g.policy;
+}
+
+/* ---- start-up ------------------------------------------------------------------- */
+
+static int load_snapshot(struct pol_policy *p, const char *file)
+{
+	struct stat st;
+	void *m;
+	int fd, rc;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	/* pol_snapshot_load() copies what it keeps. */
+	rc = pol_snapshot_load(p, m, (size_t)st.st_size);
+	munmap(m, (size_t)st.st_size);
+	return rc;
+}
+
+static void say(const char *line, size_t len);
+
+static void guard_init(void) __attribute__((constructor));
+static void guard_init(void)
+{
+	extern char **environ;
+	struct pol_policy *p;
+	const char *snap;
+	Dl_info info;
+	struct stat st;
+	int saved = errno;
+
+	t_busy = 1;
+	guard_resolve();
+	if (fstat(2, &st) == 0) {
+		g.err_known = 1;
+		g.err_dev = st.st_dev;
+		g.err_ino = st.st_ino;
+	}
+	if (dladdr((void *)guard_init, &info) && info.dli_fname)
+		guard_env_capture(environ, info.dli_fname);
+
+	p = pol_new(0);
+	if (!p)
+		goto out;
+	snap = getenv("DCG_SNAPSHOT");
+	if (!snap || !*snap || load_snapshot(p, snap) < 0) {
+		/* No usable snapshot: the layered load, as `dcg check` does it. */
+		char cwd[4096];
+		struct pol_env env;
+
+		pol_free(p);
+		p = pol_new(0);
+		if (!p)
+			goto out;
+		pol_env_from_process(&env, cwd, sizeof(cwd));
+		if (pol_load_layers(p, &env) < 0 && snap && *snap) {
+			static const char m[] = "dcg: guard: snapshot unusable, policy loaded from files\n";
+
+			say(m, sizeof(m) - 1);
+		}
+	}
+	/* From here on decisions allocate only through the fork-safe allocator. */
+	pol_set_allocator(guard_alloc, guard_free);
+	g.policy = p;
+	atomic_store_explicit(&g.ready, 1, memory_order_release);
+out:
+	t_busy = 0;
+	errno = saved;
+}
+
+/* ---- messages ------------------------------------------------------------------- */
+
+/* Writes to fd 2 only when it is still the stderr the process started with, or a
+ * terminal or pipe: a program that closed fd 2 may have a data file there now. */
+static void say(const char *line, size_t len)
+{
+	struct stat st;
+
+	if (fstat(2, &st) != 0)
+		return;
+	if (S_ISREG(st.st_mode) && !(g.err_known && st.st_dev == g.err_dev && st.st_ino == g.err_ino)) {
+		int fl = fcntl(2, F_GETFL);
+
+		if (fl < 0 || !(fl & O_APPEND))
+			return;
+	}
+	while (len) {
+		ssize_t n = write(2, line, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		line += n;
+		len -= (size_t)n;
+	}
+}
+
+static void log_result(const char *call, const char *input, const struct pol_result *r)
+{
+	struct pol_log_entry e;
+	char cwd[4096];
+
+	memset(&e, 0, sizeof(e));
+	e.layer = "preload";
+	e.tool = call;
+	e.input = input;
+	e.cwd = getcwd(cwd, sizeof(cwd));
+	e.result = r;
+	pol_log_append(&e);
+}
+
+static void describe(struct guard_msg *m, const char *what, const char *call, const char *input,
+		     const struct pol_result *r)
+{
+	char red[512];
+
+	guard_msg_add(m, "dcg: ");
+	guard_msg_add(m, what);
+	guard_msg_add(m, " ");
+	guard_msg_add(m, call);
+	guard_msg_add(m, " of ");
+	if (r->detection == POL_DET_PATH) {
+		guard_msg_add(m, input);
+		guard_msg_add(m, ": ");
+		guard_msg_add(m, pol_path_kind_name(r->path_kind));
+		guard_msg_add(m, " ");
+		guard_msg_add(m, r->pattern ? r->pattern : "?");
+	} else {
+		const char *t = r->matched[0] ? r->matched : input;
+		size_t n = pol_redact(t, strlen(t), red, sizeof(red));
+
+		guard_msg_addn(m, red, n);
+		guard_msg_add(m, ": ");
+		guard_msg_add(m, r->reason ? r->reason : "refused");
+	}
+	guard_msg_add(m, " [");
+	guard_msg_add(m, r->rule_id ? r->rule_id : "?");
+	guard_msg_add(m, "]");
+}
+
+/* ask at runtime: a question on /dev/tty, 30 seconds, no terminal means no. */
+static int ask_tty(const char *question)
+{
+	char ans[8];
+	struct pollfd pfd;
+	int fd, yes = 0;
+
+	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	if (write(fd, question, strlen(question)) < 0)
+		goto out_close;
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 30000) == 1) {
+		ssize_t n = read(fd, ans, sizeof(ans));
+
+		yes = n > 0 && (ans[0] == 'y' || ans[0] == 'Y');
+	}
+	if (!yes && write(fd, "denied\n", 7) < 0)
+		yes = 0;
+out_close:
+	close(fd);
+	return yes;
+}
+
+/* Turns a decision into the guard's answer: 0 go on, -1 refuse. */
+static int conclude(const char *call, const char *input, struct pol_result *r, enum pol_decision d)
+{
+	char line[1536];
+	struct guard_msg m;
+	int refuse = 0;
+
+	switch (d) {
+	case POL_ALLOW:
+		break;
+	case POL_LOG:
+		log_result(call, input, r);
+		break;
+	case POL_WARN:
+		guard_msg_init(&m, line, sizeof(line) - 1);
+		describe(&m, "warning:", call, input, r);
+		guard_msg_add(&m, "\n");
+		say(m.buf, m.len);
+		log_result(call, input, r);
+		break;
+	case POL_ASK:
+		guard_msg_init(&m, line, sizeof(line) - 1);
+		describe(&m, "asks: allow", call, input, r);
+		guard_msg_add(&m, "? [y/N] ");
+		if (ask_tty(m.buf)) {
+			log_result(call, input, r);
+			break;
+		}
+		r->decision = POL_DENY;
+		/* fall through */
+	case POL_DENY:
+	default:
+		guard_msg_init(&m, line, sizeof(line) - 1);
+		describe(&m, "blocked", call, input, r);
+		guard_msg_add(&m, "\n");
+		say(m.buf, m.len);
+		log_result(call, input, r);
+		refuse = 1;
+		break;
+	}
+	pol_result_release(r);
+	return refuse ? -1 : 0;
+}
+
+/* ---- checks ---------------------------------------------------------------------- */
+
+int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op,
+		     unsigned flags)
+{
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+
+	if (!path || !g.policy)
+		return 0;
+	memset(&ctx, 0, sizeof(ctx));
+	pol_result_init(&r);
+	d = pol_check_path_at(g.policy, dirfd, path, op, flags, &ctx, &r);
+	return conclude(call, path, &r, d);
+}
+
+int guard_check_fd(const char *call, int fd, enum pol_op op)
+{
+	char proc[64], target[4096];
+	struct guard_msg m;
+	ssize_t n;
+
+	guard_msg_init(&m, proc, sizeof(proc));
+	guard_msg_add(&m, "/proc/self/fd/");
+	guard_msg_addu(&m, (unsigned long)fd);
+	n = readlink(proc, target, sizeof(target) - 1);
+	if (n <= 0 || target[0] != '/')
+		return 0; /* pipes, sockets, anonymous files: no path to protect */
+	target[n] = '\0';
+	return guard_check_path(call, AT_FDCWD, target, op, 0);
+}
+
+static void note_uncovered(const char *file)
+{
+	enum guard_exe_kind k;
+	struct guard_msg m;
+	char line[1200];
+
+	if (g.noted_exe || getenv("DCG_NOTED"))
+		return;
+	k = guard_exe_kind(file);
+	if (k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID)
+		return;
+	g.noted_exe = 1;
+	guard_msg_init(&m, line, sizeof(line));
+	guard_msg_add(&m, "dcg: note: ");
+	guard_msg_add(&m, file);
+	guard_msg_add(&m, k == GUARD_EXE_STATIC ? " is statically linked" : " is set-uid");
+	guard_msg_add(&m, "; the preload guard cannot see inside it (use dcg sandbox)\n");
+	say(m.buf, m.len);
+}
+
+int guard_check_exec(const char *call, int dirfd, const char *file, char *const argv[])
+{
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+	char cwd[4096];
+	char joined[1024];
+	struct guard_msg m;
+
+	if (!g.policy)
+		return 0;
+	if (file && guard_check_path(call, dirfd, file, POL_OP_EXEC, 0) < 0)
+		return -1;
+	if (argv && argv[0]) {
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.cwd = getcwd(cwd, sizeof(cwd));
+		pol_result_init(&r);
+		d = pol_check_argv(g.policy, argv, &ctx, &r);
+		if (d != POL_ALLOW) {
+			guard_msg_init(&m, joined, sizeof(joined));
+			for (size_t i = 0; argv[i] && m.len < sizeof(joined) - 1; i++) {
+				if (i)
+					guard_msg_add(&m, " ");
+				guard_msg_add(&m, argv[i]);
+			}
+			if (conclude(call, m.buf, &r, d) < 0)
+				return -1;
+		} else {
+			pol_result_release(&r);
+		}
+	}
+	if (file && dirfd == AT_FDCWD)
+		note_uncovered(file);
+	return 0;
+}
+
+int guard_check_command(const char *call, const char *cmd)
+{
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+	char cwd[4096];
+
+	if (!g.policy || !cmd)
+		return 0;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cwd = getcwd(cwd, sizeof(cwd));
+	pol_result_init(&r);
+	d = pol_check_command(g.policy, cmd, strlen(cmd), &ctx, &r);
+	return conclude(call, cmd, &r, d);
+}
+
+int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op,
+		     unsigned flags, char *buf, size_t size, const char **use)
+{
+	int saved = errno, rc;
+	const char *copy;
+
+	*use = path;
+	if (!guard_enter())
+		return 0;
+	copy = guard_copy_path(path, buf, size);
+	if (copy)
+		*use = copy;
+	rc = guard_check_path(call, dirfd, copy, op, flags);
+	guard_leave();
+	errno = rc < 0 ? EACCES : saved;
+	return rc;
+}
+
+int guard_is_dir(int dirfd, const char *path)
+{
+	struct stat st;
+	int saved = errno, dir;
+
+	dir = path && fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	errno = saved;
+	return dir;
+}

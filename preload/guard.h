@@ -1,0 +1,148 @@
+/* guard.h - the preload guard's glue between libc wrappers and policy/.
+ *
+ * libdcg-preload.so wraps the libc functions listed in wrap.def. Each wrapper copies
+ * its path arguments, asks policy/ through the guard_check_*() functions below and,
+ * when allowed, calls the real function. A refusal returns -1 with errno EACCES after
+ * one stderr line and one audit-log line.
+ *
+ * Rules every wrapper keeps (the guard is a guest in someone else's process):
+ * - guard_enter() first: it returns 0 when the guard is not ready or the thread is
+ *   already inside the guard (the policy, the loader and the logger call libc too);
+ *   the wrapper then calls the real function straight away.
+ * - guard_leave() before the real call, so that a vfork child that execs does not
+ *   leave the parent's thread marked busy.
+ * - errno is saved on entry and restored before the real call.
+ * - nothing here calls malloc, stdio or takes a lock: decisions allocate through
+ *   the guard's mmap allocator (preload/alloc.c), messages go out with one write(2).
+ */
+#ifndef DCG_GUARD_H
+#define DCG_GUARD_H
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "dcg_policy.h"
+
+#define GUARD_EXPORT __attribute__((visibility("default")))
+
+/* The real functions, resolved with dlsym(RTLD_NEXT) by guard_resolve(). */
+#define GUARD_WRAP(ret, name, params) extern ret(*guard_real_##name) params;
+#include "wrap.def"
+#undef GUARD_WRAP
+
+/* The real function name, resolving every symbol first when a call comes before the
+ * constructor. May still be NULL when libc lacks the symbol. */
+#define GUARD_REAL(name) (guard_real_##name ? guard_real_##name : (guard_resolve(), guard_real_##name))
+
+/* glibc's fortify entry points, not declared without _FORTIFY_SOURCE. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+/* Resolves every real symbol once; idempotent, lock-free, safe from any thread. */
+void guard_resolve(void);
+
+/* Returns 1 and marks the thread busy when the caller should check this call; 0 when
+ * the guard is not loaded yet or the thread is already inside the guard. */
+int guard_enter(void);
+/* Clears the busy mark set by guard_enter(). */
+void guard_leave(void);
+
+/* The loaded policy (NULL until the constructor loaded one). */
+const struct pol_policy *guard_policy(void);
+
+/* Decides op on path (relative to dirfd, AT_FDCWD for the plain calls). Returns 0
+ * when allowed, -1 when refused: the refusal line and the audit line are written.
+ * call names the libc function for the messages ("unlink"). Between enter/leave. */
+int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op,
+		     unsigned flags);
+/* The same for the file an open descriptor refers to (via /proc/self/fd). Anything
+ * that is not a path (pipes, sockets) is allowed. */
+int guard_check_fd(const char *call, int fd, enum pol_op op);
+/* Decides an exec: the file (already searched in PATH when needed; NULL to skip the
+ * file check) and argv against the command rules. Also says once when the file is a
+ * static or set-uid program the guard cannot follow. Returns 0 or -1 like above. */
+int guard_check_exec(const char *call, int dirfd, const char *file, char *const argv[]);
+/* The whole step most wrappers take: guard_enter(), copy path into buf (size bytes),
+ * guard_check_path() on the copy, guard_leave(). *use gets the path to hand the real
+ * call (the copy, or path itself when it could not be copied). Returns 0 to go on,
+ * -1 refused with errno EACCES. errno is unchanged otherwise. */
+int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op,
+		     unsigned flags, char *buf, size_t size, const char **use);
+/* Whether dirfd/path names a directory (not following a last symlink). */
+int guard_is_dir(int dirfd, const char *path);
+
+/* Decides a shell command line run by system() or popen(). Returns 0 or -1. */
+int guard_check_command(const char *call, const char *cmd);
+
+/* Environment for a new program: envp with LD_PRELOAD and the guard's DCG_* variables
+ * put back. Returns envp itself when nothing is missing, else a new array held in
+ * buf (stack slots, or an mmap'ed array for very large environments). Never touches
+ * environ or the strings of envp; never calls malloc. NULL envp counts as empty. */
+#define GUARD_ENVBUF_SLOTS 256
+struct guard_envbuf {
+	char *slots[GUARD_ENVBUF_SLOTS];
+	char **map;        /* mmap'ed array when slots are not enough */
+	size_t map_bytes;
+	char preload[2048]; /* the merged LD_PRELOAD entry */
+	char *preload_map;  /* mmap'ed when the merged entry does not fit */
+	size_t preload_map_bytes;
+};
+char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf);
+/* Records, from the guard's first environment, what guard_env_build() puts back:
+ * the LD_PRELOAD entries up to and including self_path's (so that a sanitizer runtime
+ * preloaded ahead of the guard stays ahead), or self_path alone, and the values of
+ * DCG_SNAPSHOT, DCG_POLICY, DCG_LOG and DCG_INTENT. Called by the constructor (and by
+ * tests); returns 0 or -ENAMETOOLONG (the guard then re-injects LD_PRELOAD only). */
+int guard_env_capture(char *const env[], const char *self_path);
+/* Unmaps what guard_env_build() mapped (after a failed exec). */
+void guard_envbuf_release(struct guard_envbuf *buf);
+
+/* Searches file in $PATH like execvp (first regular executable entry) and writes the
+ * path into out. A file with a '/' is copied as it is. Returns 0 or -ENOENT. */
+int guard_path_search(const char *file, const char *path_env, char *out, size_t size);
+
+/* Copies a caller's path into buf (size bytes). Returns buf, or NULL when path is
+ * NULL or too long (the caller then passes the original to the real call, which
+ * reports the error itself). */
+const char *guard_copy_path(const char *path, char *buf, size_t size);
+
+/* Maps open(2) flags to the operation the path rules judge, and adds
+ * POL_PATH_NOFOLLOW to *flags for O_NOFOLLOW and O_CREAT|O_EXCL. */
+enum pol_op guard_open_op(int oflags, unsigned *flags);
+/* The same for an fopen() mode string ("r", "w+", "ax", ...). */
+enum pol_op guard_fopen_op(const char *mode, unsigned *flags);
+
+/* Allocator for decisions (pol_set_allocator): mmap-based, lock-free, usable between
+ * fork and exec and in vfork children. Small blocks come from a shared bump region
+ * and are never returned; large ones are mapped and unmapped one by one. */
+void *guard_alloc(size_t size);
+void guard_free(void *ptr);
+
+/* A message built in a caller's buffer, without stdio: appends cut at the end. */
+struct guard_msg {
+	char *buf;
+	size_t len, size;
+};
+void guard_msg_init(struct guard_msg *m, char *buf, size_t size);
+void guard_msg_add(struct guard_msg *m, const char *s);
+void guard_msg_addn(struct guard_msg *m, const char *s, size_t n);
+void guard_msg_addu(struct guard_msg *m, unsigned long v);
+
+/* What a program is, for the "not covered" note on exec. */
+enum guard_exe_kind { GUARD_EXE_DYNAMIC = 0, GUARD_EXE_STATIC, GUARD_EXE_SETUID, GUARD_EXE_OTHER };
+/* Looks at an executable file's mode and ELF headers (no PT_INTERP: static). Returns
+ * GUARD_EXE_OTHER for scripts, unreadable files and anything that is not ELF. */
+enum guard_exe_kind guard_exe_kind(const char *path);
+
+#endif /* DCG_GUARD_H */

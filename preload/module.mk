@@ -1,0 +1,82 @@
+# preload/: the runtime guard $(BUILD)/libdcg-preload.so and `dcg run` (run.o, linked
+# into dcg through DCG_EXTRA_OBJS).
+#
+# The .so holds the wrappers, the policy library linked in statically and PCRE2 and
+# libyaml from their static archives (PIC on Debian), all hidden: it exports the
+# wrapped libc names only (exports.map, -fvisibility=hidden, --exclude-libs). Static
+# linking also spares every guarded process the loading of two more libraries.
+#
+# SAN=1: an ASan-instrumented guard would need libasan first in LD_PRELOAD of every
+# process it enters; instead the guard and its copy of policy/ are built without the
+# sanitizers (into $(BUILD)/preload-nosan/). The unit tests still link the guard's
+# helpers (alloc, env, util) with the sanitizers.
+
+PRELOAD_SO := $(BUILD)/libdcg-preload.so
+PRELOAD_SRCS := preload/guard.c preload/alloc.c preload/env.c preload/util.c \
+	preload/exec.c preload/open.c preload/unlink.c preload/rename.c preload/meta.c \
+	preload/syscall.c
+# The helpers the unit tests drive directly (no wrappers in them).
+PRELOAD_GLUE_OBJS := $(BUILD)/preload/alloc.o $(BUILD)/preload/env.o $(BUILD)/preload/util.o
+
+# Our own definitions of open() and friends must not meet the fortify inlines; and
+# programs do pass NULL where glibc's prototypes say nonnull (the kernel answers
+# EFAULT), so the guard's NULL checks must stay.
+PRELOAD_CFLAGS := -U_FORTIFY_SOURCE -fno-delete-null-pointer-checks -Wno-nonnull-compare
+
+ifeq ($(SAN),1)
+PRELOAD_OBJDIR := $(BUILD)/preload-nosan
+PRELOAD_NOSAN_CFLAGS := $(filter-out $(SANFLAGS),$(ALL_CFLAGS)) $(PRELOAD_CFLAGS)
+PRELOAD_POLICY_OBJS := $(patsubst $(BUILD)/%,$(PRELOAD_OBJDIR)/%,$(POLICY_OBJS))
+$(PRELOAD_OBJDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_NOSAN_CFLAGS) -c $< -o $@
+$(PRELOAD_OBJDIR)/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_NOSAN_CFLAGS) -c $< -o $@
+$(PRELOAD_OBJDIR)/policy/embed.o: policy/embed.S policy/default.yaml
+PRELOAD_SO_LDFLAGS := $(filter-out $(SANFLAGS),$(ALL_LDFLAGS))
+else
+PRELOAD_OBJDIR := $(BUILD)
+PRELOAD_POLICY_OBJS := $(POLICY_LIB)
+PRELOAD_SO_LDFLAGS := $(ALL_LDFLAGS)
+endif
+PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(PRELOAD_OBJDIR)/%.o)
+$(PRELOAD_OBJS) $(PRELOAD_GLUE_OBJS): ALL_CFLAGS += $(PRELOAD_CFLAGS)
+
+# PCRE2 and libyaml from their archives when present, else shared.
+PRELOAD_STATIC_ARCHIVES := $(wildcard $(shell $(CC) -print-file-name=libpcre2-8.a) \
+	$(shell $(CC) -print-file-name=libyaml.a))
+ifeq ($(words $(PRELOAD_STATIC_ARCHIVES)),2)
+PRELOAD_LIBS := $(PRELOAD_STATIC_ARCHIVES) -Wl,--as-needed \
+	$(filter-out -lpcre2-8 -lyaml,$(DEPS_LIBS)) -Wl,--no-as-needed
+else
+PRELOAD_LIBS := -Wl,--as-needed $(DEPS_LIBS) -Wl,--no-as-needed
+endif
+
+$(PRELOAD_SO): $(PRELOAD_OBJS) $(PRELOAD_POLICY_OBJS) preload/exports.map
+	$(CC) -shared $(PRELOAD_SO_LDFLAGS) -o $@ $(PRELOAD_OBJS) \
+		-Wl,--whole-archive $(PRELOAD_POLICY_OBJS) -Wl,--no-whole-archive \
+		$(PRELOAD_LIBS) -Wl,--version-script=preload/exports.map \
+		-Wl,--exclude-libs,ALL -Wl,-z,defs
+
+all: $(PRELOAD_SO)
+
+# `dcg run` lives in the dcg binary.
+DCG_EXTRA_OBJS += $(BUILD)/preload/run.o
+
+# The preload unit tests link the guard's helpers.
+$(BUILD)/tests/test_preload: $(PRELOAD_GLUE_OBJS)
+$(BUILD)/tests/test_preload: TEST_LINK += $(PRELOAD_GLUE_OBJS)
+
+# Small programs the integration tests run under the guard.
+PRELOAD_PROGS := $(patsubst tests/integration/progs/%.c,$(BUILD)/progs/%,\
+	$(wildcard tests/integration/progs/*.c))
+$(BUILD)/progs/%: tests/integration/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -pthread $< -o $@
+all: $(PRELOAD_PROGS)
+
+.PHONY: bench-preload
+bench-preload: $(PRELOAD_SO) $(BUILD)/dcg $(BUILD)/progs/openloop
+	@preload/bench.sh $(BUILD)
+bench: bench-preload

@@ -1,0 +1,377 @@
+/* open.c - the open family: open/openat and their 64 and fortify names, creat,
+ * fopen/freopen, tmpfile, mkstemp and relatives, opendir and the handle calls.
+ * Each checks a private copy of the path and hands that copy to the real call. */
+#include "guard.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+static int needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* 0: go on with *use; -1: refused (errno set). */
+static int check_open(const char *call, int dirfd, const char *path, int flags, char *buf,
+		      const char **use)
+{
+	unsigned pflags = 0;
+	enum pol_op op;
+	const char *copy;
+	int rc;
+
+	*use = path;
+	if (!guard_enter())
+		return 0;
+	copy = guard_copy_path(path, buf, PATH_MAX);
+	if (copy)
+		*use = copy;
+	op = guard_open_op(flags, &pflags);
+	rc = guard_check_path(call, dirfd, copy, op, pflags);
+	guard_leave();
+	if (rc < 0)
+		errno = EACCES;
+	return rc;
+}
+
+#define OPEN_BODY(call, dirfd, realcall)                                 \
+	char buf[PATH_MAX];                                              \
+	const char *use;                                                 \
+	int saved = errno;                                               \
+	if (check_open(call, dirfd, path, flags, buf, &use) < 0)         \
+		return -1;                                               \
+	errno = saved;                                                   \
+	return realcall
+
+#define GET_MODE(last)                                   \
+	mode_t mode = 0;                                 \
+	if (needs_mode(flags)) {                         \
+		va_list ap;                              \
+		va_start(ap, last);                      \
+		mode = (mode_t)va_arg(ap, int);          \
+		va_end(ap);                              \
+	}
+
+static int no_real(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+GUARD_EXPORT int open(const char *path, int flags, ...)
+{
+	GET_MODE(flags);
+	OPEN_BODY("open", AT_FDCWD,
+		  GUARD_REAL(open) ? guard_real_open(use, flags, mode) : no_real());
+}
+
+GUARD_EXPORT int open64(const char *path, int flags, ...)
+{
+	GET_MODE(flags);
+	OPEN_BODY("open", AT_FDCWD,
+		  GUARD_REAL(open64) ? guard_real_open64(use, flags, mode) : no_real());
+}
+
+GUARD_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	GET_MODE(flags);
+	OPEN_BODY("openat", dirfd,
+		  GUARD_REAL(openat) ? guard_real_openat(dirfd, use, flags, mode) : no_real());
+}
+
+GUARD_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	GET_MODE(flags);
+	OPEN_BODY("openat", dirfd,
+		  GUARD_REAL(openat64) ? guard_real_openat64(dirfd, use, flags, mode) : no_real());
+}
+
+GUARD_EXPORT int __open_2(const char *path, int flags)
+{
+	OPEN_BODY("open", AT_FDCWD, GUARD_REAL(__open_2) ? guard_real___open_2(use, flags) : no_real());
+}
+
+GUARD_EXPORT int __open64_2(const char *path, int flags)
+{
+	OPEN_BODY("open", AT_FDCWD,
+		  GUARD_REAL(__open64_2) ? guard_real___open64_2(use, flags) : no_real());
+}
+
+GUARD_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	OPEN_BODY("openat", dirfd,
+		  GUARD_REAL(__openat_2) ? guard_real___openat_2(dirfd, use, flags) : no_real());
+}
+
+GUARD_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	OPEN_BODY("openat", dirfd,
+		  GUARD_REAL(__openat64_2) ? guard_real___openat64_2(dirfd, use, flags) : no_real());
+}
+
+GUARD_EXPORT int creat(const char *path, mode_t mode)
+{
+	int flags = O_CREAT | O_WRONLY | O_TRUNC;
+
+	OPEN_BODY("creat", AT_FDCWD, GUARD_REAL(creat) ? guard_real_creat(use, mode) : no_real());
+}
+
+GUARD_EXPORT int creat64(const char *path, mode_t mode)
+{
+	int flags = O_CREAT | O_WRONLY | O_TRUNC;
+
+	OPEN_BODY("creat", AT_FDCWD, GUARD_REAL(creat64) ? guard_real_creat64(use, mode) : no_real());
+}
+
+/* ---- stdio ----------------------------------------------------------------------- */
+
+static int check_fopen(const char *call, const char *path, const char *mode, char *buf,
+		       const char **use)
+{
+	unsigned pflags = 0;
+	enum pol_op op;
+	const char *copy;
+	int rc;
+
+	*use = path;
+	if (!guard_enter())
+		return 0;
+	copy = guard_copy_path(path, buf, PATH_MAX);
+	if (copy)
+		*use = copy;
+	op = guard_fopen_op(mode, &pflags);
+	rc = guard_check_path(call, AT_FDCWD, copy, op, pflags);
+	guard_leave();
+	if (rc < 0)
+		errno = EACCES;
+	return rc;
+}
+
+GUARD_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	char buf[PATH_MAX];
+	const char *use;
+	int saved = errno;
+
+	if (check_fopen("fopen", path, mode, buf, &use) < 0 || !GUARD_REAL(fopen))
+		return NULL;
+	errno = saved;
+	return guard_real_fopen(use, mode);
+}
+
+GUARD_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	char buf[PATH_MAX];
+	const char *use;
+	int saved = errno;
+
+	if (check_fopen("fopen", path, mode, buf, &use) < 0 || !GUARD_REAL(fopen64))
+		return NULL;
+	errno = saved;
+	return guard_real_fopen64(use, mode);
+}
+
+/* freopen with a NULL path reopens the stream's own file with a new mode. */
+static int check_freopen(const char *path, const char *mode, FILE *stream, char *buf,
+			 const char **use)
+{
+	unsigned pflags = 0;
+	enum pol_op op;
+	int rc, fd;
+
+	if (path)
+		return check_fopen("freopen", path, mode, buf, use);
+	*use = NULL;
+	if (!guard_enter())
+		return 0;
+	op = guard_fopen_op(mode, &pflags);
+	fd = stream ? fileno(stream) : -1;
+	rc = fd >= 0 ? guard_check_fd("freopen", fd, op) : 0;
+	guard_leave();
+	if (rc < 0)
+		errno = EACCES;
+	return rc;
+}
+
+GUARD_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	char buf[PATH_MAX];
+	const char *use;
+	int saved = errno;
+
+	if (check_freopen(path, mode, stream, buf, &use) < 0 || !GUARD_REAL(freopen))
+		return NULL;
+	errno = saved;
+	return guard_real_freopen(use, mode, stream);
+}
+
+GUARD_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	char buf[PATH_MAX];
+	const char *use;
+	int saved = errno;
+
+	if (check_freopen(path, mode, stream, buf, &use) < 0 || !GUARD_REAL(freopen64))
+		return NULL;
+	errno = saved;
+	return guard_real_freopen64(use, mode, stream);
+}
+
+/* tmpfile() creates an unnamed file in P_tmpdir; judged as a creation there. */
+static int check_tmpdir(const char *call)
+{
+	int rc;
+
+	if (!guard_enter())
+		return 0;
+	rc = guard_check_path(call, AT_FDCWD, P_tmpdir "/tmpfile", POL_OP_CREATE, POL_PATH_NOFOLLOW);
+	guard_leave();
+	if (rc < 0)
+		errno = EACCES;
+	return rc;
+}
+
+GUARD_EXPORT FILE *tmpfile(void)
+{
+	int saved = errno;
+
+	if (check_tmpdir("tmpfile") < 0 || !GUARD_REAL(tmpfile))
+		return NULL;
+	errno = saved;
+	return guard_real_tmpfile();
+}
+
+GUARD_EXPORT FILE *tmpfile64(void)
+{
+	int saved = errno;
+
+	if (check_tmpdir("tmpfile") < 0 || !GUARD_REAL(tmpfile64))
+		return NULL;
+	errno = saved;
+	return guard_real_tmpfile64();
+}
+
+/* ---- temporary names: the template is filled in place, so it is checked as it is
+ * (its directory decides) and handed on unchanged. ------------------------------------ */
+
+static int check_template(const char *call, const char *tmpl)
+{
+	char buf[PATH_MAX];
+	const char *copy;
+	int rc;
+
+	if (!guard_enter())
+		return 0;
+	copy = guard_copy_path(tmpl, buf, sizeof(buf));
+	rc = guard_check_path(call, AT_FDCWD, copy, POL_OP_CREATE, POL_PATH_NOFOLLOW);
+	guard_leave();
+	if (rc < 0)
+		errno = EACCES;
+	return rc;
+}
+
+#define TEMPLATE_WRAP(ret, name, params, args, fail)                      \
+	GUARD_EXPORT ret name params                                      \
+	{                                                                 \
+		int saved = errno;                                        \
+		if (check_template(#name, tmpl) < 0 || !GUARD_REAL(name)) \
+			return fail;                                      \
+		errno = saved;                                            \
+		return guard_real_##name args;                            \
+	}
+
+TEMPLATE_WRAP(int, mkstemp, (char *tmpl), (tmpl), -1)
+TEMPLATE_WRAP(int, mkstemp64, (char *tmpl), (tmpl), -1)
+TEMPLATE_WRAP(int, mkostemp, (char *tmpl, int flags), (tmpl, flags), -1)
+TEMPLATE_WRAP(int, mkostemp64, (char *tmpl, int flags), (tmpl, flags), -1)
+TEMPLATE_WRAP(int, mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen), -1)
+TEMPLATE_WRAP(int, mkstemps64, (char *tmpl, int suffixlen), (tmpl, suffixlen), -1)
+TEMPLATE_WRAP(int, mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags), -1)
+TEMPLATE_WRAP(int, mkostemps64, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags),
+	      -1)
+TEMPLATE_WRAP(char *, mkdtemp, (char *tmpl), (tmpl), NULL)
+
+/* ---- listing and handles ------------------------------------------------------------ */
+
+GUARD_EXPORT DIR *opendir(const char *path)
+{
+	char buf[PATH_MAX];
+	const char *use = path;
+	int saved = errno, rc = 0;
+
+	if (guard_enter()) {
+		const char *copy = guard_copy_path(path, buf, sizeof(buf));
+
+		if (copy)
+			use = copy;
+		rc = guard_check_path("opendir", AT_FDCWD, copy, POL_OP_LIST, 0);
+		guard_leave();
+	}
+	if (rc < 0) {
+		errno = EACCES;
+		return NULL;
+	}
+	if (!GUARD_REAL(opendir)) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	errno = saved;
+	return guard_real_opendir(use);
+}
+
+GUARD_EXPORT int name_to_handle_at(int dirfd, const char *path, struct file_handle *handle,
+				   int *mount_id, int flags)
+{
+	char buf[PATH_MAX];
+	const char *use = path;
+	int saved = errno, rc = 0;
+
+	if (guard_enter()) {
+		if (path && !*path && (flags & AT_EMPTY_PATH)) {
+			rc = guard_check_fd("name_to_handle_at", dirfd, POL_OP_READ);
+		} else {
+			const char *copy = guard_copy_path(path, buf, sizeof(buf));
+
+			if (copy)
+				use = copy;
+			rc = guard_check_path("name_to_handle_at", dirfd, copy, POL_OP_READ,
+					      (flags & AT_SYMLINK_FOLLOW) ? 0 : POL_PATH_NOFOLLOW);
+		}
+		guard_leave();
+	}
+	if (rc < 0) {
+		errno = EACCES;
+		return -1;
+	}
+	if (!GUARD_REAL(name_to_handle_at))
+		return no_real();
+	errno = saved;
+	return guard_real_name_to_handle_at(dirfd, use, handle, mount_id, flags);
+}
+
+/* A handle names no path until it is opened: the descriptor is checked right after
+ * and closed when refused. (Needs CAP_DAC_READ_SEARCH, so rare under an agent.) */
+GUARD_EXPORT int open_by_handle_at(int mount_fd, struct file_handle *handle, int flags)
+{
+	unsigned pflags = 0;
+	int saved = errno, fd;
+
+	if (!GUARD_REAL(open_by_handle_at))
+		return no_real();
+	fd = guard_real_open_by_handle_at(mount_fd, handle, flags);
+	if (fd < 0 || !guard_enter())
+		return fd;
+	saved = errno;
+	if (guard_check_fd("open_by_handle_at", fd, guard_open_op(flags, &pflags)) < 0) {
+		close(fd);
+		guard_leave();
+		errno = EACCES;
+		return -1;
+	}
+	guard_leave();
+	errno = saved;
+	return fd;
+}

@@ -1,0 +1,198 @@
+/* util.c - small pure helpers of the guard: flag mapping, PATH search, messages,
+ * executable kinds. No policy calls, no malloc, no stdio: unit tests drive them. */
+#include "guard.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *guard_copy_path(const char *path, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!path)
+		return NULL;
+	n = strnlen(path, size);
+	if (n == size)
+		return NULL;
+	memcpy(buf, path, n + 1);
+	return buf;
+}
+
+enum pol_op guard_open_op(int oflags, unsigned *flags)
+{
+	int acc = oflags & O_ACCMODE;
+	int writes = acc == O_WRONLY || acc == O_RDWR;
+
+	if (oflags & O_NOFOLLOW)
+		*flags |= POL_PATH_NOFOLLOW;
+	/* O_CREAT|O_EXCL fails on any existing last component, symlinks included: the
+	 * file created is the name itself, never a symlink's target. */
+	if ((oflags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		*flags |= POL_PATH_NOFOLLOW;
+	if ((oflags & O_TMPFILE) == O_TMPFILE)
+		return POL_OP_CREATE;
+	/* O_TRUNC with O_RDONLY truncates on Linux too. */
+	if (oflags & O_TRUNC)
+		return POL_OP_TRUNCATE;
+	if (oflags & O_CREAT)
+		return POL_OP_CREATE;
+	if (writes || (oflags & O_APPEND))
+		return POL_OP_WRITE;
+	return POL_OP_READ;
+}
+
+enum pol_op guard_fopen_op(const char *mode, unsigned *flags)
+{
+	int plus = 0, excl = 0;
+	const char *m;
+
+	if (!mode || !*mode)
+		return POL_OP_READ;
+	for (m = mode + 1; *m && *m != ','; m++) {
+		if (*m == '+')
+			plus = 1;
+		else if (*m == 'x')
+			excl = 1;
+	}
+	switch (mode[0]) {
+	case 'w':
+		if (excl)
+			*flags |= POL_PATH_NOFOLLOW;
+		return excl ? POL_OP_CREATE : POL_OP_TRUNCATE;
+	case 'a':
+		return POL_OP_WRITE;
+	default:
+		return plus ? POL_OP_WRITE : POL_OP_READ;
+	}
+}
+
+static int is_executable_file(const char *path)
+{
+	struct stat st;
+
+	if (access(path, X_OK) != 0 || stat(path, &st) != 0)
+		return 0;
+	return S_ISREG(st.st_mode);
+}
+
+int guard_path_search(const char *file, const char *path_env, char *out, size_t size)
+{
+	const char *p, *end;
+	size_t flen;
+
+	if (!file || !*file)
+		return -ENOENT;
+	if (strchr(file, '/'))
+		return guard_copy_path(file, out, size) ? 0 : -ENAMETOOLONG;
+	if (!path_env)
+		path_env = "/bin:/usr/bin"; /* glibc's default */
+	flen = strlen(file);
+	for (p = path_env;; p = end + 1) {
+		size_t dlen;
+
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		dlen = (size_t)(end - p);
+		/* An empty entry is the working directory. */
+		if (dlen == 0) {
+			if (flen + 1 <= size) {
+				memcpy(out, file, flen + 1);
+				if (is_executable_file(out))
+					return 0;
+			}
+		} else if (dlen + 1 + flen + 1 <= size) {
+			memcpy(out, p, dlen);
+			out[dlen] = '/';
+			memcpy(out + dlen + 1, file, flen + 1);
+			if (is_executable_file(out))
+				return 0;
+		}
+		if (!*end)
+			break;
+	}
+	return -ENOENT;
+}
+
+void guard_msg_init(struct guard_msg *m, char *buf, size_t size)
+{
+	m->buf = buf;
+	m->len = 0;
+	m->size = size;
+	if (size)
+		buf[0] = '\0';
+}
+
+void guard_msg_addn(struct guard_msg *m, const char *s, size_t n)
+{
+	size_t room;
+
+	if (!m->size || !s)
+		return;
+	room = m->size - 1 - m->len;
+	if (n > room)
+		n = room;
+	memcpy(m->buf + m->len, s, n);
+	m->len += n;
+	m->buf[m->len] = '\0';
+}
+
+void guard_msg_add(struct guard_msg *m, const char *s)
+{
+	if (s)
+		guard_msg_addn(m, s, strlen(s));
+}
+
+void guard_msg_addu(struct guard_msg *m, unsigned long v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	guard_msg_addn(m, tmp + i, sizeof(tmp) - i);
+}
+
+enum guard_exe_kind guard_exe_kind(const char *path)
+{
+	enum guard_exe_kind kind = GUARD_EXE_OTHER;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return GUARD_EXE_OTHER;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		goto out_close;
+	/* The loader ignores LD_PRELOAD for set-id programs run by someone else. */
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+		kind = GUARD_EXE_SETUID;
+		goto out_close;
+	}
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr))
+		goto out_close;
+	kind = GUARD_EXE_STATIC;
+	for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph)) {
+			kind = GUARD_EXE_OTHER;
+			break;
+		}
+		if (ph.p_type == PT_INTERP) {
+			kind = GUARD_EXE_DYNAMIC;
+			break;
+		}
+	}
+out_close:
+	close(fd);
+	return kind;
+}

@@ -1,0 +1,465 @@
+/* run.c - `dcg sandbox`: the launcher and the process tree.
+ *
+ * The parent becomes a child subreaper, forks, and serves the child's listener until
+ * the last descendant has exited. The child sets no_new_privs, installs the filter,
+ * hands the listener to the parent over a socketpair (SCM_RIGHTS), closes its own
+ * copy (a tracee holding the listener could answer for itself) and execs CMD with
+ * the preload guard in its environment.
+ */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+/* `dcg --policy F sandbox`: hook/main.c sets it; weak so that sbx-run links alone. */
+extern const char *dcg_global_policy __attribute__((weak));
+
+static const int sbx_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+static void sbx_usage(FILE *f)
+{
+	fputs("usage: dcg sandbox [--policy FILE] [-- CMD ARGS...]\n"
+	      "Runs CMD (default $SHELL) under the seccomp supervisor: the policy's path rules\n"
+	      "hold for every process of the tree, static binaries and raw syscalls included.\n",
+	      f);
+}
+
+/* Sends the listener descriptor, or an errno when there is none. */
+static void sbx_send_fd(int sock, int fd, int err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {&err, sizeof err};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	memset(cbuf, 0, sizeof cbuf);
+	if (fd >= 0) {
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof cbuf;
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+	}
+	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+/* Receives what sbx_send_fd sent: the descriptor, or a negative errno. */
+static int sbx_recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	int err = 0, fd = -1;
+	struct iovec iov = {&err, sizeof err};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof cbuf};
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -EPIPE;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+	if (fd >= 0)
+		return fd;
+	return err ? -err : -EPIPE;
+}
+
+/* The environment for CMD: the preload in front of LD_PRELOAD (when the library
+ * sits next to the dcg binary), the policy file as an absolute path, DCG_SANDBOX=1.
+ * Returns a malloc'ed array (its strings: environ's or malloc'ed, never freed: the
+ * child execs). */
+static char **sbx_child_env(const char *policy_abs)
+{
+	char exe[PATH_MAX], *slash, *preload = NULL;
+	const char *old_pre = getenv("LD_PRELOAD");
+	size_t n = 0, k = 0;
+	ssize_t len;
+	char **env;
+
+	len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (len > 0) {
+		exe[len] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			size_t need = (size_t)(slash - exe) + sizeof "/libdcg-preload.so";
+			char lib[PATH_MAX];
+			if (need < sizeof lib) {
+				snprintf(lib, sizeof lib, "%.*s/libdcg-preload.so", (int)(slash - exe),
+					 exe);
+				if (access(lib, R_OK) == 0 && (!old_pre || !strstr(old_pre, lib))) {
+					size_t sz = strlen(lib) + (old_pre ? strlen(old_pre) : 0) + 16;
+					preload = malloc(sz);
+					if (preload)
+						snprintf(preload, sz, "LD_PRELOAD=%s%s%s", lib,
+							 old_pre && *old_pre ? ":" : "",
+							 old_pre ? old_pre : "");
+				}
+			}
+		}
+	}
+	while (environ[n])
+		n++;
+	env = calloc(n + 4, sizeof *env);
+	if (!env)
+		return environ;
+	for (size_t i = 0; i < n; i++) {
+		if (preload && strncmp(environ[i], "LD_PRELOAD=", 11) == 0)
+			continue;
+		if (policy_abs && strncmp(environ[i], "DCG_POLICY=", 11) == 0)
+			continue;
+		if (strncmp(environ[i], "DCG_SANDBOX=", 12) == 0)
+			continue;
+		env[k++] = environ[i];
+	}
+	if (preload)
+		env[k++] = preload;
+	if (policy_abs) {
+		size_t sz = strlen(policy_abs) + 16;
+		char *v = malloc(sz);
+		if (v) {
+			snprintf(v, sz, "DCG_POLICY=%s", policy_abs);
+			env[k++] = v;
+		}
+	}
+	env[k++] = "DCG_SANDBOX=1";
+	env[k] = NULL;
+	return env;
+}
+
+static int sbx_has_zero_access(const struct pol_policy *p)
+{
+	struct pol_rule_info info;
+
+	for (size_t i = 0; i < pol_rule_count(p); i++)
+		if (pol_rule_get(p, i, &info) == 0 && info.kind == POL_RULE_PATH &&
+		    info.path_kind == POL_PATH_ZERO_ACCESS)
+			return 1;
+	return 0;
+}
+
+/* Sends sig to every child we have (orphans of the tree were reparented to us). */
+static void sbx_signal_children(int sig)
+{
+	char p[64], buf[4096];
+	int fd;
+	ssize_t n;
+
+	snprintf(p, sizeof p, "/proc/self/task/%d/children", (int)getpid());
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *s = buf, *e; *s; s = e) {
+		long pid = strtol(s, &e, 10);
+		if (e == s)
+			break;
+		if (pid > 0)
+			kill((pid_t)pid, sig);
+	}
+}
+
+/* The child: filter, hand over the listener, exec. Never returns. */
+static void sbx_child(int sock, const struct sbx_filter *f, char **argv, char **envp)
+{
+	sigset_t none;
+	int lfd;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (size_t i = 0; i < sizeof sbx_forwarded / sizeof sbx_forwarded[0]; i++)
+		signal(sbx_forwarded[i], SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	lfd = sbx_filter_install(f);
+	if (lfd < 0) {
+		sbx_send_fd(sock, -1, -lfd);
+		_exit(126);
+	}
+	sbx_send_fd(sock, lfd, 0);
+	close(lfd);
+	/* Wait until the parent holds the listener: our exec is its first call. */
+	char ack;
+	if (read(sock, &ack, 1) != 1)
+		_exit(126);
+	close(sock);
+	execvpe(argv[0], argv, envp);
+	int e = errno;
+	dprintf(2, "dcg sandbox: cannot run %s: %s\n", argv[0], strerror(e));
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+static int sbx_load_policy(const char *policy_abs, struct pol_policy **out)
+{
+	struct pol_env env;
+	char cwd[PATH_MAX];
+	struct pol_policy *p = pol_new(0);
+
+	if (!p)
+		return -ENOMEM;
+	pol_env_from_process(&env, cwd, sizeof cwd);
+	if (policy_abs)
+		env.policy_file = policy_abs;
+	pol_load_layers(p, &env);
+	for (size_t i = 0; i < pol_diag_count(p); i++) {
+		const struct pol_diag *d = pol_diag_get(p, i);
+		fprintf(stderr, "dcg sandbox: %s:%u:%u: %s%s%s%s\n", d->file, d->line, d->col,
+			d->msg, d->rule[0] ? " (" : "", d->rule, d->rule[0] ? ")" : "");
+	}
+	*out = p;
+	return 0;
+}
+
+/* Serves the listener until the last descendant has gone; returns the child's wait
+ * status. */
+static int sbx_serve(struct sbx_super *s, pid_t child, int sfd)
+{
+	struct pollfd pf[2];
+	int child_status = 0, child_done = 0;
+
+	pf[0].fd = sbx_super_fd(s);
+	pf[0].events = POLLIN;
+	pf[1].fd = sfd;
+	pf[1].events = POLLIN;
+	for (;;) {
+		int n = poll(pf, 2, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[0].revents & POLLIN) {
+			int rc = sbx_super_handle_one(s);
+			if (rc < 0 && rc != -ENOENT && rc != -EINTR) {
+				fprintf(stderr, "dcg sandbox: listener failed: %s\n", strerror(-rc));
+				pf[0].fd = -1;
+			}
+		} else if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			/* Nobody holds the filter any more; wait for the reaping below. */
+			pf[0].fd = -1;
+		}
+		if (!(pf[1].revents & POLLIN))
+			continue;
+		struct signalfd_siginfo si;
+		if (read(sfd, &si, sizeof si) != sizeof si)
+			continue;
+		if (si.ssi_signo != SIGCHLD) {
+			/* A terminal's signal reaches the whole foreground group already:
+			 * forward only what was sent to us alone. */
+			if (si.ssi_code == SI_KERNEL)
+				continue;
+			if (!child_done)
+				kill(child, (int)si.ssi_signo);
+			else
+				sbx_signal_children((int)si.ssi_signo);
+			continue;
+		}
+		for (;;) {
+			int st;
+			pid_t pid = waitpid(-1, &st, WNOHANG | __WALL);
+			if (pid == 0)
+				break;
+			if (pid < 0) {
+				if (errno == EINTR)
+					continue;
+				if (!child_done)
+					child_status = 0;
+				return child_status;
+			}
+			if (pid == child) {
+				child_status = st;
+				child_done = 1;
+			}
+		}
+	}
+	/* poll failed: wait the old way. */
+	while (!child_done) {
+		if (waitpid(child, &child_status, 0) == child)
+			child_done = 1;
+		else if (errno != EINTR)
+			break;
+	}
+	return child_status;
+}
+
+int cmd_sandbox(int argc, char **argv)
+{
+	const char *policy_arg = NULL;
+	char policy_abs[PATH_MAX], msg[256];
+	char *default_argv[2];
+	char **cmd;
+	struct pol_policy *policy = NULL;
+	struct sbx_filter filter = {0};
+	struct sbx_super *sup = NULL;
+	struct sbx_super_opts sopts;
+	int sock[2] = {-1, -1}, sfd = -1, lfd, rc = 1, i, status;
+	sigset_t mask, old;
+	pid_t child;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			i++;
+			break;
+		} else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
+			policy_arg = argv[++i];
+		} else if (strncmp(argv[i], "--policy=", 9) == 0) {
+			policy_arg = argv[i] + 9;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			sbx_usage(stdout);
+			return 0;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "dcg sandbox: unknown option %s\n", argv[i]);
+			sbx_usage(stderr);
+			return 1;
+		} else {
+			break; /* CMD without "--" */
+		}
+	}
+	if (i < argc) {
+		cmd = argv + i;
+	} else {
+		const char *sh = getenv("SHELL");
+		default_argv[0] = (char *)(sh && *sh ? sh : "/bin/bash");
+		default_argv[1] = NULL;
+		cmd = default_argv;
+	}
+	if (!policy_arg && &dcg_global_policy && dcg_global_policy)
+		policy_arg = dcg_global_policy;
+	if (!policy_arg)
+		policy_arg = getenv("DCG_POLICY");
+	if (policy_arg && *policy_arg) {
+		if (!realpath(policy_arg, policy_abs)) {
+			fprintf(stderr, "dcg sandbox: policy file %s: %s\n", policy_arg,
+				strerror(errno));
+			return 1;
+		}
+	} else {
+		policy_arg = NULL;
+	}
+
+	if (sbx_kernel_check(msg, sizeof msg) < 0) {
+		fprintf(stderr, "dcg sandbox: %s; refusing to run without protection\n", msg);
+		return 1;
+	}
+	if (sbx_load_policy(policy_arg ? policy_abs : NULL, &policy) < 0) {
+		fprintf(stderr, "dcg sandbox: cannot load the policy\n");
+		return 1;
+	}
+	struct sbx_filter_opts fopts = {.notify_reads = sbx_has_zero_access(policy)};
+	int frc = sbx_filter_build(&fopts, &filter);
+	if (frc < 0) {
+		fprintf(stderr, "dcg sandbox: cannot build the seccomp filter: %s\n", strerror(-frc));
+		goto out_free_policy;
+	}
+	char **envp = sbx_child_env(policy_arg ? policy_abs : NULL);
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
+		perror("dcg sandbox: socketpair");
+		goto out_release_filter;
+	}
+	/* Orphans of the tree come to us, so we can follow it to its last process. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		perror("dcg sandbox: PR_SET_CHILD_SUBREAPER");
+		goto out_close_sock;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	for (size_t k = 0; k < sizeof sbx_forwarded / sizeof sbx_forwarded[0]; k++)
+		sigaddset(&mask, sbx_forwarded[k]);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	signal(SIGPIPE, SIG_IGN);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0) {
+		perror("dcg sandbox: signalfd");
+		goto out_restore_mask;
+	}
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		perror("dcg sandbox: fork");
+		goto out_close_sfd;
+	}
+	if (child == 0) {
+		close(sock[0]);
+		sbx_child(sock[1], &filter, cmd, envp);
+	}
+	close(sock[1]);
+	sock[1] = -1;
+	lfd = sbx_recv_fd(sock[0]);
+	if (lfd < 0) {
+		fprintf(stderr,
+			"dcg sandbox: the seccomp filter could not be installed (%s); "
+			"refusing to run without protection\n",
+			strerror(-lfd));
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		goto out_close_sfd;
+	}
+	sopts.policy = policy;
+	sopts.listener = lfd;
+	sopts.quiet = 0;
+	sopts.err_fd = 2;
+	sup = sbx_super_new(&sopts);
+	if (!sup) {
+		fprintf(stderr, "dcg sandbox: cannot start the supervisor: %s\n", strerror(errno));
+		close(lfd);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		goto out_close_sfd;
+	}
+	if (write(sock[0], "", 1) != 1) {
+		kill(child, SIGKILL);
+	}
+	status = sbx_serve(sup, child, sfd);
+	if (WIFEXITED(status)) {
+		rc = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit nocore = {0, 0};
+		rc = 128 + sig;
+		/* Die of the same signal, so our parent sees what CMD's would have. */
+		sbx_super_free(sup);
+		sup = NULL;
+		setrlimit(RLIMIT_CORE, &nocore);
+		signal(sig, SIG_DFL);
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+	}
+	sbx_super_free(sup);
+out_close_sfd:
+	close(sfd);
+out_restore_mask:
+	sigprocmask(SIG_SETMASK, &old, NULL);
+out_close_sock:
+	if (sock[0] >= 0)
+		close(sock[0]);
+	if (sock[1] >= 0)
+		close(sock[1]);
+out_release_filter:
+	sbx_filter_release(&filter);
+out_free_policy:
+	pol_free(policy);
+	return rc;
+}

@@ -1,0 +1,1401 @@
+/* super.c - the seccomp supervisor: one notification in, one answer out.
+ *
+ * For every path-taking call the supervisor
+ *   1. reads the path from the tracee's memory,
+ *   2. pins it (walk.c): an O_PATH descriptor on the object or its parent directory,
+ *   3. checks that the notification is still valid (the tracee may have died and
+ *      its pid been reused, which would make the memory read meaningless),
+ *   4. asks policy/ about the path as written and about the pinned canonical path,
+ *   5. performs the call itself through the pinned descriptor, with the tracee's
+ *      credentials, and answers with the result (opens: the descriptor is installed
+ *      in the tracee with SECCOMP_IOCTL_NOTIF_ADDFD and SECCOMP_ADDFD_FLAG_SEND).
+ * It never answers "continue" after checking a path held in the tracee's memory: the
+ * kernel would read the path again, after a second thread changed it. The only
+ * "continue" is for exec (see sandbox/README.md), which the supervisor cannot perform.
+ */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+#define SBX_NR_FCHMODAT2 452
+#define SBX_MAX_ARGV 1024
+#define SBX_ARGV_BYTES (256 * 1024)
+#define SBX_XATTR_MAX 65536
+
+struct sbx_super {
+	const struct pol_policy *policy;
+	int listener;
+	int quiet;
+	int err_fd;
+	pid_t self;
+	uid_t euid;
+	gid_t egid;
+	struct seccomp_notif_sizes sizes;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	struct sbx_stats stats;
+};
+
+/* What the handler decided to answer. */
+enum sbx_answer_kind { SBX_ANS_VALUE, SBX_ANS_FD, SBX_ANS_CONTINUE, SBX_ANS_NONE };
+struct sbx_answer {
+	enum sbx_answer_kind kind;
+	long long val; /* VALUE: >= 0 the result, < 0 a negative errno */
+	int fd;	       /* FD: the descriptor to install (closed after) */
+	int cloexec;
+};
+
+/* One call being handled. */
+struct sbx_call {
+	struct sbx_super *s;
+	const struct seccomp_notif *req;
+	struct sbx_who who;
+	const char *name; /* the call's name in messages */
+	int creds_switched;
+	mode_t umask_saved;
+	int umask_set;
+};
+
+/* ---- tracee memory ----------------------------------------------------------------- */
+
+static ssize_t sbx_mem_read(struct sbx_call *c, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+	ssize_t n = process_vm_readv((pid_t)c->req->pid, &local, 1, &remote, 1, 0);
+	if (n >= 0 || (errno != EPERM && errno != ENOSYS))
+		return n < 0 ? -errno : n;
+	/* Fall back on /proc/PID/mem where process_vm_readv is not allowed. */
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%u/mem", c->req->pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, (off_t)addr);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n;
+}
+
+/* Reads a NUL-terminated string, page by page so that a string ending just before an
+ * unmapped page is read whole. */
+static int sbx_read_str(struct sbx_call *c, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	if (addr == 0)
+		return -EFAULT;
+	while (got < size) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+		if (chunk > size - got)
+			chunk = size - got;
+		ssize_t n = sbx_mem_read(c, addr + got, buf + got, chunk);
+		if (n <= 0)
+			return -EFAULT;
+		char *nul = memchr(buf + got, '\0', (size_t)n);
+		if (nul)
+			return 0;
+		got += (size_t)n;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* ---- credentials --------------------------------------------------------------------- */
+
+/* Reads Tgid, fs uid/gid, groups and umask of the tracee from /proc/TID/status. */
+struct sbx_creds {
+	pid_t tgid;
+	uid_t fsuid;
+	gid_t fsgid;
+	gid_t groups[64];
+	int ngroups;
+	mode_t umask;
+	int have_umask;
+};
+
+static int sbx_read_creds(pid_t tid, struct sbx_creds *cr)
+{
+	char p[64], buf[8192], *l;
+	int fd;
+	ssize_t n;
+
+	memset(cr, 0, sizeof *cr);
+	snprintf(p, sizeof p, "/proc/%d/status", (int)tid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	for (l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, "Tgid:", 5) == 0) {
+			cr->tgid = (pid_t)strtol(l + 5, NULL, 10);
+		} else if (strncmp(l, "Umask:", 6) == 0) {
+			cr->umask = (mode_t)strtol(l + 6, NULL, 8);
+			cr->have_umask = 1;
+		} else if (strncmp(l, "Uid:", 4) == 0 || strncmp(l, "Gid:", 4) == 0) {
+			char *q = l + 4;
+			unsigned long v[4] = {0};
+			for (int i = 0; i < 4; i++)
+				v[i] = strtoul(q, &q, 10);
+			if (l[0] == 'U')
+				cr->fsuid = (uid_t)v[3];
+			else
+				cr->fsgid = (gid_t)v[3];
+		} else if (strncmp(l, "Groups:", 7) == 0) {
+			char *q = l + 7, *e;
+			while (cr->ngroups < 64) {
+				unsigned long g = strtoul(q, &e, 10);
+				if (e == q)
+					break;
+				cr->groups[cr->ngroups++] = (gid_t)g;
+				q = e;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Takes on the tracee's file-system identity when it differs from ours. A stat of
+ * /proc/TID (owned by the task's effective ids) decides cheaply whether the full
+ * read is needed. Only a privileged supervisor can switch; an unprivileged one runs
+ * as the same user as its tracees, which cannot gain privileges (no_new_privs). */
+static void sbx_creds_enter(struct sbx_call *c, int need_umask)
+{
+	struct sbx_creds cr;
+	struct stat st;
+	char p[64];
+
+	if (!need_umask && c->s->euid != 0)
+		return;
+	if (!need_umask) {
+		snprintf(p, sizeof p, "/proc/%u", c->req->pid);
+		if (stat(p, &st) == 0 && st.st_uid == c->s->euid && st.st_gid == c->s->egid &&
+		    st.st_uid != 0)
+			return;
+	}
+	if (sbx_read_creds((pid_t)c->req->pid, &cr) < 0)
+		return;
+	if (cr.tgid > 0)
+		c->who.tgid = cr.tgid;
+	if (need_umask && cr.have_umask) {
+		c->umask_saved = umask(cr.umask);
+		c->umask_set = 1;
+	}
+	if (c->s->euid != 0 || (cr.fsuid == c->s->euid && cr.fsgid == c->s->egid))
+		return;
+	/* Raw syscalls: per thread, unlike glibc's setgroups which signals all threads. */
+	syscall(SYS_setgroups, cr.ngroups, cr.groups);
+	setfsgid(cr.fsgid);
+	setfsuid(cr.fsuid);
+	c->creds_switched = 1;
+}
+
+static void sbx_creds_leave(struct sbx_call *c)
+{
+	if (c->umask_set) {
+		umask(c->umask_saved);
+		c->umask_set = 0;
+	}
+	if (!c->creds_switched)
+		return;
+	setfsuid(c->s->euid);
+	setfsgid(c->s->egid);
+	syscall(SYS_setgroups, 0, NULL);
+	c->creds_switched = 0;
+}
+
+/* ---- policy ----------------------------------------------------------------------------- */
+
+static void sbx_say(struct sbx_super *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbx_say(struct sbx_super *s, const char *fmt, ...)
+{
+	char line[PATH_MAX + 1024];
+	va_list ap;
+	int n;
+
+	if (s->quiet)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof line)
+		n = sizeof line - 1;
+	if (write(s->err_fd, line, (size_t)n) < 0) {
+		/* nothing to do: a lost message never changes a decision */
+	}
+}
+
+static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_result *r)
+{
+	char cwd[PATH_MAX], p[64];
+	ssize_t n;
+	const char *what = r->decision == POL_WARN ? "warning" : "blocked";
+
+	snprintf(p, sizeof p, "/proc/%u/cwd", c->req->pid);
+	n = readlink(p, cwd, sizeof cwd - 1);
+	cwd[n > 0 ? n : 0] = '\0';
+	if (r->detection == POL_DET_PATH)
+		sbx_say(c->s, "dcg: %s %s of %s: %s %s [%s]\n", what, c->name, shown,
+			pol_path_kind_name(r->path_kind), r->pattern ? r->pattern : "",
+			r->rule_id ? r->rule_id : "?");
+	else
+		sbx_say(c->s, "dcg: %s %s of %s: %s [%s]\n", what, c->name, shown,
+			r->reason ? r->reason : "", r->rule_id ? r->rule_id : "?");
+	struct pol_log_entry e = {
+		.layer = "sandbox",
+		.tool = c->name,
+		.input = shown,
+		.agent = NULL,
+		.cwd = cwd[0] ? cwd : NULL,
+		.result = r,
+	};
+	pol_log_append(&e);
+}
+
+/* Asks on /dev/tty, 30 seconds; 1 when the user says yes. */
+static int sbx_ask_tty(struct sbx_call *c, const char *shown, const struct pol_result *r)
+{
+	char line[PATH_MAX + 512], ans[16];
+	int fd, n, yes = 0;
+	fd_set set;
+	struct timeval tv = {30, 0};
+
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = snprintf(line, sizeof line, "dcg: %s of %s: %s [%s]. Allow? [y/N] ", c->name, shown,
+		     r->reason ? r->reason : "", r->rule_id ? r->rule_id : "?");
+	if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+		goto out_close_tty;
+	FD_ZERO(&set);
+	FD_SET(fd, &set);
+	if (select(fd + 1, &set, NULL, NULL, &tv) == 1) {
+		ssize_t k = read(fd, ans, sizeof ans - 1);
+		yes = k > 0 && (ans[0] == 'y' || ans[0] == 'Y');
+	}
+out_close_tty:
+	close(fd);
+	return yes;
+}
+
+/* Decides op on path (already absolute). Returns 0 when allowed, -EACCES when refused
+ * (after the stderr line and the audit line). */
+static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, enum pol_op op,
+		      unsigned flags, char *resolved_out, size_t resolved_size)
+{
+	struct pol_result r;
+	struct pol_ctx ctx = {0};
+	enum pol_decision d;
+
+	pol_result_init(&r);
+	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	if (resolved_out && resolved_size) {
+		size_t l = strnlen(r.path, sizeof r.path);
+		if (l >= resolved_size)
+			l = 0;
+		memcpy(resolved_out, r.path, l);
+		resolved_out[l] = '\0';
+	}
+	if (d == POL_ASK)
+		d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY;
+	if (d == POL_DENY) {
+		r.decision = POL_DENY;
+		sbx_report(c, shown, &r);
+		pol_result_release(&r);
+		return -EACCES;
+	}
+	if (d == POL_WARN || d == POL_LOG) {
+		if (d == POL_WARN)
+			sbx_report(c, shown, &r);
+		else {
+			struct pol_log_entry e = {"sandbox", c->name, shown, NULL, NULL, &r};
+			pol_log_append(&e);
+		}
+	}
+	pol_result_release(&r);
+	return 0;
+}
+
+/* Joins base and a relative path into out, replacing a leading /proc/self and
+ * /proc/thread-self by the tracee's pid; lexical only (the pinned check does the
+ * rest). */
+static void sbx_written_abs(struct sbx_call *c, const char *base, const char *path, char *out,
+			    size_t size)
+{
+	char tmp[PATH_MAX * 2];
+	int n;
+
+	if (path[0] == '/' || !base)
+		n = snprintf(tmp, sizeof tmp, "%s", path);
+	else
+		n = snprintf(tmp, sizeof tmp, "%s/%s", base, path);
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		tmp[0] = '\0';
+	if (pol_path_normalize(tmp, "/", NULL, out, size) < 0)
+		n = snprintf(out, size, "%s", tmp);
+	if (strncmp(out, "/proc/self", 10) == 0 && (out[10] == '/' || out[10] == '\0'))
+		n = snprintf(tmp, sizeof tmp, "/proc/%d%s", (int)sbx_who_tgid(&c->who), out + 10);
+	else if (strncmp(out, "/proc/thread-self", 17) == 0 && (out[17] == '/' || out[17] == '\0'))
+		n = snprintf(tmp, sizeof tmp, "/proc/%d/task/%d%s", (int)sbx_who_tgid(&c->who),
+			     (int)c->who.tid, out + 17);
+	else
+		return;
+	if (n > 0 && (size_t)n < size)
+		memcpy(out, tmp, (size_t)n + 1);
+}
+
+/* The full check of one path: as written (made absolute), then as pinned when that
+ * differs from what the policy resolved. base is the canonical base directory. */
+static int sbx_check(struct sbx_call *c, const char *base, const char *written,
+		     const struct sbx_pin *pin, enum pol_op op, unsigned flags)
+{
+	char abs[PATH_MAX], resolved[PATH_MAX];
+	int rc;
+
+	sbx_written_abs(c, base, written, abs, sizeof abs);
+	rc = sbx_decide(c, written, abs, op, flags, resolved, sizeof resolved);
+	if (rc < 0 || !pin || pin->abs[0] != '/')
+		return rc;
+	if (strcmp(pin->abs, abs) == 0 || strcmp(pin->abs, resolved) == 0)
+		return 0;
+	return sbx_decide(c, written, pin->abs, op, flags, NULL, 0);
+}
+
+/* ---- /proc of other processes ----------------------------------------------------------- */
+
+/* The supervisor opens files with its own ptrace rights: a tracee must not reach the
+ * supervisor's /proc entries (its descriptors include the listener) nor another
+ * process's memory through it. Returns 0 or -EACCES. */
+static int sbx_proc_guard(struct sbx_call *c, const char *abs)
+{
+	static const char *const private[] = {"mem",  "environ", "auxv",     "pagemap",
+					      "fd",   "fdinfo",  "map_files", "syscall",
+					      "stack", "task",   "root",     "cwd"};
+	const char *p;
+	char *end;
+	long pid;
+
+	if (strncmp(abs, "/proc/", 6) != 0)
+		return 0;
+	p = abs + 6;
+	pid = strtol(p, &end, 10);
+	if (end == p || (*end != '/' && *end != '\0'))
+		return 0;
+	if (pid == c->s->self)
+		return -EACCES;
+	if (pid == c->who.tid || pid == sbx_who_tgid(&c->who))
+		return 0;
+	if (*end == '\0')
+		return 0;
+	p = end + 1;
+	for (size_t i = 0; i < sizeof private / sizeof private[0]; i++) {
+		size_t l = strlen(private[i]);
+		if (strncmp(p, private[i], l) == 0 && (p[l] == '/' || p[l] == '\0'))
+			return -EACCES;
+	}
+	return 0;
+}
+
+/* ---- bases ----------------------------------------------------------------------------- */
+
+/* An O_PATH descriptor on the directory a relative path starts from (the tracee's cwd
+ * or dirfd), or on the object a dirfd names (want_dir 0). */
+static int sbx_open_base(struct sbx_call *c, int dirfd, int want_dir)
+{
+	char p[64];
+	int fd;
+
+	if (dirfd == AT_FDCWD)
+		snprintf(p, sizeof p, "/proc/%u/cwd", c->req->pid);
+	else if (dirfd < 0)
+		return -EBADF;
+	else
+		snprintf(p, sizeof p, "/proc/%u/fd/%d", c->req->pid, dirfd);
+	fd = open(p, O_PATH | O_CLOEXEC | (want_dir ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return errno == ENOENT && dirfd != AT_FDCWD ? -EBADF : -errno;
+	return fd;
+}
+
+struct sbx_path_arg {
+	char path[PATH_MAX];
+	int base;		/* O_PATH base directory (or -1) */
+	char base_abs[PATH_MAX];
+};
+
+static void sbx_path_arg_init(struct sbx_path_arg *a)
+{
+	a->path[0] = '\0';
+	a->base = -1;
+	a->base_abs[0] = '\0';
+}
+
+static void sbx_path_arg_release(struct sbx_path_arg *a)
+{
+	if (a->base >= 0)
+		close(a->base);
+	a->base = -1;
+}
+
+/* Reads the path argument at addr and opens its base (dirfd). */
+static int sbx_path_arg_read(struct sbx_call *c, int dirfd, uint64_t addr, struct sbx_path_arg *a,
+			     int allow_empty)
+{
+	int rc = 0;
+
+	/* A NULL path with a descriptor (futimens, fchmod...) names the descriptor. */
+	if (addr == 0 && allow_empty)
+		a->path[0] = '\0';
+	else
+		rc = sbx_read_str(c, addr, a->path, sizeof a->path);
+	if (rc < 0)
+		return rc;
+	if (a->path[0] == '\0' && !allow_empty)
+		return -ENOENT;
+	if (a->path[0] == '/')
+		return 0;
+	a->base = sbx_open_base(c, dirfd, a->path[0] != '\0');
+	if (a->base < 0)
+		return a->base;
+	rc = sbx_fd_path(a->base, a->base_abs, sizeof a->base_abs);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- handlers --------------------------------------------------------------------------- */
+
+static int sbx_proc_fd_path(int fd, char *out, size_t size)
+{
+	int n = snprintf(out, size, "/proc/self/fd/%d", fd);
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+static int sbx_still_valid(struct sbx_call *c)
+{
+	uint64_t id = c->req->id;
+	return ioctl(c->s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 ? 0 : -ENOENT;
+}
+
+/* Opens (or creates) for the tracee; returns a descriptor of ours or -errno. */
+static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, mode_t mode)
+{
+	struct sbx_path_arg a;
+	struct sbx_pin pin;
+	char magic[64];
+	int rc, fd = -1, acc = flags & O_ACCMODE, orig_flags = flags;
+	int writes = acc != O_RDONLY || (flags & O_TRUNC);
+	const int strip = O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY;
+	const char *path;
+	char linkbuf[PATH_MAX];
+	int start = -1;
+
+	sbx_path_arg_init(&a);
+	sbx_pin_init(&pin);
+	rc = sbx_path_arg_read(c, dirfd, addr, &a, 0);
+	if (rc < 0)
+		goto out;
+	if (a.path[0] != '/' && a.base < 0) {
+		rc = -EBADF;
+		goto out;
+	}
+	if ((flags & __O_TMPFILE) == __O_TMPFILE) {
+		rc = sbx_walk(&c->who, a.base, a.path, SBX_WALK_FOLLOW, &pin);
+		if (rc == 0)
+			rc = sbx_still_valid(c);
+		if (rc == 0)
+			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE, 0);
+		if (rc < 0)
+			goto out;
+		sbx_creds_enter(c, 1);
+		fd = openat(pin.fd, ".", (flags & ~strip) | O_CLOEXEC, mode);
+		rc = fd < 0 ? -errno : 0;
+		sbx_creds_leave(c);
+		goto out;
+	}
+
+	path = a.path;
+	start = a.base;
+	for (int round = 0; round < 40; round++) {
+		int exists = 0;
+		sbx_pin_release(&pin);
+		if (!(flags & O_CREAT) || !(flags & O_EXCL)) {
+			rc = sbx_walk(&c->who, start, path,
+				      (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
+			if (rc == 0)
+				exists = 1;
+			else if (rc != -ENOENT || !(flags & O_CREAT))
+				goto out;
+		}
+		if (exists) {
+			struct stat st;
+			enum pol_op op = POL_OP_READ;
+			if (fstat(pin.fd, &st) < 0) {
+				rc = -errno;
+				goto out;
+			}
+			if (S_ISLNK(st.st_mode) && !(flags & O_PATH)) {
+				rc = -ELOOP;
+				goto out;
+			}
+			if ((flags & O_CREAT) && (flags & O_EXCL)) {
+				rc = -EEXIST;
+				goto out;
+			}
+			if (flags & O_TRUNC && writes)
+				op = POL_OP_TRUNCATE;
+			else if (writes)
+				op = POL_OP_WRITE;
+			else if (S_ISDIR(st.st_mode))
+				op = POL_OP_LIST;
+			rc = sbx_still_valid(c);
+			if (rc == 0)
+				rc = sbx_proc_guard(c, pin.abs);
+			if (rc == 0)
+				rc = sbx_check(c, a.base_abs, a.path, &pin, op, 0);
+			if (rc < 0)
+				goto out;
+			if (flags & O_PATH) {
+				fd = fcntl(pin.fd, F_DUPFD_CLOEXEC, 0);
+				rc = fd < 0 ? -errno : 0;
+				goto out;
+			}
+			if (S_ISFIFO(st.st_mode)) {
+				/* A FIFO open waits for the other end, which would stall every
+				 * tracee: open it non-blocking, then give the descriptor back
+				 * its blocking mode (see README: FIFOs). */
+				flags |= O_NONBLOCK;
+			}
+			sbx_proc_fd_path(pin.fd, magic, sizeof magic);
+			sbx_creds_enter(c, 0);
+			fd = open(magic, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
+			rc = fd < 0 ? -errno : 0;
+			sbx_creds_leave(c);
+			if (fd >= 0 && S_ISFIFO(st.st_mode) && !(orig_flags & O_NONBLOCK))
+				fcntl(fd, F_SETFL, (orig_flags & ~O_NONBLOCK) & ~strip);
+			goto out;
+		}
+		/* Create: pin the parent, check the new name, create it exclusively and
+		 * without following, so nothing swapped in meanwhile is opened instead. */
+		rc = sbx_walk(&c->who, start, path, SBX_WALK_PARENT, &pin);
+		if (rc < 0)
+			goto out;
+		rc = sbx_still_valid(c);
+		if (rc == 0)
+			rc = sbx_proc_guard(c, pin.abs);
+		if (rc == 0)
+			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE, POL_PATH_NOFOLLOW);
+		if (rc < 0)
+			goto out;
+		sbx_creds_enter(c, 1);
+		fd = openat(pin.fd, pin.name, (flags & ~O_NOCTTY) | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    mode);
+		rc = fd < 0 ? -errno : 0;
+		sbx_creds_leave(c);
+		if (fd >= 0 || rc != -EEXIST || (flags & O_EXCL))
+			goto out;
+		/* Somebody created it meanwhile, or it is a dangling symlink: the kernel
+		 * would create the symlink's target. Walk on from there. */
+		ssize_t n = readlinkat(pin.fd, pin.name, linkbuf, sizeof linkbuf - 1);
+		if (n < 0)
+			continue; /* a plain file appeared: open it as existing */
+		if (flags & O_NOFOLLOW) {
+			rc = -ELOOP;
+			goto out;
+		}
+		linkbuf[n] = '\0';
+		if (start != a.base && start >= 0)
+			close(start);
+		start = fcntl(pin.fd, F_DUPFD_CLOEXEC, 0);
+		path = linkbuf;
+	}
+	if (rc == 0)
+		rc = -ELOOP;
+out:
+	if (start != a.base && start >= 0)
+		close(start);
+	sbx_pin_release(&pin);
+	sbx_path_arg_release(&a);
+	return fd >= 0 ? fd : rc;
+}
+
+/* A path argument pinned in the given mode and checked for op. */
+struct sbx_target {
+	struct sbx_path_arg a;
+	struct sbx_pin pin;
+};
+
+static void sbx_target_init(struct sbx_target *t)
+{
+	sbx_path_arg_init(&t->a);
+	sbx_pin_init(&t->pin);
+}
+
+static void sbx_target_release(struct sbx_target *t)
+{
+	sbx_pin_release(&t->pin);
+	sbx_path_arg_release(&t->a);
+}
+
+/* Reads, pins and checks one path. empty_ok: AT_EMPTY_PATH given (an empty path
+ * names the dirfd's object). */
+static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_walk_mode mode,
+		      enum pol_op op, unsigned flags, int empty_ok, struct sbx_target *t)
+{
+	int rc = sbx_path_arg_read(c, dirfd, addr, &t->a, empty_ok);
+	if (rc < 0)
+		return rc;
+	if (t->a.path[0] == '\0') {
+		/* The object dirfd names. */
+		int fd = sbx_open_base(c, dirfd, 0);
+		if (fd < 0)
+			return fd;
+		t->pin.fd = fd;
+		rc = sbx_fd_path(fd, t->pin.abs, sizeof t->pin.abs);
+		if (rc < 0)
+			return rc;
+		snprintf(t->a.path, sizeof t->a.path, "%s", t->pin.abs);
+		rc = sbx_still_valid(c);
+		if (rc == 0 && t->pin.abs[0] == '/')
+			rc = sbx_decide(c, t->pin.abs, t->pin.abs, op, flags, NULL, 0);
+		return rc;
+	}
+	if (t->a.path[0] != '/' && t->a.base < 0)
+		return -EBADF;
+	rc = sbx_walk(&c->who, t->a.base, t->a.path, mode, &t->pin);
+	if (rc < 0)
+		return rc;
+	rc = sbx_still_valid(c);
+	if (rc < 0)
+		return rc;
+	rc = sbx_proc_guard(c, t->pin.abs);
+	if (rc < 0)
+		return rc;
+	if (mode == SBX_WALK_PARENT)
+		flags |= POL_PATH_NOFOLLOW;
+	if ((flags & POL_PATH_IS_DIR) == 0 && mode == SBX_WALK_PARENT && (op == POL_OP_DELETE ||
+	    op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO)) {
+		struct stat st;
+		if (fstatat(t->pin.fd, t->pin.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			flags |= POL_PATH_IS_DIR;
+	}
+	return sbx_check(c, t->a.base_abs, t->a.path, &t->pin, op, flags);
+}
+
+#define ARG(i) (c->req->data.args[i])
+#define IARG(i) ((int)c->req->data.args[i])
+
+static long long sbx_h_unlink(struct sbx_call *c, int dirfd, uint64_t addr, int rmdir)
+{
+	struct sbx_target t;
+	long long rc;
+
+	sbx_target_init(&t);
+	rc = sbx_target(c, dirfd, addr, SBX_WALK_PARENT, POL_OP_DELETE,
+			rmdir ? POL_PATH_IS_DIR : 0, 0, &t);
+	if (rc == 0) {
+		sbx_creds_enter(c, 0);
+		rc = unlinkat(t.pin.fd, t.pin.name, rmdir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+		sbx_creds_leave(c);
+	}
+	sbx_target_release(&t);
+	return rc;
+}
+
+static long long sbx_h_rename(struct sbx_call *c, int odir, uint64_t oaddr, int ndir,
+			      uint64_t naddr, unsigned flags)
+{
+	struct sbx_target o, n;
+	long long rc;
+
+	sbx_target_init(&o);
+	sbx_target_init(&n);
+	rc = sbx_target(c, odir, oaddr, SBX_WALK_PARENT, POL_OP_RENAME_FROM, 0, 0, &o);
+	if (rc == 0)
+		rc = sbx_target(c, ndir, naddr, SBX_WALK_PARENT, POL_OP_RENAME_TO, 0, 0, &n);
+	if (rc == 0 && (flags & RENAME_EXCHANGE)) {
+		/* Both names move: each is also a source and a destination. */
+		rc = sbx_check(c, n.a.base_abs, n.a.path, &n.pin, POL_OP_RENAME_FROM,
+			       POL_PATH_NOFOLLOW);
+		if (rc == 0)
+			rc = sbx_check(c, o.a.base_abs, o.a.path, &o.pin, POL_OP_RENAME_TO,
+				       POL_PATH_NOFOLLOW);
+	}
+	if (rc == 0) {
+		sbx_creds_enter(c, 0);
+		rc = renameat2(o.pin.fd, o.pin.name, n.pin.fd, n.pin.name, flags) < 0 ? -errno : 0;
+		sbx_creds_leave(c);
+	}
+	sbx_target_release(&n);
+	sbx_target_release(&o);
+	return rc;
+}
+
+static long long sbx_h_link(struct sbx_call *c, int odir, uint64_t oaddr, int ndir, uint64_t naddr,
+			    int flags)
+{
+	struct sbx_target o, n;
+	char magic[64];
+	long long rc;
+	int follow = flags & AT_SYMLINK_FOLLOW, empty = flags & AT_EMPTY_PATH;
+
+	sbx_target_init(&o);
+	sbx_target_init(&n);
+	rc = sbx_target(c, odir, oaddr, follow ? SBX_WALK_FOLLOW : SBX_WALK_PARENT,
+			POL_OP_LINK_FROM, 0, empty, &o);
+	if (rc == 0)
+		rc = sbx_target(c, ndir, naddr, SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &n);
+	if (rc == 0) {
+		sbx_creds_enter(c, 0);
+		if (o.pin.name[0] == '\0') {
+			/* A pinned object: link it through its /proc/self/fd name. */
+			sbx_proc_fd_path(o.pin.fd, magic, sizeof magic);
+			rc = linkat(AT_FDCWD, magic, n.pin.fd, n.pin.name, AT_SYMLINK_FOLLOW);
+		} else {
+			rc = linkat(o.pin.fd, o.pin.name, n.pin.fd, n.pin.name, 0);
+		}
+		rc = rc < 0 ? -errno : 0;
+		sbx_creds_leave(c);
+	}
+	sbx_target_release(&n);
+	sbx_target_release(&o);
+	return rc;
+}
+
+static long long sbx_h_symlink(struct sbx_call *c, uint64_t taddr, int ndir, uint64_t naddr)
+{
+	struct sbx_target n;
+	char target[PATH_MAX];
+	long long rc;
+
+	sbx_target_init(&n);
+	rc = sbx_read_str(c, taddr, target, sizeof target);
+	if (rc == 0)
+		rc = sbx_target(c, ndir, naddr, SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &n);
+	if (rc == 0) {
+		sbx_creds_enter(c, 0);
+		rc = symlinkat(target, n.pin.fd, n.pin.name) < 0 ? -errno : 0;
+		sbx_creds_leave(c);
+	}
+	sbx_target_release(&n);
+	return rc;
+}
+
+static long long sbx_h_mknod(struct sbx_call *c, int dirfd, uint64_t addr, mode_t mode, dev_t dev,
+			     int is_dir)
+{
+	struct sbx_target t;
+	long long rc;
+
+	sbx_target_init(&t);
+	rc = sbx_target(c, dirfd, addr, SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &t);
+	if (rc == 0) {
+		sbx_creds_enter(c, 1);
+		if (is_dir)
+			rc = mkdirat(t.pin.fd, t.pin.name, mode);
+		else
+			rc = mknodat(t.pin.fd, t.pin.name, mode, dev);
+		rc = rc < 0 ? -errno : 0;
+		sbx_creds_leave(c);
+	}
+	sbx_target_release(&t);
+	return rc;
+}
+
+/* chmod, chown, utimes and xattrs: metadata writes on the pinned object. */
+enum sbx_meta { SBX_CHMOD, SBX_CHOWN, SBX_UTIMES, SBX_SETXATTR, SBX_RMXATTR };
+struct sbx_meta_args {
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	struct timespec ts[2];
+	int ts_null;
+	char xname[XATTR_NAME_MAX + 1];
+	void *xvalue;
+	size_t xsize;
+	int xflags;
+};
+
+static long long sbx_meta_apply(struct sbx_target *t, enum sbx_meta what,
+				const struct sbx_meta_args *m)
+{
+	char p[PATH_MAX + 64];
+	int rc, nofollow = t->pin.name[0] != '\0';
+
+	/* PARENT-pinned (no-follow variants): act on dir fd + name; else on the object. */
+	if (nofollow)
+		snprintf(p, sizeof p, "/proc/self/fd/%d/%s", t->pin.fd, t->pin.name);
+	else
+		sbx_proc_fd_path(t->pin.fd, p, sizeof p);
+	switch (what) {
+	case SBX_CHMOD:
+		if (nofollow) {
+			struct stat st;
+			if (fstatat(t->pin.fd, t->pin.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode))
+				return -EOPNOTSUPP;
+		}
+		rc = chmod(p, m->mode);
+		break;
+	case SBX_CHOWN:
+		if (nofollow)
+			rc = fchownat(t->pin.fd, t->pin.name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW);
+		else
+			rc = fchownat(t->pin.fd, "", m->uid, m->gid, AT_EMPTY_PATH);
+		break;
+	case SBX_UTIMES:
+		if (nofollow)
+			rc = utimensat(t->pin.fd, t->pin.name, m->ts_null ? NULL : m->ts,
+				       AT_SYMLINK_NOFOLLOW);
+		else
+			rc = utimensat(AT_FDCWD, p, m->ts_null ? NULL : m->ts, 0);
+		break;
+	case SBX_SETXATTR:
+		rc = (nofollow ? lsetxattr : setxattr)(p, m->xname, m->xvalue, m->xsize, m->xflags);
+		break;
+	case SBX_RMXATTR:
+		rc = (nofollow ? lremovexattr : removexattr)(p, m->xname);
+		break;
+	default:
+		return -ENOSYS;
+	}
+	return rc < 0 ? -errno : 0;
+}
+
+static long long sbx_h_meta(struct sbx_call *c, int dirfd, uint64_t addr, int nofollow, int empty,
+			    enum sbx_meta what, const struct sbx_meta_args *m)
+{
+	struct sbx_target t;
+	long long rc;
+
+	sbx_target_init(&t);
+	if (addr == 0 && what == SBX_UTIMES) /* utimensat(fd, NULL, ...): the fd itself */
+		rc = sbx_target(c, dirfd, 0, SBX_WALK_FOLLOW, POL_OP_CHMOD, 0, 1, &t);
+	else
+		rc = sbx_target(c, dirfd, addr, nofollow ? SBX_WALK_PARENT : SBX_WALK_FOLLOW,
+				POL_OP_CHMOD, 0, empty, &t);
+	if (rc == 0) {
+		sbx_creds_enter(c, 0);
+		rc = sbx_meta_apply(&t, what, m);
+		sbx_creds_leave(c);
+	}
+	sbx_target_release(&t);
+	return rc;
+}
+
+static int sbx_read_xattr(struct sbx_call *c, uint64_t naddr, uint64_t vaddr, size_t size,
+			  struct sbx_meta_args *m)
+{
+	int rc = sbx_read_str(c, naddr, m->xname, sizeof m->xname);
+	if (rc < 0)
+		return rc == -ENAMETOOLONG ? -ERANGE : rc;
+	if (size > SBX_XATTR_MAX)
+		return -E2BIG;
+	m->xsize = size;
+	if (size == 0)
+		return 0;
+	m->xvalue = malloc(size);
+	if (!m->xvalue)
+		return -ENOMEM;
+	if (sbx_mem_read(c, vaddr, m->xvalue, size) != (ssize_t)size)
+		return -EFAULT;
+	return 0;
+}
+
+static int sbx_read_times(struct sbx_call *c, uint64_t addr, int kind, struct sbx_meta_args *m)
+{
+	if (addr == 0) {
+		m->ts_null = 1;
+		return 0;
+	}
+	if (kind == 0) { /* struct timespec[2] */
+		return sbx_mem_read(c, addr, m->ts, sizeof m->ts) == sizeof m->ts ? 0 : -EFAULT;
+	} else if (kind == 1) { /* struct timeval[2] */
+		struct timeval tv[2];
+		if (sbx_mem_read(c, addr, tv, sizeof tv) != sizeof tv)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++) {
+			m->ts[i].tv_sec = tv[i].tv_sec;
+			m->ts[i].tv_nsec = tv[i].tv_usec * 1000;
+		}
+	} else { /* struct utimbuf */
+		struct utimbuf u;
+		if (sbx_mem_read(c, addr, &u, sizeof u) != sizeof u)
+			return -EFAULT;
+		m->ts[0].tv_sec = u.actime;
+		m->ts[0].tv_nsec = 0;
+		m->ts[1].tv_sec = u.modtime;
+		m->ts[1].tv_nsec = 0;
+	}
+	return 0;
+}
+
+static long long sbx_h_truncate(struct sbx_call *c, uint64_t addr, off_t len)
+{
+	struct sbx_target t;
+	char magic[64];
+	long long rc;
+
+	sbx_target_init(&t);
+	rc = sbx_target(c, AT_FDCWD, addr, SBX_WALK_FOLLOW, POL_OP_TRUNCATE, 0, 0, &t);
+	if (rc == 0) {
+		sbx_proc_fd_path(t.pin.fd, magic, sizeof magic);
+		sbx_creds_enter(c, 0);
+		rc = truncate(magic, len) < 0 ? -errno : 0;
+		sbx_creds_leave(c);
+	}
+	sbx_target_release(&t);
+	return rc;
+}
+
+/* exec: the file (zero-access) and argv (command rules) are checked, then the
+ * kernel is told to continue: the supervisor cannot exec in the tracee's place. */
+static int sbx_h_exec(struct sbx_call *c, int dirfd, uint64_t addr, uint64_t argv_addr, int flags,
+		      struct sbx_answer *ans)
+{
+	struct sbx_target t;
+	char *argv[SBX_MAX_ARGV + 1];
+	char *pool = NULL;
+	size_t used = 0;
+	int rc, n = 0;
+
+	sbx_target_init(&t);
+	rc = sbx_target(c, dirfd, addr,
+			(flags & AT_SYMLINK_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW,
+			POL_OP_EXEC, 0, flags & AT_EMPTY_PATH, &t);
+	if (rc < 0)
+		goto out;
+	pool = malloc(SBX_ARGV_BYTES);
+	if (!pool) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (n = 0; n < SBX_MAX_ARGV && argv_addr; n++) {
+		uint64_t p;
+		if (sbx_mem_read(c, argv_addr + (uint64_t)n * 8, &p, 8) != 8) {
+			rc = -EFAULT;
+			goto out;
+		}
+		if (p == 0)
+			break;
+		if (used >= SBX_ARGV_BYTES) {
+			rc = -E2BIG;
+			goto out;
+		}
+		rc = sbx_read_str(c, p, pool + used, SBX_ARGV_BYTES - used);
+		if (rc < 0)
+			goto out;
+		argv[n] = pool + used;
+		used += strlen(pool + used) + 1;
+	}
+	argv[n] = NULL;
+	if (n > 0) {
+		struct pol_result r;
+		struct pol_ctx ctx = {0};
+		char cwd[PATH_MAX], p[64];
+		snprintf(p, sizeof p, "/proc/%u/cwd", c->req->pid);
+		ssize_t k = readlink(p, cwd, sizeof cwd - 1);
+		if (k > 0) {
+			cwd[k] = '\0';
+			ctx.cwd = cwd;
+		}
+		pol_result_init(&r);
+		enum pol_decision d = pol_check_argv(c->s->policy, argv, &ctx, &r);
+		if (d == POL_ASK)
+			d = sbx_ask_tty(c, t.a.path, &r) ? POL_ALLOW : POL_DENY;
+		if (d == POL_DENY || d == POL_WARN) {
+			r.decision = d;
+			sbx_report(c, t.a.path, &r);
+		}
+		pol_result_release(&r);
+		if (d == POL_DENY) {
+			rc = -EACCES;
+			goto out;
+		}
+	}
+	rc = sbx_still_valid(c);
+	if (rc == 0)
+		ans->kind = SBX_ANS_CONTINUE;
+out:
+	free(pool);
+	sbx_target_release(&t);
+	return rc;
+}
+
+/* fchmod, fchown, fsetxattr, fremovexattr: the object behind the tracee's descriptor. */
+static long long sbx_h_fdmeta(struct sbx_call *c, int fd, enum sbx_meta what,
+			      const struct sbx_meta_args *m)
+{
+	return sbx_h_meta(c, fd, 0, 0, 1, what, m);
+}
+
+static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
+{
+	const struct seccomp_notif *req = c->req;
+	struct sbx_meta_args m;
+	long long rc = -ENOSYS;
+	int fd;
+
+	memset(&m, 0, sizeof m);
+	ans->kind = SBX_ANS_VALUE;
+	if (req->data.arch != AUDIT_ARCH_X86_64) {
+		ans->val = -ENOSYS;
+		return;
+	}
+	switch (req->data.nr) {
+	case SYS_open:
+	case SYS_openat:
+	case SYS_creat:
+	case SYS_openat2: {
+		int dirfd = AT_FDCWD, flags;
+		uint64_t addr;
+		mode_t mode;
+		if (req->data.nr == SYS_open) {
+			c->name = "open";
+			addr = ARG(0), flags = IARG(1), mode = (mode_t)ARG(2);
+		} else if (req->data.nr == SYS_creat) {
+			c->name = "creat";
+			addr = ARG(0), flags = O_CREAT | O_WRONLY | O_TRUNC, mode = (mode_t)ARG(1);
+		} else if (req->data.nr == SYS_openat) {
+			c->name = "openat";
+			dirfd = IARG(0), addr = ARG(1), flags = IARG(2), mode = (mode_t)ARG(3);
+		} else {
+			struct {
+				uint64_t flags, mode, resolve;
+			} how;
+			c->name = "openat2";
+			if (ARG(3) < sizeof how) {
+				rc = -EINVAL;
+				break;
+			}
+			if (sbx_mem_read(c, ARG(2), &how, sizeof how) != sizeof how) {
+				rc = -EFAULT;
+				break;
+			}
+			if (how.resolve != 0 || how.flags >> 32) {
+				/* RESOLVE_* restrictions are not emulated: callers fall back
+				 * to openat on ENOSYS. */
+				rc = -ENOSYS;
+				break;
+			}
+			dirfd = IARG(0), addr = ARG(1), flags = (int)how.flags, mode = (mode_t)how.mode;
+		}
+		fd = sbx_do_open(c, dirfd, addr, flags, mode & 07777);
+		if (fd >= 0) {
+			ans->kind = SBX_ANS_FD;
+			ans->fd = fd;
+			ans->cloexec = (flags & O_CLOEXEC) != 0;
+			return;
+		}
+		rc = fd;
+		break;
+	}
+	case SYS_unlink:
+		c->name = "unlink";
+		rc = sbx_h_unlink(c, AT_FDCWD, ARG(0), 0);
+		break;
+	case SYS_rmdir:
+		c->name = "rmdir";
+		rc = sbx_h_unlink(c, AT_FDCWD, ARG(0), 1);
+		break;
+	case SYS_unlinkat:
+		c->name = "unlinkat";
+		rc = (IARG(2) & ~AT_REMOVEDIR) ? -EINVAL
+					       : sbx_h_unlink(c, IARG(0), ARG(1), IARG(2) & AT_REMOVEDIR);
+		break;
+	case SYS_rename:
+		c->name = "rename";
+		rc = sbx_h_rename(c, AT_FDCWD, ARG(0), AT_FDCWD, ARG(1), 0);
+		break;
+	case SYS_renameat:
+		c->name = "renameat";
+		rc = sbx_h_rename(c, IARG(0), ARG(1), IARG(2), ARG(3), 0);
+		break;
+	case SYS_renameat2:
+		c->name = "renameat2";
+		rc = sbx_h_rename(c, IARG(0), ARG(1), IARG(2), ARG(3), (unsigned)ARG(4));
+		break;
+	case SYS_link:
+		c->name = "link";
+		rc = sbx_h_link(c, AT_FDCWD, ARG(0), AT_FDCWD, ARG(1), 0);
+		break;
+	case SYS_linkat:
+		c->name = "linkat";
+		rc = sbx_h_link(c, IARG(0), ARG(1), IARG(2), ARG(3), IARG(4));
+		break;
+	case SYS_symlink:
+		c->name = "symlink";
+		rc = sbx_h_symlink(c, ARG(0), AT_FDCWD, ARG(1));
+		break;
+	case SYS_symlinkat:
+		c->name = "symlinkat";
+		rc = sbx_h_symlink(c, ARG(0), IARG(1), ARG(2));
+		break;
+	case SYS_mkdir:
+		c->name = "mkdir";
+		rc = sbx_h_mknod(c, AT_FDCWD, ARG(0), (mode_t)ARG(1), 0, 1);
+		break;
+	case SYS_mkdirat:
+		c->name = "mkdirat";
+		rc = sbx_h_mknod(c, IARG(0), ARG(1), (mode_t)ARG(2), 0, 1);
+		break;
+	case SYS_mknod:
+		c->name = "mknod";
+		rc = sbx_h_mknod(c, AT_FDCWD, ARG(0), (mode_t)ARG(1), (dev_t)ARG(2), 0);
+		break;
+	case SYS_mknodat:
+		c->name = "mknodat";
+		rc = sbx_h_mknod(c, IARG(0), ARG(1), (mode_t)ARG(2), (dev_t)ARG(3), 0);
+		break;
+	case SYS_chmod:
+		c->name = "chmod";
+		m.mode = (mode_t)ARG(1);
+		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_CHMOD, &m);
+		break;
+	case SYS_fchmodat:
+		c->name = "fchmodat";
+		m.mode = (mode_t)ARG(2);
+		rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_CHMOD, &m);
+		break;
+	case SBX_NR_FCHMODAT2:
+		c->name = "fchmodat2";
+		m.mode = (mode_t)ARG(2);
+		if (IARG(3) & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			rc = -EINVAL;
+		else
+			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
+					IARG(3) & AT_EMPTY_PATH, SBX_CHMOD, &m);
+		break;
+	case SYS_fchmod:
+		c->name = "fchmod";
+		m.mode = (mode_t)ARG(1);
+		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHMOD, &m);
+		break;
+	case SYS_chown:
+	case SYS_lchown:
+		c->name = req->data.nr == SYS_chown ? "chown" : "lchown";
+		m.uid = (uid_t)ARG(1), m.gid = (gid_t)ARG(2);
+		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lchown, 0, SBX_CHOWN, &m);
+		break;
+	case SYS_fchownat:
+		c->name = "fchownat";
+		m.uid = (uid_t)ARG(2), m.gid = (gid_t)ARG(3);
+		rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(4) & AT_SYMLINK_NOFOLLOW,
+				IARG(4) & AT_EMPTY_PATH, SBX_CHOWN, &m);
+		break;
+	case SYS_fchown:
+		c->name = "fchown";
+		m.uid = (uid_t)ARG(1), m.gid = (gid_t)ARG(2);
+		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHOWN, &m);
+		break;
+	case SYS_utimensat:
+		c->name = "utimensat";
+		rc = sbx_read_times(c, ARG(2), 0, &m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
+					IARG(3) & AT_EMPTY_PATH, SBX_UTIMES, &m);
+		break;
+	case SYS_utime:
+		c->name = "utime";
+		rc = sbx_read_times(c, ARG(1), 2, &m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, &m);
+		break;
+	case SYS_utimes:
+		c->name = "utimes";
+		rc = sbx_read_times(c, ARG(1), 1, &m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, &m);
+		break;
+	case SYS_futimesat:
+		c->name = "futimesat";
+		rc = sbx_read_times(c, ARG(2), 1, &m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_UTIMES, &m);
+		break;
+	case SYS_setxattr:
+	case SYS_lsetxattr:
+		c->name = req->data.nr == SYS_setxattr ? "setxattr" : "lsetxattr";
+		m.xflags = IARG(4);
+		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), &m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lsetxattr, 0,
+					SBX_SETXATTR, &m);
+		break;
+	case SYS_fsetxattr:
+		c->name = "fsetxattr";
+		m.xflags = IARG(4);
+		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), &m);
+		if (rc == 0)
+			rc = sbx_h_fdmeta(c, IARG(0), SBX_SETXATTR, &m);
+		break;
+	case SYS_removexattr:
+	case SYS_lremovexattr:
+		c->name = req->data.nr == SYS_removexattr ? "removexattr" : "lremovexattr";
+		rc = sbx_read_xattr(c, ARG(1), 0, 0, &m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lremovexattr, 0,
+					SBX_RMXATTR, &m);
+		break;
+	case SYS_fremovexattr:
+		c->name = "fremovexattr";
+		rc = sbx_read_xattr(c, ARG(1), 0, 0, &m);
+		if (rc == 0)
+			rc = sbx_h_fdmeta(c, IARG(0), SBX_RMXATTR, &m);
+		break;
+	case SYS_truncate:
+		c->name = "truncate";
+		rc = sbx_h_truncate(c, ARG(0), (off_t)ARG(1));
+		break;
+	case SYS_execve:
+		c->name = "execve";
+		rc = sbx_h_exec(c, AT_FDCWD, ARG(0), ARG(1), 0, ans);
+		break;
+	case SYS_execveat:
+		c->name = "execveat";
+		rc = sbx_h_exec(c, IARG(0), ARG(1), ARG(2), IARG(4), ans);
+		break;
+	default:
+		rc = -ENOSYS;
+		break;
+	}
+	free(m.xvalue);
+	if (ans->kind == SBX_ANS_VALUE)
+		ans->val = rc;
+}
+
+/* ---- the loop ---------------------------------------------------------------------------- */
+
+struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
+{
+	struct sbx_super *s = calloc(1, sizeof *s);
+
+	if (!s)
+		return NULL;
+	s->policy = opts->policy;
+	s->listener = opts->listener;
+	s->quiet = opts->quiet;
+	s->err_fd = opts->err_fd;
+	s->self = getpid();
+	s->euid = geteuid();
+	s->egid = getegid();
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &s->sizes) < 0)
+		goto out_free;
+	/* The kernel's structures may be larger than our headers' (newer kernels). */
+	if (s->sizes.seccomp_notif < sizeof(struct seccomp_notif))
+		s->sizes.seccomp_notif = sizeof(struct seccomp_notif);
+	if (s->sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
+		s->sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+	s->req = calloc(1, s->sizes.seccomp_notif);
+	s->resp = calloc(1, s->sizes.seccomp_notif_resp);
+	if (!s->req || !s->resp)
+		goto out_free;
+	return s;
+out_free:
+	free(s->req);
+	free(s->resp);
+	free(s);
+	return NULL;
+}
+
+void sbx_super_free(struct sbx_super *s)
+{
+	if (!s)
+		return;
+	if (s->listener >= 0)
+		close(s->listener);
+	free(s->req);
+	free(s->resp);
+	free(s);
+}
+
+int sbx_super_fd(const struct sbx_super *s)
+{
+	return s->listener;
+}
+
+void sbx_super_stats(const struct sbx_super *s, struct sbx_stats *out)
+{
+	*out = s->stats;
+}
+
+int sbx_super_handle_one(struct sbx_super *s)
+{
+	struct sbx_call c;
+	struct sbx_answer ans = {SBX_ANS_VALUE, -ENOSYS, -1, 0};
+
+	memset(s->req, 0, s->sizes.seccomp_notif);
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, s->req) < 0) {
+		/* ENOENT: the tracee was interrupted or died before we read it. */
+		if (errno == ENOENT || errno == EINTR)
+			return 0;
+		return -errno;
+	}
+	s->stats.notified++;
+	memset(&c, 0, sizeof c);
+	c.s = s;
+	c.req = s->req;
+	c.who.tid = (pid_t)s->req->pid;
+	c.who.tgid = 0; /* looked up only when a /proc path needs it */
+	c.name = "syscall";
+	sbx_dispatch(&c, &ans);
+
+	memset(s->resp, 0, s->sizes.seccomp_notif_resp);
+	s->resp->id = s->req->id;
+	if (ans.kind == SBX_ANS_FD) {
+		struct seccomp_notif_addfd add = {
+			.id = s->req->id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = (uint32_t)ans.fd,
+			.newfd = 0,
+			.newfd_flags = ans.cloexec ? O_CLOEXEC : 0,
+		};
+		int rc = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		int e = errno;
+		close(ans.fd);
+		s->stats.emulated++;
+		if (rc >= 0)
+			return 0;
+		if (e == ENOENT)
+			return 0;
+		/* Could not install (EMFILE...): answer with the error instead. */
+		s->resp->error = -e;
+		s->stats.failed++;
+	} else if (ans.kind == SBX_ANS_CONTINUE) {
+		s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		s->stats.continued++;
+	} else {
+		if (ans.val < 0) {
+			s->resp->error = (int32_t)ans.val;
+			if (ans.val == -EACCES)
+				s->stats.refused++;
+		} else {
+			s->resp->val = ans.val;
+		}
+		s->stats.emulated++;
+	}
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,354 @@
+/* walk.c - path resolution in the supervisor, on behalf of a tracee.
+ *
+ * The supervisor checks a path and then acts on it. Between the two, the tracee (or
+ * another process) may swap a symlink into the path. So the walk ends in an O_PATH
+ * descriptor (the object, or its parent directory), the check is made on that
+ * descriptor's canonical path, and the action goes through the descriptor.
+ *
+ * Most paths hold no symlink: one openat2(RESOLVE_NO_SYMLINKS) pins them. Otherwise
+ * the walk goes component by component with O_PATH|O_NOFOLLOW, reading each symlink
+ * itself, because the kernel would resolve /proc/self (and /dev/stdin, /dev/fd, which
+ * point there) as the supervisor, not as the tracee.
+ */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SBX_MAX_LINKS 40
+
+void sbx_pin_init(struct sbx_pin *pin)
+{
+	pin->fd = -1;
+	pin->name[0] = '\0';
+	pin->abs[0] = '\0';
+}
+
+void sbx_pin_release(struct sbx_pin *pin)
+{
+	if (pin->fd >= 0)
+		close(pin->fd);
+	sbx_pin_init(pin);
+}
+
+int sbx_fd_path(int fd, char *out, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	n = readlink(link, out, size - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
+
+pid_t sbx_who_tgid(struct sbx_who *who)
+{
+	char p[64], buf[512], *t;
+	ssize_t n;
+	int fd;
+
+	if (who->tgid > 0)
+		return who->tgid;
+	who->tgid = who->tid;
+	snprintf(p, sizeof p, "/proc/%d/status", (int)who->tid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return who->tgid;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return who->tgid;
+	buf[n] = '\0';
+	t = strstr(buf, "\nTgid:");
+	if (t) {
+		long v = strtol(t + 6, NULL, 10);
+		if (v > 0)
+			who->tgid = (pid_t)v;
+	}
+	return who->tgid;
+}
+
+static int sbx_rootfd(void)
+{
+	static int rootfd = -1;
+
+	if (rootfd < 0)
+		rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return rootfd;
+}
+
+static int sbx_is_procfs(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* The first component of *p (skipping slashes) into comp; advances *p. Returns the
+ * component length, 0 at the end, -ENAMETOOLONG. */
+static int sbx_next_comp(const char **p, char *comp, size_t size)
+{
+	const char *s = *p, *e;
+
+	while (*s == '/')
+		s++;
+	e = s;
+	while (*e && *e != '/')
+		e++;
+	if ((size_t)(e - s) >= size)
+		return -ENAMETOOLONG;
+	memcpy(comp, s, (size_t)(e - s));
+	comp[e - s] = '\0';
+	*p = e;
+	return (int)(e - s);
+}
+
+static int sbx_only_slashes(const char *s)
+{
+	while (*s == '/')
+		s++;
+	return *s == '\0';
+}
+
+/* Replaces rest (in place, buffer of size bytes) with head + "/" + rest. */
+static int sbx_prepend(char *rest, size_t size, const char *head)
+{
+	size_t hl = strlen(head), rl = strlen(rest);
+
+	if (hl + 1 + rl + 1 > size)
+		return -ENAMETOOLONG;
+	memmove(rest + hl + 1, rest, rl + 1);
+	memcpy(rest, head, hl);
+	rest[hl] = '/';
+	return 0;
+}
+
+/* The slow walk: component by component. Returns an O_PATH descriptor or -errno. */
+static int sbx_walk_slow(struct sbx_who *who, int start, const char *path, int follow_last)
+{
+	char rest[PATH_MAX * 2], comp[NAME_MAX + 1], target[PATH_MAX];
+	const char *p;
+	int cur, nfd, links = 0, rc;
+	int trailing;
+
+	if (strlen(path) >= sizeof rest)
+		return -ENAMETOOLONG;
+	memcpy(rest, path, strlen(path) + 1);
+	cur = fcntl(path[0] == '/' ? sbx_rootfd() : start, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0)
+		return -errno;
+	p = rest;
+	for (;;) {
+		rc = sbx_next_comp(&p, comp, sizeof comp);
+		if (rc < 0)
+			goto out_close_cur;
+		if (rc == 0)
+			break;
+		trailing = *p == '/';
+		int last = sbx_only_slashes(p);
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if ((strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0) &&
+		    sbx_is_procfs(cur)) {
+			/* Only /proc itself has these names; sbx_fd_path tells us we are there. */
+			char where[16];
+			if (sbx_fd_path(cur, where, sizeof where) == 0 && strcmp(where, "/proc") == 0) {
+				char sub[64];
+				if (comp[0] == 's')
+					snprintf(sub, sizeof sub, "%d", (int)sbx_who_tgid(who));
+				else
+					snprintf(sub, sizeof sub, "%d/task/%d", (int)sbx_who_tgid(who),
+						 (int)who->tid);
+				/* p points into rest: move the remainder to the front first. */
+				memmove(rest, p, strlen(p) + 1);
+				rc = sbx_prepend(rest, sizeof rest, sub);
+				if (rc < 0)
+					goto out_close_cur;
+				p = rest;
+				continue;
+			}
+		}
+		nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			rc = -errno;
+			goto out_close_cur;
+		}
+		if (last && !trailing && !follow_last) {
+			close(cur);
+			cur = nfd;
+			break;
+		}
+		ssize_t n = readlinkat(nfd, "", target, sizeof target - 1);
+		if (n < 0) { /* not a symlink */
+			close(cur);
+			cur = nfd;
+			continue;
+		}
+		if ((size_t)n >= sizeof target - 1) {
+			close(nfd);
+			rc = -ENAMETOOLONG;
+			goto out_close_cur;
+		}
+		target[n] = '\0';
+		if (++links > SBX_MAX_LINKS) {
+			close(nfd);
+			rc = -ELOOP;
+			goto out_close_cur;
+		}
+		if (target[0] != '/' && strchr(target, ':') && sbx_is_procfs(nfd)) {
+			/* A magic link (/proc/PID/fd/N to a pipe, socket, anon inode): the
+			 * kernel follows it in the named process's context, which is the
+			 * tracee's, since "self" was replaced above. */
+			int ofd = openat(cur, comp, O_PATH | O_CLOEXEC);
+			close(nfd);
+			if (ofd < 0) {
+				rc = -errno;
+				goto out_close_cur;
+			}
+			close(cur);
+			cur = ofd;
+			continue;
+		}
+		if (target[0] == '/' && sbx_is_procfs(nfd)) {
+			/* Magic links to paths (fd/N, cwd, root, exe): the kernel's jump gives
+			 * the very object, even when deleted or out of our view. */
+			int ofd = openat(cur, comp, O_PATH | O_CLOEXEC);
+			close(nfd);
+			if (ofd < 0) {
+				rc = -errno;
+				goto out_close_cur;
+			}
+			close(cur);
+			cur = ofd;
+			continue;
+		}
+		close(nfd);
+		memmove(rest, p, strlen(p) + 1);
+		rc = sbx_prepend(rest, sizeof rest, target);
+		if (rc < 0)
+			goto out_close_cur;
+		p = rest;
+		if (target[0] == '/') {
+			close(cur);
+			cur = fcntl(sbx_rootfd(), F_DUPFD_CLOEXEC, 0);
+			if (cur < 0)
+				return -errno;
+		}
+	}
+	return cur;
+out_close_cur:
+	close(cur);
+	return rc;
+}
+
+/* Opens path as an O_PATH descriptor the way the tracee's kernel walk would. */
+static int sbx_open_path(struct sbx_who *who, int start, const char *path, int follow_last)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	long fd;
+
+	if (path[0] == '\0')
+		return -ENOENT;
+	fd = syscall(SYS_openat2, path[0] == '/' ? sbx_rootfd() : start, path, &how, sizeof how);
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ELOOP && errno != EXDEV && errno != ENOSYS)
+		return -errno;
+	return sbx_walk_slow(who, start, path, follow_last);
+}
+
+int sbx_walk(struct sbx_who *who, int start, const char *path, enum sbx_walk_mode mode,
+	     struct sbx_pin *pin)
+{
+	char dir[PATH_MAX];
+	size_t len = strlen(path), end, base;
+	int fd, rc, trailing = 0;
+
+	sbx_pin_init(pin);
+	if (len == 0)
+		return -ENOENT;
+	if (len >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (mode != SBX_WALK_PARENT) {
+		fd = sbx_open_path(who, start, path, mode == SBX_WALK_FOLLOW);
+		if (fd < 0)
+			return fd;
+		rc = sbx_fd_path(fd, pin->abs, sizeof pin->abs);
+		if (rc < 0) {
+			close(fd);
+			return rc;
+		}
+		pin->fd = fd;
+		return 0;
+	}
+
+	end = len;
+	while (end > 0 && path[end - 1] == '/') {
+		end--;
+		trailing = 1;
+	}
+	if (end == 0)
+		return -EBUSY; /* "/" itself has no parent to act in */
+	base = end;
+	while (base > 0 && path[base - 1] != '/')
+		base--;
+	if (end - base > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(pin->name, path + base, end - base);
+	pin->name[end - base] = '\0';
+	if (strcmp(pin->name, ".") == 0 || strcmp(pin->name, "..") == 0)
+		return -EINVAL;
+
+	if (base == 0) {
+		fd = fcntl(start, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+	} else {
+		memcpy(dir, path, base);
+		dir[base] = '\0';
+		fd = sbx_open_path(who, start, dir, 1);
+		if (fd < 0)
+			return fd;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -ENOTDIR;
+	}
+	rc = sbx_fd_path(fd, pin->abs, sizeof pin->abs);
+	if (rc < 0 || pin->abs[0] != '/') {
+		close(fd);
+		return rc < 0 ? rc : -ENOENT;
+	}
+	size_t al = strlen(pin->abs), nl = strlen(pin->name);
+	if (al + 1 + nl + 1 > sizeof pin->abs) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	if (al > 1)
+		pin->abs[al++] = '/';
+	memcpy(pin->abs + al, pin->name, nl + 1);
+	if (trailing && nl + 1 < sizeof pin->name) {
+		pin->name[nl] = '/';
+		pin->name[nl + 1] = '\0';
+	}
+	pin->fd = fd;
+	return 0;
+}

@@ -37,3 +37,6 @@ bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook
 	$(BUILD)/bench_hook $(BUILD)/dcg $(BENCH_HOOK_ARGS)
 
 bench: bench-hook
+
+# tests/test_cli.c runs the binary itself.
+$(BUILD)/tests/test_cli: $(BUILD)/dcg

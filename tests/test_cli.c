@@ -1,0 +1,576 @@
+/* test_cli.c - the dcg binary as agents and people run it: whole processes, with the
+ * stdout, stderr and exit status they see. Needs $(BUILD)/dcg (DCG_BUILD names the
+ * build folder; default build). Every run gets a fresh HOME, no user or project
+ * policy, and its own audit log. */
+#include "../hook/hook.h"
+
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct run {
+	struct hook_buf out, err;
+	int status; /* exit status, or 128+signal */
+};
+
+static char dcg[2048];
+static char tmpdir[256];
+
+static void setup(void)
+{
+	const char *b = getenv("DCG_BUILD");
+	char cwd[1024];
+
+	cr_assert(getcwd(cwd, sizeof(cwd)));
+	snprintf(dcg, sizeof(dcg), "%s/%s/dcg", cwd, b && b[0] ? b : "build");
+	cr_assert_eq(access(dcg, X_OK), 0, "%s is not built", dcg);
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/dcg-test-cli-XXXXXX");
+	cr_assert(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+}
+
+TestSuite(cli, .init = setup, .fini = teardown);
+
+static void child_env(void)
+{
+	char buf[512];
+
+	setenv("HOME", tmpdir, 1);
+	snprintf(buf, sizeof(buf), "%s/.config", tmpdir);
+	setenv("XDG_CONFIG_HOME", buf, 1);
+	snprintf(buf, sizeof(buf), "%s/audit.jsonl", tmpdir);
+	setenv("DCG_LOG", buf, 1);
+	unsetenv("DCG_POLICY");
+	unsetenv("XDG_STATE_HOME");
+}
+
+/* Runs dcg with args (NULL-terminated), feeding in (len bytes) on stdin, in tmpdir
+ * (or cwd when given). extra_env: "NAME=value" or NULL. */
+static void run_dcg(struct run *r, const char *const *args, const char *in, size_t len,
+		    const char *cwd, const char *extra_env)
+{
+	int pin[2], pout[2], perr[2], st;
+	size_t done = 0;
+	pid_t pid;
+	char *argv[32];
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	argv[0] = dcg;
+	for (i = 0; args[i] && i < 30; i++)
+		argv[i + 1] = (char *)args[i];
+	argv[i + 1] = NULL;
+	cr_assert(pipe(pin) == 0 && pipe(pout) == 0 && pipe(perr) == 0);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		dup2(perr[1], 2);
+		close(pin[1]);
+		close(pout[0]);
+		close(perr[0]);
+		child_env();
+		if (extra_env)
+			putenv((char *)extra_env);
+		if (chdir(cwd ? cwd : tmpdir) != 0)
+			_exit(126);
+		execv(dcg, argv);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	close(perr[1]);
+	signal(SIGPIPE, SIG_IGN);
+	fcntl(pin[1], F_SETFL, O_NONBLOCK);
+	if (!in || !len) {
+		close(pin[1]);
+		pin[1] = -1;
+	}
+	for (;;) {
+		struct pollfd fds[3] = {{pout[0], POLLIN, 0}, {perr[0], POLLIN, 0}, {pin[1], POLLOUT, 0}};
+		char buf[65536];
+		ssize_t n;
+
+		if (pout[0] < 0 && perr[0] < 0)
+			break;
+		if (poll(fds, 3, -1) < 0)
+			continue;
+		if (pin[1] >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			n = write(pin[1], in + done, len - done);
+			if (n > 0)
+				done += (size_t)n;
+			if (n < 0 && errno != EAGAIN) {
+				close(pin[1]);
+				pin[1] = -1;
+			} else if (done == len) {
+				close(pin[1]);
+				pin[1] = -1;
+			}
+		}
+		for (i = 0; i < 2; i++) {
+			int *fd = i == 0 ? &pout[0] : &perr[0];
+			if (*fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(*fd, buf, sizeof(buf));
+			if (n > 0) {
+				hook_buf_add(i == 0 ? &r->out : &r->err, buf, (size_t)n);
+			} else {
+				close(*fd);
+				*fd = -1;
+			}
+		}
+	}
+	if (pin[1] >= 0)
+		close(pin[1]);
+	waitpid(pid, &st, 0);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (!r->out.s)
+		hook_buf_add(&r->out, "", 0);
+	if (!r->err.s)
+		hook_buf_add(&r->err, "", 0);
+}
+
+static void run_free(struct run *r)
+{
+	hook_buf_release(&r->out);
+	hook_buf_release(&r->err);
+}
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[512];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	err = hook_write_atomic(path, text, strlen(text), 0644);
+	cr_assert_eq(err, 0, "%s: %s", path, strerror(-err));
+}
+
+static char *read_rel(const char *rel)
+{
+	char path[512], *s = NULL;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	if (hook_read_file(path, 64 << 20, &s, &n))
+		return NULL;
+	return s;
+}
+
+static void assert_golden(const char *text, const char *name)
+{
+	char path[256], *want = NULL;
+	size_t n;
+
+	snprintf(path, sizeof(path), "tests/golden/%s", name);
+	if (getenv("DCG_UPDATE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+		cr_assert(f);
+		fputs(text, f);
+		fclose(f);
+	}
+	cr_assert_eq(hook_read_file(path, 1 << 20, &want, &n), 0, "no %s", path);
+	cr_assert_str_eq(text, want, "differs from %s:\n--- got ---\n%s--- want ---\n%s", path, text, want);
+	free(want);
+}
+
+/* A deny answer: valid JSON, the Claude Code shape, the reason containing has. */
+static void assert_deny_json(const char *out, const char *has)
+{
+	cJSON *o = cJSON_Parse(out), *h;
+
+	cr_assert(o, "stdout is not JSON: %s", out);
+	h = cJSON_GetObjectItem(o, "hookSpecificOutput");
+	cr_assert_str_eq(cJSON_GetObjectItem(h, "hookEventName")->valuestring, "PreToolUse");
+	cr_assert_str_eq(cJSON_GetObjectItem(h, "permissionDecision")->valuestring, "deny", "%s", out);
+	cr_assert(strstr(cJSON_GetObjectItem(h, "permissionDecisionReason")->valuestring, has),
+		  "reason lacks '%s': %s", has, out);
+	cJSON_Delete(o);
+}
+
+static const char *const hook_args[] = {"hook", NULL};
+static const char *const hook_claude_args[] = {"hook", "--agent", "claude", NULL};
+
+/* The golden tests use their own policy file, so the embedded defaults may change
+ * without touching them. */
+static const char golden_policy[] =
+	"bashToolPatterns:\n"
+	"  - pattern: '\\bgolden-danger\\b'\n"
+	"    reason: golden-danger is the test's dangerous command\n";
+
+Test(cli, hook_deny_stdout_and_stderr_are_golden)
+{
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger --now \\\"secret words\\\"\"}}";
+	char env[600];
+	struct run r;
+
+	write_file("golden.yaml", golden_policy);
+	snprintf(env, sizeof(env), "DCG_POLICY=%s/golden.yaml", tmpdir);
+	run_dcg(&r, hook_claude_args, in, strlen(in), NULL, env);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err.s);
+	assert_golden(r.out.s, "hook_bash_deny.stdout.json");
+	assert_golden(r.err.s, "hook_bash_deny.stderr.txt");
+	/* Redaction itself is tested in test_hook.c: the engine reports the matched text
+	 * of a command in its normalized form, where the quotes are already gone. */
+	cr_assert_null(strchr(r.err.s, '\033'));
+	run_free(&r);
+}
+
+Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
+{
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger --now \\\"secret words\\\"\"}}\n";
+	char env[600], buf[4096];
+	struct hook_buf all = HOOK_BUF_INIT;
+	int master, st, pin[2];
+	pid_t pid;
+	ssize_t n;
+
+	write_file("golden.yaml", golden_policy);
+	snprintf(env, sizeof(env), "DCG_POLICY=%s/golden.yaml", tmpdir);
+	cr_assert_eq(pipe(pin), 0);
+	pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		/* stdin from a pipe, stdout to /dev/null, stderr on the terminal */
+		int null = open("/dev/null", O_WRONLY);
+		dup2(pin[0], 0);
+		dup2(null, 1);
+		close(pin[1]);
+		child_env();
+		putenv(env);
+		if (chdir(tmpdir) != 0)
+			_exit(126);
+		execl(dcg, dcg, "hook", (char *)NULL);
+		_exit(127);
+	}
+	close(pin[0]);
+	cr_assert_eq(write(pin[1], in, strlen(in)), (ssize_t)strlen(in));
+	close(pin[1]);
+	while ((n = read(master, buf, sizeof(buf))) > 0)
+		hook_buf_add(&all, buf, (size_t)n);
+	waitpid(pid, &st, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	cr_assert(all.s && strstr(all.s, "\033[1;31mBLOCKED: Destructive command\033[0m"), "%s", all.s);
+	cr_assert(strstr(all.s, "secret words"), "a terminal shows the text as it is: %s", all.s);
+	hook_buf_release(&all);
+	close(master);
+}
+
+Test(cli, hook_allowed_call_prints_nothing)
+{
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls -la\"},\"cwd\":\"/tmp\"}";
+	struct run r;
+
+	run_dcg(&r, hook_args, in, strlen(in), NULL, NULL);
+	cr_assert_eq(r.status, 0);
+	cr_assert_str_eq(r.out.s, "");
+	run_free(&r);
+}
+
+Test(cli, hook_refuses_every_bad_input_with_json_and_exit_0)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *has;
+	} cases[] = {
+		{"", 0, "no input"},
+		{"not json at all", 0, "not valid JSON"},
+		{"{\"tool_input\":{\"command\":\"ls\"}}", 0, "no tool_name"},
+		{"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"a\xff\"}}", 0, "UTF-8"},
+		{"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\0rm\"}}", 46, "NUL"},
+		{"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\\u0000rm\"}}", 0, "NUL"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r;
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].in);
+		run_dcg(&r, hook_args, cases[i].in, len, NULL, NULL);
+		cr_assert_eq(r.status, 0, "case %zu: exit %d, %s", i, r.status, r.err.s);
+		assert_deny_json(r.out.s, cases[i].has);
+		cr_assert(strstr(r.err.s, "BLOCKED: Refused input"), "case %zu: %s", i, r.err.s);
+		run_free(&r);
+	}
+}
+
+Test(cli, hook_refuses_a_100_mb_call_without_reading_it_all)
+{
+	size_t len = 100u * 1024 * 1024, i;
+	char *in = malloc(len);
+	const char *head = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"";
+	struct run r;
+
+	cr_assert(in);
+	memcpy(in, head, strlen(head));
+	for (i = strlen(head); i < len - 3; i++)
+		in[i] = "echo a; "[i % 8];
+	memcpy(in + len - 3, "\"}}", 3);
+	run_dcg(&r, hook_args, in, len, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.s);
+	assert_deny_json(r.out.s, "too large");
+	run_free(&r);
+	free(in);
+}
+
+Test(cli, hook_unknown_agent_refuses_with_exit_2)
+{
+	const char *const args[] = {"hook", "--agent", "nonesuch", NULL};
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}";
+	struct run r;
+
+	run_dcg(&r, args, in, strlen(in), NULL, NULL);
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err.s, "refused"));
+	run_free(&r);
+}
+
+Test(cli, hook_deny_is_written_to_the_audit_log)
+{
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger\"},\"cwd\":\"/tmp\"}";
+	const char *const log_args[] = {"log", "--json", NULL};
+	char env[600], *log;
+	struct run r;
+
+	write_file("golden.yaml", golden_policy);
+	snprintf(env, sizeof(env), "DCG_POLICY=%s/golden.yaml", tmpdir);
+	run_dcg(&r, hook_args, in, strlen(in), NULL, env);
+	cr_assert_eq(r.status, 0);
+	run_free(&r);
+	log = read_rel("audit.jsonl");
+	cr_assert(log, "no audit log");
+	cr_assert(strstr(log, "\"decision\":\"deny\""), "%s", log);
+	cr_assert(strstr(log, "\"layer\":\"hook\""), "%s", log);
+	cr_assert(strstr(log, ".bash.1\""), "%s", log);
+	free(log);
+	run_dcg(&r, log_args, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out.s, "\"decision\":\"deny\""));
+	run_free(&r);
+}
+
+Test(cli, broken_policy_file_warns_and_keeps_the_defaults)
+{
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git reset --hard\"}}";
+	char env[600];
+	struct run r;
+
+	write_file("broken.yaml", "bashToolPatterns:\n  - pattern: '(unclosed'\n    reason: x\n  - [\n");
+	snprintf(env, sizeof(env), "DCG_POLICY=%s/broken.yaml", tmpdir);
+	run_dcg(&r, hook_args, in, strlen(in), NULL, env);
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.err.s, "broken.yaml:"), "no diagnostic: %s", r.err.s);
+	assert_deny_json(r.out.s, "core.git.reset_hard");
+	run_free(&r);
+
+	snprintf(env, sizeof(env), "DCG_POLICY=%s/missing.yaml", tmpdir);
+	run_dcg(&r, hook_args, in, strlen(in), NULL, env);
+	cr_assert(strstr(r.err.s, "missing.yaml"), "no diagnostic: %s", r.err.s);
+	assert_deny_json(r.out.s, "core.git.reset_hard");
+	run_free(&r);
+}
+
+struct exit_case {
+	const char *const args[8];
+	int status;
+};
+
+Test(cli, check_exit_codes)
+{
+	static const struct exit_case cases[] = {
+		{{"check", "ls", "-la", NULL}, 0},
+		{{"check", "git reset --hard", NULL}, 2},
+		{{"check", "--json", "git", "reset", "--hard", NULL}, 2},
+		{{"check", "--policy", "tests/golden/ask_policy.yaml", "please-ask-me", NULL}, 3},
+		{{"check", NULL}, 1},
+		{{"check", "--bogus", "ls", NULL}, 1},
+		{{"check", "--tool", "Read", "~/.ssh/id_rsa", NULL}, 2},
+		{{"check", "--tool", "Write", "notes.txt", NULL}, 0},
+		{{"nonesuch", NULL}, 1},
+		{{"--version", NULL}, 0},
+		{{"--help", NULL}, 0},
+	};
+	char cwd[1024];
+	size_t i;
+
+	cr_assert(getcwd(cwd, sizeof(cwd)));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r;
+		run_dcg(&r, cases[i].args, NULL, 0, cwd, NULL);
+		cr_assert_eq(r.status, cases[i].status, "case %zu (%s %s): exit %d\n%s%s", i,
+			     cases[i].args[0], cases[i].args[1] ? cases[i].args[1] : "", r.status,
+			     r.out.s, r.err.s);
+		run_free(&r);
+	}
+}
+
+Test(cli, check_json_is_the_decision_record)
+{
+	const char *const args[] = {"check", "--json", "git reset --hard", NULL};
+	struct run r;
+	cJSON *o;
+
+	run_dcg(&r, args, NULL, 0, NULL, NULL);
+	o = cJSON_Parse(r.out.s);
+	cr_assert(o, "%s", r.out.s);
+	cr_assert_str_eq(cJSON_GetObjectItem(o, "decision")->valuestring, "deny");
+	cr_assert_str_eq(cJSON_GetObjectItem(o, "rule_id")->valuestring, "core.git.reset_hard");
+	cr_assert(cJSON_IsArray(cJSON_GetObjectItem(o, "suggestions")));
+	cJSON_Delete(o);
+	run_free(&r);
+}
+
+Test(cli, every_command_has_help)
+{
+	static const char *const cmds[] = {"hook", "check", "explain", "allow", "rules",
+					   "status", "log", "install", "uninstall"};
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *const args[] = {cmds[i], "--help", NULL};
+		struct run r;
+		run_dcg(&r, args, NULL, 0, NULL, NULL);
+		cr_assert_eq(r.status, 0, "%s --help: %d", cmds[i], r.status);
+		cr_assert(strstr(r.out.s, "usage: dcg"), "%s --help: %s", cmds[i], r.out.s);
+		run_free(&r);
+	}
+}
+
+Test(cli, allow_appends_to_an_existing_project_file)
+{
+	const char *before = "# project rules: keep this comment\n"
+			     "readOnlyPaths: [package-lock.json]  # and this one\n";
+	const char *const args[] = {"allow", "core.git.reset_hard", "-r", "scratch repo", "--project", NULL};
+	const char *const again[] = {"check", "git reset --hard", NULL};
+	char dir[512], *after;
+	struct run r;
+
+	snprintf(dir, sizeof(dir), "%s/.dcg", tmpdir);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	write_file(".dcg/policy.yaml", before);
+	run_dcg(&r, args, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out.s, r.err.s);
+	run_free(&r);
+	after = read_rel(".dcg/policy.yaml");
+	cr_assert_eq(strncmp(after, before, strlen(before)), 0, "lost text:\n%s", after);
+	cr_assert_str_eq(after + strlen(before),
+			 "allow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n");
+	free(after);
+	/* and the rule no longer refuses here */
+	run_dcg(&r, again, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out.s, r.err.s);
+	run_free(&r);
+}
+
+Test(cli, allow_refuses_an_unknown_rule_with_suggestions)
+{
+	const char *const args[] = {"allow", "core.git.reset_hadr", "-r", "x", "--user", NULL};
+	struct run r;
+	char *user;
+
+	run_dcg(&r, args, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err.s, "core.git.reset_hard"), "no suggestion: %s", r.err.s);
+	run_free(&r);
+	user = read_rel(".config/dcg/policy.yaml");
+	cr_assert_null(user, "a file was written");
+}
+
+Test(cli, install_merges_into_existing_settings_and_uninstall_restores_them)
+{
+	const char *settings = "{\"model\": \"opus\", \"hooks\": {\"PreToolUse\": ["
+			       "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"mine\"}]}]}}\n";
+	const char *const inst[] = {"install", "--agent", "claude", "--project", NULL};
+	const char *const uninst[] = {"uninstall", "--agent", "claude", NULL};
+	char dir[512], *once, *twice, *gone;
+	cJSON *a, *b;
+	struct run r;
+
+	snprintf(dir, sizeof(dir), "%s/.claude", tmpdir);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	write_file(".claude/settings.json", settings);
+	run_dcg(&r, inst, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.s);
+	run_free(&r);
+	once = read_rel(".claude/settings.json");
+	cr_assert(strstr(once, "hook --agent claude"));
+	cr_assert(strstr(once, HOOK_CLAUDE_MATCHER));
+	cr_assert(strstr(once, "\"mine\""));
+	run_dcg(&r, inst, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out.s, "already"), "%s", r.out.s);
+	run_free(&r);
+	twice = read_rel(".claude/settings.json");
+	cr_assert_str_eq(once, twice);
+	run_dcg(&r, uninst, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0);
+	run_free(&r);
+	gone = read_rel(".claude/settings.json");
+	a = cJSON_Parse(settings);
+	b = cJSON_Parse(gone);
+	cr_assert(cJSON_Compare(a, b, 1), "%s", gone);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	free(once);
+	free(twice);
+	free(gone);
+}
+
+Test(cli, status_names_rule_count_and_last_violation)
+{
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git reset --hard\"}}";
+	const char *const args[] = {"status", NULL};
+	struct run r;
+
+	run_dcg(&r, hook_args, in, strlen(in), NULL, NULL);
+	run_free(&r);
+	run_dcg(&r, args, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0);
+	cr_assert(strncmp(r.out.s, "dcg active: ", 12) == 0, "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "<embedded>"), "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "last violation: ") && strstr(r.out.s, "core.git.reset_hard"),
+		  "%s", r.out.s);
+	run_free(&r);
+}
+
+Test(cli, rules_list_and_lint)
+{
+	const char *const list[] = {"rules", "list", NULL};
+	const char *const lint_bad[] = {"rules", "lint", "bad.yaml", NULL};
+	const char *const lint_good[] = {"rules", "lint", "good.yaml", NULL};
+	struct run r;
+
+	run_dcg(&r, list, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out.s, "core.git.reset_hard"));
+	cr_assert(strstr(r.out.s, "<embedded>"));
+	run_free(&r);
+	write_file("bad.yaml", "bashToolPatterns:\n  - pattern: '(unclosed'\n    reason: x\n");
+	run_dcg(&r, lint_bad, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 1, "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "bad.yaml:2:"), "%s", r.out.s);
+	run_free(&r);
+	write_file("good.yaml", golden_policy);
+	run_dcg(&r, lint_good, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "1 rules, 0 problems"), "%s", r.out.s);
+	run_free(&r);
+}

@@ -116,7 +116,16 @@ struct sh_file {
 	unsigned line;
 };
 
+/* Path units wait until their command's unit has gone out, so that a command rule
+ * (with its better message) is tried first. */
+struct sh_pq {
+	struct pol_unit u;
+	struct sh_pq *next;
+};
+
 struct sh_an {
+	struct sh_pq *pq_head, *pq_tail;
+	unsigned defer;
 	struct pol_arena *a;
 	pol_unit_fn fn;
 	void *arg;
@@ -371,7 +380,7 @@ static void lex_backtick(struct sh_an *P, struct sh_lex *L, struct sh_word *w, i
 		P->abort = 1;
 		return;
 	}
-	if (lex_init(P, &sub, body, blen, line0, L->depth + 1, L->remote))
+	if (lex_init(P, &sub, body, blen, line0, L->depth, L->remote))
 		return;
 	P->nest++;
 	parse_list(P, &sub, 0);
@@ -1401,7 +1410,9 @@ static void emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, 
 	size_t plen;
 	char *p;
 
-	if (remote || !w || P->abort)
+	if (remote || !w || !w->s || P->abort)
+		return;
+	if (memmem(w->s, w->len, "{}", 2)) /* find -exec's placeholder */
 		return;
 	p = path_form(P, w, &plen);
 	if (!p || is_pseudo_file(p))
@@ -1415,7 +1426,34 @@ static void emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, 
 	u.is_dir_op = is_dir;
 	u.line = w->line;
 	u.depth = depth;
+	if (P->defer) {
+		struct sh_pq *q = sh_alloc(P, sizeof(*q));
+		if (!q)
+			return;
+		q->u = u;
+		q->next = NULL;
+		if (P->pq_tail)
+			P->pq_tail->next = q;
+		else
+			P->pq_head = q;
+		P->pq_tail = q;
+		return;
+	}
 	emit(P, &u);
+}
+
+/* Emits the path units queued after mark (NULL: all) and drops them from the queue. */
+static void flush_paths(struct sh_an *P, struct sh_pq *mark)
+{
+	struct sh_pq *q = mark ? mark->next : P->pq_head;
+
+	for (; q; q = q->next)
+		emit(P, &q->u);
+	if (mark)
+		mark->next = NULL;
+	else
+		P->pq_head = NULL;
+	P->pq_tail = mark;
 }
 
 /* ---- analysing strings that are code -------------------------------------------- */
@@ -1622,9 +1660,10 @@ static void base_of(const struct sh_word *w, const char **s, size_t *len)
 {
 	size_t b = 0;
 
-	for (size_t i = 0; i + 1 < w->len; i++)
-		if (w->s[i] == '/')
-			b = i + 1;
+	if (!(w->flags & (W_SUBST | W_UNRESOLVED)))
+		for (size_t i = 0; i + 1 < w->len; i++)
+			if (w->s[i] == '/')
+				b = i + 1;
 	*s = w->s + b;
 	*len = w->len - b;
 }
@@ -2175,7 +2214,8 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 			break;
 		}
 		if (w->len < 2 || w->s[0] != '-') {
-			had_file = 1;
+			if (!had_code)
+				had_file = 1;
 			break;
 		}
 		if (w->s[1] == '-') { /* long options: node --eval CODE, --eval=CODE */
@@ -2248,7 +2288,7 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 	}
 	if (had_code || module) {
 		if (inplace) /* perl -pi -e CODE files: edited in place */
-			for (i++; i < x->n; i++)
+			for (; i < x->n; i++)
 				if (x->v[i]->s[0] != '-')
 					path(P, x, x->v[i], POL_OP_WRITE, 0);
 		return;
@@ -3267,6 +3307,8 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 		return;
 	memset(x->data, 0, nn + 1);
 
+	struct sh_pq *mark = P->pq_tail;
+	P->defer++;
 	int lang = lang_from_name(x->name, x->nlen);
 	if (query_only) {
 		/* nothing */
@@ -3323,7 +3365,9 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 	}
 	(void)orig_v;
 	(void)orig_n;
+	P->defer--;
 	emit_view(P, x, nv, nn, x->data, x->name, x->nlen);
+	flush_paths(P, mark);
 }
 
 static void walk(struct sh_an *P)

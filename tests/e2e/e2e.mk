@@ -1,0 +1,7 @@
+# tests/e2e/: the real Claude Code client (npm @anthropic-ai/claude-code) against a mock
+# model on 127.0.0.1, inside a network namespace with only loopback (unshare -n).
+# Needs node/npm (the client is installed into $(DCG_E2E_CACHE), default
+# ~/.cache/dcg-e2e) and unshare. Exits non-zero on any failure; 77 when it cannot run.
+.PHONY: e2e
+e2e: $(BUILD)/dcg
+	@tests/e2e/run.sh $(BUILD)

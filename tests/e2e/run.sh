@@ -1,0 +1,105 @@
+#!/bin/bash
+# make e2e: dcg's hook in the real Claude Code, against a mock model on 127.0.0.1 inside
+# a network namespace. Each test is one client run; control runs without the hook show
+# that the client would have done the damage, so a refusal is dcg's and not the client's.
+#
+#   tests/e2e/run.sh [BUILD]
+# Env: DCG_E2E_CACHE (npm prefix for the client, default ~/.cache/dcg-e2e),
+#      DCG_E2E_CLAUDE_VERSION (default 2.1.197, the version the reference kit saw),
+#      DCG_E2E_KEEP=1 keeps the run directories.
+# Exit: 0 all passed, 1 some failed, 77 cannot run here (no node/npm/unshare).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=${1:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+DCG=$BUILD/dcg
+CACHE=${DCG_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dcg-e2e}
+VERSION=${DCG_E2E_CLAUDE_VERSION:-2.1.197}
+CLAUDE=$CACHE/node_modules/.bin/claude
+
+skip() { echo "e2e: cannot run here: $*" >&2; echo "0 passed, 0 failed (skipped)"; exit 77; }
+[ -x "$DCG" ] || { echo "e2e: $DCG is not built" >&2; echo "0 passed, 1 failed"; exit 1; }
+for tool in node npm unshare python3 ip timeout; do
+	command -v "$tool" >/dev/null 2>&1 || skip "no $tool"
+done
+if [ "$(id -u)" = 0 ]; then unshare -n true 2>/dev/null || skip "unshare -n fails"
+else unshare -rn true 2>/dev/null || skip "unshare -rn fails (no user namespaces)"; fi
+
+if ! [ -x "$CLAUDE" ] || ! "$CLAUDE" --version 2>/dev/null | grep -q "^$VERSION "; then
+	echo "e2e: installing @anthropic-ai/claude-code@$VERSION into $CACHE"
+	mkdir -p "$CACHE"
+	npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error \
+		"@anthropic-ai/claude-code@$VERSION" >&2 || skip "npm install failed"
+fi
+echo "e2e: $("$CLAUDE" --version 2>/dev/null), $("$DCG" --version)"
+
+RUNS=$(mktemp -d /tmp/dcg-e2e-XXXXXX)
+[ -n "${DCG_E2E_KEEP:-}" ] || trap 'rm -rf "$RUNS"' EXIT
+PASS=0
+FAIL=0
+
+# A fresh run directory: a project with a read-only folder in its dcg policy, a
+# victim tree outside it, a secret in the throwaway HOME.
+setup() {
+	local r=$RUNS/$1
+	mkdir -p "$r/proj/.dcg" "$r/proj/protected" "$r/home/.ssh" "$r/victim/sub"
+	printf 'precious\n' > "$r/victim/keep.txt"
+	printf 'nested \xc3\xa9 data\n' > "$r/victim/sub/data.bin"
+	printf 'setting=1\n' > "$r/proj/protected/config.txt"
+	printf 'PRIVATE KEY\n' > "$r/home/.ssh/id_rsa"
+	cat > "$r/proj/.dcg/policy.yaml" <<-'EOF'
+	# the e2e project's own rules
+	readOnlyPaths: [protected/]
+	EOF
+	python3 "$HERE/check.py" "$r" record victim
+	python3 "$HERE/check.py" "$r" record proj/protected
+	echo "$r"
+}
+
+install_hook() {
+	(cd "$1/proj" && "$DCG" install --agent claude --project >/dev/null) ||
+		{ echo "e2e: dcg install failed in $1" >&2; return 1; }
+}
+
+run() { "$HERE/run_claude.sh" "$1" "$HERE/scenarios/$2.json" "$CLAUDE"; }
+
+# check RUN ASSERTION ARGS...: one counted assertion
+check() {
+	if python3 "$HERE/check.py" "$@"; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); fi
+}
+
+# 1. control: without the hook the client deletes the victim
+r=$(setup control_bash); run "$r" bash_rm
+check "$r" gone victim
+
+# 2. with dcg: the destructive Bash call is refused and the model told why
+r=$(setup hook_bash); install_hook "$r" && run "$r" bash_rm
+check "$r" tree-intact victim
+check "$r" told "dcg: core.filesystem.rm_rf"
+check "$r" logged '"rule_id":"core.filesystem.rm_rf"'
+
+# 3. control: without the hook the client writes into the protected folder (a new file:
+# the client itself wants an existing file read before it is written)
+r=$(setup control_write); run "$r" write_protected
+check "$r" file-is proj/protected/new.txt "written by the agent
+"
+
+# 4. with dcg: a Write to a read-only path of the project policy is refused
+r=$(setup hook_write); install_hook "$r" && run "$r" write_protected
+check "$r" tree-intact proj/protected
+check "$r" told "dcg: project.read_only"
+
+# 5. with dcg: a Read of a zero-access path (~/.ssh) is refused
+r=$(setup hook_read); install_hook "$r" && run "$r" read_secret
+check "$r" told "dcg: default.zero_access"
+
+# 6. with dcg: a harmless call runs
+r=$(setup hook_harmless); install_hook "$r" && run "$r" harmless
+check "$r" file-is proj/out.txt "hi
+"
+check "$r" tree-intact victim
+
+[ -n "${DCG_E2E_KEEP:-}" ] && echo "e2e: runs kept in $RUNS"
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

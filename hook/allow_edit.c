@@ -50,7 +50,8 @@ static int allow_lookup(const char *text, size_t len, const char *rule_id)
 	root = yaml_document_get_root_node(&doc);
 	list = map_get(&doc, root, "allow");
 	if (list && list->type == YAML_SEQUENCE_NODE) {
-		for (it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+		for (it = list->data.sequence.items.start; it < list->data.sequence.items.top;
+		     it++) {
 			rule = map_get(&doc, yaml_document_get_node(&doc, *it), "rule");
 			if (scalar_is(&doc, rule, rule_id)) {
 				found = 1;
@@ -186,7 +187,8 @@ static void value_span(const char *after, const char *eol, const char **start, c
 			in_single = !in_single;
 		else if (*t == '"' && !in_single)
 			in_double = !in_double;
-		else if (*t == '#' && !in_single && !in_double && (t == s || t[-1] == ' ' || t[-1] == '\t'))
+		else if (*t == '#' && !in_single && !in_double &&
+			 (t == s || t[-1] == ' ' || t[-1] == '\t'))
 			break;
 	}
 	while (t > s && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
@@ -195,8 +197,8 @@ static void value_span(const char *after, const char *eol, const char **start, c
 	*stop = t;
 }
 
-int hook_allow_edit(const char *text, size_t len, const struct hook_allow_entry *entry,
-		    char **out, char *msg, size_t msgsize)
+int hook_allow_edit(const char *text, size_t len, const struct hook_allow_entry *entry, char **out,
+		    char *msg, size_t msgsize)
 {
 	struct hook_buf b = HOOK_BUF_INIT;
 	const char *end = text + len, *key, *eol, *vs, *ve, *p, *insert_at, *indent = "  ";
@@ -214,11 +216,13 @@ int hook_allow_edit(const char *text, size_t len, const struct hook_allow_entry 
 		return -EINVAL;
 	}
 	if (entry->expires && !valid_date(entry->expires)) {
-		snprintf(msg, msgsize, "--expires wants a date as YYYY-MM-DD, not '%s'", entry->expires);
+		snprintf(msg, msgsize, "--expires wants a date as YYYY-MM-DD, not '%s'",
+			 entry->expires);
 		return -EINVAL;
 	}
 	if (len && allow_lookup(text, len, entry->rule) < 0) {
-		snprintf(msg, msgsize, "the file is not valid YAML; fix it first (dcg rules lint FILE)");
+		snprintf(msg, msgsize,
+			 "the file is not valid YAML; fix it first (dcg rules lint FILE)");
 		return -EINVAL;
 	}
 
@@ -256,7 +260,8 @@ int hook_allow_edit(const char *text, size_t len, const struct hook_allow_entry 
 			p = e < end ? e + 1 : end;
 		}
 		if (vs != ve && found_item) {
-			snprintf(msg, msgsize, "`allow: []` is followed by list items; edit the file by hand");
+			snprintf(msg, msgsize,
+				 "`allow: []` is followed by list items; edit the file by hand");
 			goto out;
 		}
 		if (vs != ve) {
@@ -286,7 +291,8 @@ int hook_allow_edit(const char *text, size_t len, const struct hook_allow_entry 
 		hook_buf_add(&b, close, (size_t)(end - close));
 		goto check;
 	}
-	snprintf(msg, msgsize, "the `allow:` key has a layout dcg cannot edit safely; add the entry by hand");
+	snprintf(msg, msgsize,
+		 "the `allow:` key has a layout dcg cannot edit safely; add the entry by hand");
 	goto out;
 
 check:
@@ -295,7 +301,8 @@ check:
 		goto out;
 	}
 	if (allow_lookup(b.s, b.len, entry->rule) != 1) {
-		snprintf(msg, msgsize, "the edited file did not read back with the new entry; left it unchanged");
+		snprintf(msg, msgsize,
+			 "the edited file did not read back with the new entry; left it unchanged");
 		goto out;
 	}
 	*out = hook_buf_detach(&b);

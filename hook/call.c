@@ -123,10 +123,11 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 void hook_result_refuse(struct pol_result *r, const char *rule_id, const char *reason)
 {
 	static const char *const sugg_input[] = {
-		"Send one well-formed tool call: a JSON object with tool_name and tool_input, valid UTF-8, no NUL bytes",
+	    "Send one well-formed tool call: a JSON object with tool_name and tool_input, valid "
+	    "UTF-8, no NUL bytes",
 	};
 	static const char *const sugg_internal[] = {
-		"Retry the call; if it keeps failing, run `dcg status` to see what is wrong",
+	    "Retry the call; if it keeps failing, run `dcg status` to see what is wrong",
 	};
 
 	pol_result_release(r);
@@ -158,7 +159,8 @@ enum pol_decision hook_decide_call(const struct pol_policy *p, const struct hook
 		return r->decision;
 	}
 	if (!p) {
-		hook_result_refuse(r, HOOK_RULE_INTERNAL, "dcg could not build its policy (out of memory)");
+		hook_result_refuse(r, HOOK_RULE_INTERNAL,
+				   "dcg could not build its policy (out of memory)");
 		return r->decision;
 	}
 	memset(&ctx, 0, sizeof(ctx));

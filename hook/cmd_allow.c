@@ -13,16 +13,16 @@
 #include <unistd.h>
 
 static const char allow_usage[] =
-	"usage: dcg allow RULE-ID -r REASON [--path GLOB] [--expires YYYY-MM-DD]\n"
-	"                 [--project | --user | --file FILE] [--policy FILE]\n"
-	"\n"
-	"Adds an entry to the `allow:` list of a policy file, so that RULE-ID no longer\n"
-	"refuses (only under GLOB, and only until the date, when given). The file keeps\n"
-	"its comments and layout; it is replaced atomically.\n"
-	"  --project  .dcg/policy.yaml of the project (found upwards; else created here)\n"
-	"  --user     $XDG_CONFIG_HOME/dcg/policy.yaml (~/.config/dcg/policy.yaml)\n"
-	"Default: the project file when there is one, else the user file.\n"
-	"An unknown RULE-ID is refused, with the closest known IDs.\n";
+    "usage: dcg allow RULE-ID -r REASON [--path GLOB] [--expires YYYY-MM-DD]\n"
+    "                 [--project | --user | --file FILE] [--policy FILE]\n"
+    "\n"
+    "Adds an entry to the `allow:` list of a policy file, so that RULE-ID no longer\n"
+    "refuses (only under GLOB, and only until the date, when given). The file keeps\n"
+    "its comments and layout; it is replaced atomically.\n"
+    "  --project  .dcg/policy.yaml of the project (found upwards; else created here)\n"
+    "  --user     $XDG_CONFIG_HOME/dcg/policy.yaml (~/.config/dcg/policy.yaml)\n"
+    "Default: the project file when there is one, else the user file.\n"
+    "An unknown RULE-ID is refused, with the closest known IDs.\n";
 
 /* The nearest .dcg/policy.yaml upwards from cwd (or a .dcg folder), into out. */
 static int find_project_file(const char *cwd, char *out, size_t size)
@@ -85,15 +85,15 @@ static int unknown_rule(struct pol_policy *pol, const char *id)
 int cmd_allow(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"reason", required_argument, NULL, 'r'},
-		{"path", required_argument, NULL, 'P'},
-		{"expires", required_argument, NULL, 'e'},
-		{"project", no_argument, NULL, 'j'},
-		{"user", no_argument, NULL, 'u'},
-		{"file", required_argument, NULL, 'f'},
-		{"policy", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"reason", required_argument, NULL, 'r'},
+	    {"path", required_argument, NULL, 'P'},
+	    {"expires", required_argument, NULL, 'e'},
+	    {"project", no_argument, NULL, 'j'},
+	    {"user", no_argument, NULL, 'u'},
+	    {"file", required_argument, NULL, 'f'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct hook_allow_entry e = {NULL, NULL, NULL, NULL};
 	const char *policy = dcg_global_policy, *file = NULL;
@@ -160,7 +160,8 @@ int cmd_allow(int argc, char **argv)
 	} else if (where == 2) {
 		err = user_file(target, sizeof(target));
 		if (err) {
-			fprintf(stderr, "dcg: allow: no HOME or XDG_CONFIG_HOME for the user file\n");
+			fprintf(stderr,
+				"dcg: allow: no HOME or XDG_CONFIG_HOME for the user file\n");
 			goto out;
 		}
 	} else if (find_project_file(cwd, target, sizeof(target)) != 0) {
@@ -169,7 +170,8 @@ int cmd_allow(int argc, char **argv)
 			    (int)sizeof(target))
 				goto out;
 		} else if (user_file(target, sizeof(target))) {
-			fprintf(stderr, "dcg: allow: no HOME or XDG_CONFIG_HOME for the user file\n");
+			fprintf(stderr,
+				"dcg: allow: no HOME or XDG_CONFIG_HOME for the user file\n");
 			goto out;
 		}
 	}
@@ -181,8 +183,7 @@ int cmd_allow(int argc, char **argv)
 	}
 	err = hook_allow_edit(text ? text : "", len, &e, &out, msg, sizeof(msg));
 	if (err) {
-		fprintf(stderr, "dcg: allow: %s: %s\n", target,
-			msg[0] ? msg : strerror(-err));
+		fprintf(stderr, "dcg: allow: %s: %s\n", target, msg[0] ? msg : strerror(-err));
 		goto out;
 	}
 	err = hook_write_atomic(target, out, strlen(out), 0644);

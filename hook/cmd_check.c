@@ -21,20 +21,20 @@ struct check_args {
 };
 
 static const char check_usage[] =
-	"usage: dcg check [--json] [--cwd DIR] [--tool TOOL] [--policy FILE] COMMAND...\n"
-	"       dcg check [options] -          (the command from stdin)\n"
-	"\n"
-	"Decides one shell command with the active policy, or with --tool (Read, Write,\n"
-	"Edit, MultiEdit, NotebookEdit, Glob, Grep, LS) one path as that agent tool would\n"
-	"use it. The words of COMMAND are joined by spaces.\n"
-	"Exit status: 0 allowed (allow, log, warn), 2 denied, 3 ask, 1 usage or error.\n";
+    "usage: dcg check [--json] [--cwd DIR] [--tool TOOL] [--policy FILE] COMMAND...\n"
+    "       dcg check [options] -          (the command from stdin)\n"
+    "\n"
+    "Decides one shell command with the active policy, or with --tool (Read, Write,\n"
+    "Edit, MultiEdit, NotebookEdit, Glob, Grep, LS) one path as that agent tool would\n"
+    "use it. The words of COMMAND are joined by spaces.\n"
+    "Exit status: 0 allowed (allow, log, warn), 2 denied, 3 ask, 1 usage or error.\n";
 
 static const char explain_usage[] =
-	"usage: dcg explain [--cwd DIR] [--policy FILE] COMMAND...\n"
-	"\n"
-	"Shows how a command is decided: its normalized form, every rule tried on it and\n"
-	"whether it matched (or was skipped by the keyword prefilter), the allowlist, and\n"
-	"the decision. Exit status as for dcg check.\n";
+    "usage: dcg explain [--cwd DIR] [--policy FILE] COMMAND...\n"
+    "\n"
+    "Shows how a command is decided: its normalized form, every rule tried on it and\n"
+    "whether it matched (or was skipped by the keyword prefilter), the allowlist, and\n"
+    "the decision. Exit status as for dcg check.\n";
 
 /* Joins the remaining words, or reads stdin for "-". Returns 0 or -1. */
 static int take_text(int argc, char **argv, struct check_args *a)
@@ -66,12 +66,9 @@ static int take_text(int argc, char **argv, struct check_args *a)
 static int parse_args(int argc, char **argv, struct check_args *a, const char *usage)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"cwd", required_argument, NULL, 'C'},
-		{"tool", required_argument, NULL, 't'},
-		{"policy", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},	    {"cwd", required_argument, NULL, 'C'},
+	    {"tool", required_argument, NULL, 't'}, {"policy", required_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -139,7 +136,8 @@ static int decide(struct pol_policy *pol, const struct check_args *a, const char
 		cJSON_AddStringToObject(*input, "path", a->text);
 		hook_call_from_claude(a->tool, *input, cwd, call);
 		if (call->kind == HOOK_CALL_OTHER)
-			fprintf(stderr, "dcg: note: the tool '%s' names no command or path; it passes\n",
+			fprintf(stderr,
+				"dcg: note: the tool '%s' names no command or path; it passes\n",
 				a->tool);
 	}
 	hook_decide_call(pol, call, flags, r);
@@ -235,7 +233,10 @@ static void explain_event(const struct pol_trace_event *ev, void *arg)
 			st->matched++;
 		else if (ev->matched < 0)
 			st->skipped++;
-		printf("  %-8s %s", ev->matched > 0 ? "MATCH" : ev->matched < 0 ? "skipped" : "no",
+		printf("  %-8s %s",
+		       ev->matched > 0	 ? "MATCH"
+		       : ev->matched < 0 ? "skipped"
+					 : "no",
 		       ev->rule_id ? ev->rule_id : "?");
 		if (ev->matched > 0 && ev->text) {
 			fputs("  on: ", stdout);
@@ -288,7 +289,8 @@ int cmd_explain(int argc, char **argv)
 	printf("\n%zu rules tried: %zu matched, %zu skipped by the prefilter\n", st.tried,
 	       st.matched, st.skipped);
 	if (r.allowed_by_allowlist)
-		printf("rule %s matched but the allowlist lets it pass\n", r.rule_id ? r.rule_id : "?");
+		printf("rule %s matched but the allowlist lets it pass\n",
+		       r.rule_id ? r.rule_id : "?");
 	printf("decision: %s\n", pol_decision_name(r.decision));
 	if (r.decision >= POL_WARN) {
 		struct hook_msg_opts mo = {isatty(1), a.text, a.len};

@@ -24,10 +24,9 @@
 static void fail_closed(int sig)
 {
 	static const char crash[] =
-		"dcg: internal error while checking this tool call; it is refused. "
-		"Run `dcg status` to see what is wrong.\n";
-	static const char slow[] =
-		"dcg: checking this tool call took too long; it is refused.\n";
+	    "dcg: internal error while checking this tool call; it is refused. "
+	    "Run `dcg status` to see what is wrong.\n";
+	static const char slow[] = "dcg: checking this tool call took too long; it is refused.\n";
 	ssize_t n;
 
 	if (sig == SIGALRM)
@@ -138,8 +137,8 @@ static void log_input(const struct hook_call *call, char *out, size_t size)
 
 	out[0] = '\0';
 	if (call->kind == HOOK_CALL_COMMAND) {
-		snprintf(out, size, "%.*s", (int)(call->command_len > size ? size : call->command_len),
-			 call->command);
+		snprintf(out, size, "%.*s",
+			 (int)(call->command_len > size ? size : call->command_len), call->command);
 		return;
 	}
 	for (i = 0; i < call->n_paths && off < size; i++) {
@@ -169,10 +168,10 @@ static void usage(FILE *f)
 int cmd_hook(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"agent", required_argument, NULL, 'a'},
-		{"policy", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"agent", required_argument, NULL, 'a'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const struct hook_agent *agent;
 	const char *agent_name = "claude", *policy_file = dcg_global_policy;
@@ -260,7 +259,8 @@ int cmd_hook(int argc, char **argv)
 	if (answer) {
 		size_t alen = strlen(answer);
 		if (write_all(1, answer, alen) || write_all(1, "\n", 1)) {
-			static const char bad[] = "dcg: cannot write the answer; the call is refused\n";
+			static const char bad[] =
+			    "dcg: cannot write the answer; the call is refused\n";
 			write_all(2, bad, sizeof(bad) - 1);
 			code = 2;
 		}

@@ -11,15 +11,15 @@
 #include <unistd.h>
 
 static const char install_usage[] =
-	"usage: dcg install --agent claude|all [--project | --user] [--settings FILE]\n"
-	"       dcg uninstall --agent claude|all [--project | --user] [--settings FILE]\n"
-	"\n"
-	"install registers `dcg hook` as the agent's pre-tool hook (Claude Code: for the\n"
-	"Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep and LS tools), merged\n"
-	"into the settings file; running it again changes nothing. uninstall removes only\n"
-	"what install added.\n"
-	"  --project  the project's settings (Claude Code: .claude/settings.json here; default)\n"
-	"  --user     the user's settings (Claude Code: ~/.claude/settings.json)\n";
+    "usage: dcg install --agent claude|all [--project | --user] [--settings FILE]\n"
+    "       dcg uninstall --agent claude|all [--project | --user] [--settings FILE]\n"
+    "\n"
+    "install registers `dcg hook` as the agent's pre-tool hook (Claude Code: for the\n"
+    "Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep and LS tools), merged\n"
+    "into the settings file; running it again changes nothing. uninstall removes only\n"
+    "what install added.\n"
+    "  --project  the project's settings (Claude Code: .claude/settings.json here; default)\n"
+    "  --user     the user's settings (Claude Code: ~/.claude/settings.json)\n";
 
 /* The command line the agent will run: this very binary, quoted for a shell. */
 static int hook_command(const char *agent, char *out, size_t size)
@@ -42,12 +42,9 @@ static int hook_command(const char *agent, char *out, size_t size)
 static int run(int argc, char **argv, int remove)
 {
 	static const struct option opts[] = {
-		{"agent", required_argument, NULL, 'a'},
-		{"project", no_argument, NULL, 'j'},
-		{"user", no_argument, NULL, 'u'},
-		{"settings", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"agent", required_argument, NULL, 'a'}, {"project", no_argument, NULL, 'j'},
+	    {"user", no_argument, NULL, 'u'},	     {"settings", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
 	};
 	const char *name = NULL, *settings = NULL;
 	char cwd[PATH_MAX], path[PATH_MAX], command[PATH_MAX + 64], msg[PATH_MAX + 128];
@@ -110,7 +107,8 @@ static int run(int argc, char **argv, int remove)
 				rc = 1;
 		} else {
 			if (hook_command(ag->name, command, sizeof(command))) {
-				fprintf(stderr, "dcg: cannot name this dcg binary in a hook command\n");
+				fprintf(stderr,
+					"dcg: cannot name this dcg binary in a hook command\n");
 				rc = 1;
 				continue;
 			}

@@ -16,11 +16,11 @@
 #define LOG_MAX_WINDOW (64u * 1024 * 1024)
 
 static const char log_usage[] =
-	"usage: dcg log [--json] [--last N]\n"
-	"\n"
-	"Shows the last N entries (default 20) of the audit log ($DCG_LOG, else\n"
-	"$XDG_STATE_HOME/dcg/audit.jsonl): every deny, ask and warn of every layer.\n"
-	"--json prints the entries as they are stored, one JSON object per line.\n";
+    "usage: dcg log [--json] [--last N]\n"
+    "\n"
+    "Shows the last N entries (default 20) of the audit log ($DCG_LOG, else\n"
+    "$XDG_STATE_HOME/dcg/audit.jsonl): every deny, ask and warn of every layer.\n"
+    "--json prints the entries as they are stored, one JSON object per line.\n";
 
 /* Reads enough of the file's end to hold its last `want` lines. */
 static int read_tail(const char *path, size_t want, char **out, size_t *len, int *partial)
@@ -105,10 +105,10 @@ static void print_human(const char *line)
 int cmd_log(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"last", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"last", required_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	char path[PATH_MAX], *buf = NULL, *p, *end, *endp, **starts = NULL;
 	size_t len, count = 0, i, first;
@@ -125,7 +125,8 @@ int cmd_log(int argc, char **argv)
 			errno = 0;
 			last = strtol(optarg, &endp, 10);
 			if (errno || *endp || last < 0 || last > 1000000) {
-				fprintf(stderr, "dcg: log: --last wants a number, not '%s'\n", optarg);
+				fprintf(stderr, "dcg: log: --last wants a number, not '%s'\n",
+					optarg);
 				return 1;
 			}
 			break;

@@ -14,27 +14,27 @@
 #include <unistd.h>
 
 static const char rules_usage[] =
-	"usage: dcg rules list [--policy FILE]\n"
-	"       dcg rules lint [FILE]\n"
-	"\n"
-	"list: every active rule with its ID, kind, decision, and the file and line it\n"
-	"comes from. lint: loads FILE (default: every active policy file) and prints each\n"
-	"problem as file:line:col: rule: message; exit status 1 when there is any.\n";
+    "usage: dcg rules list [--policy FILE]\n"
+    "       dcg rules lint [FILE]\n"
+    "\n"
+    "list: every active rule with its ID, kind, decision, and the file and line it\n"
+    "comes from. lint: loads FILE (default: every active policy file) and prints each\n"
+    "problem as file:line:col: rule: message; exit status 1 when there is any.\n";
 
 static const char status_usage[] =
-	"usage: dcg status [--policy FILE]\n"
-	"\n"
-	"The active policy files, the rule count, problems in the files, whether the hook\n"
-	"is installed for Claude Code, and the last violation in the audit log.\n";
+    "usage: dcg status [--policy FILE]\n"
+    "\n"
+    "The active policy files, the rule count, problems in the files, whether the hook\n"
+    "is installed for Claude Code, and the last violation in the audit log.\n";
 
 /* --policy and --help for the small commands; returns the index of the first
  * non-option, -1 for a usage error, -2 for --help. */
 static int small_opts(int argc, char **argv, const char **policy, const char *usage)
 {
 	static const struct option opts[] = {
-		{"policy", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -83,7 +83,8 @@ static int rules_list(struct pol_policy *pol)
 			snprintf(where, sizeof(where), "%s:%u", info.origin ? info.origin : "?",
 				 info.line);
 		else
-			snprintf(where, sizeof(where), "%s", info.origin ? info.origin : "built-in");
+			snprintf(where, sizeof(where), "%s",
+				 info.origin ? info.origin : "built-in");
 		printf("%-40s %-8s %-6s %-8s %-32s %s\n", info.id ? info.id : "?",
 		       info.kind == POL_RULE_SCRIPT && info.language ? info.language
 								     : kind_name(info.kind),
@@ -151,8 +152,8 @@ int cmd_rules(int argc, char **argv)
 	} else {
 		size_t n = pol_diag_count(pol);
 		printf("%zu policy file%s, %zu rules, %zu problem%s\n", pol_file_count(pol),
-		       pol_file_count(pol) == 1 ? "" : "s",
-		       pol_rule_count(pol), n, n == 1 ? "" : "s");
+		       pol_file_count(pol) == 1 ? "" : "s", pol_rule_count(pol), n,
+		       n == 1 ? "" : "s");
 		rc = n ? 1 : 0;
 	}
 	pol_free(pol);
@@ -196,9 +197,9 @@ static int last_violation(const char *log, char *out, size_t size, size_t *lines
 		(*lines)++;
 		o = cJSON_Parse(p);
 		d = cJSON_GetObjectItemCaseSensitive(o, "decision");
-		if (cJSON_IsString(d) && (!strcmp(d->valuestring, "deny") ||
-					  !strcmp(d->valuestring, "ask") ||
-					  !strcmp(d->valuestring, "warn"))) {
+		if (cJSON_IsString(d) &&
+		    (!strcmp(d->valuestring, "deny") || !strcmp(d->valuestring, "ask") ||
+		     !strcmp(d->valuestring, "warn"))) {
 			const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "time");
 			const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "rule_id");
 			const cJSON *tool = cJSON_GetObjectItemCaseSensitive(o, "tool");
@@ -266,7 +267,9 @@ int cmd_status(int argc, char **argv)
 		printf("  %s\n", pol_file_name(pol, i));
 	n = pol_diag_count(pol);
 	if (n)
-		printf("problems:    %zu in the policy files (dcg rules lint); the rest stays active\n", n);
+		printf("problems:    %zu in the policy files (dcg rules lint); the rest stays "
+		       "active\n",
+		       n);
 	else
 		printf("problems:    none\n");
 	if (getcwd(cwd, sizeof(cwd)))

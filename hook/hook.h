@@ -26,7 +26,10 @@ struct hook_buf {
 	size_t len, cap;
 	int oom;
 };
-#define HOOK_BUF_INIT {NULL, 0, 0, 0}
+#define HOOK_BUF_INIT         \
+	{                     \
+		NULL, 0, 0, 0 \
+	}
 
 void hook_buf_add(struct hook_buf *b, const char *s, size_t len);
 void hook_buf_adds(struct hook_buf *b, const char *s);
@@ -42,9 +45,9 @@ int hook_utf8_valid(const char *s, size_t len);
 
 /* ---- messages ---------------------------------------------------------------------------- */
 
-#define HOOK_MATCHED_CHARS 120 /* Matched: line, in characters */
-#define HOOK_CONTEXT_CHARS 160 /* each context line, in characters */
-#define HOOK_CONTEXT_AROUND 2  /* lines shown before and after the matched line */
+#define HOOK_MATCHED_CHARS  120 /* Matched: line, in characters */
+#define HOOK_CONTEXT_CHARS  160 /* each context line, in characters */
+#define HOOK_CONTEXT_AROUND 2	/* lines shown before and after the matched line */
 
 struct hook_msg_opts {
 	int tty; /* 1: ANSI colours, no redaction; 0: plain text with quoted strings redacted */
@@ -79,7 +82,7 @@ size_t hook_utf8_sanitize(const char *s, size_t len, char *out, size_t size);
 enum hook_call_kind {
 	HOOK_CALL_OTHER = 0, /* a tool that touches no command or path: passes */
 	HOOK_CALL_COMMAND,   /* a shell command */
-	HOOK_CALL_PATH,      /* one or more paths with an operation */
+	HOOK_CALL_PATH,	     /* one or more paths with an operation */
 	HOOK_CALL_INVALID,   /* malformed input: denied with `invalid` as the reason */
 };
 
@@ -93,10 +96,10 @@ struct hook_call {
 	const char *cwd;     /* the call's working directory, may be NULL */
 	const char *command; /* COMMAND: the command text */
 	size_t command_len;
-	size_t n_paths;      /* PATH: the paths and their operations */
+	size_t n_paths; /* PATH: the paths and their operations */
 	const char *paths[HOOK_CALL_MAX_PATHS];
 	enum pol_op ops[HOOK_CALL_MAX_PATHS];
-	const char *invalid; /* INVALID: why, as a sentence for the agent */
+	const char *invalid;   /* INVALID: why, as a sentence for the agent */
 	char scratch[2][4096]; /* built paths (e.g. Grep's path joined with its glob) */
 };
 
@@ -108,7 +111,7 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 
 /* The built-in rule IDs of the hook itself (not in the policy: they cannot be allowed). */
 #define HOOK_RULE_BAD_INPUT "hook.invalid_input"
-#define HOOK_RULE_INTERNAL "hook.internal_error"
+#define HOOK_RULE_INTERNAL  "hook.internal_error"
 
 /* Fills r with a deny for malformed or unanswerable input (rule HOOK_RULE_BAD_INPUT
  * or HOOK_RULE_INTERNAL); reason must be a static string. */
@@ -175,7 +178,7 @@ int hook_is_dcg_command(const char *command);
 /* ---- allowlist editing ---------------------------------------------------------------------- */
 
 struct hook_allow_entry {
-	const char *rule;    /* rule ID: letters, digits, '.', '_', '-' */
+	const char *rule; /* rule ID: letters, digits, '.', '_', '-' */
 	const char *reason;
 	const char *path;    /* optional glob */
 	const char *expires; /* optional YYYY-MM-DD */
@@ -187,8 +190,8 @@ struct hook_allow_entry {
  * `allow:` key at the end. The result is parsed again with libyaml and must contain
  * the entry. *out: the new text (malloc'ed). Returns 0, -EINVAL (bad entry, or a
  * layout it cannot edit safely: msg says which), -ENOMEM. */
-int hook_allow_edit(const char *text, size_t len, const struct hook_allow_entry *entry,
-		    char **out, char *msg, size_t msgsize);
+int hook_allow_edit(const char *text, size_t len, const struct hook_allow_entry *entry, char **out,
+		    char *msg, size_t msgsize);
 
 /* 1 when text (a YAML document) has a top-level `allow` list with an entry whose rule
  * is rule_id, else 0. */

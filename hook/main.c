@@ -20,18 +20,18 @@ struct subcommand {
 static int cmd_version(int argc, char **argv);
 
 static struct subcommand commands[] = {
-	{"hook", cmd_hook, "read one agent tool call on stdin, answer it"},
-	{"check", cmd_check, "decide one shell command (or a path with --tool)"},
-	{"explain", cmd_explain, "every rule tried on a command, and why it matched or not"},
-	{"allow", cmd_allow, "add an allowlist entry for a rule"},
-	{"run", NULL, "a shell (or CMD) under the preload guard"},
-	{"sandbox", NULL, "CMD under the seccomp sandbox"},
-	{"rules", cmd_rules, "list the active rules, or lint a policy file"},
-	{"status", cmd_status, "active policy files, rule count, last violation"},
-	{"log", cmd_log, "the audit log"},
-	{"install", cmd_install, "register the hook with an agent"},
-	{"uninstall", cmd_uninstall, "remove the hook from an agent's settings"},
-	{"version", cmd_version, "print the version"},
+    {"hook", cmd_hook, "read one agent tool call on stdin, answer it"},
+    {"check", cmd_check, "decide one shell command (or a path with --tool)"},
+    {"explain", cmd_explain, "every rule tried on a command, and why it matched or not"},
+    {"allow", cmd_allow, "add an allowlist entry for a rule"},
+    {"run", NULL, "a shell (or CMD) under the preload guard"},
+    {"sandbox", NULL, "CMD under the seccomp sandbox"},
+    {"rules", cmd_rules, "list the active rules, or lint a policy file"},
+    {"status", cmd_status, "active policy files, rule count, last violation"},
+    {"log", cmd_log, "the audit log"},
+    {"install", cmd_install, "register the hook with an agent"},
+    {"uninstall", cmd_uninstall, "remove the hook from an agent's settings"},
+    {"version", cmd_version, "print the version"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -54,10 +54,11 @@ static void usage(FILE *f)
 	for (i = 0; i < N_COMMANDS; i++)
 		if (commands[i].fn)
 			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n`dcg COMMAND --help` tells more. Policy files: the embedded defaults,\n"
-		   "$XDG_CONFIG_HOME/dcg/policy.yaml, .dcg/policy.yaml upwards from the working\n"
-		   "directory, then $DCG_POLICY or --policy FILE.\n"
-		   "Exit status of check: 0 allowed, 2 denied, 3 ask, 1 usage or internal error.\n");
+	fprintf(f,
+		"\n`dcg COMMAND --help` tells more. Policy files: the embedded defaults,\n"
+		"$XDG_CONFIG_HOME/dcg/policy.yaml, .dcg/policy.yaml upwards from the working\n"
+		"directory, then $DCG_POLICY or --policy FILE.\n"
+		"Exit status of check: 0 allowed, 2 denied, 3 ask, 1 usage or internal error.\n");
 }
 
 int main(int argc, char **argv)

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ANSI_RESET "\033[0m"
-#define ANSI_BOLD "\033[1m"
-#define ANSI_RED "\033[1;31m"
+#define ANSI_RESET  "\033[0m"
+#define ANSI_BOLD   "\033[1m"
+#define ANSI_RED    "\033[1;31m"
 #define ANSI_YELLOW "\033[1;33m"
-#define ANSI_DIM "\033[2m"
+#define ANSI_DIM    "\033[2m"
 
 static const char *verdict_word(enum pol_decision d)
 {
@@ -81,8 +81,7 @@ static int allowable(const struct pol_result *r)
 
 /* Appends text (one line, no newline) redacted when not on a terminal and cut to
  * max_chars characters. */
-static void add_shown(struct hook_buf *b, const char *text, size_t len, size_t max_chars,
-		      int tty)
+static void add_shown(struct hook_buf *b, const char *text, size_t len, size_t max_chars, int tty)
 {
 	char red[2048], cut[2048];
 	const char *src = text;

@@ -89,8 +89,8 @@ static int set_string(cJSON *obj, const char *key, const char *value, int *chang
 	*changed = 1;
 	if (v)
 		return cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateString(value))
-			       ? 0
-			       : -ENOMEM;
+			   ? 0
+			   : -ENOMEM;
 	return cJSON_AddStringToObject(obj, key, value) ? 0 : -ENOMEM;
 }
 

@@ -105,7 +105,8 @@ static void run_dcg(struct run *r, const char *const *args, const char *in, size
 		pin[1] = -1;
 	}
 	for (;;) {
-		struct pollfd fds[3] = {{pout[0], POLLIN, 0}, {perr[0], POLLIN, 0}, {pin[1], POLLOUT, 0}};
+		struct pollfd fds[3] = {
+		    {pout[0], POLLIN, 0}, {perr[0], POLLIN, 0}, {pin[1], POLLOUT, 0}};
 		char buf[65536];
 		ssize_t n;
 
@@ -188,7 +189,8 @@ static void assert_golden(const char *text, const char *name)
 		fclose(f);
 	}
 	cr_assert_eq(hook_read_file(path, 1 << 20, &want, &n), 0, "no %s", path);
-	cr_assert_str_eq(text, want, "differs from %s:\n--- got ---\n%s--- want ---\n%s", path, text, want);
+	cr_assert_str_eq(text, want, "differs from %s:\n--- got ---\n%s--- want ---\n%s", path,
+			 text, want);
 	free(want);
 }
 
@@ -200,7 +202,8 @@ static void assert_deny_json(const char *out, const char *has)
 	cr_assert(o, "stdout is not JSON: %s", out);
 	h = cJSON_GetObjectItem(o, "hookSpecificOutput");
 	cr_assert_str_eq(cJSON_GetObjectItem(h, "hookEventName")->valuestring, "PreToolUse");
-	cr_assert_str_eq(cJSON_GetObjectItem(h, "permissionDecision")->valuestring, "deny", "%s", out);
+	cr_assert_str_eq(cJSON_GetObjectItem(h, "permissionDecision")->valuestring, "deny", "%s",
+			 out);
 	cr_assert(strstr(cJSON_GetObjectItem(h, "permissionDecisionReason")->valuestring, has),
 		  "reason lacks '%s': %s", has, out);
 	cJSON_Delete(o);
@@ -211,14 +214,14 @@ static const char *const hook_claude_args[] = {"hook", "--agent", "claude", NULL
 
 /* The golden tests use their own policy file, so the embedded defaults may change
  * without touching them. */
-static const char golden_policy[] =
-	"bashToolPatterns:\n"
-	"  - pattern: '\\bgolden-danger\\b'\n"
-	"    reason: golden-danger is the test's dangerous command\n";
+static const char golden_policy[] = "bashToolPatterns:\n"
+				    "  - pattern: '\\bgolden-danger\\b'\n"
+				    "    reason: golden-danger is the test's dangerous command\n";
 
 Test(cli, hook_deny_stdout_and_stderr_are_golden)
 {
-	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger --now \\\"secret words\\\"\"}}";
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger "
+			 "--now \\\"secret words\\\"\"}}";
 	char env[600];
 	struct run r;
 
@@ -236,7 +239,8 @@ Test(cli, hook_deny_stdout_and_stderr_are_golden)
 
 Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
 {
-	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger --now \\\"secret words\\\"\"}}\n";
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger "
+			 "--now \\\"secret words\\\"\"}}\n";
 	char env[600], buf[4096];
 	struct hook_buf all = HOOK_BUF_INIT;
 	int master, st, pin[2];
@@ -268,7 +272,8 @@ Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
 		hook_buf_add(&all, buf, (size_t)n);
 	waitpid(pid, &st, 0);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	cr_assert(all.s && strstr(all.s, "\033[1;31mBLOCKED: Destructive command\033[0m"), "%s", all.s);
+	cr_assert(all.s && strstr(all.s, "\033[1;31mBLOCKED: Destructive command\033[0m"), "%s",
+		  all.s);
 	cr_assert(strstr(all.s, "secret words"), "a terminal shows the text as it is: %s", all.s);
 	hook_buf_release(&all);
 	close(master);
@@ -276,7 +281,8 @@ Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
 
 Test(cli, hook_allowed_call_prints_nothing)
 {
-	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls -la\"},\"cwd\":\"/tmp\"}";
+	const char *in =
+	    "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls -la\"},\"cwd\":\"/tmp\"}";
 	struct run r;
 
 	run_dcg(&r, hook_args, in, strlen(in), NULL, NULL);
@@ -292,12 +298,12 @@ Test(cli, hook_refuses_every_bad_input_with_json_and_exit_0)
 		size_t len;
 		const char *has;
 	} cases[] = {
-		{"", 0, "no input"},
-		{"not json at all", 0, "not valid JSON"},
-		{"{\"tool_input\":{\"command\":\"ls\"}}", 0, "no tool_name"},
-		{"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"a\xff\"}}", 0, "UTF-8"},
-		{"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\0rm\"}}", 46, "NUL"},
-		{"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\\u0000rm\"}}", 0, "NUL"},
+	    {"", 0, "no input"},
+	    {"not json at all", 0, "not valid JSON"},
+	    {"{\"tool_input\":{\"command\":\"ls\"}}", 0, "no tool_name"},
+	    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"a\xff\"}}", 0, "UTF-8"},
+	    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\0rm\"}}", 46, "NUL"},
+	    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\\u0000rm\"}}", 0, "NUL"},
 	};
 	size_t i;
 
@@ -345,7 +351,8 @@ Test(cli, hook_unknown_agent_refuses_with_exit_2)
 
 Test(cli, hook_deny_is_written_to_the_audit_log)
 {
-	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger\"},\"cwd\":\"/tmp\"}";
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger\"},"
+			 "\"cwd\":\"/tmp\"}";
 	const char *const log_args[] = {"log", "--json", NULL};
 	char env[600], *log;
 	struct run r;
@@ -369,11 +376,13 @@ Test(cli, hook_deny_is_written_to_the_audit_log)
 
 Test(cli, broken_policy_file_warns_and_keeps_the_defaults)
 {
-	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git reset --hard\"}}";
+	const char *in =
+	    "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git reset --hard\"}}";
 	char env[600];
 	struct run r;
 
-	write_file("broken.yaml", "bashToolPatterns:\n  - pattern: '(unclosed'\n    reason: x\n  - [\n");
+	write_file("broken.yaml",
+		   "bashToolPatterns:\n  - pattern: '(unclosed'\n    reason: x\n  - [\n");
 	snprintf(env, sizeof(env), "DCG_POLICY=%s/broken.yaml", tmpdir);
 	run_dcg(&r, hook_args, in, strlen(in), NULL, env);
 	cr_assert_eq(r.status, 0);
@@ -396,17 +405,17 @@ struct exit_case {
 Test(cli, check_exit_codes)
 {
 	static const struct exit_case cases[] = {
-		{{"check", "ls", "-la", NULL}, 0},
-		{{"check", "git reset --hard", NULL}, 2},
-		{{"check", "--json", "git", "reset", "--hard", NULL}, 2},
-		{{"check", "--policy", "tests/golden/ask_policy.yaml", "please-ask-me", NULL}, 3},
-		{{"check", NULL}, 1},
-		{{"check", "--bogus", "ls", NULL}, 1},
-		{{"check", "--tool", "Read", "~/.ssh/id_rsa", NULL}, 2},
-		{{"check", "--tool", "Write", "notes.txt", NULL}, 0},
-		{{"nonesuch", NULL}, 1},
-		{{"--version", NULL}, 0},
-		{{"--help", NULL}, 0},
+	    {{"check", "ls", "-la", NULL}, 0},
+	    {{"check", "git reset --hard", NULL}, 2},
+	    {{"check", "--json", "git", "reset", "--hard", NULL}, 2},
+	    {{"check", "--policy", "tests/golden/ask_policy.yaml", "please-ask-me", NULL}, 3},
+	    {{"check", NULL}, 1},
+	    {{"check", "--bogus", "ls", NULL}, 1},
+	    {{"check", "--tool", "Read", "~/.ssh/id_rsa", NULL}, 2},
+	    {{"check", "--tool", "Write", "notes.txt", NULL}, 0},
+	    {{"nonesuch", NULL}, 1},
+	    {{"--version", NULL}, 0},
+	    {{"--help", NULL}, 0},
 	};
 	char cwd[1024];
 	size_t i;
@@ -440,8 +449,8 @@ Test(cli, check_json_is_the_decision_record)
 
 Test(cli, every_command_has_help)
 {
-	static const char *const cmds[] = {"hook", "check", "explain", "allow", "rules",
-					   "status", "log", "install", "uninstall"};
+	static const char *const cmds[] = {"hook",   "check", "explain", "allow",    "rules",
+					   "status", "log",   "install", "uninstall"};
 	size_t i;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -458,7 +467,8 @@ Test(cli, allow_appends_to_an_existing_project_file)
 {
 	const char *before = "# project rules: keep this comment\n"
 			     "readOnlyPaths: [package-lock.json]  # and this one\n";
-	const char *const args[] = {"allow", "core.git.reset_hard", "-r", "scratch repo", "--project", NULL};
+	const char *const args[] = {"allow",	    "core.git.reset_hard", "-r",
+				    "scratch repo", "--project",	   NULL};
 	const char *const again[] = {"check", "git reset --hard", NULL};
 	char dir[512], *after;
 	struct run r;
@@ -497,7 +507,8 @@ Test(cli, allow_refuses_an_unknown_rule_with_suggestions)
 Test(cli, install_merges_into_existing_settings_and_uninstall_restores_them)
 {
 	const char *settings = "{\"model\": \"opus\", \"hooks\": {\"PreToolUse\": ["
-			       "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"mine\"}]}]}}\n";
+			       "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", "
+			       "\"command\": \"mine\"}]}]}}\n";
 	const char *const inst[] = {"install", "--agent", "claude", "--project", NULL};
 	const char *const uninst[] = {"uninstall", "--agent", "claude", NULL};
 	char dir[512], *once, *twice, *gone;
@@ -536,7 +547,8 @@ Test(cli, install_merges_into_existing_settings_and_uninstall_restores_them)
 
 Test(cli, status_names_rule_count_and_last_violation)
 {
-	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git reset --hard\"}}";
+	const char *in =
+	    "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git reset --hard\"}}";
 	const char *const args[] = {"status", NULL};
 	struct run r;
 

@@ -207,10 +207,10 @@ Test(messages, ask_is_answered_as_ask)
 	r.decision = POL_ASK;
 	json = hook_claude_answer(&a, &code);
 	o = cJSON_Parse(json);
-	cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "hookSpecificOutput"),
-					     "permissionDecision")
-				 ->valuestring,
-			 "ask");
+	cr_assert_str_eq(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "hookSpecificOutput"), "permissionDecision")
+		->valuestring,
+	    "ask");
 	cJSON_Delete(o);
 	free(json);
 	pol_result_release(&r);
@@ -224,9 +224,9 @@ Test(messages, matched_text_is_cut_to_120_characters)
 
 	design_result(&r);
 	/* 200 two-byte characters: the cut counts characters, not bytes */
-	r.matched[0] = '\0';
 	for (i = 0; i < 200; i++)
-		strcat(r.matched, "\xc3\xa9");
+		memcpy(r.matched + 2 * i, "\xc3\xa9", 2);
+	r.matched[400] = '\0';
 	msg = human(&r, 0);
 	line = strstr(msg, "Matched:    ") + 12;
 	end = strchr(line, '\n');
@@ -265,21 +265,21 @@ Test(messages, context_lines_are_cut_to_160_characters)
 }
 
 struct ctx_case {
-	unsigned lines;   /* script length */
-	int final_nl;     /* script ends with a newline */
-	unsigned at;      /* matched line */
+	unsigned lines;	  /* script length */
+	int final_nl;	  /* script ends with a newline */
+	unsigned at;	  /* matched line */
 	const char *want; /* the context block */
 };
 
 static const struct ctx_case ctx_cases[] = {
-	{1, 1, 1, "> 1| line 1\n"},
-	{1, 0, 1, "> 1| line 1\n"},
-	{5, 1, 1, "> 1| line 1\n  2| line 2\n  3| line 3\n"},
-	{5, 1, 2, "  1| line 1\n> 2| line 2\n  3| line 3\n  4| line 4\n"},
-	{5, 1, 5, "  3| line 3\n  4| line 4\n> 5| line 5\n"},
-	{5, 0, 5, "  3| line 3\n  4| line 4\n> 5| line 5\n"},
-	{12, 1, 9, "   7| line 7\n   8| line 8\n>  9| line 9\n  10| line 10\n  11| line 11\n"},
-	{12, 1, 12, "  10| line 10\n  11| line 11\n> 12| line 12\n"},
+    {1, 1, 1, "> 1| line 1\n"},
+    {1, 0, 1, "> 1| line 1\n"},
+    {5, 1, 1, "> 1| line 1\n  2| line 2\n  3| line 3\n"},
+    {5, 1, 2, "  1| line 1\n> 2| line 2\n  3| line 3\n  4| line 4\n"},
+    {5, 1, 5, "  3| line 3\n  4| line 4\n> 5| line 5\n"},
+    {5, 0, 5, "  3| line 3\n  4| line 4\n> 5| line 5\n"},
+    {12, 1, 9, "   7| line 7\n   8| line 8\n>  9| line 9\n  10| line 10\n  11| line 11\n"},
+    {12, 1, 12, "  10| line 10\n  11| line 11\n> 12| line 12\n"},
 };
 
 Test(messages, context_window_is_clipped_at_the_script_edges)
@@ -366,15 +366,14 @@ Test(messages, json_output_stays_valid_with_invalid_utf8_in_matched_text)
 
 /* ---- the protocol, tool by tool ---------------------------------------------------------- */
 
-static const char test_policy[] =
-	"bashToolPatterns:\n"
-	"  - pattern: '\\bgit\\s+reset\\s+--hard\\b'\n"
-	"    reason: git reset --hard destroys uncommitted work\n"
-	"  - pattern: '\\bgit\\s+push\\b.*--force\\b'\n"
-	"    reason: force push rewrites shared history\n"
-	"    ask: true\n"
-	"zeroAccessPaths: ['/nonexistent-secret/', '*.pem']\n"
-	"readOnlyPaths: ['/nonexistent-etc/']\n";
+static const char test_policy[] = "bashToolPatterns:\n"
+				  "  - pattern: '\\bgit\\s+reset\\s+--hard\\b'\n"
+				  "    reason: git reset --hard destroys uncommitted work\n"
+				  "  - pattern: '\\bgit\\s+push\\b.*--force\\b'\n"
+				  "    reason: force push rewrites shared history\n"
+				  "    ask: true\n"
+				  "zeroAccessPaths: ['/nonexistent-secret/', '*.pem']\n"
+				  "readOnlyPaths: ['/nonexistent-etc/']\n";
 
 static struct pol_policy *policy(void)
 {
@@ -394,35 +393,48 @@ struct tool_case {
 	enum pol_decision decision;
 };
 
-#define CALL(tool, input) "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"/nonexistent-proj\"," \
-			  "\"tool_name\":\"" tool "\",\"tool_input\":" input "}"
+#define CALL(tool, input)                                                    \
+	"{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"/nonexistent-proj\"," \
+	"\"tool_name\":\"" tool "\",\"tool_input\":" input "}"
 
 static const struct tool_case tool_cases[] = {
-	{CALL("Bash", "{\"command\":\"ls -la\"}"), HOOK_CALL_COMMAND, POL_ALLOW},
-	{CALL("Bash", "{\"command\":\"git reset --hard\",\"description\":\"x\"}"), HOOK_CALL_COMMAND, POL_DENY},
-	{CALL("Bash", "{\"command\":\"git push origin main --force\"}"), HOOK_CALL_COMMAND, POL_ASK},
-	{CALL("Read", "{\"file_path\":\"/nonexistent-proj/a.c\"}"), HOOK_CALL_PATH, POL_ALLOW},
-	{CALL("Read", "{\"file_path\":\"/nonexistent-secret/key\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("Read", "{\"file_path\":\"/nonexistent-proj/server.pem\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("Read", "{\"file_path\":\"/nonexistent-etc/passwd\"}"), HOOK_CALL_PATH, POL_ALLOW},
-	{CALL("Write", "{\"file_path\":\"/nonexistent-etc/passwd\",\"content\":\"x\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("Write", "{\"file_path\":\"/nonexistent-proj/new.txt\",\"content\":\"x\"}"), HOOK_CALL_PATH, POL_ALLOW},
-	{CALL("Edit", "{\"file_path\":\"/nonexistent-etc/hosts\",\"old_string\":\"a\",\"new_string\":\"b\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("Edit", "{\"file_path\":\"/nonexistent-proj/a.c\",\"old_string\":\"a\",\"new_string\":\"b\"}"), HOOK_CALL_PATH, POL_ALLOW},
-	{CALL("MultiEdit", "{\"file_path\":\"/nonexistent-etc/hosts\",\"edits\":[]}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("NotebookEdit", "{\"notebook_path\":\"/nonexistent-etc/n.ipynb\",\"new_source\":\"x\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("NotebookEdit", "{\"notebook_path\":\"/nonexistent-proj/n.ipynb\",\"new_source\":\"x\"}"), HOOK_CALL_PATH, POL_ALLOW},
-	{CALL("Glob", "{\"pattern\":\"**/*.c\"}"), HOOK_CALL_PATH, POL_ALLOW},
-	{CALL("Glob", "{\"pattern\":\"*\",\"path\":\"/nonexistent-secret\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("Glob", "{\"pattern\":\"/nonexistent-secret/*\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("Grep", "{\"pattern\":\"TODO\"}"), HOOK_CALL_PATH, POL_ALLOW},
-	{CALL("Grep", "{\"pattern\":\"KEY\",\"path\":\"/nonexistent-secret/\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("Grep", "{\"pattern\":\"BEGIN\",\"glob\":\"*.pem\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("LS", "{\"path\":\"/nonexistent-proj\"}"), HOOK_CALL_PATH, POL_ALLOW},
-	{CALL("LS", "{\"path\":\"/nonexistent-secret\"}"), HOOK_CALL_PATH, POL_DENY},
-	{CALL("WebFetch", "{\"url\":\"https://example.com\"}"), HOOK_CALL_OTHER, POL_ALLOW},
-	{CALL("mcp__fs__delete", "{\"path\":\"/nonexistent-secret\"}"), HOOK_CALL_OTHER, POL_ALLOW},
-	{CALL("Task", "{\"prompt\":\"rm -rf /\"}"), HOOK_CALL_OTHER, POL_ALLOW},
+    {CALL("Bash", "{\"command\":\"ls -la\"}"), HOOK_CALL_COMMAND, POL_ALLOW},
+    {CALL("Bash", "{\"command\":\"git reset --hard\",\"description\":\"x\"}"), HOOK_CALL_COMMAND,
+     POL_DENY},
+    {CALL("Bash", "{\"command\":\"git push origin main --force\"}"), HOOK_CALL_COMMAND, POL_ASK},
+    {CALL("Read", "{\"file_path\":\"/nonexistent-proj/a.c\"}"), HOOK_CALL_PATH, POL_ALLOW},
+    {CALL("Read", "{\"file_path\":\"/nonexistent-secret/key\"}"), HOOK_CALL_PATH, POL_DENY},
+    {CALL("Read", "{\"file_path\":\"/nonexistent-proj/server.pem\"}"), HOOK_CALL_PATH, POL_DENY},
+    {CALL("Read", "{\"file_path\":\"/nonexistent-etc/passwd\"}"), HOOK_CALL_PATH, POL_ALLOW},
+    {CALL("Write", "{\"file_path\":\"/nonexistent-etc/passwd\",\"content\":\"x\"}"), HOOK_CALL_PATH,
+     POL_DENY},
+    {CALL("Write", "{\"file_path\":\"/nonexistent-proj/new.txt\",\"content\":\"x\"}"),
+     HOOK_CALL_PATH, POL_ALLOW},
+    {CALL("Edit",
+	  "{\"file_path\":\"/nonexistent-etc/hosts\",\"old_string\":\"a\",\"new_string\":\"b\"}"),
+     HOOK_CALL_PATH, POL_DENY},
+    {CALL("Edit",
+	  "{\"file_path\":\"/nonexistent-proj/a.c\",\"old_string\":\"a\",\"new_string\":\"b\"}"),
+     HOOK_CALL_PATH, POL_ALLOW},
+    {CALL("MultiEdit", "{\"file_path\":\"/nonexistent-etc/hosts\",\"edits\":[]}"), HOOK_CALL_PATH,
+     POL_DENY},
+    {CALL("NotebookEdit", "{\"notebook_path\":\"/nonexistent-etc/n.ipynb\",\"new_source\":\"x\"}"),
+     HOOK_CALL_PATH, POL_DENY},
+    {CALL("NotebookEdit", "{\"notebook_path\":\"/nonexistent-proj/n.ipynb\",\"new_source\":\"x\"}"),
+     HOOK_CALL_PATH, POL_ALLOW},
+    {CALL("Glob", "{\"pattern\":\"**/*.c\"}"), HOOK_CALL_PATH, POL_ALLOW},
+    {CALL("Glob", "{\"pattern\":\"*\",\"path\":\"/nonexistent-secret\"}"), HOOK_CALL_PATH,
+     POL_DENY},
+    {CALL("Glob", "{\"pattern\":\"/nonexistent-secret/*\"}"), HOOK_CALL_PATH, POL_DENY},
+    {CALL("Grep", "{\"pattern\":\"TODO\"}"), HOOK_CALL_PATH, POL_ALLOW},
+    {CALL("Grep", "{\"pattern\":\"KEY\",\"path\":\"/nonexistent-secret/\"}"), HOOK_CALL_PATH,
+     POL_DENY},
+    {CALL("Grep", "{\"pattern\":\"BEGIN\",\"glob\":\"*.pem\"}"), HOOK_CALL_PATH, POL_DENY},
+    {CALL("LS", "{\"path\":\"/nonexistent-proj\"}"), HOOK_CALL_PATH, POL_ALLOW},
+    {CALL("LS", "{\"path\":\"/nonexistent-secret\"}"), HOOK_CALL_PATH, POL_DENY},
+    {CALL("WebFetch", "{\"url\":\"https://example.com\"}"), HOOK_CALL_OTHER, POL_ALLOW},
+    {CALL("mcp__fs__delete", "{\"path\":\"/nonexistent-secret\"}"), HOOK_CALL_OTHER, POL_ALLOW},
+    {CALL("Task", "{\"prompt\":\"rm -rf /\"}"), HOOK_CALL_OTHER, POL_ALLOW},
 };
 
 Test(protocol, every_tool_is_translated_and_decided)
@@ -450,10 +462,10 @@ Test(protocol, every_tool_is_translated_and_decided)
 Test(protocol, reference_samples_from_claude_code_parse)
 {
 	static const char *const samples[][2] = {
-		{"pretooluse_Bash.json", "Bash"},
-		{"pretooluse_Read.json", "Read"},
-		{"pretooluse_Write.json", "Write"},
-		{"pretooluse_Edit.json", "Edit"},
+	    {"pretooluse_Bash.json", "Bash"},
+	    {"pretooluse_Read.json", "Read"},
+	    {"pretooluse_Write.json", "Write"},
+	    {"pretooluse_Edit.json", "Edit"},
 	};
 	size_t i;
 
@@ -495,24 +507,34 @@ struct bad_case {
 };
 
 static const struct bad_case bad_cases[] = {
-	{"empty", "", 0, "no input"},
-	{"not json", "rm -rf /", 0, "not valid JSON"},
-	{"truncated json", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls", 0, "not valid JSON"},
-	{"json array", "[1,2]", 0, "not a JSON object"},
-	{"json string", "\"Bash\"", 0, "not a JSON object"},
-	{"no tool_name", "{\"tool_input\":{\"command\":\"ls\"}}", 0, "no tool_name"},
-	{"tool_name not a string", "{\"tool_name\":7,\"tool_input\":{}}", 0, "no tool_name"},
-	{"empty tool_name", "{\"tool_name\":\"\",\"tool_input\":{}}", 0, "no tool_name"},
-	{"bash without input", "{\"tool_name\":\"Bash\"}", 0, "no tool_input"},
-	{"bash without command", "{\"tool_name\":\"Bash\",\"tool_input\":{\"cmd\":\"rm -rf /\"}}", 0, "no command"},
-	{"bash command not a string", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":[\"rm\"]}}", 0, "no command"},
-	{"write without path", "{\"tool_name\":\"Write\",\"tool_input\":{\"content\":\"x\"}}", 0, "no file path"},
-	{"write empty path", "{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"\"}}", 0, "no file path"},
-	{"raw nul byte", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\0; rm -rf /\"}}", 52, "NUL byte"},
-	{"escaped nul", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\\u0000; rm -rf /\"}}", 0, "escaped NUL"},
-	{"invalid utf-8", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm \xff\xfe\"}}", 0, "UTF-8"},
-	{"overlong utf-8", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"\xc0\xaf\"}}", 0, "UTF-8"},
-	{"utf-16 surrogate", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"\xed\xa0\x80\"}}", 0, "UTF-8"},
+    {"empty", "", 0, "no input"},
+    {"not json", "rm -rf /", 0, "not valid JSON"},
+    {"truncated json", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls", 0,
+     "not valid JSON"},
+    {"json array", "[1,2]", 0, "not a JSON object"},
+    {"json string", "\"Bash\"", 0, "not a JSON object"},
+    {"no tool_name", "{\"tool_input\":{\"command\":\"ls\"}}", 0, "no tool_name"},
+    {"tool_name not a string", "{\"tool_name\":7,\"tool_input\":{}}", 0, "no tool_name"},
+    {"empty tool_name", "{\"tool_name\":\"\",\"tool_input\":{}}", 0, "no tool_name"},
+    {"bash without input", "{\"tool_name\":\"Bash\"}", 0, "no tool_input"},
+    {"bash without command", "{\"tool_name\":\"Bash\",\"tool_input\":{\"cmd\":\"rm -rf /\"}}", 0,
+     "no command"},
+    {"bash command not a string", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":[\"rm\"]}}",
+     0, "no command"},
+    {"write without path", "{\"tool_name\":\"Write\",\"tool_input\":{\"content\":\"x\"}}", 0,
+     "no file path"},
+    {"write empty path", "{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"\"}}", 0,
+     "no file path"},
+    {"raw nul byte", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\0; rm -rf /\"}}", 52,
+     "NUL byte"},
+    {"escaped nul", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\\u0000; rm -rf /\"}}",
+     0, "escaped NUL"},
+    {"invalid utf-8", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm \xff\xfe\"}}", 0,
+     "UTF-8"},
+    {"overlong utf-8", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"\xc0\xaf\"}}", 0,
+     "UTF-8"},
+    {"utf-16 surrogate", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"\xed\xa0\x80\"}}",
+     0, "UTF-8"},
 };
 
 Test(bad_input, every_malformed_call_is_denied_with_a_reason)
@@ -532,7 +554,8 @@ Test(bad_input, every_malformed_call_is_denied_with_a_reason)
 
 		hook_claude_parse(c->input, len, &call, &st);
 		hook_decide_call(p, &call, 0, &r);
-		cr_assert_eq(r.decision, POL_DENY, "%s: %s", c->name, pol_decision_name(r.decision));
+		cr_assert_eq(r.decision, POL_DENY, "%s: %s", c->name,
+			     pol_decision_name(r.decision));
 		cr_assert_str_eq(r.rule_id, HOOK_RULE_BAD_INPUT, "%s", c->name);
 		cr_assert(strstr(r.reason, c->reason_has), "%s: reason '%s'", c->name, r.reason);
 		a.result = &r;
@@ -567,7 +590,8 @@ Test(bad_input, command_over_one_mebibyte_is_refused)
 
 	hook_buf_adds(&b, "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"");
 	for (i = 0; i < n / 64; i++)
-		hook_buf_adds(&b, "echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; ");
+		hook_buf_adds(&b,
+			      "echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; ");
 	hook_buf_adds(&b, "\"}}");
 	cr_assert(!b.oom);
 	hook_claude_parse(b.s, b.len, &call, &st);
@@ -603,27 +627,26 @@ struct allow_case {
 static const struct hook_allow_entry entry = {"core.git.reset_hard", "scratch repo", NULL, NULL};
 
 static const struct allow_case allow_cases[] = {
-	{"empty file", "", "allow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n"},
-	{"no allow key, comments kept",
-	 "# my rules\nbashToolPatterns:\n  - pattern: 'x'  # keep me\n    reason: y\n",
-	 "# my rules\nbashToolPatterns:\n  - pattern: 'x'  # keep me\n    reason: y\n"
-	 "allow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n"},
-	{"no final newline", "packs: [core.git]",
-	 "packs: [core.git]\nallow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n"},
-	{"block list, indented items, key after",
-	 "allow:\n  # first\n  - rule: a.b\n    reason: r\n\n# tail comment\npacks: [x]\n",
-	 "allow:\n  # first\n  - rule: a.b\n    reason: r\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n\n# tail comment\npacks: [x]\n"},
-	{"block list at column 0",
-	 "allow:\n- rule: a.b\n  reason: r\n",
-	 "allow:\n- rule: a.b\n  reason: r\n- rule: core.git.reset_hard\n  reason: \"scratch repo\"\n"},
-	{"empty flow list with comment",
-	 "allow: []  # nothing yet\npacks: [x]\n",
-	 "allow:  # nothing yet\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\npacks: [x]\n"},
-	{"one-line flow list",
-	 "allow: [{rule: a.b, reason: r}]\n",
-	 "allow: [{rule: a.b, reason: r}, {rule: core.git.reset_hard, reason: \"scratch repo\"}]\n"},
-	{"empty allow key at end", "packs: [x]\nallow:\n",
-	 "packs: [x]\nallow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n"},
+    {"empty file", "", "allow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n"},
+    {"no allow key, comments kept",
+     "# my rules\nbashToolPatterns:\n  - pattern: 'x'  # keep me\n    reason: y\n",
+     "# my rules\nbashToolPatterns:\n  - pattern: 'x'  # keep me\n    reason: y\n"
+     "allow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n"},
+    {"no final newline", "packs: [core.git]",
+     "packs: [core.git]\nallow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n"},
+    {"block list, indented items, key after",
+     "allow:\n  # first\n  - rule: a.b\n    reason: r\n\n# tail comment\npacks: [x]\n",
+     "allow:\n  # first\n  - rule: a.b\n    reason: r\n  - rule: core.git.reset_hard\n    reason: "
+     "\"scratch repo\"\n\n# tail comment\npacks: [x]\n"},
+    {"block list at column 0", "allow:\n- rule: a.b\n  reason: r\n",
+     "allow:\n- rule: a.b\n  reason: r\n- rule: core.git.reset_hard\n  reason: \"scratch repo\"\n"},
+    {"empty flow list with comment", "allow: []  # nothing yet\npacks: [x]\n",
+     "allow:  # nothing yet\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\npacks: "
+     "[x]\n"},
+    {"one-line flow list", "allow: [{rule: a.b, reason: r}]\n",
+     "allow: [{rule: a.b, reason: r}, {rule: core.git.reset_hard, reason: \"scratch repo\"}]\n"},
+    {"empty allow key at end", "packs: [x]\nallow:\n",
+     "packs: [x]\nallow:\n  - rule: core.git.reset_hard\n    reason: \"scratch repo\"\n"},
 };
 
 Test(allow_edit, entry_is_added_without_losing_anything)
@@ -633,11 +656,12 @@ Test(allow_edit, entry_is_added_without_losing_anything)
 	for (i = 0; i < sizeof(allow_cases) / sizeof(allow_cases[0]); i++) {
 		const struct allow_case *c = &allow_cases[i];
 		char *out = NULL, msg[256];
-		int rc = hook_allow_edit(c->before, strlen(c->before), &entry, &out, msg, sizeof(msg));
+		int rc =
+		    hook_allow_edit(c->before, strlen(c->before), &entry, &out, msg, sizeof(msg));
 
 		cr_assert_eq(rc, 0, "%s: %d %s", c->name, rc, msg);
-		cr_assert_str_eq(out, c->after, "%s:\n--- got ---\n%s--- want ---\n%s", c->name, out,
-				 c->after);
+		cr_assert_str_eq(out, c->after, "%s:\n--- got ---\n%s--- want ---\n%s", c->name,
+				 out, c->after);
 		cr_assert(hook_allow_has_entry(out, strlen(out), entry.rule));
 		free(out);
 	}
@@ -658,12 +682,14 @@ Test(allow_edit, paths_expiry_and_quotes_are_written_as_yaml)
 
 Test(allow_edit, the_edited_file_loads_as_a_policy_without_problems)
 {
-	const char *before = "# mine\nbashToolPatterns:\n  - pattern: '\\bgit\\s+reset\\s+--hard\\b'\n"
-			     "    reason: no\nallow: []\n";
+	const char *before =
+	    "# mine\nbashToolPatterns:\n  - pattern: '\\bgit\\s+reset\\s+--hard\\b'\n"
+	    "    reason: no\nallow: []\n";
 	char *out = NULL, msg[256];
 	struct pol_policy *p;
 
-	cr_assert_eq(hook_allow_edit(before, strlen(before), &entry, &out, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert_eq(hook_allow_edit(before, strlen(before), &entry, &out, msg, sizeof(msg)), 0,
+		     "%s", msg);
 	p = pol_new(0);
 	cr_assert_eq(pol_load_buffer(p, "edited.yaml", out, strlen(out)), 0);
 	cr_assert_eq(pol_diag_count(p), 0, "%s", pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
@@ -677,21 +703,21 @@ Test(allow_edit, bad_entries_and_unsafe_layouts_are_refused)
 		struct hook_allow_entry e;
 		const char *text;
 	} cases[] = {
-		{{"bad id!", "r", NULL, NULL}, ""},
-		{{"a.b", "", NULL, NULL}, ""},
-		{{"a.b", NULL, NULL, NULL}, ""},
-		{{"a.b", "r", NULL, "31/12/2026"}, ""},
-		{{"a.b", "r", NULL, "2026-13-01"}, ""},
-		{{"a.b", "r", NULL, NULL}, "allow: [\n  {rule: x, reason: y}]\n"},
-		{{"a.b", "r", NULL, NULL}, "allow: {rule: x}\n"},
-		{{"a.b", "r", NULL, NULL}, "key: [unclosed\n"},
+	    {{"bad id!", "r", NULL, NULL}, ""},
+	    {{"a.b", "", NULL, NULL}, ""},
+	    {{"a.b", NULL, NULL, NULL}, ""},
+	    {{"a.b", "r", NULL, "31/12/2026"}, ""},
+	    {{"a.b", "r", NULL, "2026-13-01"}, ""},
+	    {{"a.b", "r", NULL, NULL}, "allow: [\n  {rule: x, reason: y}]\n"},
+	    {{"a.b", "r", NULL, NULL}, "allow: {rule: x}\n"},
+	    {{"a.b", "r", NULL, NULL}, "key: [unclosed\n"},
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *out = NULL, msg[256];
-		int rc = hook_allow_edit(cases[i].text, strlen(cases[i].text), &cases[i].e, &out, msg,
-					 sizeof(msg));
+		int rc = hook_allow_edit(cases[i].text, strlen(cases[i].text), &cases[i].e, &out,
+					 msg, sizeof(msg));
 		cr_assert_eq(rc, -EINVAL, "case %zu accepted:\n%s", i, out ? out : "");
 		cr_assert(msg[0], "case %zu: no message", i);
 		cr_assert_null(out);
@@ -700,24 +726,26 @@ Test(allow_edit, bad_entries_and_unsafe_layouts_are_refused)
 
 /* ---- Claude Code settings.json ------------------------------------------------------------- */
 
-static const char existing_settings[] =
-	"{\n"
-	"  \"model\": \"opus\",\n"
-	"  \"permissions\": {\"allow\": [\"Bash(npm test)\"]},\n"
-	"  \"hooks\": {\n"
-	"    \"PreToolUse\": [\n"
-	"      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/bin/mine\"}]}\n"
-	"    ],\n"
-	"    \"PostToolUse\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"log\"}]}]\n"
-	"  }\n"
-	"}\n";
+static const char existing_settings[] = "{\n"
+					"  \"model\": \"opus\",\n"
+					"  \"permissions\": {\"allow\": [\"Bash(npm test)\"]},\n"
+					"  \"hooks\": {\n"
+					"    \"PreToolUse\": [\n"
+					"      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": "
+					"\"command\", \"command\": \"/usr/bin/mine\"}]}\n"
+					"    ],\n"
+					"    \"PostToolUse\": [{\"matcher\": \"*\", \"hooks\": "
+					"[{\"type\": \"command\", \"command\": \"log\"}]}]\n"
+					"  }\n"
+					"}\n";
 
 Test(settings, install_merges_and_keeps_everything_else)
 {
 	char *out = NULL;
 	cJSON *o, *pre, *post;
 
-	cr_assert_eq(hook_claude_settings_merge(existing_settings, "/opt/dcg hook --agent claude", &out), 0);
+	cr_assert_eq(
+	    hook_claude_settings_merge(existing_settings, "/opt/dcg hook --agent claude", &out), 0);
 	o = cJSON_Parse(out);
 	cr_assert(o);
 	cr_assert_str_eq(cJSON_GetObjectItem(o, "model")->valuestring, "opus");
@@ -737,14 +765,17 @@ Test(settings, install_twice_changes_nothing)
 {
 	char *once = NULL, *twice = NULL;
 
-	cr_assert_eq(hook_claude_settings_merge(existing_settings, "/opt/dcg hook --agent claude", &once), 0);
+	cr_assert_eq(
+	    hook_claude_settings_merge(existing_settings, "/opt/dcg hook --agent claude", &once),
+	    0);
 	cr_assert_eq(hook_claude_settings_merge(once, "/opt/dcg hook --agent claude", &twice), 1);
 	cr_assert_null(twice);
 	/* a moved binary updates the same entry instead of adding one */
-	cr_assert_eq(hook_claude_settings_merge(once, "/usr/local/bin/dcg hook --agent claude", &twice), 0);
+	cr_assert_eq(
+	    hook_claude_settings_merge(once, "/usr/local/bin/dcg hook --agent claude", &twice), 0);
 	cr_assert_eq(strstr(twice, "/opt/dcg"), NULL);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(
-			     cJSON_GetObjectItem(cJSON_Parse(twice), "hooks"), "PreToolUse")),
+			 cJSON_GetObjectItem(cJSON_Parse(twice), "hooks"), "PreToolUse")),
 		     2);
 	free(once);
 	free(twice);
@@ -757,7 +788,8 @@ Test(settings, install_into_missing_or_empty_file)
 
 	for (i = 0; i < 3; i++) {
 		char *out = NULL;
-		cr_assert_eq(hook_claude_settings_merge(texts[i], "dcg hook --agent claude", &out), 0);
+		cr_assert_eq(hook_claude_settings_merge(texts[i], "dcg hook --agent claude", &out),
+			     0);
 		cr_assert(strstr(out, "\"PreToolUse\""));
 		cr_assert(strstr(out, "\"timeout\""));
 		free(out);
@@ -769,7 +801,9 @@ Test(settings, uninstall_removes_only_what_install_added)
 	char *installed = NULL, *removed = NULL;
 	cJSON *a, *b;
 
-	cr_assert_eq(hook_claude_settings_merge(existing_settings, "'/my dir/dcg' hook --agent claude", &installed), 0);
+	cr_assert_eq(hook_claude_settings_merge(existing_settings,
+						"'/my dir/dcg' hook --agent claude", &installed),
+		     0);
 	cr_assert_eq(hook_claude_settings_remove(installed, &removed), 0);
 	a = cJSON_Parse(existing_settings);
 	b = cJSON_Parse(removed);

@@ -20,52 +20,48 @@
 extern char **environ;
 
 static const char *const allowed[] = {
-	"ls -la",
-	"git status",
-	"git log --oneline -5",
-	"make -j2",
-	"npm test",
-	"grep -rn TODO src",
-	"cat README.md | head -20",
-	"python3 -m pytest -q tests/",
-	"cargo build --release",
-	"echo hello > out.txt && wc -l out.txt",
-	"find . -name '*.c' -newer Makefile",
-	"docker ps -a",
+    "ls -la",
+    "git status",
+    "git log --oneline -5",
+    "make -j2",
+    "npm test",
+    "grep -rn TODO src",
+    "cat README.md | head -20",
+    "python3 -m pytest -q tests/",
+    "cargo build --release",
+    "echo hello > out.txt && wc -l out.txt",
+    "find . -name '*.c' -newer Makefile",
+    "docker ps -a",
 };
 
 static const char *const denied[] = {
-	"git reset --hard",
-	"git reset --hard HEAD~3",
-	"rm -rf build",
-	"rm -rf ~/projects",
-	"git clean -fdx",
-	"git push --force origin main",
-	"cd /tmp && rm -rf data",
-	"sudo rm -rf /var/lib/app",
+    "git reset --hard",	      "git reset --hard HEAD~3",  "rm -rf build",
+    "rm -rf ~/projects",      "git clean -fdx",		  "git push --force origin main",
+    "cd /tmp && rm -rf data", "sudo rm -rf /var/lib/app",
 };
 
 static const char *const heredocs[] = {
-	"python3 - <<'EOF'\\nimport os\\npath = \\\"/tmp/data\\\"\\nos.system(\\\"rm -rf /tmp/data\\\")\\nprint(\\\"done\\\")\\nEOF",
-	"python3 <<EOF\\nimport shutil\\nshutil.rmtree('/srv/app')\\nEOF",
-	"bash <<'EOF'\\nset -e\\ncd /repo\\ngit reset --hard\\nEOF",
-	"node <<'EOF'\\nconst cp = require('child_process');\\ncp.execSync('rm -rf dist');\\nEOF",
-	"cat > notes.txt <<'EOF'\\nplain text, nothing to run\\nEOF",
-	"ruby <<'EOF'\\nputs 'hello'\\nEOF",
+    "python3 - <<'EOF'\\nimport os\\npath = \\\"/tmp/data\\\"\\nos.system(\\\"rm -rf "
+    "/tmp/data\\\")\\nprint(\\\"done\\\")\\nEOF",
+    "python3 <<EOF\\nimport shutil\\nshutil.rmtree('/srv/app')\\nEOF",
+    "bash <<'EOF'\\nset -e\\ncd /repo\\ngit reset --hard\\nEOF",
+    "node <<'EOF'\\nconst cp = require('child_process');\\ncp.execSync('rm -rf dist');\\nEOF",
+    "cat > notes.txt <<'EOF'\\nplain text, nothing to run\\nEOF",
+    "ruby <<'EOF'\\nputs 'hello'\\nEOF",
 };
 
 /* {tool, input} pairs; @ stands for the bench HOME. */
 static const char *const files[][2] = {
-	{"Read", "{\"file_path\":\"@/proj/src/main.c\"}"},
-	{"Read", "{\"file_path\":\"@/.ssh/id_rsa\"}"},
-	{"Write", "{\"file_path\":\"@/proj/new.txt\",\"content\":\"hello\\n\"}"},
-	{"Write", "{\"file_path\":\"@/.bashrc\",\"content\":\"evil\\n\"}"},
-	{"Edit", "{\"file_path\":\"@/proj/src/main.c\",\"old_string\":\"a\",\"new_string\":\"b\"}"},
-	{"Edit", "{\"file_path\":\"@/proj/.env\",\"old_string\":\"a\",\"new_string\":\"b\"}"},
-	{"Glob", "{\"pattern\":\"**/*.c\"}"},
-	{"Grep", "{\"pattern\":\"TODO\",\"path\":\"@/proj\"}"},
-	{"LS", "{\"path\":\"@/proj\"}"},
-	{"MultiEdit", "{\"file_path\":\"@/proj/a.c\",\"edits\":[]}"},
+    {"Read", "{\"file_path\":\"@/proj/src/main.c\"}"},
+    {"Read", "{\"file_path\":\"@/.ssh/id_rsa\"}"},
+    {"Write", "{\"file_path\":\"@/proj/new.txt\",\"content\":\"hello\\n\"}"},
+    {"Write", "{\"file_path\":\"@/.bashrc\",\"content\":\"evil\\n\"}"},
+    {"Edit", "{\"file_path\":\"@/proj/src/main.c\",\"old_string\":\"a\",\"new_string\":\"b\"}"},
+    {"Edit", "{\"file_path\":\"@/proj/.env\",\"old_string\":\"a\",\"new_string\":\"b\"}"},
+    {"Glob", "{\"pattern\":\"**/*.c\"}"},
+    {"Grep", "{\"pattern\":\"TODO\",\"path\":\"@/proj\"}"},
+    {"LS", "{\"path\":\"@/proj\"}"},
+    {"MultiEdit", "{\"file_path\":\"@/proj/a.c\",\"edits\":[]}"},
 };
 
 enum kind { K_TRUE, K_ALLOWED, K_DENIED, K_HEREDOC, K_FILE, K__COUNT };
@@ -109,19 +105,22 @@ static void input_for(enum kind k, size_t i, const char *home, char *buf, size_t
 	case K_ALLOWED:
 	case K_TRUE:
 		snprintf(buf, size,
-			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/proj\",\"tool_name\":\"Bash\","
+			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/"
+			 "proj\",\"tool_name\":\"Bash\","
 			 "\"tool_input\":{\"command\":\"%s\"}}",
 			 home, allowed[i % (sizeof(allowed) / sizeof(allowed[0]))]);
 		break;
 	case K_DENIED:
 		snprintf(buf, size,
-			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/proj\",\"tool_name\":\"Bash\","
+			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/"
+			 "proj\",\"tool_name\":\"Bash\","
 			 "\"tool_input\":{\"command\":\"%s\"}}",
 			 home, denied[i % (sizeof(denied) / sizeof(denied[0]))]);
 		break;
 	case K_HEREDOC:
 		snprintf(buf, size,
-			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/proj\",\"tool_name\":\"Bash\","
+			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/"
+			 "proj\",\"tool_name\":\"Bash\","
 			 "\"tool_input\":{\"command\":\"%s\"}}",
 			 home, heredocs[i % (sizeof(heredocs) / sizeof(heredocs[0]))]);
 		break;
@@ -138,10 +137,11 @@ static void input_for(enum kind k, size_t i, const char *home, char *buf, size_t
 			}
 		}
 		tmp[o] = '\0';
-		snprintf(buf, size,
-			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/proj\",\"tool_name\":\"%s\","
-			 "\"tool_input\":%s}",
-			 home, files[j][0], tmp);
+		snprintf(
+		    buf, size,
+		    "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/proj\",\"tool_name\":\"%s\","
+		    "\"tool_input\":%s}",
+		    home, files[j][0], tmp);
 		break;
 	}
 	default:
@@ -264,13 +264,15 @@ int main(int argc, char **argv)
 			double us;
 			input_for((enum kind)k, i, home, input, sizeof(input));
 			if (k == K_TRUE)
-				us = run_once("/bin/true", true_argv, input, outfd, nullfd, &answered, &cpu);
+				us = run_once("/bin/true", true_argv, input, outfd, nullfd,
+					      &answered, &cpu);
 			else
 				us = run_once(dcg, dcg_argv, input, outfd, nullfd, &answered, &cpu);
 			if (us < 0) {
 				if (++failures > 3)
 					continue;
-				fprintf(stderr, "bench_hook: %s run %zu failed (%s)\n", kind_names[k], i,
+				fprintf(stderr, "bench_hook: %s run %zu failed (%s)\n",
+					kind_names[k], i,
 					us == -2 ? "non-zero exit" : strerror(errno));
 				rc = 1;
 				continue;
@@ -282,8 +284,8 @@ int main(int argc, char **argv)
 	}
 
 	printf("dcg hook, whole process (spawn to exit), %zu calls per kind, interleaved\n", n);
-	printf("%-11s %6s %9s %9s %9s %9s %9s %s\n", "kind", "calls", "p50 us", "p95 us", "p50/true",
-	       "p50-true", "cpu p50", "answered (deny/ask)");
+	printf("%-11s %6s %9s %9s %9s %9s %9s %s\n", "kind", "calls", "p50 us", "p95 us",
+	       "p50/true", "p50-true", "cpu p50", "answered (deny/ask)");
 	qsort(s[K_TRUE].us, s[K_TRUE].n, sizeof(double), cmp_double);
 	for (k = 0; k < K__COUNT; k++) {
 		double p50, p95, base = pct(s[K_TRUE].us, s[K_TRUE].n, 0.5);
@@ -293,8 +295,8 @@ int main(int argc, char **argv)
 		qsort(s[k].cpu, s[k].n, sizeof(double), cmp_double);
 		p50 = pct(s[k].us, s[k].n, 0.5);
 		p95 = pct(s[k].us, s[k].n, 0.95);
-		printf("%-11s %6zu %9.0f %9.0f %8.2fx %9.0f %9.0f %zu\n", kind_names[k], s[k].n, p50,
-		       p95, p50 / base, p50 - base, pct(s[k].cpu, s[k].n, 0.5),
+		printf("%-11s %6zu %9.0f %9.0f %8.2fx %9.0f %9.0f %zu\n", kind_names[k], s[k].n,
+		       p50, p95, p50 / base, p50 - base, pct(s[k].cpu, s[k].n, 0.5),
 		       k == K_TRUE ? 0 : s[k].answered);
 	}
 	for (k = 0; k < K__COUNT; k++) {

@@ -1,0 +1,16 @@
+# tests/e2e/agents.mk: end-to-end runs of real agent clients (pi, Codex, Gemini CLI)
+# against a local mock of their model API inside `unshare -n` (issue 7).
+# `make e2e-agents` runs tests/e2e/{pi,codex,gemini}/run.sh; `make e2e` runs them too.
+
+# The pi extension is embedded in the dcg binary (hook/agent_pi.c, .incbin), which
+# the compiler's dependency files do not see.
+$(BUILD)/hook/agent_pi.o: agents/pi/dcg-damage-control.ts
+
+.PHONY: e2e-agents
+e2e-agents: $(BUILD)/dcg
+	@fail=0; for t in pi codex gemini; do \
+		echo "== e2e $$t"; \
+		DCG_BUILD=$(BUILD) tests/e2e/$$t/run.sh || fail=1; \
+	done; exit $$fail
+
+e2e: e2e-agents

@@ -5,6 +5,7 @@
 #include "commands.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -108,6 +109,22 @@ static int parse_args(int argc, char **argv, struct check_args *a, const char *u
 	return 0;
 }
 
+/* --cwd as an absolute path (the policy's project lookup and relative paths need
+ * one), or the process's working directory. NULL after printing why. */
+static const char *resolve_cwd(const char *dir, char *buf, size_t size)
+{
+	char tmp[PATH_MAX];
+
+	if (!dir)
+		return getcwd(buf, size);
+	if (!realpath(dir, tmp) || strlen(tmp) >= size) {
+		fprintf(stderr, "dcg: --cwd %s: %s\n", dir, strerror(errno));
+		return NULL;
+	}
+	memcpy(buf, tmp, strlen(tmp) + 1);
+	return buf;
+}
+
 static int exit_for(enum pol_decision d)
 {
 	return d == POL_DENY ? 2 : d == POL_ASK ? 3 : 0;
@@ -158,7 +175,11 @@ int cmd_check(int argc, char **argv)
 	rc = parse_args(argc, argv, &a, check_usage);
 	if (rc)
 		return rc > 0 ? 0 : 1;
-	cwd = a.cwd ? a.cwd : getcwd(cwd_buf, sizeof(cwd_buf));
+	cwd = resolve_cwd(a.cwd, cwd_buf, sizeof(cwd_buf));
+	if (!cwd) {
+		free(a.text);
+		return 1;
+	}
 	pol_result_init(&r);
 	pol = hook_policy_open(a.policy, cwd, stderr);
 	if (!pol) {
@@ -266,7 +287,11 @@ int cmd_explain(int argc, char **argv)
 	rc = parse_args(argc, argv, &a, explain_usage);
 	if (rc)
 		return rc > 0 ? 0 : 1;
-	cwd = a.cwd ? a.cwd : getcwd(cwd_buf, sizeof(cwd_buf));
+	cwd = resolve_cwd(a.cwd, cwd_buf, sizeof(cwd_buf));
+	if (!cwd) {
+		free(a.text);
+		return 1;
+	}
 	pol_result_init(&r);
 	pol = hook_policy_open(a.policy, cwd, stderr);
 	if (!pol) {

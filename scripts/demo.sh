@@ -25,7 +25,7 @@ commands=(
 echo "dcg demo: $("$DCG" --version), embedded default policy"
 "$DCG" status | head -1
 for c in "${commands[@]}"; do
-	printf '\n$ dcg check %q\n' "$c"
+	printf '\n$ dcg check %s\n' "'$c'"
 	"$DCG" check "$c"
 	rc=$?
 	case $rc in

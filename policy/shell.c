@@ -86,6 +86,8 @@ struct sh_cmd {
 	unsigned line, depth;
 	int remote; /* runs on another machine (ssh): no local path units */
 	/* filled by the walk, read by the consumer downstream of a pipe */
+	const char *name; /* its command name after normalization */
+	size_t nlen;
 	int upstream_dl;     /* a downloader feeds this command's output */
 	int upstream_decode; /* a decoder (base64 -d ...) feeds it */
 	const char *feed;    /* known literal content this command writes to stdout */
@@ -140,6 +142,8 @@ struct sh_an {
 	int reported_unterminated;
 	struct sh_file files[SH_MAX_FILES];
 	size_t nfiles;
+	struct sh_word fnames[8]; /* functions defined so far (fork bomb check) */
+	size_t nfnames;
 };
 
 enum tok {
@@ -351,9 +355,13 @@ static void lex_backtick(struct sh_an *P, struct sh_lex *L, struct sh_word *w, i
 	struct sh_cmd *mark = P->tail;
 	unsigned line0 = L->line;
 
-	body = sh_alloc(P, L->n - k + 1);
+	/* first find the end, so that the body costs its own size, not the input's */
+	while (k < L->n && L->s[k] != '`')
+		k += (L->s[k] == '\\' && k + 1 < L->n) ? 2 : 1;
+	body = sh_alloc(P, k - (L->i + 1) + 1);
 	if (!body)
 		return;
+	k = L->i + 1;
 	while (k < L->n && L->s[k] != '`') {
 		if (L->s[k] == '\\' && k + 1 < L->n &&
 		    (L->s[k + 1] == '`' || L->s[k + 1] == '\\' || L->s[k + 1] == '$' ||
@@ -982,6 +990,8 @@ static int weq(const struct sh_word *w, const char *lit)
 	return w->len == n && memcmp(w->s, lit, n) == 0;
 }
 
+static int word_is(const struct sh_word *w, const char *const *set);
+
 static void b_add_word(struct sh_an *P, struct builder *b, const struct sh_word *w)
 {
 	if (b->nw == b->cw) {
@@ -1167,6 +1177,17 @@ static void parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 				L->blen = save;
 				break;
 			}
+			if (b.nw > 0) {
+				/* { ( ... ), if ( ... ): reserved words before a subshell */
+				static const char *const kw[] = {"{", "!", "then", "do", "else", "if",
+								 "elif", "while", "until", "time",
+								 NULL};
+				size_t k = 0;
+				while (k < b.nw && !(b.w[k].flags & W_QUOTED) && word_is(&b.w[k], kw))
+					k++;
+				if (k == b.nw)
+					b.nw = 0;
+			}
 			if (b.nw == 0) { /* subshell */
 				if (P->nest >= SH_MAX_NEST) {
 					emit_finding(P, "shell.parse.too_complex", L->s + L->i - 1,
@@ -1181,6 +1202,8 @@ static void parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 				break;
 			}
 			/* name ( ) : a function definition; its body follows as commands */
+			if (P->nfnames < 8)
+				P->fnames[P->nfnames++] = b.w[b.nw - 1];
 			next_tok(P, L, &t);
 			if (t.t != T_RP)
 				parse_error(P, L);
@@ -2128,7 +2151,7 @@ static void h_shell(struct sh_an *P, struct nc *x)
 {
 	static const char *const larg[] = {"--rcfile", "--init-file", NULL};
 	size_t i = 1;
-	int has_c = 0;
+	int has_c = 0, has_s = 0;
 
 	for (; i < x->n; i++) {
 		struct sh_word *w = x->v[i];
@@ -2146,6 +2169,8 @@ static void h_shell(struct sh_an *P, struct nc *x)
 		for (size_t j = 1; j < w->len; j++) {
 			if (w->s[j] == 'c')
 				has_c = 1;
+			if (w->s[j] == 's')
+				has_s = 1;
 			if (w->s[j] == 'o' || w->s[j] == 'O') {
 				i++;
 				break;
@@ -2161,7 +2186,7 @@ static void h_shell(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (i < x->n) { /* a script file */
+	if (i < x->n && !has_s) { /* a script file */
 		check_dl_word(P, x, x->v[i]);
 		path(P, x, x->v[i], POL_OP_READ, 0);
 		run_file(P, x, x->v[i], LANG_SHELL);
@@ -2287,10 +2312,11 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 			break; /* python: what follows -c CODE / -m MOD are its arguments */
 	}
 	if (had_code || module) {
-		if (inplace) /* perl -pi -e CODE files: edited in place */
+		/* perl -pi -e CODE files: edited in place; perl/ruby -ne CODE files: read */
+		if (inplace || lang == LANG_PERL || lang == LANG_RUBY)
 			for (; i < x->n; i++)
 				if (x->v[i]->s[0] != '-')
-					path(P, x, x->v[i], POL_OP_WRITE, 0);
+					path(P, x, x->v[i], inplace ? POL_OP_WRITE : POL_OP_READ, 0);
 		return;
 	}
 	if (had_file && i < x->n) {
@@ -2474,7 +2500,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 	if (name_in(x, echo_like)) {
 		mark_data_from(x, 1);
 		if (NM("printf") && x->n > 2 && weq(x->v[1], "-v"))
-			x->data[2] = 0;
+			x->data[1] = x->data[2] = 0;
 		return;
 	}
 	if (NM("rm")) {
@@ -2916,9 +2942,10 @@ static void h_files(struct sh_an *P, struct nc *x)
 			for (size_t i = 2; i < x->n; i++)
 				if (!strncmp(x->v[i]->s, "--grep", 6) || !strncmp(x->v[i]->s, "--author", 8) ||
 				    !strncmp(x->v[i]->s, "-S", 2) || !strncmp(x->v[i]->s, "-G", 2)) {
-					x->data[i] = 1;
-					if (!memchr(x->v[i]->s, '=', x->v[i]->len) && x->v[i]->len == 2 &&
-					    i + 1 < x->n)
+					if (memchr(x->v[i]->s, '=', x->v[i]->len) ||
+					    (x->v[i]->len > 2 && x->v[i]->s[1] != '-'))
+						x->data[i] = 1; /* --grep=X, -SX */
+					else if (i + 1 < x->n)
 						x->data[++i] = 1;
 				}
 		} else if (weq(sub, "grep")) {
@@ -3218,6 +3245,54 @@ static void emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t 
 	emit_command(P, view, k, x->line, x->depth);
 }
 
+/* f(){ f|f& }; f : a function that pipes into itself in the background. */
+static void h_fork_bomb(struct sh_an *P, struct nc *x)
+{
+	struct sh_cmd *p = x->c->pipe_prev;
+
+	if (!p || !p->name || p->nlen != x->nlen || memcmp(p->name, x->name, x->nlen))
+		return;
+	for (size_t i = 0; i < P->nfnames; i++)
+		if (P->fnames[i].len == x->nlen && !memcmp(P->fnames[i].s, x->name, x->nlen)) {
+			emit_finding(P, "system.fork_bomb", x->name, x->nlen, x->line, x->depth);
+			return;
+		}
+}
+
+/* SQL or commands fed to a database client on stdin are matched as its command line:
+ * psql <<EOF DROP TABLE x; EOF reads as "psql DROP TABLE x;". */
+static void h_db_stdin(struct sh_an *P, struct nc *x)
+{
+	static const char *const clients[] = {"psql", "mysql", "mariadb", "sqlite3", "duckdb",
+					      "sqlcmd", "clickhouse-client", "cockroach", "mongo",
+					      "mongosh", "redis-cli", "cqlsh", NULL};
+	struct sh_cmd *c = x->c;
+	struct vw view[2];
+
+	if (!name_in(x, clients))
+		return;
+	view[0].s = x->name;
+	view[0].len = x->nlen;
+	view[0].data = 0;
+	view[1].data = 0;
+	for (size_t i = 0; i < c->nr; i++) {
+		if (c->r[i].kind == R_HEREDOC && c->r[i].hd) {
+			view[1].s = heredoc_text(P, c->r[i].hd, &view[1].len);
+			if (view[1].s)
+				emit_command(P, view, 2, c->r[i].hd->line, x->depth);
+		} else if (c->r[i].kind == R_HERESTR) {
+			view[1].s = c->r[i].target.s;
+			view[1].len = c->r[i].target.len;
+			emit_command(P, view, 2, x->line, x->depth);
+		}
+	}
+	if (c->pipe_prev && c->pipe_prev->feed) {
+		view[1].s = c->pipe_prev->feed;
+		view[1].len = c->pipe_prev->feed_len;
+		emit_command(P, view, 2, c->pipe_prev->feed_line, x->depth);
+	}
+}
+
 static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
 			  unsigned depth, int remote, unsigned line)
 {
@@ -3343,6 +3418,10 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 		run_file(P, x, x->v[0], LANG_NONE);
 	}
 	if (c) {
+		c->name = x->name;
+		c->nlen = x->nlen;
+		h_fork_bomb(P, x);
+		h_db_stdin(P, x);
 		c->upstream_dl = is_downloader_name(x->name, x->nlen) ||
 				 (c->pipe_prev && c->pipe_prev->upstream_dl);
 		c->upstream_decode = is_decoder(x) || (c->pipe_prev && c->pipe_prev->upstream_decode);
@@ -3444,6 +3523,8 @@ int pol_shell_register_builtins(struct pol_policy *p)
 		 POL_SEV_CRITICAL},
 		{"remote-exec.decode_to_shell", "Decoded or obfuscated content is executed as code",
 		 "Decode to a file and review it before running it", POL_SEV_HIGH},
+		{"system.fork_bomb", "A function that pipes into itself in the background exhausts the process table",
+		 "Run the workload once, or bound it with a loop counter", POL_SEV_CRITICAL},
 	};
 
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {

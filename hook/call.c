@@ -152,8 +152,10 @@ enum pol_decision hook_decide_call(const struct pol_policy *p, const struct hook
 	size_t i;
 
 	pol_result_init(r);
-	if (call->kind == HOOK_CALL_OTHER)
-		return POL_ALLOW;
+	if (call->kind == HOOK_CALL_OTHER) {
+		hook_intent_apply(p, call, r); /* a destructive tool dcg cannot see into */
+		return r->decision;
+	}
 	if (call->kind == HOOK_CALL_INVALID) {
 		hook_result_refuse(r, HOOK_RULE_BAD_INPUT, call->invalid);
 		return r->decision;
@@ -166,8 +168,11 @@ enum pol_decision hook_decide_call(const struct pol_policy *p, const struct hook
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = call->cwd && call->cwd[0] == '/' ? call->cwd : NULL;
 	ctx.flags = flags;
-	if (call->kind == HOOK_CALL_COMMAND)
-		return pol_check_command(p, call->command, call->command_len, &ctx, r);
+	if (call->kind == HOOK_CALL_COMMAND) {
+		pol_check_command(p, call->command, call->command_len, &ctx, r);
+		hook_intent_apply(p, call, r);
+		return r->decision;
+	}
 
 	for (i = 0; i < call->n_paths; i++) {
 		pol_result_init(&tmp);
@@ -179,5 +184,6 @@ enum pol_decision hook_decide_call(const struct pol_policy *p, const struct hook
 			pol_result_release(&tmp);
 		}
 	}
+	hook_intent_apply(p, call, r);
 	return r->decision;
 }

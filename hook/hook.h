@@ -100,6 +100,7 @@ struct hook_call {
 	const char *paths[HOOK_CALL_MAX_PATHS];
 	enum pol_op ops[HOOK_CALL_MAX_PATHS];
 	const char *invalid;   /* INVALID: why, as a sentence for the agent */
+	const char *session_id; /* the agent's session (Claude Code's session_id), may be NULL */
 	char scratch[2][4096]; /* built paths (e.g. Grep's path joined with its glob) */
 };
 
@@ -122,6 +123,14 @@ void hook_result_refuse(struct pol_result *r, const char *rule_id, const char *r
  * flags are pol_ctx_flags (POL_CTX_KEEP_SCRIPT for a context window). */
 enum pol_decision hook_decide_call(const struct pol_policy *p, const struct hook_call *call,
 				   unsigned flags, struct pol_result *r);
+
+/* The intent scope check (hook/cmd_intent.c, policy/intent.h): when the project has an
+ * intents file, the call's writes (file tools' paths, the write/delete paths of a shell
+ * command, destructive tools dcg cannot see into) are checked against the active
+ * intent of the call's folder and session; a worse result replaces r. Its strings live
+ * until the process ends (or the next call from another folder or session). */
+void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
+		       struct pol_result *r);
 
 /* ---- agents --------------------------------------------------------------------------------- */
 

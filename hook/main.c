@@ -31,6 +31,7 @@ static struct subcommand commands[] = {
     {"log", cmd_log, "the audit log"},
     {"install", cmd_install, "register the hook with an agent"},
     {"uninstall", cmd_uninstall, "remove the hook from an agent's settings"},
+    {"intent", cmd_intent, "the active intent whose owned_scope confines writes"},
     {"version", cmd_version, "print the version"},
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

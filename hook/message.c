@@ -2,6 +2,8 @@
  * JSON: the formats of DESIGN.md "Messages". */
 #include "hook.h"
 
+#include "intent.h"
+
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,8 +210,12 @@ char *hook_agent_reason(const struct pol_result *r)
 {
 	struct hook_buf b = HOOK_BUF_INIT;
 	const char *reason = r->reason ? r->reason : "refused by policy";
-	char hint[256];
+	char hint[256], json[2048];
 
+	/* A scope result gives the agent the structured error it can parse and recover
+	 * from: {"error","reason","suggestion","recoverable"} (policy/intent.h). */
+	if (pol_intent_error_json(r, json, sizeof(json)))
+		return strdup(json);
 	hook_buf_addf(&b, "dcg: %s: %.*s.", r->rule_id ? r->rule_id : "policy",
 		      (int)reason_len(reason), reason);
 	if (allowable(r)) {

@@ -72,7 +72,9 @@ struct pol_intent_set {
 	/* reasons and suggestions of the set-wide results */
 	char *reason_missing, *reason_not_found, *reason_invalid, *reason_tool;
 	char *sugg_missing, *sugg_not_found, *sugg_invalid, *sugg_tool;
-	const char *sugg_missing_v[1], *sugg_not_found_v[1], *sugg_invalid_v[1], *sugg_tool_v[1];
+	/* each result's second suggestion says how to go on on purpose ("If intentional:"),
+	 * since a scope rule is not a policy rule that `dcg allow` could lift */
+	const char *sugg_missing_v[2], *sugg_not_found_v[2], *sugg_invalid_v[2], *sugg_tool_v[2];
 	struct tool_pats tools;
 };
 
@@ -401,28 +403,28 @@ static void fill(const struct pol_intent_set *s, enum outcome o, const char *sho
 		r->rule_id = POL_INTENT_RULE_MISSING;
 		r->reason = s->reason_missing;
 		r->suggestions = s->sugg_missing_v;
-		r->n_suggestions = 1;
+		r->n_suggestions = 2;
 		break;
 	case OUT_NOT_FOUND:
 		r->decision = POL_DENY;
 		r->rule_id = POL_INTENT_RULE_NOT_FOUND;
 		r->reason = s->reason_not_found;
 		r->suggestions = s->sugg_not_found_v;
-		r->n_suggestions = 1;
+		r->n_suggestions = 2;
 		break;
 	case OUT_INVALID:
 		r->decision = POL_DENY;
 		r->rule_id = POL_INTENT_RULE_INVALID;
 		r->reason = s->reason_invalid;
 		r->suggestions = s->sugg_invalid_v;
-		r->n_suggestions = 1;
+		r->n_suggestions = 2;
 		break;
 	case OUT_TOOL:
 		r->decision = POL_ASK;
 		r->rule_id = POL_INTENT_RULE_TOOL;
 		r->reason = s->reason_tool;
 		r->suggestions = s->sugg_tool_v;
-		r->n_suggestions = 1;
+		r->n_suggestions = 2;
 		break;
 	default:
 		pol_result_init(r);
@@ -994,7 +996,9 @@ static int finish_intent(struct pol_intent_set *s, struct intent *in)
 	    "Keep writes inside %s's owned_scope (%s), select the intent that owns this path "
 	    "(dcg intent select INT-ID; known: %s), or ask the user to widen the scope",
 	    in->pub.id, in->scope_txt ? in->scope_txt : "", s->known ? s->known : "none");
-	in->sugg[1] = xasprintf("To see the scope: dcg intent show");
+	in->sugg[1] = xasprintf("If intentional: ask the user to approve this write, or to add the "
+				"path to %s's owned_scope in %s",
+				in->pub.id, POL_INTENT_FILE);
 	if (!in->scope_txt || !in->reason || !in->sugg[0] || !in->sugg[1])
 		return -ENOMEM;
 	return 0;
@@ -1039,9 +1043,16 @@ static int finish_set(struct pol_intent_set *s)
 	    !s->sugg_tool || !s->reason_invalid || !s->sugg_invalid)
 		return -ENOMEM;
 	s->sugg_missing_v[0] = s->sugg_missing;
+	s->sugg_missing_v[1] = "If intentional: run dcg intent select INT-ID, then retry";
 	s->sugg_not_found_v[0] = s->sugg_not_found;
+	s->sugg_not_found_v[1] = "If intentional: add the intent to " POL_INTENT_FILE
+				 ", or run dcg intent clear";
 	s->sugg_invalid_v[0] = s->sugg_invalid;
+	s->sugg_invalid_v[1] = "If intentional: remove " POL_INTENT_FILE
+			       " to stop confining writes";
 	s->sugg_tool_v[0] = s->sugg_tool;
+	s->sugg_tool_v[1] = "If intentional: approve the call, or list the tool under "
+			    "tools.read_only in the policy";
 	return pol_intent_select(s, NULL);
 }
 

@@ -764,6 +764,7 @@ Test(settings, install_merges_and_keeps_everything_else)
 Test(settings, install_twice_changes_nothing)
 {
 	char *once = NULL, *twice = NULL;
+	cJSON *parsed;
 
 	cr_assert_eq(
 	    hook_claude_settings_merge(existing_settings, "/opt/dcg hook --agent claude", &once),
@@ -774,9 +775,11 @@ Test(settings, install_twice_changes_nothing)
 	cr_assert_eq(
 	    hook_claude_settings_merge(once, "/usr/local/bin/dcg hook --agent claude", &twice), 0);
 	cr_assert_eq(strstr(twice, "/opt/dcg"), NULL);
-	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(
-			 cJSON_GetObjectItem(cJSON_Parse(twice), "hooks"), "PreToolUse")),
+	parsed = cJSON_Parse(twice);
+	cr_assert_eq(cJSON_GetArraySize(
+			 cJSON_GetObjectItem(cJSON_GetObjectItem(parsed, "hooks"), "PreToolUse")),
 		     2);
+	cJSON_Delete(parsed);
 	free(once);
 	free(twice);
 }

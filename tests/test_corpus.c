@@ -1,0 +1,92 @@
+/* test_corpus.c - the embedded default policy against the tests/corpus files (TSV): every line
+ * is a command with the decision and rule ID it must get (HOME=/home/agent, working
+ * directory and project root /work/proj). One test per file; every mismatch is
+ * reported, and any mismatch fails the file. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcg_policy.h"
+
+static struct pol_policy *corpus_policy(void)
+{
+	struct pol_policy *p = pol_new(0);
+
+	cr_assert(p);
+	cr_assert_eq(pol_set_home(p, "/home/agent"), 0);
+	cr_assert_eq(pol_set_root(p, "/work/proj"), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	cr_assert_eq(pol_diag_count(p), 0, "the embedded policy has diagnostics: %s",
+		     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
+	return p;
+}
+
+/* Undoes the \n \t \\ escapes in place; returns the length. */
+static size_t unescape(char *s)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		if (s[i] == '\\' && s[i + 1]) {
+			i++;
+			s[o++] = s[i] == 'n' ? '\n' : s[i] == 't' ? '\t' : s[i];
+		} else {
+			s[o++] = s[i];
+		}
+	}
+	s[o] = '\0';
+	return o;
+}
+
+static void run_corpus(const char *file)
+{
+	struct pol_policy *p = corpus_policy();
+	struct pol_ctx ctx = {.cwd = "/work/proj"};
+	FILE *f = fopen(file, "r");
+	char line[8192];
+	unsigned lineno = 0, cases = 0, bad = 0;
+
+	cr_assert(f, "cannot open %s", file);
+	while (fgets(line, sizeof(line), f)) {
+		char *dec, *rule, *cmd, *t1, *t2;
+		struct pol_result r;
+		size_t len;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0] || line[0] == '#')
+			continue;
+		t1 = strchr(line, '\t');
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		cr_assert(t2, "%s:%u: expected decision<TAB>rule<TAB>command", file, lineno);
+		*t1 = *t2 = '\0';
+		dec = line;
+		rule = t1 + 1;
+		cmd = t2 + 1;
+		len = unescape(cmd);
+		cases++;
+		pol_check_command(p, cmd, len, &ctx, &r);
+		const char *got_rule = r.rule_id ? r.rule_id : "-";
+		int ok = !strcmp(pol_decision_name(r.decision), dec) &&
+			 (!strcmp(rule, "*") || !strcmp(rule, got_rule));
+		if (!ok) {
+			bad++;
+			cr_log_error("%s:%u: %s: want %s %s, got %s %s", file, lineno, cmd, dec, rule,
+				     pol_decision_name(r.decision), got_rule);
+		}
+		pol_result_release(&r);
+	}
+	fclose(f);
+	pol_free(p);
+	cr_assert_gt(cases, 0, "%s holds no case", file);
+	cr_assert_eq(bad, 0, "%s: %u of %u cases decided otherwise", file, bad, cases);
+}
+
+Test(corpus, filesystem) { run_corpus("tests/corpus/filesystem.tsv"); }
+Test(corpus, git) { run_corpus("tests/corpus/git.tsv"); }
+Test(corpus, system_data_cloud) { run_corpus("tests/corpus/system_data_cloud.tsv"); }
+Test(corpus, remote_exec) { run_corpus("tests/corpus/remote_exec.tsv"); }
+Test(corpus, heredoc) { run_corpus("tests/corpus/heredoc.tsv"); }
+Test(corpus, paths) { run_corpus("tests/corpus/paths.tsv"); }
+Test(corpus, benign) { run_corpus("tests/corpus/benign.tsv"); }

@@ -1,0 +1,62 @@
+#!/bin/bash
+# The guard as a guest under load and in the awkward corners: 8 threads opening files
+# while another forks and execs, 200 parallel guarded processes, vfork and posix_spawn
+# children with an empty envp, raw syscall(), system() after clearenv(), execle, a
+# closed fd 2 reused by a data file, errno preservation. Every step runs under
+# `timeout`: a deadlock is a failure, not a hang.
+set -u
+BUILD=${BUILD:-build}
+T=${TMPDIR_TEST:?}
+DCG=${DCG_BIN:-$PWD/$BUILD/dcg}
+PROBE=$PWD/$BUILD/progs/preload_probe
+[ -x "$DCG" ] && [ -x "$PROBE" ] || { echo "missing $DCG or $PROBE"; exit 1; }
+
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+export DCG_LOG=$T/audit.jsonl
+export XDG_RUNTIME_DIR=$T/run && mkdir -m 700 -p "$XDG_RUNTIME_DIR"
+
+WS=$T/ws
+mkdir -p "$WS"/{za,ro,nd,free}
+cd "$WS" || exit 1
+TOKEN="ZA-CONTENT-$$-$RANDOM"
+echo "$TOKEN" > za/secret
+echo data > ro/a.txt
+echo keep > nd/f1
+printf 'zeroAccessPaths: [za/]\nreadOnlyPaths: [ro/]\nnoDeletePaths: [nd/]\n' > policy.yaml
+ino=$(stat -c %i nd/f1)
+
+probe() { # name, timeout seconds, probe arguments...
+	local name=$1 secs=$2
+	shift 2
+	timeout -k 5 "$secs" "$DCG" run --policy "$WS/policy.yaml" -- "$PROBE" "$@" >"$T/$name.log" 2>&1
+	local rc=$?
+	[ $rc -eq 124 ] || [ $rc -eq 137 ] && { bad "$name: hung (timeout)"; return; }
+	[ $rc -eq 0 ] || { bad "$name: exit $rc"; sed 's/^/    /' "$T/$name.log" | tail -n 8; }
+}
+
+probe errno 30 errno nd/f1
+probe vfork 30 vfork nd/f1
+probe spawn 30 spawn nd/f1 za/secret
+probe syscall 30 syscall nd/f1 za/secret
+probe system 30 system "$WS/nd/f1"
+probe stress 240 stress nd/f1 "$WS/za/secret" "$WS/ro" 300
+timeout 30 "$DCG" run --policy "$WS/policy.yaml" -- "$PROBE" fd2 "$WS/free/data" nd/f1 >/dev/null 2>&1
+[ $? -eq 0 ] || bad "fd2: refusal written into the data file on fd 2 (or not refused)"
+timeout 30 "$DCG" run --policy "$WS/policy.yaml" -- "$PROBE" execle nd/f1 >/dev/null 2>&1
+
+# 200 guarded processes at once, each reading, writing and trying to delete.
+timeout -k 5 240 "$DCG" run --policy "$WS/policy.yaml" -- bash -c '
+	for i in $(seq 200); do
+		( cat ro/a.txt > free/out.$i && rm -f nd/f1 2>/dev/null; echo x > ro/a.txt 2>/dev/null; rm free/out.$i ) &
+	done
+	wait' >"$T/par.log" 2>&1
+rc=$?
+[ $rc -eq 124 ] || [ $rc -eq 137 ] && bad "200 parallel processes: hung"
+[ "$(ls free | grep -c '^out\.')" -eq 0 ] || bad "ordinary work in the parallel run failed"
+
+[ "$(cat ro/a.txt)" = data ] || bad "ro/a.txt changed"
+[ "$(cat za/secret)" = "$TOKEN" ] || bad "za/secret changed"
+[ -e nd/f1 ] && [ "$(stat -c %i nd/f1)" = "$ino" ] && [ "$(cat nd/f1)" = keep ] || bad "nd/f1 lost or replaced"
+grep -q "$TOKEN" "$T"/*.log && bad "the secret reached an output"
+exit $fail

@@ -81,35 +81,90 @@ static int allowable(const struct pol_result *r)
 	return r->rule_id && strncmp(r->rule_id, "hook.", 5) != 0;
 }
 
-/* Appends text (one line, no newline) redacted when not on a terminal and cut to
- * max_chars characters. */
-static void add_shown(struct hook_buf *b, const char *text, size_t len, size_t max_chars, int tty)
+/* Replaces, in b, every occurrence of the content of a quoted string of raw (at least
+ * 3 bytes long) by "***". The engine reports a command's matched text in its
+ * normalized form, where the quotes are gone: this is how their content stays hidden. */
+static void redact_raw_quotes(struct hook_buf *b, const char *raw, size_t raw_len)
 {
-	char red[2048], cut[2048];
-	const char *src = text;
-	size_t n = len;
+	size_t i = 0, j, clen;
 
-	if (!tty) {
-		/* Redact the whole line before cutting it, so that a cut inside a quoted
-		 * string cannot leave its content visible. */
-		char *big = NULL;
-		if (len + 1 > sizeof(red)) {
-			big = malloc(len + 1);
-			if (!big) {
-				b->oom = 1;
-				return;
+	while (i < raw_len && !b->oom) {
+		char q = raw[i];
+		if (q == '\\') {
+			i += 2;
+			continue;
+		}
+		if (q != '\'' && q != '"') {
+			i++;
+			continue;
+		}
+		for (j = i + 1; j < raw_len && raw[j] != q; j++)
+			if (q == '"' && raw[j] == '\\')
+				j++;
+		if (j > raw_len)
+			j = raw_len;
+		clen = j - i - 1;
+		if (clen >= 3) {
+			const char *c = raw + i + 1, *hit;
+			struct hook_buf nb = HOOK_BUF_INIT;
+			size_t off = 0;
+			while ((hit = memmem(b->s + off, b->len - off, c, clen)) != NULL) {
+				hook_buf_add(&nb, b->s + off, (size_t)(hit - (b->s + off)));
+				hook_buf_adds(&nb, "***");
+				off = (size_t)(hit - b->s) + clen;
 			}
-			n = pol_redact(text, len, big, len + 1);
-			n = pol_truncate_utf8(big, n, max_chars, cut, sizeof(cut));
-			free(big);
-			hook_buf_add(b, cut, n);
+			if (off) {
+				hook_buf_add(&nb, b->s + off, b->len - off);
+				hook_buf_release(b);
+				*b = nb;
+			} else {
+				hook_buf_release(&nb);
+			}
+		}
+		i = j + 1;
+	}
+}
+
+/* Appends text (one line, no newline) redacted when not on a terminal and cut to
+ * max_chars characters. raw: the text the decision was made on, whose quoted strings
+ * are hidden too (may be NULL). */
+static void add_shown(struct hook_buf *b, const char *text, size_t len, size_t max_chars, int tty,
+		      const char *raw, size_t raw_len)
+{
+	struct hook_buf red = HOOK_BUF_INIT;
+	char cut[2048];
+	size_t n;
+
+	if (tty) {
+		n = pol_truncate_utf8(text, len, max_chars, cut, sizeof(cut));
+		hook_buf_add(b, cut, n);
+		return;
+	}
+	/* Redact the whole line before cutting it, so that a cut inside a quoted string
+	 * cannot leave its content visible. "x" becomes "***": room for growth. */
+	hook_buf_add(&red, "", 0);
+	if (!red.oom && len > 0) {
+		size_t cap = len * 3 + 8;
+		char *tmp = malloc(cap);
+		if (!tmp) {
+			b->oom = 1;
+			hook_buf_release(&red);
 			return;
 		}
-		n = pol_redact(text, len, red, sizeof(red));
-		src = red;
+		n = pol_redact(text, len, tmp, cap);
+		hook_buf_add(&red, tmp, n);
+		free(tmp);
 	}
-	n = pol_truncate_utf8(src, n, max_chars, cut, sizeof(cut));
+	if (raw && raw_len)
+		redact_raw_quotes(&red, raw, raw_len);
+	if (red.oom) {
+		b->oom = 1;
+		hook_buf_release(&red);
+		return;
+	}
+	n = pol_truncate_utf8(red.s, red.len, max_chars, cut, sizeof(cut));
 	hook_buf_add(b, cut, n);
+	hook_buf_release(&red);
 }
 
 static void add_context(struct hook_buf *b, const char *text, size_t len, unsigned line, int tty)
@@ -147,7 +202,7 @@ static void add_context(struct hook_buf *b, const char *text, size_t len, unsign
 			} else {
 				hook_buf_addf(b, "  %*u| ", (int)width, no);
 			}
-			add_shown(b, p, (size_t)(nl - p), HOOK_CONTEXT_CHARS, tty);
+			add_shown(b, p, (size_t)(nl - p), HOOK_CONTEXT_CHARS, tty, NULL, 0);
 			if (tty && no == line)
 				hook_buf_adds(b, ANSI_RESET);
 			hook_buf_adds(b, "\n");
@@ -178,7 +233,8 @@ char *hook_msg_human(const struct pol_result *r, const struct hook_msg_opts *o)
 	if (r->matched[0] || r->path[0]) {
 		const char *m = r->matched[0] ? r->matched : r->path;
 		hook_buf_adds(&b, "Matched:    ");
-		add_shown(&b, m, strlen(m), HOOK_MATCHED_CHARS, tty);
+		add_shown(&b, m, strlen(m), HOOK_MATCHED_CHARS, tty, o ? o->input : NULL,
+			  o ? o->input_len : 0);
 		hook_buf_adds(&b, "\n");
 	}
 	if (r->line)

@@ -5,14 +5,16 @@ HOOK_SRCS := $(filter-out hook/main.c,$(wildcard hook/*.c))
 HOOK_OBJS := $(HOOK_SRCS:%.c=$(BUILD)/%.o)
 HOOK_LIB := $(BUILD)/libdcghook.a
 
-# `dcg hook` starts once per tool call: link PCRE2 and libyaml statically when their
-# archives exist (Debian's -dev packages ship them; cJSON has none), which saves
-# the dynamic loader's relocation work at every start. HOOK_STATIC_DEPS=0 turns it off.
+# `dcg hook` starts once per tool call: link PCRE2, libyaml and libseccomp statically
+# when their archives exist (Debian's -dev packages ship them; cJSON has none), which
+# saves the dynamic loader a library search, mapping and relocation at every start.
+# HOOK_STATIC_DEPS=0 links everything dynamically.
 HOOK_STATIC_DEPS ?= 1
-HOOK_STATIC_ARCHIVES := $(wildcard $(shell $(CC) -print-file-name=libpcre2-8.a) \
-	$(shell $(CC) -print-file-name=libyaml.a))
-ifeq ($(HOOK_STATIC_DEPS)$(words $(HOOK_STATIC_ARCHIVES)),12)
-DCG_LIBS := $(HOOK_STATIC_ARCHIVES) $(filter-out -lpcre2-8 -lyaml,$(DEPS_LIBS))
+ifeq ($(HOOK_STATIC_DEPS),1)
+hook_archive = $(wildcard $(shell $(CC) -print-file-name=lib$(1).a))
+HOOK_STATIC_NAMES := $(foreach n,pcre2-8 yaml seccomp,$(if $(call hook_archive,$(n)),$(n)))
+DCG_LIBS := $(foreach n,$(HOOK_STATIC_NAMES),$(call hook_archive,$(n))) \
+	$(filter-out $(HOOK_STATIC_NAMES:%=-l%),$(DEPS_LIBS))
 else
 DCG_LIBS := $(DEPS_LIBS)
 endif

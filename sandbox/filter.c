@@ -49,6 +49,14 @@ static const int sbx_notified[] = {
 	SCMP_SYS(openat2),
 };
 
+/* Calls that change a thread's ids or umask: notified only so that the supervisor
+ * drops the credentials it cached, then continued (decided on the number alone). */
+static const int sbx_creds_calls[] = {
+	SCMP_SYS(setuid),    SCMP_SYS(setgid),	  SCMP_SYS(setreuid), SCMP_SYS(setregid),
+	SCMP_SYS(setresuid), SCMP_SYS(setresgid), SCMP_SYS(setfsuid), SCMP_SYS(setfsgid),
+	SCMP_SYS(setgroups), SCMP_SYS(capset),	  SCMP_SYS(umask),
+};
+
 /* Escape hatches: refused with EPERM. */
 static const int sbx_refused[] = {
 	SCMP_SYS(io_uring_setup),    SCMP_SYS(io_uring_enter),	  SCMP_SYS(io_uring_register),
@@ -105,6 +113,11 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 		return rc;
 	for (i = 0; i < sizeof sbx_notified / sizeof sbx_notified[0]; i++) {
 		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, sbx_notified[i], 0);
+		if (rc < 0)
+			return rc;
+	}
+	for (i = 0; i < sizeof sbx_creds_calls / sizeof sbx_creds_calls[0]; i++) {
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, sbx_creds_calls[i], 0);
 		if (rc < 0)
 			return rc;
 	}

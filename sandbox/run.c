@@ -30,9 +30,11 @@ static const int sbx_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void sbx_usage(FILE *f)
 {
-	fputs("usage: dcg sandbox [--policy FILE] [-- CMD ARGS...]\n"
+	fputs("usage: dcg sandbox [--policy FILE] [--no-preload] [-- CMD ARGS...]\n"
 	      "Runs CMD (default $SHELL) under the seccomp supervisor: the policy's path rules\n"
-	      "hold for every process of the tree, static binaries and raw syscalls included.\n",
+	      "hold for every process of the tree, static binaries and raw syscalls included.\n"
+	      "--no-preload: do not add libdcg-preload.so (refusals are then said by the\n"
+	      "supervisor only, with the syscall's name).\n",
 	      f);
 }
 
@@ -84,7 +86,7 @@ static int sbx_recv_fd(int sock)
  * sits next to the dcg binary), the policy file as an absolute path, DCG_SANDBOX=1.
  * Returns a malloc'ed array (its strings: environ's or malloc'ed, never freed: the
  * child execs). */
-static char **sbx_child_env(const char *policy_abs)
+static char **sbx_child_env(const char *policy_abs, int no_preload)
 {
 	char exe[PATH_MAX], *slash, *preload = NULL;
 	const char *old_pre = getenv("LD_PRELOAD");
@@ -92,7 +94,7 @@ static char **sbx_child_env(const char *policy_abs)
 	ssize_t len;
 	char **env;
 
-	len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	len = no_preload ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (len > 0) {
 		exe[len] = '\0';
 		slash = strrchr(exe, '/');
@@ -304,6 +306,7 @@ static int sbx_serve(struct sbx_super *s, pid_t child, int sfd)
 int cmd_sandbox(int argc, char **argv)
 {
 	const char *policy_arg = NULL;
+	int no_preload = 0;
 	char policy_abs[PATH_MAX], msg[256];
 	char *default_argv[2];
 	char **cmd;
@@ -323,6 +326,8 @@ int cmd_sandbox(int argc, char **argv)
 			policy_arg = argv[++i];
 		} else if (strncmp(argv[i], "--policy=", 9) == 0) {
 			policy_arg = argv[i] + 9;
+		} else if (strcmp(argv[i], "--no-preload") == 0) {
+			no_preload = 1;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			sbx_usage(stdout);
 			return 0;
@@ -370,7 +375,7 @@ int cmd_sandbox(int argc, char **argv)
 		fprintf(stderr, "dcg sandbox: cannot build the seccomp filter: %s\n", strerror(-frc));
 		goto out_free_policy;
 	}
-	char **envp = sbx_child_env(policy_arg ? policy_abs : NULL);
+	char **envp = sbx_child_env(policy_arg ? policy_abs : NULL, no_preload);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
 		perror("dcg sandbox: socketpair");
@@ -430,6 +435,16 @@ int cmd_sandbox(int argc, char **argv)
 		kill(child, SIGKILL);
 	}
 	status = sbx_serve(sup, child, sfd);
+	if (getenv("DCG_SANDBOX_STATS")) {
+		struct sbx_stats st;
+		sbx_super_stats(sup, &st);
+		fprintf(stderr,
+			"dcg sandbox: %llu notified calls: %llu performed, %llu continued, "
+			"%llu refused, %llu failed to answer\n",
+			(unsigned long long)st.notified, (unsigned long long)st.emulated,
+			(unsigned long long)st.continued, (unsigned long long)st.refused,
+			(unsigned long long)st.failed);
+	}
 	if (WIFEXITED(status)) {
 		rc = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {

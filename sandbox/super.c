@@ -35,12 +35,40 @@
 #include <utime.h>
 
 #define SBX_NR_FCHMODAT2 452
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 #define SBX_MAX_ARGV 1024
 #define SBX_ARGV_BYTES (256 * 1024)
 #define SBX_XATTR_MAX 65536
 
+/* Tgid, fs uid/gid, groups and umask of a tracee thread (from /proc/TID/status). */
+struct sbx_creds {
+	pid_t tgid;
+	uid_t fsuid;
+	gid_t fsgid;
+	gid_t groups[64];
+	int ngroups;
+	mode_t umask;
+	int have_umask;
+};
+
+#define SBX_CRED_SLOTS 256
+struct sbx_cred_slot {
+	pid_t tid;
+	ino_t ino;
+	int valid;
+	struct sbx_creds cr;
+};
+
 struct sbx_super {
 	const struct pol_policy *policy;
+	struct sbx_cred_slot cache[SBX_CRED_SLOTS];
+	gid_t groups[64];
+	int ngroups;
 	int listener;
 	int quiet;
 	int err_fd;
@@ -120,16 +148,6 @@ static int sbx_read_str(struct sbx_call *c, uint64_t addr, char *buf, size_t siz
 /* ---- credentials --------------------------------------------------------------------- */
 
 /* Reads Tgid, fs uid/gid, groups and umask of the tracee from /proc/TID/status. */
-struct sbx_creds {
-	pid_t tgid;
-	uid_t fsuid;
-	gid_t fsgid;
-	gid_t groups[64];
-	int ngroups;
-	mode_t umask;
-	int have_umask;
-};
-
 static int sbx_read_creds(pid_t tid, struct sbx_creds *cr)
 {
 	char p[64], buf[8192], *l;
@@ -175,38 +193,55 @@ static int sbx_read_creds(pid_t tid, struct sbx_creds *cr)
 	return 0;
 }
 
-/* Takes on the tracee's file-system identity when it differs from ours. A stat of
- * /proc/TID (owned by the task's effective ids) decides cheaply whether the full
- * read is needed. Only a privileged supervisor can switch; an unprivileged one runs
- * as the same user as its tracees, which cannot gain privileges (no_new_privs). */
-static void sbx_creds_enter(struct sbx_call *c, int need_umask)
+/* The credentials of a tracee thread, cached: reading /proc/TID/status costs more
+ * than the rest of a call. An entry is keyed by the tid and the inode number of
+ * /proc/TID, which is new for a new process reusing the tid; the whole cache is
+ * dropped when any tracee changes its ids or umask (those calls are notified for
+ * this purpose only and then continued). */
+static const struct sbx_creds *sbx_creds_get(struct sbx_call *c)
 {
-	struct sbx_creds cr;
+	struct sbx_cred_slot *slot = &c->s->cache[c->req->pid % SBX_CRED_SLOTS];
 	struct stat st;
 	char p[64];
 
+	snprintf(p, sizeof p, "/proc/%u", c->req->pid);
+	if (stat(p, &st) < 0)
+		return NULL;
+	if (slot->valid && slot->tid == (pid_t)c->req->pid && slot->ino == st.st_ino)
+		return &slot->cr;
+	slot->valid = 0;
+	if (sbx_read_creds((pid_t)c->req->pid, &slot->cr) < 0)
+		return NULL;
+	slot->tid = (pid_t)c->req->pid;
+	slot->ino = st.st_ino;
+	slot->valid = 1;
+	return &slot->cr;
+}
+
+/* Takes on the tracee's file-system identity (and umask, for calls that create).
+ * Only a privileged supervisor can switch ids; an unprivileged one runs as the same
+ * user as its tracees, which cannot gain privileges (no_new_privs). */
+static void sbx_creds_enter(struct sbx_call *c, int need_umask)
+{
+	const struct sbx_creds *cr;
+
 	if (!need_umask && c->s->euid != 0)
 		return;
-	if (!need_umask) {
-		snprintf(p, sizeof p, "/proc/%u", c->req->pid);
-		if (stat(p, &st) == 0 && st.st_uid == c->s->euid && st.st_gid == c->s->egid &&
-		    st.st_uid != 0)
-			return;
-	}
-	if (sbx_read_creds((pid_t)c->req->pid, &cr) < 0)
+	cr = sbx_creds_get(c);
+	if (!cr)
 		return;
-	if (cr.tgid > 0)
-		c->who.tgid = cr.tgid;
-	if (need_umask && cr.have_umask) {
-		c->umask_saved = umask(cr.umask);
+	if (cr->tgid > 0)
+		c->who.tgid = cr->tgid;
+	if (need_umask && cr->have_umask) {
+		c->umask_saved = umask(cr->umask);
 		c->umask_set = 1;
 	}
-	if (c->s->euid != 0 || (cr.fsuid == c->s->euid && cr.fsgid == c->s->egid))
+	if (c->s->euid != 0 || (cr->fsuid == c->s->euid && cr->fsgid == c->s->egid))
 		return;
 	/* Raw syscalls: per thread, unlike glibc's setgroups which signals all threads. */
-	syscall(SYS_setgroups, cr.ngroups, cr.groups);
-	setfsgid(cr.fsgid);
-	setfsuid(cr.fsuid);
+	syscall(SYS_setgroups, cr->ngroups, cr->groups);
+	setfsgid(cr->fsgid);
+	setfsuid(cr->fsuid);
 	c->creds_switched = 1;
 }
 
@@ -220,7 +255,7 @@ static void sbx_creds_leave(struct sbx_call *c)
 		return;
 	setfsuid(c->s->euid);
 	setfsgid(c->s->egid);
-	syscall(SYS_setgroups, 0, NULL);
+	syscall(SYS_setgroups, c->s->ngroups, c->s->groups);
 	c->creds_switched = 0;
 }
 
@@ -366,21 +401,25 @@ static void sbx_written_abs(struct sbx_call *c, const char *base, const char *pa
 		memcpy(out, tmp, (size_t)n + 1);
 }
 
-/* The full check of one path: as written (made absolute), then as pinned when that
- * differs from what the policy resolved. base is the canonical base directory. */
+/* The full check of one path: as written (made absolute against the canonical base,
+ * lexically) and as pinned (the canonical path of the descriptor we act through).
+ * Both are final forms, so policy/ need not resolve them again (POL_PATH_CANONICAL):
+ * the walk did that, on the very objects the call will use. */
 static int sbx_check(struct sbx_call *c, const char *base, const char *written,
 		     const struct sbx_pin *pin, enum pol_op op, unsigned flags)
 {
-	char abs[PATH_MAX], resolved[PATH_MAX];
+	char abs[PATH_MAX];
 	int rc;
 
 	sbx_written_abs(c, base, written, abs, sizeof abs);
-	rc = sbx_decide(c, written, abs, op, flags, resolved, sizeof resolved);
-	if (rc < 0 || !pin || pin->abs[0] != '/')
-		return rc;
-	if (strcmp(pin->abs, abs) == 0 || strcmp(pin->abs, resolved) == 0)
-		return 0;
-	return sbx_decide(c, written, pin->abs, op, flags, NULL, 0);
+	if (!pin || pin->abs[0] != '/')
+		return sbx_decide(c, written, abs, op, flags, NULL, 0);
+	if (strcmp(pin->abs, abs) != 0) {
+		rc = sbx_decide(c, written, abs, op, flags | POL_PATH_CANONICAL, NULL, 0);
+		if (rc < 0)
+			return rc;
+	}
+	return sbx_decide(c, written, pin->abs, op, flags | POL_PATH_CANONICAL, NULL, 0);
 }
 
 /* ---- /proc of other processes ----------------------------------------------------------- */
@@ -677,7 +716,8 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		snprintf(t->a.path, sizeof t->a.path, "%s", t->pin.abs);
 		rc = sbx_still_valid(c);
 		if (rc == 0 && t->pin.abs[0] == '/')
-			rc = sbx_decide(c, t->pin.abs, t->pin.abs, op, flags, NULL, 0);
+			rc = sbx_decide(c, t->pin.abs, t->pin.abs, op, flags | POL_PATH_CANONICAL,
+					NULL, 0);
 		return rc;
 	}
 	if (t->a.path[0] != '/' && t->a.base < 0)
@@ -1276,6 +1316,23 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		c->name = "execveat";
 		rc = sbx_h_exec(c, IARG(0), ARG(1), ARG(2), IARG(4), ans);
 		break;
+	case SYS_setuid:
+	case SYS_setgid:
+	case SYS_setreuid:
+	case SYS_setregid:
+	case SYS_setresuid:
+	case SYS_setresgid:
+	case SYS_setfsuid:
+	case SYS_setfsgid:
+	case SYS_setgroups:
+	case SYS_capset:
+	case SYS_umask:
+		/* Decided on nothing but the call's number: let the kernel do it, and
+		 * forget the credentials we knew. */
+		for (int i = 0; i < SBX_CRED_SLOTS; i++)
+			c->s->cache[i].valid = 0;
+		ans->kind = SBX_ANS_CONTINUE;
+		return;
 	default:
 		rc = -ENOSYS;
 		break;
@@ -1300,6 +1357,9 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->self = getpid();
 	s->euid = geteuid();
 	s->egid = getegid();
+	s->ngroups = getgroups(64, s->groups);
+	if (s->ngroups < 0)
+		s->ngroups = 0;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &s->sizes) < 0)
 		goto out_free;
 	/* The kernel's structures may be larger than our headers' (newer kernels). */
@@ -1307,6 +1367,9 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 		s->sizes.seccomp_notif = sizeof(struct seccomp_notif);
 	if (s->sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
 		s->sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+	/* Linux 6.6: wake the tracee on our CPU when we answer, as a synchronous
+	 * hand-off; older kernels say EINVAL and keep the ordinary wake-up. */
+	ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	s->req = calloc(1, s->sizes.seccomp_notif);
 	s->resp = calloc(1, s->sizes.seccomp_notif_resp);
 	if (!s->req || !s->resp)

@@ -1,0 +1,74 @@
+#!/bin/bash
+# bench.sh BUILD - what dcg sandbox costs, as ratios against bare runs of the same
+# session (alternated, best of several, so that a busy machine hurts both sides):
+#   1. one notified call: open+close of an allowed file, against the bare call, and
+#      a call the filter lets through (getpid), against the bare call;
+#   2. a real build: this project's policy/ sources compiled from clean with cc into
+#      a temporary folder, under `dcg sandbox` and bare.
+set -u
+BUILD=${1:-build}
+DCG=$PWD/$BUILD/dcg
+ROUNDS=${SBX_BENCH_ROUNDS:-3}
+T=$(mktemp -d "${TMPDIR:-/tmp}/dcg-sbx-bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export DCG_LOG=$T/audit.jsonl
+
+if ! "$DCG" sandbox -- /bin/true 2>"$T/err"; then
+	echo "bench-sandbox: skipped: $(cat "$T/err")"
+	exit 0
+fi
+cc -O2 -static -o "$T/calls" sandbox/bench_calls.c || exit 1
+
+# Best of ROUNDS for "$@" (prints ns per call).
+best_ns() {
+	local best= v
+	for _ in $(seq "$ROUNDS"); do
+		v=$("$@") || return 1
+		if [ -z "$best" ] || [ "$v" -lt "$best" ]; then best=$v; fi
+	done
+	echo "$best"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+FILE=$PWD/policy/dcg_policy.h
+N=20000
+bare_open=$(best_ns "$T/calls" open $N "$FILE")
+sbx_open=$(best_ns "$DCG" sandbox -- "$T/calls" open $N "$FILE")
+bare_pid=$(best_ns "$T/calls" getpid $((N * 10)) x)
+sbx_pid=$(best_ns "$DCG" sandbox -- "$T/calls" getpid $((N * 10)) x)
+echo "sandbox: open+close (notified, performed by the supervisor): bare ${bare_open} ns," \
+	"sandboxed ${sbx_open} ns: x$(ratio "$sbx_open" "$bare_open")," \
+	"+$(( (sbx_open - bare_open) / 1000 )) us per notified call"
+echo "sandbox: getpid (filtered, not notified): bare ${bare_pid} ns, sandboxed ${sbx_pid} ns:" \
+	"x$(ratio "$sbx_pid" "$bare_pid")"
+
+# The real build: compile policy/*.c from clean, one file after the other.
+cat >"$T/build.sh" <<BUILD
+set -e
+out=\$1
+rm -rf "\$out"; mkdir -p "\$out"
+for f in $PWD/policy/*.c; do
+	cc -std=gnu11 -O2 -D_GNU_SOURCE -I$PWD/policy $(pkg-config --cflags libpcre2-8 yaml-0.1 libcjson) \
+		-c "\$f" -o "\$out/\$(basename "\$f" .c).o"
+done
+BUILD
+# Wall and CPU (user+sys of the whole tree, supervisor included) in ms.
+timed() {
+	local TIMEFORMAT='%3R %3U %3S'
+	{ time "$@" >/dev/null 2>"$T/build.err"; } 2>"$T/time" || { cat "$T/build.err"; exit 1; }
+	awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$T/time"
+}
+best_bw= best_bc= best_sw= best_sc=
+for _ in $(seq "$ROUNDS"); do
+	read -r bw bc < <(timed bash "$T/build.sh" "$T/o1")
+	read -r sw sc < <(timed "$DCG" sandbox -- bash "$T/build.sh" "$T/o2")
+	if [ -z "$best_bw" ] || [ "$bw" -lt "$best_bw" ]; then best_bw=$bw; fi
+	if [ -z "$best_bc" ] || [ "$bc" -lt "$best_bc" ]; then best_bc=$bc; fi
+	if [ -z "$best_sw" ] || [ "$sw" -lt "$best_sw" ]; then best_sw=$sw; fi
+	if [ -z "$best_sc" ] || [ "$sc" -lt "$best_sc" ]; then best_sc=$sc; fi
+done
+n_files=$(ls "$PWD"/policy/*.c | wc -l)
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'; }
+echo "sandbox: build of policy/ ($n_files files, cc -O2, from clean, best of $ROUNDS):" \
+	"wall bare ${best_bw} ms, sandboxed ${best_sw} ms: x$(ratio "$best_sw" "$best_bw") ($(pct "$best_sw" "$best_bw"));" \
+	"CPU bare ${best_bc} ms, sandboxed ${best_sc} ms: x$(ratio "$best_sc" "$best_bc") ($(pct "$best_sc" "$best_bc")); budget +15%"

@@ -183,6 +183,42 @@ static int set_preload(const char *lib)
 	return rc;
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The guarded processes decide from the snapshot alone: make sure it gives back the
+ * rules it was made from, or hand them the policy files instead (slower, not weaker). */
+static int snapshot_round_trips(const struct pol_policy *p, const char *buf, size_t len)
+{
+	struct pol_policy *q = pol_new(0);
+	size_t n = pol_rule_count(p);
+	int ok = 0;
+
+	if (!q)
+		return 0;
+	if (pol_snapshot_load(q, buf, len) < 0 || pol_rule_count(q) < n)
+		goto out_free;
+	for (size_t i = 0; i < n; i++) {
+		struct pol_rule_info a, b;
+		ssize_t j;
+
+		if (pol_rule_get(p, i, &a) < 0 || !a.id)
+			goto out_free;
+		j = pol_rule_find(q, a.id);
+		if (j < 0 || pol_rule_get(q, (size_t)j, &b) < 0)
+			goto out_free;
+		if (a.kind != b.kind || !same_str(a.pattern, b.pattern) || a.decision != b.decision ||
+		    (a.kind == POL_RULE_PATH && a.path_kind != b.path_kind))
+			goto out_free;
+	}
+	ok = !strcmp(pol_root(p) ? pol_root(p) : "", pol_root(q) ? pol_root(q) : "");
+out_free:
+	pol_free(q);
+	return ok;
+}
+
 static void print_blocked(const struct pol_result *r, char *const argv[])
 {
 	fprintf(stderr, "dcg: blocked exec of %s: %s [%s]\n", argv[0],
@@ -266,7 +302,10 @@ int cmd_run(int argc, char **argv)
 		if (n > 0 && (size_t)n < sizeof(extra) && !strchr(dir, '\''))
 			pol_load_buffer(p, "<dcg run>", extra, (size_t)n);
 		buf = pol_snapshot_save(p, &len);
-		if (!buf || write_snapshot(dir, buf, len, snap, sizeof(snap)) < 0)
+		if (buf && !snapshot_round_trips(p, buf, len))
+			fprintf(stderr, "dcg run: the policy snapshot does not load back as saved; "
+					"each process will load the policy files itself\n");
+		else if (!buf || write_snapshot(dir, buf, len, snap, sizeof(snap)) < 0)
 			fprintf(stderr, "dcg run: cannot write the policy snapshot; each process "
 					"will load the policy files itself\n");
 		else if (setenv("DCG_SNAPSHOT", snap, 1) != 0)

@@ -96,7 +96,8 @@ struct sbx_call {
 	const struct seccomp_notif *req;
 	struct sbx_who who;
 	const char *name; /* the call's name in messages */
-	int creds_switched;
+	int creds_switched, creds_done;
+	const struct sbx_creds *creds;
 	mode_t umask_saved;
 	int umask_set;
 };
@@ -218,13 +219,32 @@ static const struct sbx_creds *sbx_creds_get(struct sbx_call *c)
 	return &slot->cr;
 }
 
-/* Takes on the tracee's file-system identity (and umask, for calls that create).
- * Only a privileged supervisor can switch ids; an unprivileged one runs as the same
- * user as its tracees, which cannot gain privileges (no_new_privs). */
+static void sbx_ids_apply(const struct sbx_creds *cr)
+{
+	/* Raw syscalls: per thread, unlike glibc's setgroups which signals all threads. */
+	syscall(SYS_setgroups, cr->ngroups, cr->groups);
+	setfsgid(cr->fsgid);
+	setfsuid(cr->fsuid);
+}
+
+static void sbx_ids_restore(const struct sbx_super *s)
+{
+	setfsuid(s->euid);
+	setfsgid(s->egid);
+	syscall(SYS_setgroups, s->ngroups, s->groups);
+}
+
+/* Takes on the tracee's file-system identity (and umask, for calls that create) for
+ * the rest of the call: the walk too, so that directory search permissions are the
+ * tracee's. Idempotent; sbx_creds_leave() at the end of every call undoes it. Only
+ * a privileged supervisor can switch ids; an unprivileged one runs as the same user
+ * as its tracees, which cannot gain privileges (no_new_privs). */
 static void sbx_creds_enter(struct sbx_call *c, int need_umask)
 {
 	const struct sbx_creds *cr;
 
+	if (c->creds_done && (!need_umask || c->umask_set))
+		return;
 	if (!need_umask && c->s->euid != 0)
 		return;
 	cr = sbx_creds_get(c);
@@ -232,16 +252,17 @@ static void sbx_creds_enter(struct sbx_call *c, int need_umask)
 		return;
 	if (cr->tgid > 0)
 		c->who.tgid = cr->tgid;
-	if (need_umask && cr->have_umask) {
+	if (need_umask && cr->have_umask && !c->umask_set) {
 		c->umask_saved = umask(cr->umask);
 		c->umask_set = 1;
 	}
+	if (c->creds_done)
+		return;
+	c->creds_done = 1;
 	if (c->s->euid != 0 || (cr->fsuid == c->s->euid && cr->fsgid == c->s->egid))
 		return;
-	/* Raw syscalls: per thread, unlike glibc's setgroups which signals all threads. */
-	syscall(SYS_setgroups, cr->ngroups, cr->groups);
-	setfsgid(cr->fsgid);
-	setfsuid(cr->fsuid);
+	sbx_ids_apply(cr);
+	c->creds = cr;
 	c->creds_switched = 1;
 }
 
@@ -251,11 +272,10 @@ static void sbx_creds_leave(struct sbx_call *c)
 		umask(c->umask_saved);
 		c->umask_set = 0;
 	}
+	c->creds_done = 0;
 	if (!c->creds_switched)
 		return;
-	setfsuid(c->s->euid);
-	setfsgid(c->s->egid);
-	syscall(SYS_setgroups, c->s->ngroups, c->s->groups);
+	sbx_ids_restore(c->s);
 	c->creds_switched = 0;
 }
 
@@ -306,7 +326,12 @@ static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_r
 		.cwd = cwd[0] ? cwd : NULL,
 		.result = r,
 	};
+	/* The log is ours, not the tracee's: write it with our own ids. */
+	if (c->creds_switched)
+		sbx_ids_restore(c->s);
 	pol_log_append(&e);
+	if (c->creds_switched)
+		sbx_ids_apply(c->creds);
 }
 
 /* Asks on /dev/tty, 30 seconds; 1 when the user says yes. */
@@ -554,6 +579,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 	rc = sbx_path_arg_read(c, dirfd, addr, &a, 0);
 	if (rc < 0)
 		goto out;
+	sbx_creds_enter(c, 0);
 	if (a.path[0] != '/' && a.base < 0) {
 		rc = -EBADF;
 		goto out;
@@ -569,7 +595,6 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		sbx_creds_enter(c, 1);
 		fd = openat(pin.fd, ".", (flags & ~strip) | O_CLOEXEC, mode);
 		rc = fd < 0 ? -errno : 0;
-		sbx_creds_leave(c);
 		goto out;
 	}
 
@@ -629,8 +654,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 			sbx_creds_enter(c, 0);
 			fd = open(magic, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
 			rc = fd < 0 ? -errno : 0;
-			sbx_creds_leave(c);
-			if (fd >= 0 && S_ISFIFO(st.st_mode) && !(orig_flags & O_NONBLOCK))
+				if (fd >= 0 && S_ISFIFO(st.st_mode) && !(orig_flags & O_NONBLOCK))
 				fcntl(fd, F_SETFL, (orig_flags & ~O_NONBLOCK) & ~strip);
 			goto out;
 		}
@@ -650,7 +674,6 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		fd = openat(pin.fd, pin.name, (flags & ~O_NOCTTY) | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    mode);
 		rc = fd < 0 ? -errno : 0;
-		sbx_creds_leave(c);
 		if (fd >= 0 || rc != -EEXIST || (flags & O_EXCL))
 			goto out;
 		/* Somebody created it meanwhile, or it is a dangling symlink: the kernel
@@ -704,6 +727,7 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 	int rc = sbx_path_arg_read(c, dirfd, addr, &t->a, empty_ok);
 	if (rc < 0)
 		return rc;
+	sbx_creds_enter(c, 0);
 	if (t->a.path[0] == '\0') {
 		/* The object dirfd names. */
 		int fd = sbx_open_base(c, dirfd, 0);
@@ -757,7 +781,6 @@ static long long sbx_h_unlink(struct sbx_call *c, int dirfd, uint64_t addr, int 
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = unlinkat(t.pin.fd, t.pin.name, rmdir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
-		sbx_creds_leave(c);
 	}
 	sbx_target_release(&t);
 	return rc;
@@ -785,7 +808,6 @@ static long long sbx_h_rename(struct sbx_call *c, int odir, uint64_t oaddr, int 
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = renameat2(o.pin.fd, o.pin.name, n.pin.fd, n.pin.name, flags) < 0 ? -errno : 0;
-		sbx_creds_leave(c);
 	}
 	sbx_target_release(&n);
 	sbx_target_release(&o);
@@ -816,7 +838,6 @@ static long long sbx_h_link(struct sbx_call *c, int odir, uint64_t oaddr, int nd
 			rc = linkat(o.pin.fd, o.pin.name, n.pin.fd, n.pin.name, 0);
 		}
 		rc = rc < 0 ? -errno : 0;
-		sbx_creds_leave(c);
 	}
 	sbx_target_release(&n);
 	sbx_target_release(&o);
@@ -836,7 +857,6 @@ static long long sbx_h_symlink(struct sbx_call *c, uint64_t taddr, int ndir, uin
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = symlinkat(target, n.pin.fd, n.pin.name) < 0 ? -errno : 0;
-		sbx_creds_leave(c);
 	}
 	sbx_target_release(&n);
 	return rc;
@@ -857,7 +877,6 @@ static long long sbx_h_mknod(struct sbx_call *c, int dirfd, uint64_t addr, mode_
 		else
 			rc = mknodat(t.pin.fd, t.pin.name, mode, dev);
 		rc = rc < 0 ? -errno : 0;
-		sbx_creds_leave(c);
 	}
 	sbx_target_release(&t);
 	return rc;
@@ -938,7 +957,6 @@ static long long sbx_h_meta(struct sbx_call *c, int dirfd, uint64_t addr, int no
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = sbx_meta_apply(&t, what, m);
-		sbx_creds_leave(c);
 	}
 	sbx_target_release(&t);
 	return rc;
@@ -1003,7 +1021,6 @@ static long long sbx_h_truncate(struct sbx_call *c, uint64_t addr, off_t len)
 		sbx_proc_fd_path(t.pin.fd, magic, sizeof magic);
 		sbx_creds_enter(c, 0);
 		rc = truncate(magic, len) < 0 ? -errno : 0;
-		sbx_creds_leave(c);
 	}
 	sbx_target_release(&t);
 	return rc;
@@ -1338,6 +1355,7 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		break;
 	}
 	free(m.xvalue);
+	sbx_creds_leave(c);
 	if (ans->kind == SBX_ANS_VALUE)
 		ans->val = rc;
 }

@@ -98,6 +98,24 @@ static int sbx_is_procfs(int fd)
 	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
 }
 
+/* A magic link is followed with the supervisor's own rights, which may exceed the
+ * tracee's (another process's descriptors, the supervisor's listener): only the
+ * tracee's own /proc entries are followed. Returns 0 or -EACCES. */
+static int sbx_magic_ok(struct sbx_who *who, int dirfd)
+{
+	char where[PATH_MAX], *end;
+	long pid;
+
+	if (sbx_fd_path(dirfd, where, sizeof where) < 0 || strncmp(where, "/proc/", 6) != 0)
+		return -EACCES;
+	pid = strtol(where + 6, &end, 10);
+	if (end == where + 6)
+		return -EACCES;
+	if (pid == who->tid || pid == sbx_who_tgid(who))
+		return 0;
+	return -EACCES;
+}
+
 /* The first component of *p (skipping slashes) into comp; advances *p. Returns the
  * component length, 0 at the end, -ENAMETOOLONG. */
 static int sbx_next_comp(const char **p, char *comp, size_t size)
@@ -209,23 +227,15 @@ static int sbx_walk_slow(struct sbx_who *who, int start, const char *path, int f
 			rc = -ELOOP;
 			goto out_close_cur;
 		}
-		if (target[0] != '/' && strchr(target, ':') && sbx_is_procfs(nfd)) {
-			/* A magic link (/proc/PID/fd/N to a pipe, socket, anon inode): the
-			 * kernel follows it in the named process's context, which is the
-			 * tracee's, since "self" was replaced above. */
-			int ofd = openat(cur, comp, O_PATH | O_CLOEXEC);
-			close(nfd);
-			if (ofd < 0) {
-				rc = -errno;
+		if ((target[0] == '/' || strchr(target, ':')) && sbx_is_procfs(nfd)) {
+			/* A magic link (/proc/PID/fd/N, cwd, root, exe): the kernel's jump
+			 * gives the very object (a pipe, a deleted file), in the named
+			 * process, which must be the tracee ("self" was replaced above). */
+			rc = sbx_magic_ok(who, cur);
+			if (rc < 0) {
+				close(nfd);
 				goto out_close_cur;
 			}
-			close(cur);
-			cur = ofd;
-			continue;
-		}
-		if (target[0] == '/' && sbx_is_procfs(nfd)) {
-			/* Magic links to paths (fd/N, cwd, root, exe): the kernel's jump gives
-			 * the very object, even when deleted or out of our view. */
 			int ofd = openat(cur, comp, O_PATH | O_CLOEXEC);
 			close(nfd);
 			if (ofd < 0) {

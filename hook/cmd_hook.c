@@ -224,7 +224,7 @@ int cmd_hook(int argc, char **argv)
 	} else {
 		agent->parse(input, len, &call, &state);
 	}
-	if (call.kind == HOOK_CALL_OTHER)
+	if (call.kind == HOOK_CALL_OTHER && !hook_intent_confines(&call))
 		goto out; /* nothing to decide: no policy load at all */
 
 	if (call.kind != HOOK_CALL_INVALID)

@@ -59,6 +59,14 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 	return cache.set;
 }
 
+int hook_intent_confines(const struct hook_call *call)
+{
+	char file[PATH_MAX], root[PATH_MAX];
+
+	return call->tool && call->tool[0] &&
+	       pol_intent_find_file(call->cwd, file, sizeof(file), root, sizeof(root)) == 0;
+}
+
 void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 		       struct pol_result *r)
 {

@@ -131,6 +131,9 @@ enum pol_decision hook_decide_call(const struct pol_policy *p, const struct hook
  * until the process ends (or the next call from another folder or session). */
 void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 		       struct pol_result *r);
+/* 1 when a call of kind OTHER (a tool dcg cannot see into) has to be decided anyway:
+ * it names a tool and its folder has an intents file (tool classes may ask). */
+int hook_intent_confines(const struct hook_call *call);
 
 /* ---- agents --------------------------------------------------------------------------------- */
 

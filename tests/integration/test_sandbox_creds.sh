@@ -1,0 +1,38 @@
+#!/bin/bash
+# The supervisor performs calls for its tracees, so it must act with their ids and
+# umask, not its own: run as root, a tracee that dropped to nobody creates files owned
+# by nobody with its umask, and cannot reach into a root-only folder through us.
+. "$(dirname "$0")/sbx_progs/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "not root: ids cannot differ from the supervisor's"; exit 77; }
+command -v setpriv >/dev/null || { echo "setpriv missing"; exit 77; }
+sbx_workspace
+sbx_require_kernel
+sbx_build sbx_ops
+
+mkdir -p "$W/private" "$W/pub"
+chmod 700 "$W/private"
+chmod 1777 "$W/pub"
+chmod 755 "$W" "$TMPDIR_TEST" "$BIN"
+echo "$SECRET" >"$W/private/f"
+chmod 644 "$W/private/f"
+cat >"$TMPDIR_TEST/as-nobody.sh" <<'SH'
+umask 027
+echo hi >pub/file
+mkdir pub/dir
+if cat private/f; then echo "READ PRIVATE"; fi
+exit 0
+SH
+chmod 644 "$TMPDIR_TEST/as-nobody.sh"
+(cd "$W" && sbx setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	/bin/bash "$TMPDIR_TEST/as-nobody.sh") >"$TMPDIR_TEST/out" 2>"$TMPDIR_TEST/err"
+grep -q "READ PRIVATE" "$TMPDIR_TEST/out" && fail "nobody read a root-only folder through the supervisor"
+[ "$(stat -c '%U %a' "$W/pub/file")" = "nobody 640" ] ||
+	fail "pub/file: $(stat -c '%U %a' "$W/pub/file"), expected nobody 640"
+[ "$(stat -c '%U %a' "$W/pub/dir")" = "nobody 750" ] ||
+	fail "pub/dir: $(stat -c '%U %a' "$W/pub/dir"), expected nobody 750"
+# A static program as nobody: refused by the policy as before.
+(cd "$W" && sbx setpriv --reuid=nobody --regid=nogroup --clear-groups "$BIN/sbx_ops" read private/f) \
+	>>"$TMPDIR_TEST/out" 2>>"$TMPDIR_TEST/err" && fail "static nobody read private/f"
+sbx_assert_intact
+sbx_assert_no_secret "$TMPDIR_TEST/out" "$TMPDIR_TEST/err"
+echo ok

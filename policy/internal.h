@@ -52,6 +52,8 @@ struct pol_rule {
 	struct pol_pathpat path_canon;
 	int has_canon;
 	char *compile_error; /* set when the regex failed to compile */
+	int borrowed;	     /* id, pattern, reason, suggestions and globs point into a snapshot
+		       * buffer the policy keeps (pol_policy.snap_bufs): not freed one by one */
 };
 
 struct pol_allow {
@@ -83,6 +85,8 @@ struct pol_policy {
 	pcre2_match_context *mctx;   /* limits, shared by every match */
 	pcre2_general_context *gctx; /* allocation through pol_mem_alloc */
 	pcre2_compile_context *cctx;
+	char **snap_bufs; /* snapshot texts that borrowed rules point into */
+	size_t n_snap_bufs;
 	size_t *id_index; /* open addressing over rule IDs: rule index + 1, 0 empty */
 	size_t id_cap;
 	int scope; /* ID prefix of damage-control entries in the file being loaded */

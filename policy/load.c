@@ -98,15 +98,19 @@ static void free_strv(char **v, size_t n)
 
 void pol_rule_finish(struct pol_rule *r)
 {
-	free(r->id);
-	free(r->pattern);
-	free(r->reason);
-	free_strv(r->suggestions, r->n_suggestions);
+	if (!r->borrowed) {
+		free(r->id);
+		free(r->pattern);
+		free(r->reason);
+		for (size_t i = 0; i < r->n_suggestions; i++)
+			free(r->suggestions[i]);
+		free(r->path.glob);
+		free(r->path_canon.glob);
+	}
+	free(r->suggestions);
 	if (r->code)
 		pcre2_code_free(r->code);
 	free(r->keyword);
-	free(r->path.glob);
-	free(r->path_canon.glob);
 	free(r->compile_error);
 }
 
@@ -131,6 +135,7 @@ void pol_free(struct pol_policy *p)
 	pcre2_compile_context_free(p->cctx);
 	pcre2_general_context_free(p->gctx);
 	free(p->id_index);
+	free_strv(p->snap_bufs, p->n_snap_bufs);
 	free(p->home);
 	free(p->root);
 	free(p);

@@ -205,10 +205,13 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	r = pol_rule_new(p);
 	if (!r)
 		return -ENOMEM;
-	r->id = strdup(f[1]);
+	/* Strings stay in the snapshot text, which the policy keeps: no copy per field
+	 * (this runs at the start of every guarded process). */
+	r->borrowed = 1;
+	r->id = f[1];
 	r->kind = (enum pol_rule_kind)num(f[2]);
-	r->pattern = f[3][0] ? strdup(f[3]) : NULL;
-	r->reason = strdup(f[4]);
+	r->pattern = f[3][0] ? f[3] : NULL;
+	r->reason = f[4];
 	r->language = pol_language_intern(f[5][0] ? f[5] : NULL);
 	r->severity = (enum pol_severity)num(f[6]);
 	r->decision = (enum pol_decision)num(f[7]);
@@ -221,14 +224,14 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 		return -ENOMEM;
 	pol_rule_index_add(p, p->n_rules - 1);
 	if (r->kind == POL_RULE_PATH) {
-		r->path.glob = strdup(f[13]);
+		r->path.glob = f[13];
 		r->path.basename_only = (int)num(f[14]);
 		r->path.negate = (int)num(f[15]);
 		if (!r->path.glob)
 			return -ENOMEM;
 		pol_pathpat_classify(&r->path);
 		if (f[16][0]) {
-			r->path_canon.glob = strdup(f[16]);
+			r->path_canon.glob = f[16];
 			r->path_canon.negate = r->path.negate;
 			if (!r->path_canon.glob)
 				return -ENOMEM;
@@ -244,15 +247,12 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 		pol_rule_prepare_regex(p, r, "<embedded>", 0, 0);
 		p->flags = flags;
 	}
-	for (size_t k = 0; k < nsugg; k++) {
-		char **ns = realloc(r->suggestions, (r->n_suggestions + 1) * sizeof(*ns));
-		if (!ns)
+	if (nsugg) {
+		r->suggestions = malloc(nsugg * sizeof(*r->suggestions));
+		if (!r->suggestions)
 			return -ENOMEM;
-		r->suggestions = ns;
-		ns[r->n_suggestions] = strdup(f[18 + k]);
-		if (!ns[r->n_suggestions])
-			return -ENOMEM;
-		r->n_suggestions++;
+		memcpy(r->suggestions, f + 18, nsugg * sizeof(*r->suggestions));
+		r->n_suggestions = nsugg;
 	}
 	return 0;
 }
@@ -301,11 +301,16 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 
 	if (len < ml || memcmp(buf, SNAP_MAGIC, ml) != 0)
 		return -EINVAL;
+	char **nb = realloc(p->snap_bufs, (p->n_snap_bufs + 1) * sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	p->snap_bufs = nb;
 	copy = malloc(len + 1);
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
+	nb[p->n_snap_bufs++] = copy; /* borrowed rules point into it until pol_free() */
 	for (line = copy + ml; line && *line && rc == 0; line = next) {
 		size_t n;
 
@@ -344,7 +349,6 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 			rc = -EINVAL;
 		}
 	}
-	free(copy);
 	pol_rules_refresh(p);
 	return rc;
 }

@@ -6,7 +6,8 @@ SANDBOX_OBJS := $(SANDBOX_SRCS:%.c=$(BUILD)/%.o)
 DCG_EXTRA_OBJS += $(SANDBOX_OBJS)
 
 $(BUILD)/tests/test_sandbox: $(SANDBOX_OBJS)
-$(BUILD)/tests/test_sandbox: TEST_LINK += $(SANDBOX_OBJS)
+# Before the libraries, whose symbols the objects use.
+$(BUILD)/tests/test_sandbox: TEST_LINK = $(SANDBOX_OBJS) $(HOOK_LIB) $(POLICY_LIB)
 
 # A stand-alone `dcg sandbox` (sbx-run ARGS == dcg sandbox ARGS) for the benchmark
 # and for debugging the supervisor without the rest of dcg.

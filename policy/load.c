@@ -1043,8 +1043,8 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 	load_document(&l);
 	yaml_document_delete(&doc);
 	pol_rules_refresh(p);
-	if (l.errors)
-		rc = -EINVAL;
+	/* Bad entries were reported and skipped; the file is not refused whole, so the
+	 * header's contract holds: 0 with diagnostics. Callers count the diagnostics. */
 out_parser:
 	yaml_parser_delete(&parser);
 	return rc;
@@ -1146,6 +1146,7 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 {
 	char path[PATH_MAX + 64], root[PATH_MAX];
 	int rc, bad = 0, have_project;
+	size_t diags_before = pol_diag_count(p);
 
 	if (env->home)
 		pol_set_home(p, env->home);
@@ -1186,6 +1187,9 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		if (rc < 0)
 			bad = 1;
 	}
+	/* A file loaded with some bad entries returns 0: its diagnostics say it had errors. */
+	if (pol_diag_count(p) > diags_before)
+		bad = 1;
 	return bad ? -EINVAL : 0;
 }
 

@@ -1012,6 +1012,54 @@ static void load_document(struct ldr *l)
 	}
 }
 
+/* libyaml's scanner spends O(depth) per token inside nested flow collections, so a
+ * file of a few kilobytes of "[[[[...]]]]" takes minutes to parse (80 KB: 17 s). A
+ * policy never nests deeper than a few levels: when the text holds enough '[' and '{'
+ * to nest deeper than the limit, a first pass over the events refuses the file at the
+ * first collection nested too deep, before the document is built. Block collections
+ * ("- - - x") cost linear time and need no check. */
+#define POL_YAML_DEPTH_MAX 64
+
+static int check_flow_depth(struct pol_policy *p, const char *name, const char *buf, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	size_t openers = 0;
+	int depth = 0, rc = 0;
+
+	for (size_t i = 0; i < len && openers <= POL_YAML_DEPTH_MAX; i++)
+		if (buf[i] == '[' || buf[i] == '{')
+			openers++;
+	if (openers <= POL_YAML_DEPTH_MAX)
+		return 0;
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	for (;;) {
+		yaml_event_type_t type;
+
+		if (!yaml_parser_parse(&parser, &ev))
+			break; /* a syntax error: the document load reports it */
+		type = ev.type;
+		if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+			if (++depth > POL_YAML_DEPTH_MAX) {
+				pol_diag_add(p, name, (unsigned)ev.start_mark.line + 1,
+					     (unsigned)ev.start_mark.column + 1, NULL, 1,
+					     "collections nested more than %d deep: file refused",
+					     POL_YAML_DEPTH_MAX);
+				rc = -EINVAL;
+			}
+		} else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+		if (rc || type == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 static int load_scoped(struct pol_policy *p, const char *name, const char *buf, size_t len,
 		       int scope)
 {
@@ -1028,6 +1076,9 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 			     POL_FILE_MAX >> 20);
 		return -EINVAL;
 	}
+	rc = check_flow_depth(p, name, buf, len);
+	if (rc < 0)
+		return rc;
 	if (!yaml_parser_initialize(&parser))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);

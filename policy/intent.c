@@ -47,7 +47,7 @@ struct intent {
 	struct pol_pathpat *pats;
 	size_t n_pats;
 	int has_inclusion;
-	char *reason;	 /* "outside the owned_scope of ID (name)" */
+	char *reason;	 /* "SCOPE_VIOLATION: outside the owned_scope of ID (name)" */
 	char *scope_txt; /* the patterns joined by ", " */
 	char *sugg[2];
 };
@@ -768,7 +768,14 @@ size_t pol_intent_error_json(const struct pol_result *r, char *out, size_t size)
 		j_str(&b, r->matched);
 		j_str(&b, ": ");
 	}
-	j_str(&b, r->reason ? r->reason : "outside the active intent's scope");
+	/* The reasons start with their code (so that the preload's stderr line and the
+	 * audit log carry it); the JSON has the code in "error" already. */
+	const char *reason = r->reason ? r->reason : "outside the active intent's scope";
+	size_t cl = strlen(code);
+
+	if (!strncmp(reason, code, cl) && reason[cl] == ':' && reason[cl + 1] == ' ')
+		reason += cl + 2;
+	j_str(&b, reason);
 	b.size = size - 30;
 	j_raw(&b, "\",\"suggestion\":\"");
 	if (r->n_suggestions && r->suggestions[0])
@@ -989,9 +996,9 @@ static int finish_intent(struct pol_intent_set *s, struct intent *in)
 	in->pub.n_acceptance_criteria = in->acceptance.n;
 	in->scope_txt = join(&in->scope, ", ", "(empty: owns nothing)");
 	if (in->pub.name[0])
-		in->reason = xasprintf("outside the owned_scope of %s (%s)", in->pub.id, in->pub.name);
+		in->reason = xasprintf("SCOPE_VIOLATION: outside the owned_scope of %s (%s)", in->pub.id, in->pub.name);
 	else
-		in->reason = xasprintf("outside the owned_scope of %s", in->pub.id);
+		in->reason = xasprintf("SCOPE_VIOLATION: outside the owned_scope of %s", in->pub.id);
 	in->sugg[0] = xasprintf(
 	    "Keep writes inside %s's owned_scope (%s), select the intent that owns this path "
 	    "(dcg intent select INT-ID; known: %s), or ask the user to widen the scope",
@@ -1021,22 +1028,22 @@ static int finish_set(struct pol_intent_set *s)
 		if (rc < 0)
 			return rc;
 	}
-	s->reason_missing = xasprintf("no active intent: writes in this project need one (%s)",
+	s->reason_missing = xasprintf("MISSING_INTENT: no active intent: writes in this project need one (%s)",
 				      POL_INTENT_FILE);
 	s->sugg_missing = xasprintf("Select the intent you work on: dcg intent select INT-ID (known: %s)",
 				    s->known);
 	s->sugg_not_found = xasprintf("Select a known intent: dcg intent select INT-ID (known: %s)",
 				      s->known);
-	s->reason_tool = xasprintf("this tool's writes cannot be checked against the active intent's owned_scope");
+	s->reason_tool = xasprintf("UNCHECKED_TOOL: this tool's writes cannot be checked against the active intent's owned_scope");
 	s->sugg_tool = xasprintf("Use Write or Edit for files in the owned_scope, or ask the user to approve this call");
 	if (s->invalid) {
 		const struct pol_intent_diag *d = s->n_diags ? &s->diags[0] : NULL;
 
-		s->reason_invalid = d ? xasprintf("the intents file cannot be used: %s:%u:%u: %s", d->file,
+		s->reason_invalid = d ? xasprintf("INVALID_INTENTS_FILE: the intents file cannot be used: %s:%u:%u: %s", d->file,
 						  d->line, d->col, d->msg)
-				      : xasprintf("the intents file cannot be used");
+				      : xasprintf("INVALID_INTENTS_FILE: the intents file cannot be used");
 	} else {
-		s->reason_invalid = xasprintf("the intents file cannot be used");
+		s->reason_invalid = xasprintf("INVALID_INTENTS_FILE: the intents file cannot be used");
 	}
 	s->sugg_invalid = xasprintf("Fix %s (dcg intent list shows the errors)", s->file);
 	if (!s->reason_missing || !s->sugg_missing || !s->sugg_not_found || !s->reason_tool ||
@@ -1333,7 +1340,7 @@ int pol_intent_select(struct pol_intent_set *s, const char *id)
 		if (!sel)
 			return -ENOMEM;
 	}
-	reason = xasprintf("the active intent '%s' is not in %s", sel ? sel : "",
+	reason = xasprintf("INTENT_NOT_FOUND: the active intent '%s' is not in %s", sel ? sel : "",
 			   s->file);
 	if (!reason) {
 		free(sel);

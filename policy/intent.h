@@ -17,8 +17,10 @@
  * write with no active intent is MISSING_INTENT (deny); an active ID that the file
  * does not hold is INTENT_NOT_FOUND (deny). Reads, listings and execs are never
  * confined. The results are ordinary decision records (detection POL_DET_SCOPE) with
- * the rule IDs below, and pol_intent_error_json() gives the structured error an agent
- * parses: {"error","reason","suggestion","recoverable"}.
+ * the rule IDs below; their reason starts with the error code ("SCOPE_VIOLATION: ...")
+ * so that one-line messages and the audit log carry it, and pol_intent_error_json()
+ * gives the structured error an agent parses: {"error","reason","suggestion",
+ * "recoverable"}.
  *
  * owned_scope patterns use the policy's path semantics (DESIGN.md "Path patterns"):
  * relative to the project root (the folder holding .orchestration/), `~`, `*` within

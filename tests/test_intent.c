@@ -197,6 +197,8 @@ Test(intent, violation_asks_with_scope_violation)
 	cr_expect_str_eq(r.matched, "src/api/x.ts");
 	cr_expect(strstr(r.path, "/src/api/x.ts"));
 	cr_expect(strstr(r.reason, "INT-001"));
+	/* one-line messages and the audit log show the reason: it carries the code */
+	cr_expect(!strncmp(r.reason, "SCOPE_VIOLATION: ", 17), "%s", r.reason);
 	cr_expect(r.n_suggestions >= 1 && strstr(r.suggestions[0], "src/auth/**"));
 	cr_expect(strstr(r.suggestions[0], "INT-EXCL"), "known intents listed: %s",
 		  r.suggestions[0]);

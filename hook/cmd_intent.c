@@ -59,6 +59,8 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 	return cache.set;
 }
 
+static void known_ids(const struct pol_intent_set *s, FILE *f);
+
 int hook_intent_confines(const struct hook_call *call)
 {
 	char file[PATH_MAX], root[PATH_MAX];
@@ -110,6 +112,47 @@ void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 		pol_result_release(r);
 		*r = t;
 	}
+}
+
+int hook_intent_prepare_run(const char *id, FILE *err)
+{
+	char file[PATH_MAX], root[PATH_MAX];
+	struct pol_intent_set *s = NULL;
+	int rc = -1;
+
+	if (pol_intent_find_file(NULL, file, sizeof(file), root, sizeof(root)) < 0) {
+		fprintf(err, "dcg: --intent %s: no %s in this folder or its parents\n", id,
+			POL_INTENT_FILE);
+		return -1;
+	}
+	pol_intent_load(file, root, &s);
+	if (!s) {
+		fprintf(err, "dcg: --intent %s: cannot load %s\n", id, file);
+		return -1;
+	}
+	for (size_t i = 0; i < pol_intent_diag_count(s); i++) {
+		const struct pol_intent_diag *d = pol_intent_diag_get(s, i);
+
+		fprintf(err, "%s:%u:%u: %s\n", d->file, d->line, d->col, d->msg);
+	}
+	if (pol_intent_invalid(s)) {
+		fprintf(err, "dcg: --intent %s: %s cannot be used\n", id, file);
+		goto out;
+	}
+	if (!pol_intent_find(s, id)) {
+		fprintf(err, "dcg: unknown intent '%s' in %s. Known:", id, file);
+		known_ids(s, err);
+		fprintf(err, "\n");
+		goto out;
+	}
+	if (setenv("DCG_INTENT", id, 1) != 0 || setenv("DCG_INTENTS_FILE", file, 1) != 0) {
+		fprintf(err, "dcg: --intent %s: %s\n", id, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	pol_intent_free(s);
+	return rc;
 }
 
 /* ---- dcg intent ------------------------------------------------------------------------------ */

@@ -134,6 +134,10 @@ void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 /* 1 when a call of kind OTHER (a tool dcg cannot see into) has to be decided anyway:
  * it names a tool and its folder has an intents file (tool classes may ask). */
 int hook_intent_confines(const struct hook_call *call);
+/* For `dcg run --intent ID` (and the sandbox): finds the intents file from the working
+ * directory, refuses an ID it does not hold (the known IDs go to err), and sets
+ * $DCG_INTENT and $DCG_INTENTS_FILE for the guarded processes. Returns 0 or -1. */
+int hook_intent_prepare_run(const char *id, FILE *err);
 
 /* ---- agents --------------------------------------------------------------------------------- */
 

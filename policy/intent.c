@@ -32,7 +32,7 @@
 /* Bounds of the walk that looks for excluded files inside a folder being deleted: past
  * them the folder counts as holding one (fail safe). */
 #define WALK_MAX_ENTRIES 20000
-#define WALK_MAX_DEPTH	 16
+#define WALK_MAX_DEPTH	 12
 
 struct strv {
 	char **v;
@@ -310,7 +310,7 @@ struct walk {
  * system calls and a stack buffer: no malloc, no libc wrappers of the preload. */
 static int walk_out_of_scope(struct walk *w, char *buf, size_t len, int depth)
 {
-	char dents[4096];
+	char dents[2048];
 	long fd, got;
 	int hit = 0;
 
@@ -1231,6 +1231,23 @@ out_close:
 	return rc;
 }
 
+/* A set that refuses every write in its project, with err as the reason. */
+static int invalid_set(const char *file, const char *root, int err, struct pol_intent_set **out)
+{
+	struct pol_intent_set *s = set_new(file, root);
+
+	if (!s)
+		return -ENOMEM;
+	diag(s, file, NULL, "cannot read the file: %s", strerror(-err));
+	s->invalid = 1;
+	if (finish_set(s) < 0) {
+		pol_intent_free(s);
+		return -ENOMEM;
+	}
+	*out = s;
+	return -EINVAL;
+}
+
 int pol_intent_load(const char *file, const char *root, struct pol_intent_set **out)
 {
 	char *buf;
@@ -1241,21 +1258,8 @@ int pol_intent_load(const char *file, const char *root, struct pol_intent_set **
 	rc = read_file(file, INTENT_MAX_FILE, &buf, &len);
 	if (rc == -ENOENT)
 		return rc;
-	if (rc < 0) {
-		/* Present but unreadable: a set that refuses writes, with the reason. */
-		struct pol_intent_set *s = set_new(file, root);
-
-		if (!s)
-			return -ENOMEM;
-		diag(s, file, NULL, "cannot read the file: %s", strerror(-rc));
-		s->invalid = 1;
-		if (finish_set(s) < 0) {
-			pol_intent_free(s);
-			return -ENOMEM;
-		}
-		*out = s;
-		return -EINVAL;
-	}
+	if (rc < 0) /* present but unreadable: refuse writes, with the reason */
+		return invalid_set(file, root, rc, out);
 	rc = pol_intent_load_buffer(file, buf, len, root, out);
 	free(buf);
 	return rc;
@@ -1680,4 +1684,28 @@ out_nomem:
 	pol_intent_free(s);
 	*err = -ENOMEM;
 	return NULL;
+}
+
+struct pol_intent_set *pol_intent_open_env(void)
+{
+	const char *id = getenv("DCG_INTENT"), *file = getenv("DCG_INTENTS_FILE");
+	char found[PATH_MAX], root[PATH_MAX];
+	struct pol_intent_set *s = NULL;
+	int rc;
+
+	if (!id || !id[0])
+		return NULL;
+	if (!file || !file[0]) {
+		if (pol_intent_find_file(NULL, found, sizeof(found), root, sizeof(root)) < 0)
+			return NULL;
+		file = found;
+	}
+	rc = pol_intent_load(file, NULL, &s);
+	if (rc == -ENOENT)
+		invalid_set(file, NULL, rc, &s); /* named but gone: fail closed */
+	if (s && pol_intent_select(s, id) == -ENOMEM) {
+		pol_intent_free(s);
+		return NULL;
+	}
+	return s;
 }

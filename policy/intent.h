@@ -234,4 +234,13 @@ int pol_intent_selection_set(const char *root, const char *session, const char *
 struct pol_intent_set *pol_intent_open(const char *cwd, const char *session,
 				       const char *explicit_id, int *err);
 
+/* For the runtime layers (`dcg run --intent ID`, the preload, the sandbox): when
+ * $DCG_INTENT is set, loads $DCG_INTENTS_FILE (else the intents file found from the
+ * working directory) and selects $DCG_INTENT, whatever the stored selection says.
+ * Returns NULL when $DCG_INTENT is unset or empty (no confinement), when no intents
+ * file can be found without $DCG_INTENTS_FILE, or on ENOMEM. A named file that is
+ * missing or broken gives a set that refuses every write in its project. Call once
+ * per process, at start-up (it allocates). */
+struct pol_intent_set *pol_intent_open_env(void);
+
 #endif /* DCG_INTENT_H */

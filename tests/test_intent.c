@@ -502,3 +502,64 @@ Test(intent, open_without_intents_file_is_enoent)
 	cr_expect_null(pol_intent_open("/proc/self", NULL, NULL, &err));
 	cr_expect_eq(err, -ENOENT);
 }
+
+Test(intent, runtime_environment_selects_the_named_intent)
+{
+	struct pol_intent_set *s = workspace(NULL), *e;
+	char file[PATH_MAX * 2];
+	struct pol_result r;
+
+	unsetenv("DCG_INTENT");
+	cr_expect_null(pol_intent_open_env(), "no DCG_INTENT: no confinement");
+	snprintf(file, sizeof(file), "%s/" POL_INTENT_FILE, ws);
+	setenv("DCG_INTENT", "INT-001", 1);
+	setenv("DCG_INTENTS_FILE", file, 1);
+	e = pol_intent_open_env();
+	cr_assert(e);
+	cr_assert(pol_intent_active(e));
+	cr_expect_str_eq(pol_intent_active(e)->id, "INT-001");
+	cr_expect_str_eq(pol_intent_root(e), ws);
+	cr_expect_eq(pol_intent_check_path_at(e, AT_FDCWD, "src/api/x.ts", POL_OP_CREATE, 0, NULL,
+					      NULL, &r),
+		     POL_ASK);
+	pol_intent_free(e);
+	/* an unknown ID: INTENT_NOT_FOUND on every write in the project */
+	setenv("DCG_INTENT", "INT-404", 1);
+	e = pol_intent_open_env();
+	cr_assert(e);
+	cr_expect_eq(pol_intent_check_path(e, "src/auth/a.ts", POL_OP_WRITE, 0, NULL, NULL, &r),
+		     POL_DENY);
+	cr_expect_str_eq(r.rule_id, "scope.intent_not_found");
+	pol_intent_free(e);
+	/* a named file that is gone fails closed */
+	setenv("DCG_INTENT", "INT-001", 1);
+	snprintf(file, sizeof(file), "%s/gone/.orchestration/active_intents.yaml", ws);
+	setenv("DCG_INTENTS_FILE", file, 1);
+	e = pol_intent_open_env();
+	cr_assert(e);
+	cr_expect(pol_intent_invalid(e));
+	snprintf(file, sizeof(file), "%s/gone/x", ws);
+	cr_expect_eq(pol_intent_check_path(e, file, POL_OP_WRITE, 0, NULL, NULL, &r), POL_DENY);
+	cr_expect_str_eq(r.rule_id, "scope.intents_invalid");
+	pol_intent_free(e);
+	remove_workspace(s);
+}
+
+Test(intent, relative_paths_against_a_directory_descriptor)
+{
+	struct pol_intent_set *s = workspace("INT-001");
+	struct pol_result r;
+	int fd = open("src/auth", O_RDONLY | O_DIRECTORY);
+
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(pol_intent_check_path_at(s, fd, "new.ts", POL_OP_CREATE, 0, NULL, NULL, &r),
+		     POL_ALLOW);
+	cr_expect_eq(pol_intent_check_path_at(s, fd, "../api/new.ts", POL_OP_CREATE, 0, NULL, NULL,
+					      &r),
+		     POL_ASK);
+	cr_expect_eq(pol_intent_check_path_at(s, fd, "to-api/new.ts", POL_OP_CREATE, 0, NULL, NULL,
+					      &r),
+		     POL_ASK);
+	close(fd);
+	remove_workspace(s);
+}

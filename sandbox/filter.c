@@ -34,56 +34,76 @@
 
 /* Path-taking calls, always notified. open/openat are handled apart (read mode). */
 static const int sbx_notified[] = {
-	SCMP_SYS(creat),	SCMP_SYS(truncate),	SCMP_SYS(unlink),
-	SCMP_SYS(unlinkat),	SCMP_SYS(rmdir),	SCMP_SYS(rename),
-	SCMP_SYS(renameat),	SCMP_SYS(renameat2),	SCMP_SYS(link),
-	SCMP_SYS(linkat),	SCMP_SYS(symlink),	SCMP_SYS(symlinkat),
-	SCMP_SYS(mkdir),	SCMP_SYS(mkdirat),	SCMP_SYS(mknod),
-	SCMP_SYS(mknodat),	SCMP_SYS(chmod),	SCMP_SYS(fchmodat),
-	SBX_NR_FCHMODAT2,	SCMP_SYS(chown),	SCMP_SYS(lchown),
-	SCMP_SYS(fchownat),	SCMP_SYS(utimensat),	SCMP_SYS(utime),
-	SCMP_SYS(utimes),	SCMP_SYS(futimesat),	SCMP_SYS(setxattr),
-	SCMP_SYS(lsetxattr),	SCMP_SYS(removexattr),	SCMP_SYS(lremovexattr),
-	SCMP_SYS(fchmod),	SCMP_SYS(fchown),	SCMP_SYS(fsetxattr),
-	SCMP_SYS(fremovexattr), SCMP_SYS(execve),	SCMP_SYS(execveat),
-	SCMP_SYS(openat2),
+    SCMP_SYS(creat),	   SCMP_SYS(truncate),	   SCMP_SYS(unlink),	SCMP_SYS(unlinkat),
+    SCMP_SYS(rmdir),	   SCMP_SYS(rename),	   SCMP_SYS(renameat),	SCMP_SYS(renameat2),
+    SCMP_SYS(link),	   SCMP_SYS(linkat),	   SCMP_SYS(symlink),	SCMP_SYS(symlinkat),
+    SCMP_SYS(mkdir),	   SCMP_SYS(mkdirat),	   SCMP_SYS(mknod),	SCMP_SYS(mknodat),
+    SCMP_SYS(chmod),	   SCMP_SYS(fchmodat),	   SBX_NR_FCHMODAT2,	SCMP_SYS(chown),
+    SCMP_SYS(lchown),	   SCMP_SYS(fchownat),	   SCMP_SYS(utimensat), SCMP_SYS(utime),
+    SCMP_SYS(utimes),	   SCMP_SYS(futimesat),	   SCMP_SYS(setxattr),	SCMP_SYS(lsetxattr),
+    SCMP_SYS(removexattr), SCMP_SYS(lremovexattr), SCMP_SYS(fchmod),	SCMP_SYS(fchown),
+    SCMP_SYS(fsetxattr),   SCMP_SYS(fremovexattr), SCMP_SYS(execve),	SCMP_SYS(execveat),
+    SCMP_SYS(openat2),
 };
 
 /* Calls that change a thread's ids or umask: notified only so that the supervisor
  * drops the credentials it cached, then continued (decided on the number alone). */
 static const int sbx_creds_calls[] = {
-	SCMP_SYS(setuid),    SCMP_SYS(setgid),	  SCMP_SYS(setreuid), SCMP_SYS(setregid),
-	SCMP_SYS(setresuid), SCMP_SYS(setresgid), SCMP_SYS(setfsuid), SCMP_SYS(setfsgid),
-	SCMP_SYS(setgroups), SCMP_SYS(capset),	  SCMP_SYS(umask),
+    SCMP_SYS(setuid),	 SCMP_SYS(setgid),    SCMP_SYS(setreuid), SCMP_SYS(setregid),
+    SCMP_SYS(setresuid), SCMP_SYS(setresgid), SCMP_SYS(setfsuid), SCMP_SYS(setfsgid),
+    SCMP_SYS(setgroups), SCMP_SYS(capset),    SCMP_SYS(umask),
 };
 
 /* Escape hatches: refused with EPERM. */
 static const int sbx_refused[] = {
-	SCMP_SYS(io_uring_setup),    SCMP_SYS(io_uring_enter),	  SCMP_SYS(io_uring_register),
-	SCMP_SYS(ptrace),	     SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
-	SCMP_SYS(open_by_handle_at), SCMP_SYS(name_to_handle_at), SCMP_SYS(bpf),
-	SCMP_SYS(mount),	     SCMP_SYS(umount2),		  SCMP_SYS(pivot_root),
-	SCMP_SYS(chroot),	     SCMP_SYS(setns),		  SCMP_SYS(kexec_load),
-	SCMP_SYS(kexec_file_load),   SCMP_SYS(fsopen),		  SCMP_SYS(fsconfig),
-	SCMP_SYS(fsmount),	     SCMP_SYS(fspick),		  SCMP_SYS(move_mount),
-	SCMP_SYS(open_tree),	     SCMP_SYS(mount_setattr),	  SCMP_SYS(pidfd_getfd),
-	SCMP_SYS(userfaultfd),	     SCMP_SYS(init_module),	  SCMP_SYS(finit_module),
-	SCMP_SYS(delete_module),     SCMP_SYS(acct),		  SCMP_SYS(swapon),
-	SCMP_SYS(swapoff),	     SCMP_SYS(iopl),		  SCMP_SYS(ioperm),
-	SCMP_SYS(uselib),	     SCMP_SYS(quotactl_fd),
+    SCMP_SYS(io_uring_setup),
+    SCMP_SYS(io_uring_enter),
+    SCMP_SYS(io_uring_register),
+    SCMP_SYS(ptrace),
+    SCMP_SYS(process_vm_readv),
+    SCMP_SYS(process_vm_writev),
+    SCMP_SYS(open_by_handle_at),
+    SCMP_SYS(name_to_handle_at),
+    SCMP_SYS(bpf),
+    SCMP_SYS(mount),
+    SCMP_SYS(umount2),
+    SCMP_SYS(pivot_root),
+    SCMP_SYS(chroot),
+    SCMP_SYS(setns),
+    SCMP_SYS(kexec_load),
+    SCMP_SYS(kexec_file_load),
+    SCMP_SYS(fsopen),
+    SCMP_SYS(fsconfig),
+    SCMP_SYS(fsmount),
+    SCMP_SYS(fspick),
+    SCMP_SYS(move_mount),
+    SCMP_SYS(open_tree),
+    SCMP_SYS(mount_setattr),
+    SCMP_SYS(pidfd_getfd),
+    SCMP_SYS(userfaultfd),
+    SCMP_SYS(init_module),
+    SCMP_SYS(finit_module),
+    SCMP_SYS(delete_module),
+    SCMP_SYS(acct),
+    SCMP_SYS(swapon),
+    SCMP_SYS(swapoff),
+    SCMP_SYS(iopl),
+    SCMP_SYS(ioperm),
+    SCMP_SYS(uselib),
+    SCMP_SYS(quotactl_fd),
 };
 
 /* Namespace flags of clone and unshare: a new mount or user namespace would let the
  * process rearrange the tree the supervisor resolves paths in. */
 static const unsigned long sbx_ns_flags[] = {
-	CLONE_NEWNS,  CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET,
-	CLONE_NEWUTS, CLONE_NEWIPC,  CLONE_NEWCGROUP,
+    CLONE_NEWNS,  CLONE_NEWUSER, CLONE_NEWPID,	  CLONE_NEWNET,
+    CLONE_NEWUTS, CLONE_NEWIPC,	 CLONE_NEWCGROUP,
 };
 
 /* Opens with any of these flags write or create and are notified even when reads
  * are not. */
 static const unsigned long sbx_write_flags[] = {
-	O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, __O_TMPFILE,
+    O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, __O_TMPFILE,
 };
 
 static int sbx_add_open_rules(scmp_filter_ctx ctx, int nr, unsigned arg, int notify_reads)
@@ -252,8 +272,8 @@ int sbx_filter_install(const struct sbx_filter *f)
 		     SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
 		     &prog);
 	if (fd < 0 && errno == EINVAL)
-		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			     SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			     &prog);
 	if (fd < 0)
 		return -errno;
 	return (int)fd;

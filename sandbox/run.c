@@ -65,8 +65,8 @@ static int sbx_recv_fd(int sock)
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	int err = 0, fd = -1;
 	struct iovec iov = {&err, sizeof err};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof cbuf};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
 	ssize_t n;
 
 	do
@@ -102,10 +102,11 @@ static char **sbx_child_env(const char *policy_abs, int no_preload)
 			size_t need = (size_t)(slash - exe) + sizeof "/libdcg-preload.so";
 			char lib[PATH_MAX];
 			if (need < sizeof lib) {
-				snprintf(lib, sizeof lib, "%.*s/libdcg-preload.so", (int)(slash - exe),
-					 exe);
+				snprintf(lib, sizeof lib, "%.*s/libdcg-preload.so",
+					 (int)(slash - exe), exe);
 				if (access(lib, R_OK) == 0 && (!old_pre || !strstr(old_pre, lib))) {
-					size_t sz = strlen(lib) + (old_pre ? strlen(old_pre) : 0) + 16;
+					size_t sz =
+					    strlen(lib) + (old_pre ? strlen(old_pre) : 0) + 16;
 					preload = malloc(sz);
 					if (preload)
 						snprintf(preload, sz, "LD_PRELOAD=%s%s%s", lib,
@@ -252,7 +253,8 @@ static int sbx_serve(struct sbx_super *s, pid_t child, int sfd)
 		if (pf[0].revents & POLLIN) {
 			int rc = sbx_super_handle_one(s);
 			if (rc < 0 && rc != -ENOENT && rc != -EINTR) {
-				fprintf(stderr, "dcg sandbox: listener failed: %s\n", strerror(-rc));
+				fprintf(stderr, "dcg sandbox: listener failed: %s\n",
+					strerror(-rc));
 				pf[0].fd = -1;
 			}
 		} else if (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
@@ -372,7 +374,8 @@ int cmd_sandbox(int argc, char **argv)
 	struct sbx_filter_opts fopts = {.notify_reads = sbx_has_zero_access(policy)};
 	int frc = sbx_filter_build(&fopts, &filter);
 	if (frc < 0) {
-		fprintf(stderr, "dcg sandbox: cannot build the seccomp filter: %s\n", strerror(-frc));
+		fprintf(stderr, "dcg sandbox: cannot build the seccomp filter: %s\n",
+			strerror(-frc));
 		goto out_free_policy;
 	}
 	char **envp = sbx_child_env(policy_arg ? policy_abs : NULL, no_preload);

@@ -56,9 +56,9 @@ int sbx_kernel_check(char *msg, size_t size);
 /* ---- path walking ---------------------------------------------------------------- */
 
 enum sbx_walk_mode {
-	SBX_WALK_FOLLOW = 0,  /* pin the object the path names, following a final symlink */
-	SBX_WALK_NOFOLLOW,    /* pin the object, not following a final symlink */
-	SBX_WALK_PARENT,      /* pin the parent directory and keep the last name */
+	SBX_WALK_FOLLOW = 0, /* pin the object the path names, following a final symlink */
+	SBX_WALK_NOFOLLOW,   /* pin the object, not following a final symlink */
+	SBX_WALK_PARENT,     /* pin the parent directory and keep the last name */
 };
 
 /* A pinned path: descriptors the supervisor acts through, and the canonical absolute
@@ -98,9 +98,9 @@ struct sbx_super;
 
 struct sbx_super_opts {
 	const struct pol_policy *policy;
-	int listener;     /* the seccomp listener descriptor (taken over) */
-	int quiet;        /* no stderr lines (tests) */
-	int err_fd;       /* where refusal lines go (2) */
+	int listener; /* the seccomp listener descriptor (taken over) */
+	int quiet;    /* no stderr lines (tests) */
+	int err_fd;   /* where refusal lines go (2) */
 };
 
 /* Creates a supervisor. Returns NULL with errno set on failure. */

@@ -41,9 +41,9 @@
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
-#define SBX_MAX_ARGV 1024
+#define SBX_MAX_ARGV   1024
 #define SBX_ARGV_BYTES (256 * 1024)
-#define SBX_XATTR_MAX 65536
+#define SBX_XATTR_MAX  65536
 
 /* Tgid, fs uid/gid, groups and umask of a tracee thread (from /proc/TID/status). */
 struct sbx_creds {
@@ -281,7 +281,8 @@ static void sbx_creds_leave(struct sbx_call *c)
 
 /* ---- policy ----------------------------------------------------------------------------- */
 
-static void sbx_say(struct sbx_super *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbx_say(struct sbx_super *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void sbx_say(struct sbx_super *s, const char *fmt, ...)
 {
 	char line[PATH_MAX + 1024];
@@ -319,12 +320,12 @@ static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_r
 		sbx_say(c->s, "dcg: %s %s of %s: %s [%s]\n", what, c->name, shown,
 			r->reason ? r->reason : "", r->rule_id ? r->rule_id : "?");
 	struct pol_log_entry e = {
-		.layer = "sandbox",
-		.tool = c->name,
-		.input = shown,
-		.agent = NULL,
-		.cwd = cwd[0] ? cwd : NULL,
-		.result = r,
+	    .layer = "sandbox",
+	    .tool = c->name,
+	    .input = shown,
+	    .agent = NULL,
+	    .cwd = cwd[0] ? cwd : NULL,
+	    .result = r,
 	};
 	/* The log is ours, not the tracee's: write it with our own ids. */
 	if (c->creds_switched)
@@ -413,8 +414,12 @@ static void sbx_written_abs(struct sbx_call *c, const char *base, const char *pa
 		n = snprintf(tmp, sizeof tmp, "%s/%s", base, path);
 	if (n < 0 || (size_t)n >= sizeof tmp)
 		tmp[0] = '\0';
-	if (pol_path_normalize(tmp, "/", NULL, out, size) < 0)
-		n = snprintf(out, size, "%s", tmp);
+	if (pol_path_normalize(tmp, "/", NULL, out, size) < 0) {
+		/* Too long to normalize: the pinned check still decides on the object. */
+		size_t l = strnlen(tmp, size - 1);
+		memcpy(out, tmp, l);
+		out[l] = '\0';
+	}
 	if (strncmp(out, "/proc/self", 10) == 0 && (out[10] == '/' || out[10] == '\0'))
 		n = snprintf(tmp, sizeof tmp, "/proc/%d%s", (int)sbx_who_tgid(&c->who), out + 10);
 	else if (strncmp(out, "/proc/thread-self", 17) == 0 && (out[17] == '/' || out[17] == '\0'))
@@ -454,9 +459,9 @@ static int sbx_check(struct sbx_call *c, const char *base, const char *written,
  * process's memory through it. Returns 0 or -EACCES. */
 static int sbx_proc_guard(struct sbx_call *c, const char *abs)
 {
-	static const char *const private[] = {"mem",  "environ", "auxv",     "pagemap",
-					      "fd",   "fdinfo",  "map_files", "syscall",
-					      "stack", "task",   "root",     "cwd"};
+	static const char *const private[] = {"mem",   "environ", "auxv",      "pagemap",
+					      "fd",    "fdinfo",  "map_files", "syscall",
+					      "stack", "task",	  "root",      "cwd"};
 	const char *p;
 	char *end;
 	long pid;
@@ -505,7 +510,7 @@ static int sbx_open_base(struct sbx_call *c, int dirfd, int want_dir)
 
 struct sbx_path_arg {
 	char path[PATH_MAX];
-	int base;		/* O_PATH base directory (or -1) */
+	int base; /* O_PATH base directory (or -1) */
 	char base_abs[PATH_MAX];
 };
 
@@ -605,7 +610,8 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		sbx_pin_release(&pin);
 		if (!(flags & O_CREAT) || !(flags & O_EXCL)) {
 			rc = sbx_walk(&c->who, start, path,
-				      (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
+				      (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW,
+				      &pin);
 			if (rc == 0)
 				exists = 1;
 			else if (rc != -ENOENT || !(flags & O_CREAT))
@@ -654,7 +660,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 			sbx_creds_enter(c, 0);
 			fd = open(magic, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
 			rc = fd < 0 ? -errno : 0;
-				if (fd >= 0 && S_ISFIFO(st.st_mode) && !(orig_flags & O_NONBLOCK))
+			if (fd >= 0 && S_ISFIFO(st.st_mode) && !(orig_flags & O_NONBLOCK))
 				fcntl(fd, F_SETFL, (orig_flags & ~O_NONBLOCK) & ~strip);
 			goto out;
 		}
@@ -667,7 +673,8 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		if (rc == 0)
 			rc = sbx_proc_guard(c, pin.abs);
 		if (rc == 0)
-			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE, POL_PATH_NOFOLLOW);
+			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE,
+				       POL_PATH_NOFOLLOW);
 		if (rc < 0)
 			goto out;
 		sbx_creds_enter(c, 1);
@@ -757,8 +764,8 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		return rc;
 	if (mode == SBX_WALK_PARENT)
 		flags |= POL_PATH_NOFOLLOW;
-	if ((flags & POL_PATH_IS_DIR) == 0 && mode == SBX_WALK_PARENT && (op == POL_OP_DELETE ||
-	    op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO)) {
+	if ((flags & POL_PATH_IS_DIR) == 0 && mode == SBX_WALK_PARENT &&
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO)) {
 		struct stat st;
 		if (fstatat(t->pin.fd, t->pin.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISDIR(st.st_mode))
@@ -767,7 +774,7 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 	return sbx_check(c, t->a.base_abs, t->a.path, &t->pin, op, flags);
 }
 
-#define ARG(i) (c->req->data.args[i])
+#define ARG(i)	(c->req->data.args[i])
 #define IARG(i) ((int)c->req->data.args[i])
 
 static long long sbx_h_unlink(struct sbx_call *c, int dirfd, uint64_t addr, int rmdir)
@@ -776,8 +783,8 @@ static long long sbx_h_unlink(struct sbx_call *c, int dirfd, uint64_t addr, int 
 	long long rc;
 
 	sbx_target_init(&t);
-	rc = sbx_target(c, dirfd, addr, SBX_WALK_PARENT, POL_OP_DELETE,
-			rmdir ? POL_PATH_IS_DIR : 0, 0, &t);
+	rc = sbx_target(c, dirfd, addr, SBX_WALK_PARENT, POL_OP_DELETE, rmdir ? POL_PATH_IS_DIR : 0,
+			0, &t);
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = unlinkat(t.pin.fd, t.pin.name, rmdir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
@@ -1156,7 +1163,8 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 				rc = -ENOSYS;
 				break;
 			}
-			dirfd = IARG(0), addr = ARG(1), flags = (int)how.flags, mode = (mode_t)how.mode;
+			dirfd = IARG(0), addr = ARG(1), flags = (int)how.flags,
+			mode = (mode_t)how.mode;
 		}
 		fd = sbx_do_open(c, dirfd, addr, flags, mode & 07777);
 		if (fd >= 0) {
@@ -1178,8 +1186,9 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		break;
 	case SYS_unlinkat:
 		c->name = "unlinkat";
-		rc = (IARG(2) & ~AT_REMOVEDIR) ? -EINVAL
-					       : sbx_h_unlink(c, IARG(0), ARG(1), IARG(2) & AT_REMOVEDIR);
+		rc = (IARG(2) & ~AT_REMOVEDIR)
+			 ? -EINVAL
+			 : sbx_h_unlink(c, IARG(0), ARG(1), IARG(2) & AT_REMOVEDIR);
 		break;
 	case SYS_rename:
 		c->name = "rename";
@@ -1446,11 +1455,11 @@ int sbx_super_handle_one(struct sbx_super *s)
 	s->resp->id = s->req->id;
 	if (ans.kind == SBX_ANS_FD) {
 		struct seccomp_notif_addfd add = {
-			.id = s->req->id,
-			.flags = SECCOMP_ADDFD_FLAG_SEND,
-			.srcfd = (uint32_t)ans.fd,
-			.newfd = 0,
-			.newfd_flags = ans.cloexec ? O_CLOEXEC : 0,
+		    .id = s->req->id,
+		    .flags = SECCOMP_ADDFD_FLAG_SEND,
+		    .srcfd = (uint32_t)ans.fd,
+		    .newfd = 0,
+		    .newfd_flags = ans.cloexec ? O_CLOEXEC : 0,
 		};
 		int rc = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 		int e = errno;

@@ -184,13 +184,14 @@ static int sbx_walk_slow(struct sbx_who *who, int start, const char *path, int f
 		    sbx_is_procfs(cur)) {
 			/* Only /proc itself has these names; sbx_fd_path tells us we are there. */
 			char where[16];
-			if (sbx_fd_path(cur, where, sizeof where) == 0 && strcmp(where, "/proc") == 0) {
+			if (sbx_fd_path(cur, where, sizeof where) == 0 &&
+			    strcmp(where, "/proc") == 0) {
 				char sub[64];
 				if (comp[0] == 's')
 					snprintf(sub, sizeof sub, "%d", (int)sbx_who_tgid(who));
 				else
-					snprintf(sub, sizeof sub, "%d/task/%d", (int)sbx_who_tgid(who),
-						 (int)who->tid);
+					snprintf(sub, sizeof sub, "%d/task/%d",
+						 (int)sbx_who_tgid(who), (int)who->tid);
 				/* p points into rest: move the remainder to the front first. */
 				memmove(rest, p, strlen(p) + 1);
 				rc = sbx_prepend(rest, sizeof rest, sub);
@@ -269,8 +270,8 @@ out_close_cur:
 static int sbx_open_path(struct sbx_who *who, int start, const char *path, int follow_last)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
-		.resolve = RESOLVE_NO_SYMLINKS,
+	    .flags = O_PATH | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
+	    .resolve = RESOLVE_NO_SYMLINKS,
 	};
 	long fd;
 

@@ -64,24 +64,24 @@ struct walk_case {
 };
 
 static const struct walk_case walk_cases[] = {
-	{"dir/file", SBX_WALK_FOLLOW, "/dir/file", "", 0},
-	{"filelink", SBX_WALK_FOLLOW, "/dir/file", "", 0},
-	{"filelink", SBX_WALK_NOFOLLOW, "/filelink", "", 0},
-	{"dirlink/file", SBX_WALK_FOLLOW, "/dir/file", "", 0},
-	{"dirlink/sub/../file", SBX_WALK_FOLLOW, "/dir/file", "", 0},
-	{"./dir/./sub/..//file", SBX_WALK_NOFOLLOW, "/dir/file", "", 0},
-	{"dirlink/file", SBX_WALK_PARENT, "/dir/file", "file", 0},
-	{"filelink", SBX_WALK_PARENT, "/filelink", "filelink", 0},
-	{"dirlink/new", SBX_WALK_PARENT, "/dir/new", "new", 0},
-	{"dir/sub/", SBX_WALK_PARENT, "/dir/sub", "sub/", 0},
-	{"dirlink", SBX_WALK_PARENT, "/dirlink", "dirlink", 0},
-	{"missing/x", SBX_WALK_PARENT, NULL, NULL, ENOENT},
-	{"dir/file/x", SBX_WALK_FOLLOW, NULL, NULL, ENOTDIR},
-	{"dir/file/x", SBX_WALK_PARENT, NULL, NULL, ENOTDIR},
-	{"loop1", SBX_WALK_FOLLOW, NULL, NULL, ELOOP},
-	{"loop1", SBX_WALK_NOFOLLOW, "/loop1", "", 0},
-	{"dir/.", SBX_WALK_PARENT, NULL, NULL, EINVAL},
-	{"", SBX_WALK_FOLLOW, NULL, NULL, ENOENT},
+    {"dir/file", SBX_WALK_FOLLOW, "/dir/file", "", 0},
+    {"filelink", SBX_WALK_FOLLOW, "/dir/file", "", 0},
+    {"filelink", SBX_WALK_NOFOLLOW, "/filelink", "", 0},
+    {"dirlink/file", SBX_WALK_FOLLOW, "/dir/file", "", 0},
+    {"dirlink/sub/../file", SBX_WALK_FOLLOW, "/dir/file", "", 0},
+    {"./dir/./sub/..//file", SBX_WALK_NOFOLLOW, "/dir/file", "", 0},
+    {"dirlink/file", SBX_WALK_PARENT, "/dir/file", "file", 0},
+    {"filelink", SBX_WALK_PARENT, "/filelink", "filelink", 0},
+    {"dirlink/new", SBX_WALK_PARENT, "/dir/new", "new", 0},
+    {"dir/sub/", SBX_WALK_PARENT, "/dir/sub", "sub/", 0},
+    {"dirlink", SBX_WALK_PARENT, "/dirlink", "dirlink", 0},
+    {"missing/x", SBX_WALK_PARENT, NULL, NULL, ENOENT},
+    {"dir/file/x", SBX_WALK_FOLLOW, NULL, NULL, ENOTDIR},
+    {"dir/file/x", SBX_WALK_PARENT, NULL, NULL, ENOTDIR},
+    {"loop1", SBX_WALK_FOLLOW, NULL, NULL, ELOOP},
+    {"loop1", SBX_WALK_NOFOLLOW, "/loop1", "", 0},
+    {"dir/.", SBX_WALK_PARENT, NULL, NULL, EINVAL},
+    {"", SBX_WALK_FOLLOW, NULL, NULL, ENOENT},
 };
 
 Test(sandbox_walk, pins_canonical_paths_through_symlinks_as_the_kernel_would)
@@ -93,8 +93,8 @@ Test(sandbox_walk, pins_canonical_paths_through_symlinks_as_the_kernel_would)
 		char want[PATH_MAX + 64];
 		int rc = sbx_walk(&who, tmpfd, k->path, k->mode, &pin);
 		if (k->err) {
-			cr_expect_eq(rc, -k->err, "%s (mode %d): %d, expected -%d", k->path, k->mode,
-				     rc, k->err);
+			cr_expect_eq(rc, -k->err, "%s (mode %d): %d, expected -%d", k->path,
+				     k->mode, rc, k->err);
 			cr_expect_eq(pin.fd, -1);
 			continue;
 		}
@@ -243,17 +243,20 @@ static int escape_hatches(void)
 {
 	char params[120] = {0};
 	int bad = 0;
-	bad |= !expect_errno(syscall(425, 8, params), EPERM) << 0;			/* io_uring_setup */
+	bad |= !expect_errno(syscall(425, 8, params), EPERM) << 0; /* io_uring_setup */
 	bad |= !expect_errno(syscall(SYS_clone3, NULL, 0), ENOSYS) << 1;
-	bad |= !expect_errno(syscall(466, AT_FDCWD, "/x", 0, "user.x"), ENOSYS) << 2; /* removexattrat */
-	bad |= !expect_errno(syscall(469, AT_FDCWD, "/x", NULL, 0, 0), ENOSYS) << 3; /* file_setattr */
+	bad |= !expect_errno(syscall(466, AT_FDCWD, "/x", 0, "user.x"), ENOSYS)
+	       << 2; /* removexattrat */
+	bad |= !expect_errno(syscall(469, AT_FDCWD, "/x", NULL, 0, 0), ENOSYS)
+	       << 3; /* file_setattr */
 	bad |= !expect_errno(unshare(CLONE_NEWUSER), EPERM) << 4;
 	bad |= !expect_errno(unshare(CLONE_NEWNS), EPERM) << 5;
 	bad |= !expect_errno(syscall(SYS_personality, 0x0008), EPERM) << 6; /* PER_LINUX32 */
-	bad |= (syscall(SYS_personality, 0xffffffffUL) < 0) << 7;		  /* a query: fine */
+	bad |= (syscall(SYS_personality, 0xffffffffUL) < 0) << 7;	    /* a query: fine */
 	bad |= !expect_errno(syscall(SYS_ptrace, 0, 0, 0, 0), EPERM) << 8;
 	bad |= !expect_errno(syscall(SYS_chroot, "/"), EPERM) << 9;
-	bad |= !expect_errno(syscall(SYS_seccomp, 1, 1UL << 3, NULL), EPERM) << 10; /* NEW_LISTENER */
+	bad |= !expect_errno(syscall(SYS_seccomp, 1, 1UL << 3, NULL), EPERM)
+	       << 10;		      /* NEW_LISTENER */
 	bad |= (getpid() <= 0) << 11; /* ordinary calls pass */
 	for (int i = 0; i < 12; i++)
 		if (bad & (1 << i))

@@ -15,7 +15,10 @@
 static long asm_syscall3(long nr, long a, long b, long c)
 {
 	long ret;
-	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
 	return ret;
 }
 

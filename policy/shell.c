@@ -984,10 +984,19 @@ struct builder {
 	unsigned line;
 };
 
+/* s (len bytes, may hold NULs) equals the literal? Stops at the first difference, so
+ * that the long name lists below cost a byte or two per entry. */
+static inline int lit_eq(const char *s, size_t len, const char *lit)
+{
+	for (size_t i = 0; i < len; i++)
+		if (lit[i] == '\0' || lit[i] != s[i])
+			return 0;
+	return lit[len] == '\0';
+}
+
 static int weq(const struct sh_word *w, const char *lit)
 {
-	size_t n = strlen(lit);
-	return w->len == n && memcmp(w->s, lit, n) == 0;
+	return lit_eq(w->s, w->len, lit);
 }
 
 static int word_is(const struct sh_word *w, const char *const *set);
@@ -995,7 +1004,7 @@ static int word_is(const struct sh_word *w, const char *const *set);
 static void b_add_word(struct sh_an *P, struct builder *b, const struct sh_word *w)
 {
 	if (b->nw == b->cw) {
-		size_t nc = b->cw ? b->cw * 2 : 8;
+		size_t nc = b->cw ? b->cw * 2 : 4;
 		struct sh_word *nw = sh_alloc(P, nc * sizeof(*nw));
 		if (!nw)
 			return;
@@ -1693,7 +1702,7 @@ static void base_of(const struct sh_word *w, const char **s, size_t *len)
 
 static int name_is(const char *s, size_t len, const char *lit)
 {
-	return len == strlen(lit) && memcmp(s, lit, len) == 0;
+	return lit_eq(s, len, lit);
 }
 
 /* Does a short option letter take an argument? Long options with an argument are
@@ -1773,6 +1782,8 @@ struct nc {
 	unsigned depth;
 	int remote;
 	unsigned line;
+	int kind;            /* enum cmd_kind of name */
+	unsigned kflags;     /* F_* of name */
 	int stdin_code;      /* the command runs its stdin as code (lang) */
 	int query_only;      /* command -v: nothing runs */
 };
@@ -1997,6 +2008,341 @@ static int has_long(struct sh_word **v, size_t n, size_t from, const char *prefi
 			return 1;
 	}
 	return 0;
+}
+
+
+/* ---- command names: one lookup per command ------------------------------------------ */
+
+enum { F_DL = 1, F_DEC = 2, F_DB = 4, F_FEED = 8, F_WRAP = 16, F_LANG = 32 };
+enum cmd_kind {
+	K_NONE = 0,
+	K_AWK,
+	K_CD,
+	K_CHMOD,
+	K_CURL,
+	K_DD,
+	K_ECHO,
+	K_EDITOR,
+	K_EVAL,
+	K_FIND,
+	K_GH,
+	K_GIT,
+	K_GREP,
+	K_HEADTAIL,
+	K_JQ,
+	K_LISTER,
+	K_MKDIR,
+	K_MVCP,
+	K_OPENSSL,
+	K_READER,
+	K_RM,
+	K_RMDIR,
+	K_RSYNC,
+	K_SED,
+	K_SORT,
+	K_SSH,
+	K_SU,
+	K_TAR,
+	K_TEE,
+	K_TOUCH,
+	K_TRUNCATE,
+	K_UNLINK,
+	K_UNZIP,
+	K_WATCH,
+	K_WGET,
+	K_ZIP,
+};
+
+/* Every name the walk knows, sorted by bytes (generated; keep sorted: binary search). */
+static const struct name_class {
+	const char *name;
+	uint8_t kind;
+	uint8_t flags;
+} name_classes[] = {
+	{".", K_READER, 0},
+	{":", K_ECHO, 0},
+	{"[", K_ECHO, 0},
+	{"[[", K_ECHO, 0},
+	{"ack", K_GREP, 0},
+	{"ack-grep", K_GREP, 0},
+	{"ag", K_GREP, 0},
+	{"alias", K_ECHO, 0},
+	{"apropos", K_ECHO, 0},
+	{"aria2c", K_NONE, F_DL},
+	{"ash", K_NONE, F_LANG},
+	{"awk", K_AWK, 0},
+	{"b2sum", K_READER, 0},
+	{"banner", K_ECHO, 0},
+	{"base32", K_READER, F_DEC},
+	{"base64", K_READER, F_DEC},
+	{"basenc", K_NONE, F_DEC},
+	{"bash", K_NONE, F_LANG},
+	{"bat", K_READER, 0},
+	{"batcat", K_READER, 0},
+	{"bsdtar", K_TAR, 0},
+	{"builtin", K_NONE, F_WRAP},
+	{"bun", K_NONE, F_LANG},
+	{"bunzip2", K_NONE, F_DEC},
+	{"busybox", K_NONE, F_WRAP},
+	{"busybox-sh", K_NONE, F_LANG},
+	{"bzcat", K_READER, F_DEC},
+	{"bzip2", K_NONE, F_DEC},
+	{"caffeinate", K_NONE, F_WRAP},
+	{"cat", K_READER, F_FEED},
+	{"cd", K_CD, 0},
+	{"chattr", K_CHMOD, 0},
+	{"chgrp", K_CHMOD, 0},
+	{"chmod", K_CHMOD, 0},
+	{"chown", K_CHMOD, 0},
+	{"chroot", K_NONE, F_WRAP},
+	{"chrt", K_NONE, F_WRAP},
+	{"cksum", K_READER, 0},
+	{"clickhouse-client", K_NONE, F_DB},
+	{"cmp", K_READER, 0},
+	{"cockroach", K_NONE, F_DB},
+	{"code", K_EDITOR, 0},
+	{"colordiff", K_READER, 0},
+	{"column", K_READER, 0},
+	{"comm", K_READER, 0},
+	{"command", K_NONE, F_WRAP},
+	{"cowsay", K_ECHO, 0},
+	{"cp", K_MVCP, 0},
+	{"cqlsh", K_NONE, F_DB},
+	{"curl", K_CURL, F_DL},
+	{"cut", K_READER, 0},
+	{"dash", K_NONE, F_LANG},
+	{"dd", K_DD, 0},
+	{"declare", K_ECHO, 0},
+	{"deno", K_NONE, F_LANG},
+	{"diff", K_READER, 0},
+	{"dir", K_LISTER, 0},
+	{"doas", K_NONE, F_WRAP},
+	{"dos2unix", K_READER, 0},
+	{"du", K_LISTER, 0},
+	{"duckdb", K_NONE, F_DB},
+	{"eatmydata", K_NONE, F_WRAP},
+	{"echo", K_ECHO, F_FEED},
+	{"ed", K_EDITOR, 0},
+	{"egrep", K_GREP, 0},
+	{"emacs", K_EDITOR, 0},
+	{"env", K_NONE, F_WRAP},
+	{"eval", K_EVAL, 0},
+	{"exa", K_LISTER, 0},
+	{"exec", K_NONE, F_WRAP},
+	{"expand", K_READER, 0},
+	{"export", K_ECHO, 0},
+	{"eza", K_LISTER, 0},
+	{"fakeroot", K_NONE, F_WRAP},
+	{"false", K_ECHO, 0},
+	{"fetch", K_NONE, F_DL},
+	{"fgrep", K_GREP, 0},
+	{"figlet", K_ECHO, 0},
+	{"file", K_READER, 0},
+	{"find", K_FIND, 0},
+	{"fish", K_NONE, F_LANG},
+	{"fmt", K_READER, 0},
+	{"fold", K_READER, 0},
+	{"ftp", K_NONE, F_DL},
+	{"gawk", K_AWK, 0},
+	{"gedit", K_EDITOR, 0},
+	{"gh", K_GH, 0},
+	{"git", K_GIT, 0},
+	{"glab", K_GH, 0},
+	{"gojq", K_JQ, 0},
+	{"gpg", K_READER, 0},
+	{"grep", K_GREP, 0},
+	{"gunzip", K_READER, F_DEC},
+	{"gzip", K_NONE, F_DEC},
+	{"hash", K_ECHO, 0},
+	{"head", K_HEADTAIL, 0},
+	{"help", K_ECHO, 0},
+	{"hexdump", K_READER, 0},
+	{"http", K_NONE, F_DL},
+	{"https", K_NONE, F_DL},
+	{"iconv", K_READER, 0},
+	{"info", K_ECHO, 0},
+	{"install", K_MVCP, 0},
+	{"ionice", K_NONE, F_WRAP},
+	{"join", K_READER, 0},
+	{"jq", K_JQ, 0},
+	{"kate", K_EDITOR, 0},
+	{"ksh", K_NONE, F_LANG},
+	{"less", K_READER, 0},
+	{"links", K_NONE, F_DL},
+	{"ln", K_MVCP, 0},
+	{"local", K_ECHO, 0},
+	{"logger", K_ECHO, 0},
+	{"look", K_READER, 0},
+	{"ls", K_LISTER, 0},
+	{"lsd", K_LISTER, 0},
+	{"lynx", K_NONE, F_DL},
+	{"man", K_ECHO, 0},
+	{"mariadb", K_NONE, F_DB},
+	{"mawk", K_AWK, 0},
+	{"md5sum", K_READER, 0},
+	{"micro", K_EDITOR, 0},
+	{"mkdir", K_MKDIR, 0},
+	{"mkfifo", K_MKDIR, 0},
+	{"mknod", K_MKDIR, 0},
+	{"mksh", K_NONE, F_LANG},
+	{"mongo", K_NONE, F_DB},
+	{"mongosh", K_NONE, F_DB},
+	{"more", K_READER, 0},
+	{"mv", K_MVCP, 0},
+	{"mysql", K_NONE, F_DB},
+	{"nano", K_EDITOR, 0},
+	{"nawk", K_AWK, 0},
+	{"nc", K_NONE, F_DL},
+	{"ncat", K_NONE, F_DL},
+	{"netcat", K_NONE, F_DL},
+	{"nice", K_NONE, F_WRAP},
+	{"nl", K_READER, 0},
+	{"nocache", K_NONE, F_WRAP},
+	{"nodejs", K_NONE, F_LANG},
+	{"nohup", K_NONE, F_WRAP},
+	{"notify-send", K_ECHO, 0},
+	{"nvim", K_EDITOR, 0},
+	{"od", K_READER, 0},
+	{"openssl", K_OPENSSL, F_DEC},
+	{"paste", K_READER, 0},
+	{"pcregrep", K_GREP, 0},
+	{"pico", K_EDITOR, 0},
+	{"pr", K_READER, 0},
+	{"printf", K_ECHO, F_FEED},
+	{"proxychains", K_NONE, F_WRAP},
+	{"proxychains4", K_NONE, F_WRAP},
+	{"psql", K_NONE, F_DB},
+	{"pushd", K_CD, 0},
+	{"rbash", K_NONE, F_LANG},
+	{"read", K_ECHO, 0},
+	{"readonly", K_ECHO, 0},
+	{"redis-cli", K_NONE, F_DB},
+	{"rev", K_NONE, F_DEC},
+	{"rg", K_GREP, 0},
+	{"rm", K_RM, 0},
+	{"rmdir", K_RMDIR, 0},
+	{"rsync", K_RSYNC, 0},
+	{"runuser", K_SU, 0},
+	{"say", K_ECHO, 0},
+	{"scp", K_RSYNC, F_DL},
+	{"sdiff", K_READER, 0},
+	{"sed", K_SED, 0},
+	{"setfacl", K_CHMOD, 0},
+	{"setsid", K_NONE, F_WRAP},
+	{"sh", K_NONE, F_LANG},
+	{"sha1sum", K_READER, 0},
+	{"sha224sum", K_READER, 0},
+	{"sha256sum", K_READER, 0},
+	{"sha384sum", K_READER, 0},
+	{"sha512sum", K_READER, 0},
+	{"shasum", K_READER, 0},
+	{"shred", K_UNLINK, 0},
+	{"slogin", K_SSH, 0},
+	{"socat", K_NONE, F_DL},
+	{"sort", K_SORT, 0},
+	{"source", K_READER, 0},
+	{"sqlcmd", K_NONE, F_DB},
+	{"sqlite3", K_NONE, F_DB},
+	{"srm", K_UNLINK, 0},
+	{"ssh", K_SSH, 0},
+	{"ssh-add", K_READER, 0},
+	{"stdbuf", K_NONE, F_WRAP},
+	{"strings", K_READER, 0},
+	{"su", K_SU, 0},
+	{"subl", K_EDITOR, 0},
+	{"sudo", K_NONE, F_WRAP},
+	{"tac", K_READER, 0},
+	{"tail", K_HEADTAIL, 0},
+	{"tar", K_TAR, 0},
+	{"taskset", K_NONE, F_WRAP},
+	{"tee", K_TEE, F_FEED},
+	{"test", K_ECHO, 0},
+	{"tftp", K_NONE, F_DL},
+	{"then", K_NONE, F_WRAP},
+	{"time", K_NONE, F_WRAP},
+	{"timeout", K_NONE, F_WRAP},
+	{"tldr", K_ECHO, 0},
+	{"toilet", K_ECHO, 0},
+	{"torsocks", K_NONE, F_WRAP},
+	{"touch", K_TOUCH, 0},
+	{"tr", K_NONE, F_DEC},
+	{"tree", K_LISTER, 0},
+	{"true", K_ECHO, 0},
+	{"truncate", K_TRUNCATE, 0},
+	{"ts-node", K_NONE, F_LANG},
+	{"tsx", K_NONE, F_LANG},
+	{"type", K_ECHO, 0},
+	{"typeset", K_ECHO, 0},
+	{"unalias", K_ECHO, 0},
+	{"unbuffer", K_NONE, F_WRAP},
+	{"unexpand", K_READER, 0},
+	{"uniq", K_READER, 0},
+	{"unlink", K_UNLINK, 0},
+	{"unxz", K_NONE, F_DEC},
+	{"unzip", K_UNZIP, 0},
+	{"unzstd", K_NONE, F_DEC},
+	{"uudecode", K_NONE, F_DEC},
+	{"vi", K_EDITOR, 0},
+	{"view", K_READER, 0},
+	{"vim", K_EDITOR, 0},
+	{"vimdiff", K_READER, 0},
+	{"w3m", K_NONE, F_DL},
+	{"wall", K_ECHO, 0},
+	{"watch", K_WATCH, 0},
+	{"wc", K_READER, 0},
+	{"wget", K_WGET, F_DL},
+	{"whatis", K_ECHO, 0},
+	{"whereis", K_ECHO, 0},
+	{"which", K_ECHO, 0},
+	{"xargs", K_NONE, F_WRAP},
+	{"xh", K_NONE, F_DL},
+	{"xxd", K_READER, F_DEC},
+	{"xz", K_NONE, F_DEC},
+	{"xzcat", K_READER, F_DEC},
+	{"yash", K_NONE, F_LANG},
+	{"yq", K_JQ, 0},
+	{"zcat", K_READER, F_DEC},
+	{"zgrep", K_GREP, 0},
+	{"zip", K_ZIP, 0},
+	{"zless", K_READER, 0},
+	{"zsh", K_NONE, F_LANG},
+	{"zstd", K_NONE, F_DEC},
+	{"zstdcat", K_NONE, F_DEC},
+};
+
+static int name_cmp(const char *s, size_t len, const char *lit)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (lit[i] == '\0')
+			return 1;
+		if ((unsigned char)s[i] != (unsigned char)lit[i])
+			return (unsigned char)s[i] < (unsigned char)lit[i] ? -1 : 1;
+	}
+	return lit[len] == '\0' ? 0 : -1;
+}
+
+static void classify(const char *s, size_t len, int *kind, unsigned *flags)
+{
+	size_t lo = 0, hi = sizeof(name_classes) / sizeof(name_classes[0]);
+
+	*kind = K_NONE;
+	*flags = 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = name_cmp(s, len, name_classes[mid].name);
+		if (c == 0) {
+			*kind = name_classes[mid].kind;
+			*flags = name_classes[mid].flags;
+			return;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* versioned interpreters: python3.11, perl5.36, node18 ... */
+	if (len && strchr("pnr", s[0]))
+		*flags = F_LANG;
 }
 
 /* ---- the walk: what each command does ------------------------------------------------ */
@@ -2476,51 +2822,32 @@ static const char *const grep_long[] = {"--regexp", "--file", "--max-count", "--
 /* Data words and path operands of the commands dcg knows. */
 static void h_files(struct sh_an *P, struct nc *x)
 {
-	static const char *const echo_like[] = {
-		"echo", "printf", ":", "true", "false", "logger", "wall", "notify-send", "test",
-		"[", "[[", "export", "declare", "typeset", "local", "readonly", "alias", "man",
-		"help", "type", "which", "whatis", "apropos", "tldr", "info", "read", "say",
-		"cowsay", "figlet", "toilet", "banner", "whereis", "hash", "unalias", NULL};
-	static const char *const readers[] = {
-		"cat", "tac", "nl", "less", "more", "head", "tail", "wc", "uniq", "cut", "diff",
-		"cmp", "file", "strings", "od", "xxd", "hexdump", "base64", "base32", "md5sum",
-		"sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
-		"bat", "batcat", "view", "source", ".", "gpg", "column", "fold", "fmt", "paste",
-		"join", "comm", "expand", "unexpand", "iconv", "zcat", "zless", "bzcat", "xzcat",
-		"gunzip", "pr", "look", "ssh-add", "shasum", "vimdiff", "colordiff", "sdiff",
-		"dos2unix", NULL};
-	static const char *const editors[] = {"vi", "vim", "nvim", "nano", "emacs", "code", "subl",
-					      "gedit", "ed", "pico", "micro", "kate", NULL};
-	static const char *const listers[] = {"ls", "tree", "du", "exa", "eza", "lsd", "dir",
-					      NULL};
-	static const char *const greps[] = {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack",
-					    "ack-grep", "pcregrep", NULL};
 	struct opscan o;
 
-	if (name_in(x, echo_like)) {
+	if (x->kind == K_ECHO) {
 		mark_data_from(x, 1);
 		if (NM("printf") && x->n > 2 && weq(x->v[1], "-v"))
 			x->data[1] = x->data[2] = 0;
 		return;
 	}
-	if (NM("rm")) {
+	if (x->kind == K_RM) {
 		scan_opts(x->v, x->n, 1, "", NULL, &o);
 		int dir = o.seen['r'] || o.seen['R'] || o.seen['d'] ||
 			  has_long(x->v, x->n, 1, "--recursive") || has_long(x->v, x->n, 1, "--dir");
 		ops_path(P, x, &o, 0, o.nop, POL_OP_DELETE, dir);
 		return;
 	}
-	if (NM("rmdir")) {
+	if (x->kind == K_RMDIR) {
 		scan_opts(x->v, x->n, 1, "", NULL, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_DELETE, 1);
 		return;
 	}
-	if (NM("unlink") || NM("shred") || NM("srm")) {
+	if (x->kind == K_UNLINK) {
 		scan_opts(x->v, x->n, 1, "ns", NULL, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_DELETE, 0);
 		return;
 	}
-	if (NM("mv") || NM("cp") || NM("install") || NM("ln")) {
+	if (x->kind == K_MVCP) {
 		static const char *const larg[] = {"--target-directory", "--suffix", NULL};
 		int mv = NM("mv"), ln = NM("ln");
 		scan_opts(x->v, x->n, 1, NM("install") ? "tSmog" : "tS", larg, &o);
@@ -2545,7 +2872,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("dd")) {
+	if (x->kind == K_DD) {
 		for (size_t i = 1; i < x->n; i++) {
 			struct sh_word sw;
 			if (x->v[i]->len > 3 && !memcmp(x->v[i]->s, "if=", 3)) {
@@ -2558,31 +2885,31 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("tee")) {
+	if (x->kind == K_TEE) {
 		scan_opts(x->v, x->n, 1, "", NULL, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_WRITE, 0);
 		return;
 	}
-	if (NM("truncate")) {
+	if (x->kind == K_TRUNCATE) {
 		static const char *const larg[] = {"--size", "--reference", NULL};
 		scan_opts(x->v, x->n, 1, "sr", larg, &o);
 		path(P, x, opt_val(&o, 'r', "--reference"), POL_OP_READ, 0);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_TRUNCATE, 0);
 		return;
 	}
-	if (NM("touch")) {
+	if (x->kind == K_TOUCH) {
 		static const char *const larg[] = {"--date", "--reference", NULL};
 		scan_opts(x->v, x->n, 1, "dtr", larg, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_CREATE, 0);
 		return;
 	}
-	if (NM("mkdir") || NM("mkfifo") || NM("mknod")) {
+	if (x->kind == K_MKDIR) {
 		static const char *const larg[] = {"--mode", NULL};
 		scan_opts(x->v, x->n, 1, "m", larg, &o);
 		ops_path(P, x, &o, 0, NM("mknod") ? 1 : o.nop, POL_OP_CREATE, NM("mkdir"));
 		return;
 	}
-	if (NM("chmod") || NM("chown") || NM("chgrp") || NM("chattr") || NM("setfacl")) {
+	if (x->kind == K_CHMOD) {
 		/* chmod -w file: "-w" is a mode, not an option */
 		int rec = 0, have_mode = has_long(x->v, x->n, 1, "--reference");
 		int opts = 1;
@@ -2606,7 +2933,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("sed")) {
+	if (x->kind == K_SED) {
 		static const char *const larg[] = {"--expression", "--file", "--line-length", NULL};
 		scan_opts(x->v, x->n, 1, "efl", larg, &o);
 		int inplace = o.seen['i'] || has_long(x->v, x->n, 1, "--in-place");
@@ -2628,7 +2955,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		ops_path(P, x, &o, first, o.nop, inplace ? POL_OP_WRITE : POL_OP_READ, 0);
 		return;
 	}
-	if (name_in(x, greps)) {
+	if (x->kind == K_GREP) {
 		scan_opts(x->v, x->n, 1, NM("rg") ? "ABCEegjMmrtTf" : "ABCDdefm", grep_long, &o);
 		size_t first = 0;
 		int pat_opt = 0;
@@ -2650,7 +2977,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		ops_path(P, x, &o, first, o.nop, POL_OP_READ, rec);
 		return;
 	}
-	if (NM("awk") || NM("gawk") || NM("mawk") || NM("nawk")) {
+	if (x->kind == K_AWK) {
 		scan_opts(x->v, x->n, 1, "fvF", NULL, &o);
 		size_t first = 0;
 		const struct sh_word *f = opt_val(&o, 'f', NULL);
@@ -2669,7 +2996,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 				path(P, x, x->v[o.op[k]], POL_OP_READ, 0);
 		return;
 	}
-	if (NM("jq") || NM("yq") || NM("gojq")) {
+	if (x->kind == K_JQ) {
 		static const char *const larg[] = {"--arg", "--argjson", "--slurpfile", "--rawfile",
 						   "--indent", NULL};
 		scan_opts(x->v, x->n, 1, "f", larg, &o);
@@ -2679,7 +3006,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("sort")) {
+	if (x->kind == K_SORT) {
 		static const char *const larg[] = {"--output", "--key", "--field-separator",
 						   "--buffer-size", "--temporary-directory", NULL};
 		scan_opts(x->v, x->n, 1, "kotST", larg, &o);
@@ -2687,14 +3014,14 @@ static void h_files(struct sh_an *P, struct nc *x)
 		ops_path(P, x, &o, 0, o.nop, POL_OP_READ, 0);
 		return;
 	}
-	if (NM("head") || NM("tail")) {
+	if (x->kind == K_HEADTAIL) {
 		static const char *const larg[] = {"--lines", "--bytes", "--sleep-interval", "--pid",
 						   "--max-unchanged-stats", NULL};
 		scan_opts(x->v, x->n, 1, "ncs", larg, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_READ, 0);
 		return;
 	}
-	if (name_in(x, readers)) {
+	if (x->kind == K_READER) {
 		scan_opts(x->v, x->n, 1, NM("base64") || NM("fold") ? "w" : NM("cut") ? "bcdf" : "",
 			  NULL, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_READ, 0);
@@ -2706,17 +3033,17 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (name_in(x, editors)) {
+	if (x->kind == K_EDITOR) {
 		scan_opts(x->v, x->n, 1, "", NULL, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_WRITE, 0);
 		return;
 	}
-	if (name_in(x, listers)) {
+	if (x->kind == K_LISTER) {
 		scan_opts(x->v, x->n, 1, "", NULL, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_LIST, 0);
 		return;
 	}
-	if (NM("rsync") || NM("scp")) {
+	if (x->kind == K_RSYNC) {
 		static const char *const rlarg[] = {
 			"--exclude", "--include", "--filter", "--exclude-from", "--include-from",
 			"--files-from", "--log-file", "--password-file", "--temp-dir", "--partial-dir",
@@ -2737,7 +3064,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("tar") || NM("bsdtar")) {
+	if (x->kind == K_TAR) {
 		/* old style (tar xzf a.tgz) and short (-xzf a.tgz) bundles: f, C, T, X take
 		 * the next operands in order */
 		int extract = 0, create = 0;
@@ -2826,7 +3153,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("unzip")) {
+	if (x->kind == K_UNZIP) {
 		scan_opts(x->v, x->n, 1, "dxP", NULL, &o);
 		if (o.nop)
 			path(P, x, x->v[o.op[0]], POL_OP_READ, 0);
@@ -2838,7 +3165,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		path(P, x, d ? d : &dot, POL_OP_WRITE, 1);
 		return;
 	}
-	if (NM("zip")) {
+	if (x->kind == K_ZIP) {
 		scan_opts(x->v, x->n, 1, "bnPtx", NULL, &o);
 		if (o.nop) {
 			path(P, x, x->v[o.op[0]], POL_OP_WRITE, 0);
@@ -2846,7 +3173,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("curl")) {
+	if (x->kind == K_CURL) {
 		static const char *const larg[] = {
 			"--output", "--upload-file", "--data", "--data-binary", "--data-raw",
 			"--data-urlencode", "--data-ascii", "--form", "--json", "--config",
@@ -2887,7 +3214,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("wget")) {
+	if (x->kind == K_WGET) {
 		static const char *const larg[] = {"--output-document", "--output-file",
 						   "--append-output", "--directory-prefix",
 						   "--post-file", "--input-file", "--body-file", NULL};
@@ -2907,7 +3234,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("openssl")) {
+	if (x->kind == K_OPENSSL) {
 		for (size_t i = 1; i + 1 < x->n; i++) {
 			if (weq(x->v[i], "-in") || weq(x->v[i], "-key") || weq(x->v[i], "-inkey"))
 				path(P, x, x->v[i + 1], POL_OP_READ, 0);
@@ -2916,7 +3243,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("git")) {
+	if (x->kind == K_GIT) {
 		/* v[1] is the subcommand (global options were stripped) */
 		if (x->n < 2)
 			return;
@@ -2965,7 +3292,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
-	if (NM("gh") || NM("glab")) {
+	if (x->kind == K_GH) {
 		for (size_t i = 1; i + 1 < x->n; i++) {
 			struct sh_word *w = x->v[i];
 			if (weq(w, "-t") || weq(w, "--title") || weq(w, "-b") || weq(w, "--body") ||
@@ -3348,6 +3675,7 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 	x->v = v + k;
 	x->n = n - k;
 	base_of(x->v[0], &x->name, &x->nlen);
+	classify(x->name, x->nlen, &x->kind, &x->kflags);
 
 	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
 	 * the normalized view drops them so that rules see "git reset --hard" */
@@ -3384,14 +3712,14 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 
 	struct sh_pq *mark = P->pq_tail;
 	P->defer++;
-	int lang = lang_from_name(x->name, x->nlen);
+	int lang = (x->kflags & F_LANG) ? lang_from_name(x->name, x->nlen) : LANG_NONE;
 	if (query_only) {
 		/* nothing */
 	} else if (lang == LANG_SHELL) {
 		h_shell(P, x);
 	} else if (lang != LANG_NONE) {
 		h_interp(P, x, lang);
-	} else if (NM("eval")) {
+	} else if (x->kind == K_EVAL) {
 		size_t len;
 		char *s;
 		mark_data_from(x, 1);
@@ -3400,17 +3728,17 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 		s = join_words(P, x->v + 1, x->n - 1, &len);
 		if (s && len)
 			analyze_string(P, s, len, depth + 1, line, remote);
-	} else if (NM("find")) {
+	} else if (x->kind == K_FIND) {
 		h_find(P, x);
-	} else if (NM("ssh") || NM("slogin")) {
+	} else if (x->kind == K_SSH) {
 		h_ssh(P, x);
-	} else if (NM("watch")) {
+	} else if (x->kind == K_WATCH) {
 		h_watch(P, x);
-	} else if (NM("su") || NM("runuser")) {
+	} else if (x->kind == K_SU) {
 		h_su(P, x);
-	} else if (NM("cd") || NM("pushd")) {
+	} else if (x->kind == K_CD) {
 		h_cd(P, x);
-	} else {
+	} else if (x->kind != K_NONE) {
 		h_files(P, x);
 	}
 	if (x->v[0]->len > x->nlen && !query_only) /* ./script, /path/to/tool, ~/bin/x */ {
@@ -3421,11 +3749,14 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 		c->name = x->name;
 		c->nlen = x->nlen;
 		h_fork_bomb(P, x);
-		h_db_stdin(P, x);
-		c->upstream_dl = is_downloader_name(x->name, x->nlen) ||
+		if (x->kflags & F_DB)
+			h_db_stdin(P, x);
+		c->upstream_dl = (x->kflags & F_DL) ||
 				 (c->pipe_prev && c->pipe_prev->upstream_dl);
-		c->upstream_decode = is_decoder(x) || (c->pipe_prev && c->pipe_prev->upstream_decode);
-		set_feed(P, x);
+		c->upstream_decode = ((x->kflags & F_DEC) && is_decoder(x)) ||
+				     (c->pipe_prev && c->pipe_prev->upstream_decode);
+		if (x->kflags & F_FEED)
+			set_feed(P, x);
 	}
 	h_redirs(P, x);
 

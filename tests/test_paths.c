@@ -1,0 +1,639 @@
+/* test_paths.c - path rules: the glob and path tables (tests/data/policy/globs.tsv and
+ * paths.tsv), then the tricks that need a real file system: symlinks in the middle of
+ * a path, symlinks into a protected tree, dangling links, missing tails, directory file
+ * descriptors. Every case runs in a fresh temporary folder holding home/ and proj/. */
+#include "dcg_policy.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DATA "tests/data/policy/"
+
+static char tmpdir[] = "/tmp/dcg-test-paths.XXXXXX";
+static char home[1024], root[1024];
+
+static void setup(void)
+{
+	char real[900];
+
+	cr_assert_not_null(mkdtemp(tmpdir));
+	/* Resolve the temporary folder itself, so that expected paths are canonical. */
+	cr_assert_not_null(realpath(tmpdir, real));
+	snprintf(home, sizeof(home), "%s/home", real);
+	snprintf(root, sizeof(root), "%s/proj", real);
+	cr_assert_eq(mkdir(home, 0700), 0);
+	cr_assert_eq(mkdir(root, 0700), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		cr_log_warn("could not remove %s", tmpdir);
+}
+
+TestSuite(paths, .init = setup, .fini = teardown, .timeout = 60);
+
+/* ---- helpers --------------------------------------------------------------------- */
+
+/* Replaces $H, $R and $T in s by home, root and their parent. */
+static void expand(const char *s, char *out, size_t size)
+{
+	size_t o = 0;
+	char parent[PATH_MAX];
+
+	snprintf(parent, sizeof(parent), "%s", root);
+	*strrchr(parent, '/') = '\0';
+	while (*s && o + 1 < size) {
+		const char *rep = NULL;
+
+		if (s[0] == '$' && s[1] == 'H')
+			rep = home;
+		else if (s[0] == '$' && s[1] == 'R')
+			rep = root;
+		else if (s[0] == '$' && s[1] == 'T')
+			rep = parent;
+		if (rep) {
+			size_t n = strlen(rep);
+			cr_assert_lt(o + n, size);
+			memcpy(out + o, rep, n);
+			o += n;
+			s += 2;
+		} else {
+			out[o++] = *s++;
+		}
+	}
+	out[o] = '\0';
+}
+
+static const char *const list_keys[] = {"zeroAccessPaths", "readOnlyPaths", "noDeletePaths"};
+
+static int list_index(const char *s, size_t n)
+{
+	static const char *const short_names[] = {"za", "ro", "nd"};
+
+	for (int i = 0; i < 3; i++)
+		if (strlen(short_names[i]) == n && strncmp(s, short_names[i], n) == 0)
+			return i;
+	return -1;
+}
+
+/* A policy with home and root set, loaded from a YAML text. */
+static struct pol_policy *policy_from(const char *yaml)
+{
+	struct pol_policy *p = pol_new(0);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, home), 0);
+	cr_assert_eq(pol_set_root(p, root), 0);
+	cr_assert_eq(pol_load_buffer(p, "paths-test", yaml, strlen(yaml)), 0, "%s", yaml);
+	cr_assert_eq(pol_diag_count(p), 0, "%s: %s", yaml,
+		     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
+	return p;
+}
+
+static enum pol_decision check(const struct pol_policy *p, const char *path, enum pol_op op,
+			       unsigned flags, struct pol_result *r)
+{
+	struct pol_ctx ctx = {.cwd = root};
+
+	return pol_check_path(p, path, op, flags, &ctx, r);
+}
+
+static int op_parse(const char *s, enum pol_op *op)
+{
+	static const char *const names[] = {"read",	  "write",     "create", "truncate",
+					    "delete",	  "rename_from", "rename_to", "chmod",
+					    "exec",	  "list",	 "link_from"};
+
+	for (int i = 0; i < POL_OP__COUNT; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*op = (enum pol_op)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* Splits a line at runs of tabs; returns the field count. */
+static size_t split_tabs(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *s = line;
+
+	while (*s && n < max) {
+		f[n++] = s;
+		while (*s && *s != '\t')
+			s++;
+		if (!*s)
+			break;
+		while (*s == '\t')
+			*s++ = '\0';
+	}
+	return n;
+}
+
+static FILE *open_table(const char *name)
+{
+	FILE *f = fopen(name, "r");
+
+	cr_assert_not_null(f, "%s: %s (tests run from the repository root)", name,
+			   strerror(errno));
+	return f;
+}
+
+/* ---- the tables -------------------------------------------------------------------- */
+
+Test(paths, glob_table)
+{
+	FILE *f = open_table(DATA "globs.tsv");
+	char line[1024];
+	unsigned lineno = 0, cases = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *fld[4];
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0] || line[0] == '#')
+			continue;
+		cr_assert_eq(split_tabs(line, fld, 4), 3, "globs.tsv:%u: three fields", lineno);
+		int want = fld[2][0] == '1';
+		int got = pol_glob_match(fld[0], fld[1]);
+		cr_expect_eq(got, want, "globs.tsv:%u: '%s' vs '%s': %d, want %d", lineno, fld[0],
+			     fld[1], got, want);
+		cases++;
+	}
+	fclose(f);
+	cr_log_info("globs.tsv: %u cases", cases);
+	cr_expect_geq(cases, 30);
+}
+
+Test(paths, path_rule_table)
+{
+	FILE *f = open_table(DATA "paths.tsv");
+	char line[2048];
+	unsigned lineno = 0, cases = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *fld[7], yaml[8192], pats[2048], path[PATH_MAX];
+		enum pol_op op;
+		unsigned flags = 0;
+		int list;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0] || line[0] == '#')
+			continue;
+		cr_assert_eq(split_tabs(line, fld, 7), 6, "paths.tsv:%u: six fields", lineno);
+		list = list_index(fld[0], strlen(fld[0]));
+		cr_assert_geq(list, 0, "paths.tsv:%u: list '%s'", lineno, fld[0]);
+		cr_assert_eq(op_parse(fld[2], &op), 0, "paths.tsv:%u: op '%s'", lineno, fld[2]);
+		if (strstr(fld[3], "nofollow"))
+			flags |= POL_PATH_NOFOLLOW;
+		if (strstr(fld[3], "dir"))
+			flags |= POL_PATH_IS_DIR;
+
+		/* One YAML list per kind; within a list the patterns keep their order. */
+		char items[3][2048] = {"", "", ""};
+		size_t il[3] = {0, 0, 0}, y = 0;
+		expand(fld[1], pats, sizeof(pats));
+		for (char *tok = pats, *end; *tok; tok = end) {
+			int l = list;
+			while (*tok == ' ')
+				tok++;
+			if (!*tok)
+				break;
+			end = tok + strcspn(tok, " ");
+			if (end - tok > 3 && tok[2] == ':' && list_index(tok, 2) >= 0) {
+				l = list_index(tok, 2);
+				tok += 3;
+			}
+			il[l] += (size_t)snprintf(items[l] + il[l], sizeof(items[l]) - il[l],
+						  "  - '%.*s'\n", (int)(end - tok), tok);
+			cr_assert_lt(il[l], sizeof(items[l]));
+		}
+		for (int l = 0; l < 3; l++)
+			if (il[l])
+				y += (size_t)snprintf(yaml + y, sizeof(yaml) - y, "%s:\n%s",
+						      list_keys[l], items[l]);
+		cr_assert_lt(y, sizeof(yaml));
+		struct pol_policy *p = pol_new(0);
+		cr_assert_not_null(p);
+		pol_set_home(p, home);
+		pol_set_root(p, root);
+		cr_assert_eq(pol_load_buffer(p, "paths.tsv", yaml, y), 0);
+		cr_expect_eq(pol_diag_count(p), 0, "paths.tsv:%u: %s", lineno,
+			     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
+
+		struct pol_result r;
+		enum pol_decision want = strcmp(fld[5], "deny") == 0 ? POL_DENY : POL_ALLOW;
+		expand(fld[4], path, sizeof(path));
+		enum pol_decision got = check(p, path, op, flags, &r);
+		cr_expect_eq(got, want, "paths.tsv:%u: %s [%s] %s %s: %s, want %s (rule %s)", lineno,
+			     fld[0], fld[1], fld[2], fld[4], pol_decision_name(got),
+			     pol_decision_name(want), r.rule_id ? r.rule_id : "none");
+		if (got == POL_DENY) {
+			cr_expect_eq(r.detection, POL_DET_PATH, "paths.tsv:%u", lineno);
+			cr_expect_eq(r.op, op, "paths.tsv:%u", lineno);
+			cr_expect_not_null(r.rule_id, "paths.tsv:%u", lineno);
+		}
+		pol_result_release(&r);
+		pol_free(p);
+		cases++;
+	}
+	fclose(f);
+	cr_log_info("paths.tsv: %u cases", cases);
+	cr_expect_geq(cases, 80);
+}
+
+/* ---- real symlinks ------------------------------------------------------------------ */
+
+static void mkpath(const char *fmt_dir)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", fmt_dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static void link_to(const char *target, const char *linkpath)
+{
+	cr_assert_eq(symlink(target, linkpath), 0, "%s -> %s: %s", linkpath, target,
+		     strerror(errno));
+}
+
+/* $H/.ssh/id_rsa exists, ~/.ssh/ is zero-access. */
+static struct pol_policy *ssh_policy(void)
+{
+	char b[PATH_MAX];
+
+	snprintf(b, sizeof(b), "%s/.ssh", home);
+	mkpath(b);
+	snprintf(b, sizeof(b), "%s/.ssh/id_rsa", home);
+	touch(b);
+	return policy_from("zeroAccessPaths: [~/.ssh/]\n");
+}
+
+static void expect_path(const struct pol_policy *p, const char *path, enum pol_op op,
+			unsigned flags, enum pol_decision want)
+{
+	struct pol_result r;
+	enum pol_decision got = check(p, path, op, flags, &r);
+
+	cr_expect_eq(got, want, "%s %s: %s, want %s (rule %s, path %s)", pol_op_name(op), path,
+		     pol_decision_name(got), pol_decision_name(want), r.rule_id ? r.rule_id : "none",
+		     r.path);
+	pol_result_release(&r);
+}
+
+Test(paths, symlink_in_the_middle_of_a_path_is_resolved)
+{
+	struct pol_policy *p = ssh_policy();
+	char ln[PATH_MAX], b[PATH_MAX];
+
+	snprintf(ln, sizeof(ln), "%s/keys", root);
+	snprintf(b, sizeof(b), "%s/.ssh", home);
+	link_to(b, ln);
+	snprintf(b, sizeof(b), "%s/keys/id_rsa", root);
+	expect_path(p, b, POL_OP_READ, 0, POL_DENY);
+	expect_path(p, "keys/id_rsa", POL_OP_READ, 0, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, symlink_pointing_into_a_protected_tree_is_refused)
+{
+	struct pol_policy *p = ssh_policy();
+	char ln[PATH_MAX], b[PATH_MAX];
+	struct pol_result r;
+
+	snprintf(ln, sizeof(ln), "%s/innocent.txt", root);
+	snprintf(b, sizeof(b), "%s/.ssh/id_rsa", home);
+	link_to(b, ln);
+	cr_expect_eq(check(p, ln, POL_OP_READ, 0, &r), POL_DENY);
+	cr_expect_str_eq(r.path, b, "the result names the resolved path");
+	cr_expect_eq(r.path_kind, POL_PATH_ZERO_ACCESS);
+	pol_result_release(&r);
+	/* Removing the link itself does not touch the target. */
+	expect_path(p, ln, POL_OP_DELETE, POL_PATH_NOFOLLOW, POL_ALLOW);
+	pol_free(p);
+}
+
+Test(paths, relative_symlink_into_a_protected_tree_is_refused)
+{
+	struct pol_policy *p = ssh_policy();
+	char ln[PATH_MAX];
+
+	snprintf(ln, sizeof(ln), "%s/rel", root);
+	link_to("../home/.ssh", ln);
+	expect_path(p, "rel/id_rsa", POL_OP_READ, 0, POL_DENY);
+	expect_path(p, "rel/new_key", POL_OP_CREATE, 0, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, chain_of_symlinks_is_followed)
+{
+	struct pol_policy *p = ssh_policy();
+	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s/a", root);
+	snprintf(b, sizeof(b), "%s/b", root);
+	snprintf(c, sizeof(c), "%s/.ssh", home);
+	link_to(c, b);
+	link_to("b", a);
+	snprintf(c, sizeof(c), "%s/a/id_rsa", root);
+	expect_path(p, c, POL_OP_READ, 0, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, dotdot_after_a_symlink_walks_the_real_parent)
+{
+	/* $R/ln -> $T/deep/a; $R/ln/../secret is $T/deep/secret for the kernel, not $R/secret */
+	char b[PATH_MAX], ln[PATH_MAX], y[PATH_MAX + 64];
+	struct pol_policy *p;
+
+	snprintf(b, sizeof(b), "%s/../deep/a", root);
+	mkpath(b);
+	snprintf(y, sizeof(y), "zeroAccessPaths: ['%s/../deep/secret']\n", root);
+	p = policy_from(y);
+	snprintf(ln, sizeof(ln), "%s/ln", root);
+	link_to(b, ln);
+	snprintf(b, sizeof(b), "%s/ln/../secret", root);
+	expect_path(p, b, POL_OP_READ, 0, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, missing_tail_resolves_through_its_nearest_existing_parent)
+{
+	struct pol_policy *p = ssh_policy();
+	char ln[PATH_MAX], b[PATH_MAX];
+
+	snprintf(ln, sizeof(ln), "%s/l2", root);
+	snprintf(b, sizeof(b), "%s/.ssh", home);
+	link_to(b, ln);
+	snprintf(b, sizeof(b), "%s/l2/not/yet/there", root);
+	expect_path(p, b, POL_OP_CREATE, 0, POL_DENY);
+	snprintf(b, sizeof(b), "%s/l2/new_key", root);
+	expect_path(p, b, POL_OP_CREATE, 0, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, dangling_symlink_into_a_protected_tree_is_refused_for_create)
+{
+	struct pol_policy *p = ssh_policy();
+	char ln[PATH_MAX], b[PATH_MAX];
+
+	snprintf(ln, sizeof(ln), "%s/dangling", root);
+	snprintf(b, sizeof(b), "%s/.ssh/authorized_keys", home);
+	link_to(b, ln);
+	/* open(O_CREAT) follows the link and creates the target. */
+	expect_path(p, ln, POL_OP_CREATE, 0, POL_DENY);
+	expect_path(p, ln, POL_OP_WRITE, 0, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, rule_naming_a_symlink_covers_the_real_folder)
+{
+	char real[1100], ln[1100], b[PATH_MAX];
+	struct pol_policy *p;
+
+	snprintf(real, sizeof(real), "%s/real-secrets", root);
+	mkpath(real);
+	snprintf(ln, sizeof(ln), "%s/secrets", home);
+	link_to(real, ln);
+	p = policy_from("zeroAccessPaths: [~/secrets/]\n");
+	snprintf(b, sizeof(b), "%s/token", real);
+	expect_path(p, b, POL_OP_READ, 0, POL_DENY);
+	snprintf(b, sizeof(b), "%s/token", ln);
+	expect_path(p, b, POL_OP_READ, 0, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, symlink_loop_does_not_hang_or_crash)
+{
+	struct pol_policy *p = ssh_policy();
+	char a[PATH_MAX], b[PATH_MAX];
+	struct pol_result r;
+
+	snprintf(a, sizeof(a), "%s/loop-a", root);
+	snprintf(b, sizeof(b), "%s/loop-b", root);
+	link_to(b, a);
+	link_to(a, b);
+	snprintf(b, sizeof(b), "%s/loop-a/x", root);
+	check(p, b, POL_OP_READ, 0, &r);
+	pol_result_release(&r);
+	pol_free(p);
+}
+
+Test(paths, nofollow_leaves_the_last_component_unresolved_but_not_the_middle)
+{
+	struct pol_policy *p = ssh_policy();
+	char ln[PATH_MAX], b[PATH_MAX];
+
+	snprintf(ln, sizeof(ln), "%s/mid", root);
+	snprintf(b, sizeof(b), "%s/.ssh", home);
+	link_to(b, ln);
+	snprintf(b, sizeof(b), "%s/mid/id_rsa", root);
+	expect_path(p, b, POL_OP_DELETE, POL_PATH_NOFOLLOW, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, symlinked_working_directory_is_resolved)
+{
+	struct pol_policy *p = ssh_policy();
+	char ln[PATH_MAX], b[PATH_MAX];
+	struct pol_ctx ctx = {0};
+	struct pol_result r;
+
+	snprintf(ln, sizeof(ln), "%s/cwdlink", root);
+	snprintf(b, sizeof(b), "%s/.ssh", home);
+	link_to(b, ln);
+	ctx.cwd = ln;
+	cr_expect_eq(pol_check_path(p, "id_rsa", POL_OP_READ, 0, &ctx, &r), POL_DENY);
+	pol_result_release(&r);
+	pol_free(p);
+}
+
+Test(paths, pol_path_resolve_on_real_links)
+{
+	char ln[PATH_MAX], b[PATH_MAX], out[PATH_MAX], want[PATH_MAX];
+
+	snprintf(b, sizeof(b), "%s/d1/d2", root);
+	mkpath(b);
+	snprintf(ln, sizeof(ln), "%s/l", home);
+	link_to("../proj/d1", ln);
+	snprintf(b, sizeof(b), "%s/l/d2/missing/file", home);
+	cr_assert_eq(pol_path_resolve(b, 0, out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "%s/d1/d2/missing/file", root);
+	cr_expect_str_eq(out, want);
+	/* nofollow on the link itself */
+	cr_assert_eq(pol_path_resolve(ln, 1, out, sizeof(out)), 0);
+	cr_expect_str_eq(out, ln);
+	cr_assert_eq(pol_path_resolve(ln, 0, out, sizeof(out)), 0);
+	snprintf(want, sizeof(want), "%s/d1", root);
+	cr_expect_str_eq(out, want);
+	cr_expect_eq(pol_path_resolve("relative", 0, out, sizeof(out)), -EINVAL);
+	cr_expect_lt(pol_path_resolve(b, 0, out, 8), 0, "too small a buffer is an error");
+}
+
+/* ---- directory file descriptors ------------------------------------------------------ */
+
+Test(paths, dirfd_of_a_protected_folder_is_resolved)
+{
+	struct pol_policy *p = ssh_policy();
+	char b[PATH_MAX];
+	struct pol_result r;
+	int fd;
+
+	snprintf(b, sizeof(b), "%s/.ssh", home);
+	fd = open(b, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(pol_check_path_at(p, fd, "id_rsa", POL_OP_READ, 0, NULL, &r), POL_DENY);
+	cr_expect_eq(pol_check_path_at(p, fd, "fresh", POL_OP_CREATE, 0, NULL, &r), POL_DENY);
+	cr_expect_eq(pol_check_path_at(p, fd, "../other", POL_OP_CREATE, 0, NULL, &r), POL_ALLOW);
+	close(fd);
+	pol_free(p);
+}
+
+Test(paths, dirfd_opened_through_a_symlink_is_resolved)
+{
+	struct pol_policy *p = ssh_policy();
+	char b[PATH_MAX], ln[PATH_MAX];
+	struct pol_result r;
+	int fd;
+
+	snprintf(ln, sizeof(ln), "%s/fdlink", root);
+	snprintf(b, sizeof(b), "%s/.ssh", home);
+	link_to(b, ln);
+	fd = open(ln, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(pol_check_path_at(p, fd, "id_rsa", POL_OP_READ, 0, NULL, &r), POL_DENY);
+	close(fd);
+	fd = open(root, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(pol_check_path_at(p, fd, "../home/.ssh/id_rsa", POL_OP_READ, 0, NULL, &r),
+		     POL_DENY);
+	cr_expect_eq(pol_check_path_at(p, fd, "fdlink/id_rsa", POL_OP_READ, 0, NULL, &r),
+		     POL_DENY);
+	cr_expect_eq(pol_check_path_at(p, fd, "plain.txt", POL_OP_READ, 0, NULL, &r), POL_ALLOW);
+	close(fd);
+	pol_free(p);
+}
+
+Test(paths, at_fdcwd_uses_the_context_cwd_and_absolute_paths_ignore_the_fd)
+{
+	struct pol_policy *p = ssh_policy();
+	char b[PATH_MAX];
+	struct pol_ctx ctx = {.cwd = home};
+	struct pol_result r;
+
+	cr_expect_eq(pol_check_path_at(p, AT_FDCWD, ".ssh/id_rsa", POL_OP_READ, 0, &ctx, &r),
+		     POL_DENY);
+	snprintf(b, sizeof(b), "%s/.ssh/id_rsa", home);
+	cr_expect_eq(pol_check_path_at(p, 12345, b, POL_OP_READ, 0, &ctx, &r), POL_DENY,
+		     "an absolute path does not look at dirfd");
+	pol_free(p);
+}
+
+/* ---- odd inputs -------------------------------------------------------------------- */
+
+Test(paths, path_too_long_to_check_is_refused)
+{
+	struct pol_policy *p = ssh_policy();
+	size_t n = PATH_MAX * 2;
+	char *b = malloc(n + 1);
+	struct pol_result r;
+
+	cr_assert_not_null(b);
+	b[0] = '/';
+	memset(b + 1, 'a', n - 1);
+	b[n] = '\0';
+	for (size_t i = 100; i < n; i += 100)
+		b[i] = '/';
+	cr_expect_eq(check(p, b, POL_OP_READ, 0, &r), POL_DENY);
+	cr_expect_str_eq(r.rule_id ? r.rule_id : "", "input.path_too_long");
+	free(b);
+	pol_free(p);
+}
+
+Test(paths, empty_or_null_path_is_allowed)
+{
+	struct pol_policy *p = ssh_policy();
+	struct pol_result r;
+
+	cr_expect_eq(check(p, "", POL_OP_READ, 0, &r), POL_ALLOW);
+	cr_expect_eq(check(p, NULL, POL_OP_READ, 0, &r), POL_ALLOW);
+	pol_free(p);
+}
+
+Test(paths, canonical_flag_skips_the_second_resolution)
+{
+	struct pol_policy *p = ssh_policy();
+	char ln[PATH_MAX], b[PATH_MAX];
+
+	snprintf(ln, sizeof(ln), "%s/canon", root);
+	snprintf(b, sizeof(b), "%s/.ssh", home);
+	link_to(b, ln);
+	snprintf(b, sizeof(b), "%s/canon/id_rsa", root);
+	expect_path(p, b, POL_OP_READ, POL_PATH_CANONICAL, POL_ALLOW);
+	expect_path(p, b, POL_OP_READ, 0, POL_DENY);
+	pol_free(p);
+}
+
+Test(paths, folder_holding_a_named_entry_cannot_be_removed)
+{
+	char b[PATH_MAX];
+	struct pol_policy *p;
+
+	snprintf(b, sizeof(b), "%s/repo/.git", root);
+	mkpath(b);
+	p = policy_from("noDeletePaths: [.git/]\n");
+	snprintf(b, sizeof(b), "%s/repo", root);
+	expect_path(p, b, POL_OP_DELETE, POL_PATH_IS_DIR, POL_DENY);
+	expect_path(p, b, POL_OP_RENAME_FROM, POL_PATH_IS_DIR, POL_DENY);
+	snprintf(b, sizeof(b), "%s/repo/src", root);
+	expect_path(p, b, POL_OP_DELETE, POL_PATH_IS_DIR, POL_ALLOW);
+	pol_free(p);
+}
+
+Test(paths, normalize_is_lexical)
+{
+	static const struct {
+		const char *path, *base, *home, *want;
+	} cases[] = {
+		{"/a/b/../c", NULL, NULL, "/a/c"},
+		{"a/./b", "/base", NULL, "/base/a/b"},
+		{"../../../x", "/base/one", NULL, "/x"},
+		{"~", NULL, "/home/u", "/home/u"},
+		{"~/x", "/base", "/home/u", "/home/u/x"},
+		{"~user/x", "/base", "/home/u", "/base/~user/x"},
+		{"//a//b//", NULL, NULL, "/a/b"},
+		{"/", NULL, NULL, "/"},
+		{"..", "/", NULL, "/"},
+	};
+	char out[PATH_MAX];
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		cr_assert_eq(pol_path_normalize(cases[k].path, cases[k].base, cases[k].home, out,
+						sizeof(out)),
+			     0);
+		cr_expect_str_eq(out, cases[k].want, "%s", cases[k].path);
+	}
+	cr_expect_eq(pol_path_normalize("/aaaa/bbbb", NULL, NULL, out, 6), -ENAMETOOLONG);
+}

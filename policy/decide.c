@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -149,24 +150,114 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 	return 0;
 }
 
+void pol_path_index_build(struct pol_policy *p)
+{
+	uint32_t *start = calloc(POL_PI_BUCKETS + 1, sizeof(*start)), *rules;
+	size_t total = 0;
+
+	free(p->bucket_start);
+	free(p->bucket_rules);
+	p->bucket_start = NULL;
+	p->bucket_rules = NULL;
+	if (!start)
+		return;
+	/* Count, then fill: a rule sits in its pattern's bucket and, when its canonical
+	 * form differs, in that one's too. */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			uint32_t sum = 0;
+			for (size_t b = 0; b <= POL_PI_BUCKETS; b++) {
+				uint32_t c = start[b];
+				start[b] = sum;
+				sum += c;
+			}
+			rules = malloc((total ? total : 1) * sizeof(*rules));
+			if (!rules) {
+				free(start);
+				return;
+			}
+		}
+		for (size_t i = 0; i < p->n_path_rules; i++) {
+			const struct pol_rule *r = &p->rules[p->path_rules[i]];
+			unsigned b[2] = {pol_pathpat_bucket(&r->path),
+					 r->has_canon ? pol_pathpat_bucket(&r->path_canon)
+						      : POL_PI_BUCKETS};
+
+			if (b[1] == b[0])
+				b[1] = POL_PI_BUCKETS;
+			for (int k = 0; k < 2; k++) {
+				if (b[k] >= POL_PI_BUCKETS)
+					continue;
+				if (pass == 0) {
+					start[b[k] + 1]++;
+					total++;
+				} else {
+					rules[start[b[k]]++] = (uint32_t)p->path_rules[i];
+				}
+			}
+		}
+	}
+	/* start[b] now points past bucket b: shift back so start[b] is its beginning. */
+	for (size_t b = POL_PI_BUCKETS; b > 0; b--)
+		start[b] = start[b - 1];
+	start[0] = 0;
+	p->bucket_start = start;
+	p->bucket_rules = rules;
+}
+
+struct hit_scan {
+	const struct pol_policy *p;
+	const char *path;
+	const struct pol_path_sig *sig;
+	unsigned kinds;
+	const struct pol_rule *last[3];
+};
+
+static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
+{
+	if (!(hs->kinds & (1u << r->path_kind)))
+		return;
+	if (hs->last[r->path_kind] && hs->last[r->path_kind] >= r)
+		return; /* a later rule of this kind already matched: it wins anyway */
+	if (pol_pathpat_covers_sig(&r->path, hs->path, hs->sig) ||
+	    (r->has_canon && pol_pathpat_covers(&r->path_canon, hs->path)))
+		hs->last[r->path_kind] = r;
+}
+
+static void scan_bucket(unsigned b, void *arg)
+{
+	struct hit_scan *hs = arg;
+	const struct pol_policy *p = hs->p;
+
+	for (uint32_t i = p->bucket_start[b]; i < p->bucket_start[b + 1]; i++)
+		try_rule(hs, &p->rules[p->bucket_rules[i]]);
+}
+
+/* Which rule refuses an operation on path? Within a kind the last matching rule (in
+ * load order) wins. The index means only rules whose trigger the path has are tried;
+ * the "beneath" check for folders looks at every rule. */
 static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const char *path,
 					    unsigned kinds, int beneath)
 {
-	const struct pol_rule *last[3] = {NULL, NULL, NULL};
+	struct pol_path_sig sig;
+	struct hit_scan hs = {p, path, &sig, kinds, {NULL, NULL, NULL}};
 
-	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct pol_rule *r = &p->rules[i];
+	pol_path_sig_init(&sig, path);
+	if (p->bucket_start && !beneath) {
+		pol_path_buckets(path, scan_bucket, &hs);
+	} else {
+		for (size_t i = 0; i < p->n_path_rules; i++) {
+			const struct pol_rule *r = &p->rules[p->path_rules[i]];
 
-		if (r->kind != POL_RULE_PATH || !(kinds & (1u << r->path_kind)) || !r->active)
-			continue;
-		if (pol_pathpat_covers(&r->path, path) ||
-		    (r->has_canon && pol_pathpat_covers(&r->path_canon, path)) ||
-		    (beneath && !r->path.negate && covers_beneath(r, path)))
-			last[r->path_kind] = r;
+			try_rule(&hs, r);
+			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
+			    hs.last[r->path_kind] != r && covers_beneath(r, path))
+				hs.last[r->path_kind] = r;
+		}
 	}
 	for (int k = 0; k < 3; k++)
-		if (last[k] && !last[k]->path.negate)
-			return last[k];
+		if (hs.last[k] && !hs.last[k]->path.negate)
+			return hs.last[k];
 	return NULL;
 }
 

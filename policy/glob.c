@@ -226,6 +226,148 @@ int pol_pathpat_covers(const struct pol_pathpat *pp, const char *path)
 	return 0;
 }
 
+/* Characters that make a pattern byte something other than itself. */
+static int is_meta(unsigned char c)
+{
+	return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\';
+}
+
+static unsigned sig_bit(unsigned a, unsigned b)
+{
+	return (a * 131u + b * 7u) & 1023u;
+}
+
+static void sig_set(uint64_t *set, unsigned bit)
+{
+	set[bit >> 6] |= 1ull << (bit & 63);
+}
+
+static int sig_has(const uint64_t *set, unsigned bit)
+{
+	return (set[bit >> 6] >> (bit & 63)) & 1;
+}
+
+void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
+{
+	const unsigned char *s = (const unsigned char *)path;
+
+	memset(sig, 0, sizeof(*sig));
+	while (*s) {
+		const unsigned char *e;
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		e = s;
+		while (*e && *e != '/')
+			e++;
+		len = (size_t)(e - s);
+		sig_set(sig->literal, sig_bit((unsigned)len, s[0]));
+		sig_set(sig->first2, sig_bit(s[0], len > 1 ? s[1] : 0));
+		sig_set(sig->last2, sig_bit(len > 1 ? e[-2] : 0, e[-1]));
+		s = e;
+	}
+}
+
+int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *path,
+			   const struct pol_path_sig *sig)
+{
+	if (pp->basename_only) {
+		const unsigned char *g = (const unsigned char *)pp->glob;
+
+		switch (pp->shape) {
+		case PP_LITERAL:
+			if (!sig_has(sig->literal, sig_bit((unsigned)pp->glob_len, g[0])))
+				return 0;
+			break;
+		case PP_PREFIX:
+			if (pp->literal_len >= 2 && !sig_has(sig->first2, sig_bit(g[0], g[1])))
+				return 0;
+			break;
+		case PP_SUFFIX:
+			if (pp->glob_len >= 3 &&
+			    !sig_has(sig->last2, sig_bit(g[pp->glob_len - 2], g[pp->glob_len - 1])))
+				return 0;
+			break;
+		default:
+			/* Any literal first or last two bytes must be there too. */
+			if (pp->glob_len >= 2 && !is_meta(g[0]) && !is_meta(g[1]) &&
+			    !sig_has(sig->first2, sig_bit(g[0], g[1])))
+				return 0;
+			if (pp->glob_len >= 3 && !is_meta(g[pp->glob_len - 1]) &&
+			    !is_meta(g[pp->glob_len - 2]) && g[pp->glob_len - 3] != '\\' &&
+			    !sig_has(sig->last2, sig_bit(g[pp->glob_len - 2], g[pp->glob_len - 1])))
+				return 0;
+			break;
+		}
+	}
+	return pol_pathpat_covers(pp, path);
+}
+
+static unsigned anchor_bucket(const char *comp, size_t len)
+{
+	unsigned h = 5381;
+
+	for (size_t i = 0; i < len; i++)
+		h = h * 33u + (unsigned char)comp[i];
+	return POL_PI_ANCHOR + (h & 255u);
+}
+
+unsigned pol_pathpat_bucket(const struct pol_pathpat *pp)
+{
+	const unsigned char *g = (const unsigned char *)pp->glob;
+	size_t n = pp->glob_len;
+
+	if (pp->basename_only) {
+		if (pp->shape == PP_LITERAL)
+			return POL_PI_LIT + sig_bit((unsigned)n, g[0]);
+		if (n >= 2 && !is_meta(g[0]) && !is_meta(g[1]))
+			return POL_PI_FIRST2 + sig_bit(g[0], g[1]);
+		if (n >= 3 && !is_meta(g[n - 1]) && !is_meta(g[n - 2]) && g[n - 3] != '\\')
+			return POL_PI_LAST2 + sig_bit(g[n - 2], g[n - 1]);
+		return POL_PI_ALWAYS;
+	}
+	/* Anchored: its first component, when that is plain text. */
+	const char *c = pp->glob + 1, *e = c;
+	while (*e && *e != '/')
+		e++;
+	if (e == c || (size_t)(e - pp->glob) > pp->literal_len)
+		return POL_PI_ALWAYS;
+	return anchor_bucket(c, (size_t)(e - c));
+}
+
+void pol_path_buckets(const char *path, void (*fn)(unsigned bucket, void *arg), void *arg)
+{
+	const unsigned char *s = (const unsigned char *)path;
+	int first = 1;
+
+	fn(POL_PI_ALWAYS, arg);
+	while (*s) {
+		const unsigned char *e;
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		e = s;
+		while (*e && *e != '/')
+			e++;
+		len = (size_t)(e - s);
+		if (first)
+			fn(anchor_bucket((const char *)s, len), arg);
+		first = 0;
+		fn(POL_PI_LIT + sig_bit((unsigned)len, s[0]), arg);
+		if (len >= 2)
+			fn(POL_PI_FIRST2 + sig_bit(s[0], s[1]), arg);
+		if (len >= 2)
+			fn(POL_PI_LAST2 + sig_bit(e[-2], e[-1]), arg);
+		s = e;
+	}
+}
+
 int pol_path_normalize(const char *path, const char *base, const char *home, char *out, size_t size)
 {
 	size_t o = 0;

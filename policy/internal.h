@@ -85,6 +85,13 @@ struct pol_policy {
 	pcre2_match_context *mctx;   /* limits, shared by every match */
 	pcre2_general_context *gctx; /* allocation through pol_mem_alloc */
 	pcre2_compile_context *cctx;
+	size_t *path_rules; /* indexes of the active path rules, in order (pol_rules_refresh) */
+	size_t n_path_rules;
+	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
+	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
+	 * entries into bucket_rules. */
+	uint32_t *bucket_start;
+	uint32_t *bucket_rules;
 	char **snap_bufs; /* snapshot texts that borrowed rules point into */
 	size_t n_snap_bufs;
 	size_t *id_index; /* open addressing over rule IDs: rule index + 1, 0 empty */
@@ -117,6 +124,34 @@ pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r);
 
 /* glob.c */
 int pol_pathpat_covers(const struct pol_pathpat *pp, const char *abs_path);
+
+/* A summary of a path's components, so that most basename patterns are rejected with
+ * one bit test instead of a comparison per component. */
+struct pol_path_sig {
+	uint64_t literal[16]; /* (length, first byte) of each component */
+	uint64_t first2[16];  /* first two bytes */
+	uint64_t last2[16];   /* last two bytes */
+};
+void pol_path_sig_init(struct pol_path_sig *sig, const char *abs_path);
+
+/* Buckets of the path index: component literal (length, first byte), first two bytes,
+ * last two bytes, an anchored pattern's first component, and always-tried rules. */
+#define POL_PI_LIT     0
+#define POL_PI_FIRST2  1024
+#define POL_PI_LAST2   2048
+#define POL_PI_ANCHOR  3072
+#define POL_PI_ALWAYS  3328
+#define POL_PI_BUCKETS 3329
+/* The bucket a pattern belongs to. */
+unsigned pol_pathpat_bucket(const struct pol_pathpat *pp);
+/* Calls fn(bucket, arg) for each bucket a path's components select (may repeat). */
+void pol_path_buckets(const char *abs_path, void (*fn)(unsigned bucket, void *arg), void *arg);
+/* Builds the path index over p->path_rules; on allocation failure it is left NULL and
+ * decisions try every rule. */
+void pol_path_index_build(struct pol_policy *p);
+/* pol_pathpat_covers() after a cheap rejection through sig (which must describe path). */
+int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *abs_path,
+			   const struct pol_path_sig *sig);
 
 /* util.c */
 char *pol_strdup(const char *s);

@@ -135,6 +135,9 @@ void pol_free(struct pol_policy *p)
 	pcre2_compile_context_free(p->cctx);
 	pcre2_general_context_free(p->gctx);
 	free(p->id_index);
+	free(p->path_rules);
+	free(p->bucket_start);
+	free(p->bucket_rules);
 	free_strv(p->snap_bufs, p->n_snap_bufs);
 	free(p->home);
 	free(p->root);
@@ -462,8 +465,17 @@ int pol_rule_index_add(struct pol_policy *p, size_t i)
 
 void pol_rules_refresh(struct pol_policy *p)
 {
-	for (size_t i = 0; i < p->n_rules; i++)
+	size_t *pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
+
+	if (pr)
+		p->path_rules = pr;
+	p->n_path_rules = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
 		p->rules[i].active = pol_rule_is_enabled(p, &p->rules[i]);
+		if (pr && p->rules[i].active && p->rules[i].kind == POL_RULE_PATH)
+			pr[p->n_path_rules++] = i;
+	}
+	pol_path_index_build(p);
 }
 
 /* ---- path rules -------------------------------------------------------------------- */

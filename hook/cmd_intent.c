@@ -22,7 +22,7 @@ static struct {
 	struct pol_intent_set *set;
 	char cwd[PATH_MAX];
 	char session[256];
-	int valid, absent;
+	int valid, absent, tools_loaded;
 } cache;
 
 static struct pol_intent_set *intents_for(const struct pol_policy *p, const char *cwd,
@@ -35,14 +35,14 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 		cwd = getcwd(here, sizeof(here)) ? here : "/";
 	if (!session)
 		session = "";
-	if (cache.valid && !strcmp(cache.cwd, cwd) && !strcmp(cache.session, session))
-		return cache.absent ? NULL : cache.set;
-	pol_intent_free(cache.set);
-	memset(&cache, 0, sizeof(cache));
-	cache.set = pol_intent_open(cwd, session[0] ? session : NULL, NULL, err);
-	if (!cache.set && *err != -ENOENT)
-		return NULL; /* not cached: the next call tries again */
-	if (cache.set && p) {
+	if (!(cache.valid && !strcmp(cache.cwd, cwd) && !strcmp(cache.session, session))) {
+		pol_intent_free(cache.set);
+		memset(&cache, 0, sizeof(cache));
+		cache.set = pol_intent_open(cwd, session[0] ? session : NULL, NULL, err);
+		if (!cache.set && *err != -ENOENT)
+			return NULL; /* not cached: the next call tries again */
+	}
+	if (cache.set && p && !cache.tools_loaded) {
 		/* tool classes: the `tools:` key of every policy file that was loaded */
 		for (size_t i = 0; i < pol_file_count(p); i++) {
 			const char *f = pol_file_name(p, i);
@@ -50,6 +50,7 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 			if (f && f[0] != '<')
 				pol_intent_tools_load(cache.set, f);
 		}
+		cache.tools_loaded = 1;
 	}
 	snprintf(cache.cwd, sizeof(cache.cwd), "%s", cwd);
 	snprintf(cache.session, sizeof(cache.session), "%s", session);
@@ -153,6 +154,19 @@ int hook_intent_prepare_run(const char *id, FILE *err)
 out:
 	pol_intent_free(s);
 	return rc;
+}
+
+enum pol_decision hook_intent_path_decision(const struct hook_call *call, const char *path,
+					   enum pol_op op)
+{
+	struct pol_intent_set *s;
+	struct pol_result r;
+	int err;
+
+	s = intents_for(NULL, call->cwd, call->session_id, &err);
+	if (!s)
+		return err && err != -ENOENT ? POL_DENY : POL_ALLOW;
+	return pol_intent_check_path(s, path, op, 0, call->cwd, getenv("HOME"), &r);
 }
 
 /* ---- dcg intent ------------------------------------------------------------------------------ */

@@ -134,6 +134,10 @@ void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 /* 1 when a call of kind OTHER (a tool dcg cannot see into) has to be decided anyway:
  * it names a tool and its folder has an intents file (tool classes may ask). */
 int hook_intent_confines(const struct hook_call *call);
+/* The scope decision alone for one path of a call (e.g. to rank the files of a patch
+ * that names more than HOOK_CALL_MAX_PATHS): POL_ALLOW when the project has no intents. */
+enum pol_decision hook_intent_path_decision(const struct hook_call *call, const char *path,
+					   enum pol_op op);
 /* For `dcg run --intent ID` (and the sandbox): finds the intents file from the working
  * directory, refuses an ID it does not hold (the known IDs go to err), and sets
  * $DCG_INTENT and $DCG_INTENTS_FILE for the guarded processes. Returns 0 or -1. */

@@ -189,6 +189,21 @@ out=$(patch src/auth/p.ts | "$DCG" hook --agent codex 2>/dev/null)
 out=$(patch src/api/p.ts | "$DCG" hook --agent codex 2>/dev/null)
 case $out in *SCOPE_VIOLATION*) ;; *) bad "codex patch out of scope not refused: $out" ;; esac
 
+# A patch naming more files than one call holds: the file outside the scope is found
+# even when it comes last.
+python3 - "$WS" > "$T/big_patch.json" <<'EOF'
+import json, sys
+ws = sys.argv[1]
+p = "*** Begin Patch\n"
+for i in range(6):
+    p += "*** Add File: src/auth/f%d.ts\n+x\n" % i
+p += "*** Add File: src/api/last.ts\n+x\n*** End Patch\n"
+print(json.dumps({"session_id": "c1", "cwd": ws, "hook_event_name": "PreToolUse",
+                  "tool_name": "apply_patch", "tool_input": {"command": p}}))
+EOF
+out=$("$DCG" hook --agent codex < "$T/big_patch.json" 2>/dev/null)
+case $out in *SCOPE_VIOLATION*) ;; *) bad "codex: the 7th file of a patch out of scope not refused: $out" ;; esac
+
 # 10. The audit log has the scope decisions.
 grep -q '"scope.violation"' "$DCG_LOG" || bad "no scope.violation in the audit log"
 

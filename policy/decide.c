@@ -327,10 +327,24 @@ static enum pol_decision check_path_in(const struct pol_policy *p, const char *b
 		pol_copy_str(r->path, sizeof(r->path), path);
 		return r->decision;
 	}
-	if (!(flags & POL_PATH_CANONICAL) &&
-	    pol_path_resolve(lexical, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) ==
-		0)
-		res = resolved;
+	/* Resolution walks the path as the kernel will, before folding "..": after a
+	 * symlink, ".." is the parent of its target, not of the link. */
+	if (!(flags & POL_PATH_CANONICAL)) {
+		char joined[PATH_MAX * 2];
+		const char *start = path[0] == '/' ? "" : base;
+		const char *rest = path;
+		int n;
+
+		if (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
+			start = p->home;
+			rest = path + 1;
+		}
+		n = snprintf(joined, sizeof(joined), "%s/%s", start, rest);
+		if (n > 0 && (size_t)n < sizeof(joined) &&
+		    pol_path_resolve(joined, !!(flags & POL_PATH_NOFOLLOW), resolved,
+				     sizeof(resolved)) == 0)
+			res = resolved;
+	}
 	return decide_path(p, lexical, res, op, flags, ctx, r);
 }
 

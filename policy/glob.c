@@ -56,7 +56,7 @@ static int gmatch(struct gm *g, const char *p, const char *pend, const char *s, 
 {
 	while (p < pend) {
 		if (--g->budget < 0)
-			return 1;
+			return -1; /* undecided: the caller fails safe */
 		if (*p == '*' && p + 1 < pend && p[1] == '*') {
 			p += 2;
 			while (p < pend && *p == '*')
@@ -65,16 +65,20 @@ static int gmatch(struct gm *g, const char *p, const char *pend, const char *s, 
 				return 1; /* trailing **: everything, across components */
 			if (*p == '/') {
 				/* "**" + "/": zero or more whole components */
-				if (gmatch(g, p + 1, pend, s, send))
-					return 1;
+				int r = gmatch(g, p + 1, pend, s, send);
+				if (r)
+					return r;
 				for (const char *t = s; t < send; t++)
-					if (*t == '/' && gmatch(g, p + 1, pend, t + 1, send))
-						return 1;
+					if (*t == '/' &&
+					    (r = gmatch(g, p + 1, pend, t + 1, send)) != 0)
+						return r;
 				return 0;
 			}
-			for (const char *t = s; t <= send; t++)
-				if (gmatch(g, p, pend, t, send))
-					return 1;
+			for (const char *t = s; t <= send; t++) {
+				int r = gmatch(g, p, pend, t, send);
+				if (r)
+					return r;
+			}
 			return 0;
 		}
 		if (*p == '*') {
@@ -82,8 +86,9 @@ static int gmatch(struct gm *g, const char *p, const char *pend, const char *s, 
 			if (p == pend)
 				return memchr(s, '/', (size_t)(send - s)) == NULL;
 			for (const char *t = s; t <= send; t++) {
-				if (gmatch(g, p, pend, t, send))
-					return 1;
+				int r = gmatch(g, p, pend, t, send);
+				if (r)
+					return r;
 				if (t < send && *t == '/')
 					break;
 			}
@@ -96,6 +101,9 @@ static int gmatch(struct gm *g, const char *p, const char *pend, const char *s, 
 				return 0;
 			p++;
 			s++;
+			/* one character, not one byte: skip UTF-8 continuation bytes */
+			while (s < send && ((unsigned char)*s & 0xc0) == 0x80)
+				s++;
 			continue;
 		}
 		if (*p == '[') {
@@ -130,7 +138,8 @@ static int glob_match_n(const char *pat, size_t plen, const char *s, size_t slen
 
 int pol_glob_match(const char *pattern, const char *path)
 {
-	return glob_match_n(pattern, strlen(pattern), path, strlen(path));
+	/* Undecided within the work budget counts as a match: fail safe. */
+	return glob_match_n(pattern, strlen(pattern), path, strlen(path)) != 0;
 }
 
 static int is_wild(char c)
@@ -197,7 +206,10 @@ int pol_pathpat_covers(const struct pol_pathpat *pp, const char *path)
 			e = s;
 			while (e < end && *e != '/')
 				e++;
-			if (e > s && component_match(pp, s, (size_t)(e - s)))
+			/* Undecided (work budget) protects: it matches a rule but never
+			 * an exclusion. */
+			int r = e > s ? component_match(pp, s, (size_t)(e - s)) : 0;
+			if (r > 0 || (r < 0 && !pp->negate))
 				return 1;
 			s = e;
 		}
@@ -220,7 +232,8 @@ int pol_pathpat_covers(const struct pol_pathpat *pp, const char *path)
 			continue;
 		if (i < pp->literal_len)
 			break;
-		if (glob_match_n(pp->glob, pp->glob_len, path, i))
+		int r = glob_match_n(pp->glob, pp->glob_len, path, i);
+		if (r > 0 || (r < 0 && !pp->negate))
 			return 1;
 	}
 	return 0;

@@ -491,17 +491,28 @@ static int expand_pathpat(const struct pol_policy *p, const char *pat, struct po
 		pp->negate = 1;
 		s++;
 	}
-	/* "**" + "/" + name with no further slash is a basename pattern. */
-	while (s[0] == '*' && s[1] == '*' && s[2] == '/')
+	/* A leading "**" + "/" means anywhere: with a plain name after it, that is a
+	 * basename pattern; with more components, an anchored glob from the root. */
+	int anywhere = 0;
+	while (s[0] == '*' && s[1] == '*' && s[2] == '/') {
 		s += 3;
+		anywhere = 1;
+	}
 	n = strlen(s);
 	while (n > 1 && s[n - 1] == '/')
 		n--;
 	if (n == 0)
 		return -EINVAL;
-	if (!memchr(s, '/', n) && s[0] != '~') {
+	if (!memchr(s, '/', n) && (s[0] != '~' || anywhere)) {
 		pp->basename_only = 1;
 		pp->glob = strndup(s, n);
+	} else if (anywhere) {
+		if (n + 5 > sizeof(buf))
+			return -ENAMETOOLONG;
+		memcpy(buf, "/**/", 4);
+		memcpy(buf + 4, s, n);
+		buf[n + 4] = '\0';
+		pp->glob = strdup(buf);
 	} else {
 		char tmp[PATH_MAX];
 

@@ -1,0 +1,609 @@
+/* test_decide.c - decisions: the record, severities, the worst decision winning, hostile
+ * input, regex limits, and a sample of the damage-control fixture deciding as its
+ * authors meant. Regex rules are tried with POL_CTX_NO_ANALYSIS (raw matching), so these
+ * tests do not depend on the shell analyser, except where said. */
+#include "dcg_policy.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FIXTURE "/work/shared/fixtures/damage-control-patterns.yaml"
+
+static char tmpdir[] = "/tmp/dcg-test-decide.XXXXXX";
+static char home[1024], root[1024];
+
+static void setup(void)
+{
+	char real[900];
+
+	cr_assert_not_null(mkdtemp(tmpdir));
+	cr_assert_not_null(realpath(tmpdir, real));
+	snprintf(home, sizeof(home), "%s/home", real);
+	snprintf(root, sizeof(root), "%s/proj", real);
+	cr_assert_eq(mkdir(home, 0700), 0);
+	cr_assert_eq(mkdir(root, 0700), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[1100];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		cr_log_warn("could not remove %s", tmpdir);
+}
+
+TestSuite(decide, .init = setup, .fini = teardown, .timeout = 60);
+
+static struct pol_policy *new_policy(void)
+{
+	struct pol_policy *p = pol_new(0);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, home), 0);
+	cr_assert_eq(pol_set_root(p, root), 0);
+	return p;
+}
+
+static struct pol_policy *fixture_policy(void)
+{
+	struct pol_policy *p = new_policy();
+
+	cr_assert_eq(pol_load_file(p, FIXTURE), 0);
+	cr_assert_eq(pol_diag_count(p), 0);
+	return p;
+}
+
+static struct pol_policy *yaml_policy(const char *yaml)
+{
+	struct pol_policy *p = new_policy();
+
+	cr_assert_eq(pol_load_buffer(p, "decide-test.yaml", yaml, strlen(yaml)), 0);
+	cr_assert_eq(pol_diag_count(p), 0, "%s", pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
+	return p;
+}
+
+static enum pol_decision raw(const struct pol_policy *p, const char *c, struct pol_result *r)
+{
+	struct pol_ctx ctx = {.cwd = root, .flags = POL_CTX_NO_ANALYSIS};
+
+	return pol_check_command(p, c, strlen(c), &ctx, r);
+}
+
+/* ---- the damage-control fixture ------------------------------------------------------- */
+
+/* pattern: a fragment of the regex that must decide, or NULL for allow */
+static const struct {
+	const char *cmd;
+	enum pol_decision want;
+	const char *pattern;
+} fixture_cmds[] = {
+	{"rm -rf /tmp/build", POL_DENY, "\\brm\\s+"},
+	{"RM -RF /tmp/build", POL_DENY, "\\brm\\s+"},
+	{"rm --recursive old/", POL_DENY, "\\brm"},
+	{"sudo rm /etc/hosts", POL_DENY, "sudo"},
+	{"chmod 777 script.sh", POL_DENY, "777"},
+	{"chmod -R 777 /srv", POL_DENY, "777"},
+	{"git reset --hard HEAD~1", POL_DENY, "reset"},
+	{"Git Reset --HARD", POL_DENY, "reset"},
+	{"git push --force origin main", POL_DENY, "--force(?!-with-lease)"},
+	{"git push -f origin main", POL_DENY, "-f\\b"},
+	{"git push --force-with-lease origin main", POL_ALLOW, NULL},
+	{"git push origin main", POL_ALLOW, NULL},
+	{"git clean -fd", POL_DENY, "clean"},
+	{"git stash clear", POL_DENY, "stash\\s+clear"},
+	{"git checkout -- .", POL_ASK, "checkout"},
+	{"git restore .", POL_ASK, "restore"},
+	{"git stash drop stash@{0}", POL_ASK, "stash\\s+drop"},
+	{"git branch -D feature", POL_ASK, "branch"},
+	{"git push origin --delete feature", POL_ASK, "--delete"},
+	{"git push origin :feature", POL_ASK, ":\\S+"},
+	{"mkfs.ext4 /dev/sdb1", POL_DENY, "mkfs"},
+	{"dd if=/dev/zero of=/dev/sda bs=1M", POL_DENY, "of=/dev/"},
+	{"kill -9 -1", POL_DENY, "kill"},
+	{"aws s3 rm s3://bucket --recursive", POL_DENY, "s3\\s+rm"},
+	{"terraform destroy -auto-approve", POL_DENY, "terraform"},
+	{"TERRAFORM DESTROY", POL_DENY, "terraform"},
+	{"kubectl delete namespace prod", POL_DENY, "namespace"},
+	{"redis-cli flushall", POL_DENY, "FLUSHALL"},
+	{"psql -c 'DROP TABLE users;'", POL_DENY, "DROP\\s+TABLE"},
+	{"psql -c 'drop database app'", POL_DENY, "DROP\\s+DATABASE"},
+	{"DELETE FROM users;", POL_DENY, "DELETE\\s+FROM\\s+\\w+\\s*;"},
+	{"DELETE FROM users", POL_DENY, "DELETE\\s+FROM\\s+\\w+\\s*$"},
+	{"DELETE FROM users WHERE id = 4", POL_ASK, "WHERE"},
+	{"gh repo delete me/app", POL_DENY, "gh\\s+repo"},
+	{"npm unpublish pkg", POL_DENY, "unpublish"},
+	{"ls -la", POL_ALLOW, NULL},
+	{"git status", POL_ALLOW, NULL},
+	{"kubectl get pods", POL_ALLOW, NULL},
+	{"echo farm", POL_ALLOW, NULL},
+	{"docker ps", POL_ALLOW, NULL},
+	{"make -j2 test", POL_ALLOW, NULL},
+};
+
+Test(decide, damage_control_commands_decide_as_their_authors_meant)
+{
+	struct pol_policy *p = fixture_policy();
+
+	for (size_t k = 0; k < sizeof(fixture_cmds) / sizeof(fixture_cmds[0]); k++) {
+		struct pol_result r;
+		enum pol_decision d = raw(p, fixture_cmds[k].cmd, &r);
+
+		cr_expect_eq(d, fixture_cmds[k].want, "'%s': %s, want %s (rule %s)",
+			     fixture_cmds[k].cmd, pol_decision_name(d),
+			     pol_decision_name(fixture_cmds[k].want), r.rule_id ? r.rule_id : "none");
+		if (fixture_cmds[k].pattern && r.pattern)
+			cr_expect_not_null(strstr(r.pattern, fixture_cmds[k].pattern),
+					   "'%s' decided by %s", fixture_cmds[k].cmd, r.pattern);
+		if (d != POL_ALLOW) {
+			cr_expect_eq(r.detection, POL_DET_COMMAND);
+			cr_expect_not_null(strstr(r.rule_id, "policy.bash."), "%s", r.rule_id);
+			cr_expect_str_eq(r.origin, FIXTURE);
+		}
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}
+
+static const struct {
+	const char *path;
+	enum pol_op op;
+	enum pol_decision want;
+} fixture_paths[] = {
+	/* relative entries match absolute paths (damage-control's known miss) */
+	{"$R/package-lock.json", POL_OP_WRITE, POL_DENY},
+	{"/elsewhere/app/package-lock.json", POL_OP_WRITE, POL_DENY},
+	{"$R/package-lock.json", POL_OP_READ, POL_ALLOW},
+	{"$R/dist/main.js", POL_OP_WRITE, POL_DENY},
+	{"$R/web/dist/main.js", POL_OP_TRUNCATE, POL_DENY},
+	/* read-only out/ must not match inside src/layout/ (its known false positive) */
+	{"$R/src/layout/x", POL_OP_WRITE, POL_ALLOW},
+	{"$R/src/layout/out.txt", POL_OP_WRITE, POL_ALLOW},
+	{"$R/out/x", POL_OP_WRITE, POL_DENY},
+	{"$R/.env", POL_OP_READ, POL_DENY},
+	{"$R/config/.env.production", POL_OP_READ, POL_DENY},
+	{"$R/.env.development.local", POL_OP_READ, POL_DENY},
+	{"$R/prod.env", POL_OP_READ, POL_DENY},
+	{"$R/environment.ts", POL_OP_READ, POL_ALLOW},
+	{"$H/.ssh/id_ed25519", POL_OP_READ, POL_DENY},
+	{"$H/.aws/credentials", POL_OP_READ, POL_DENY},
+	{"$H/.config/gcloud/creds.json", POL_OP_READ, POL_DENY},
+	{"$R/certs/server.pem", POL_OP_READ, POL_DENY},
+	{"$R/certs/server.key", POL_OP_READ, POL_DENY},
+	{"$R/my-app-credentials.json", POL_OP_READ, POL_DENY},
+	{"$R/infra/prod.tfstate", POL_OP_READ, POL_DENY},
+	{"$R/db/dump.sql", POL_OP_READ, POL_DENY},
+	{"$R/db/schema.sql", POL_OP_READ, POL_ALLOW},
+	{"/etc/passwd", POL_OP_READ, POL_ALLOW},
+	{"/etc/passwd", POL_OP_WRITE, POL_DENY},
+	{"/usr/bin/ls", POL_OP_EXEC, POL_ALLOW},
+	{"/usr/bin/ls", POL_OP_DELETE, POL_DENY},
+	{"$H/.bashrc", POL_OP_WRITE, POL_DENY},
+	{"$H/.bashrc", POL_OP_READ, POL_ALLOW},
+	{"$R/yarn.lock", POL_OP_WRITE, POL_DENY},
+	{"$R/app.min.js", POL_OP_WRITE, POL_DENY},
+	{"$R/node_modules/x/index.js", POL_OP_WRITE, POL_DENY},
+	{"$R/README.md", POL_OP_DELETE, POL_DENY},
+	{"$R/README.md", POL_OP_WRITE, POL_ALLOW},
+	{"$R/docs/README.rst", POL_OP_RENAME_FROM, POL_DENY},
+	{"$R/LICENSE", POL_OP_DELETE, POL_DENY},
+	{"$R/.git/HEAD", POL_OP_DELETE, POL_DENY},
+	{"$R/.github/workflows/ci.yml", POL_OP_DELETE, POL_DENY},
+	{"$R/Dockerfile.dev", POL_OP_DELETE, POL_DENY},
+	{"$R/docker-compose.prod.yml", POL_OP_DELETE, POL_DENY},
+	{"$R/src/main.c", POL_OP_DELETE, POL_ALLOW},
+	{"$H/.claude/settings.json", POL_OP_DELETE, POL_DENY},
+	{"$H/.claude/settings.json", POL_OP_WRITE, POL_ALLOW},
+};
+
+static void expand(const char *s, char *out, size_t size)
+{
+	if (s[0] == '$' && s[1] == 'R')
+		snprintf(out, size, "%s%s", root, s + 2);
+	else if (s[0] == '$' && s[1] == 'H')
+		snprintf(out, size, "%s%s", home, s + 2);
+	else
+		snprintf(out, size, "%s", s);
+}
+
+Test(decide, damage_control_paths_decide_as_their_authors_meant)
+{
+	struct pol_policy *p = fixture_policy();
+	struct pol_ctx ctx = {.cwd = root};
+
+	for (size_t k = 0; k < sizeof(fixture_paths) / sizeof(fixture_paths[0]); k++) {
+		char path[PATH_MAX];
+		struct pol_result r;
+
+		expand(fixture_paths[k].path, path, sizeof(path));
+		enum pol_decision d = pol_check_path(p, path, fixture_paths[k].op, 0, &ctx, &r);
+		cr_expect_eq(d, fixture_paths[k].want, "%s %s: %s, want %s (rule %s)",
+			     pol_op_name(fixture_paths[k].op), fixture_paths[k].path,
+			     pol_decision_name(d), pol_decision_name(fixture_paths[k].want),
+			     r.rule_id ? r.rule_id : "none");
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}
+
+Test(decide, commit_message_mentioning_rm_rf_is_not_the_command, .description = "needs shell.c")
+{
+	struct pol_policy *p = fixture_policy();
+	static const char c[] = "git commit -m \"stop using rm -rf in the build script\"";
+	struct pol_ctx ctx = {.cwd = root};
+	struct pol_result r;
+
+	cr_expect_eq(pol_check_command(p, c, strlen(c), &ctx, &r), POL_ALLOW, "rule %s",
+		     r.rule_id ? r.rule_id : "none");
+	pol_result_release(&r);
+	pol_free(p);
+}
+
+/* ---- the record ---------------------------------------------------------------------- */
+
+static const char sev_yaml[] = "rules:\n"
+			       "  - id: t.crit\n"
+			       "    pattern: '\\bcrit\\b'\n"
+			       "    reason: critical rule\n"
+			       "    severity: critical\n"
+			       "    suggestions: [Do it another way]\n"
+			       "  - id: t.high\n"
+			       "    pattern: '\\bhigh\\b'\n"
+			       "    reason: high rule\n"
+			       "    severity: high\n"
+			       "  - id: t.med\n"
+			       "    pattern: '\\bmed\\b'\n"
+			       "    reason: medium rule\n"
+			       "    severity: medium\n"
+			       "  - id: t.low\n"
+			       "    pattern: '\\blow\\b'\n"
+			       "    reason: low rule\n"
+			       "    severity: low\n"
+			       "  - id: t.ask\n"
+			       "    pattern: '\\bask\\b'\n"
+			       "    reason: ask rule\n"
+			       "    severity: critical\n"
+			       "    ask: true\n"
+			       "  - id: t.redos\n"
+			       "    pattern: '^(a+)+$'\n"
+			       "    reason: catastrophic backtracking\n";
+
+Test(decide, result_record_carries_every_field)
+{
+	struct pol_policy *p = yaml_policy(sev_yaml);
+	struct pol_result r;
+
+	cr_assert_eq(raw(p, "run crit now", &r), POL_DENY);
+	cr_expect_str_eq(r.rule_id, "t.crit");
+	cr_expect_str_eq(r.reason, "critical rule");
+	cr_expect_eq(r.severity, POL_SEV_CRITICAL);
+	cr_expect_eq(r.detection, POL_DET_COMMAND);
+	cr_expect_str_eq(r.pattern, "\\bcrit\\b");
+	cr_expect_str_eq(r.origin, "decide-test.yaml");
+	cr_expect_not_null(strstr(r.matched, "crit"), "matched: '%s'", r.matched);
+	cr_assert_eq(r.n_suggestions, 2);
+	cr_expect_str_eq(r.suggestions[0], "Do it another way");
+	cr_expect_str_eq(r.suggestions[1], "If intentional: dcg allow t.crit -r \"reason\"");
+	cr_expect_eq(r.allowed_by_allowlist, 0);
+	cr_expect_eq(r.limit_hit, 0);
+	pol_result_release(&r);
+	pol_free(p);
+}
+
+Test(decide, severities_decide_deny_warn_log_and_ask)
+{
+	static const struct {
+		const char *cmd;
+		enum pol_decision d;
+		enum pol_severity s;
+	} cases[] = {
+		{"crit", POL_DENY, POL_SEV_CRITICAL}, {"high", POL_DENY, POL_SEV_HIGH},
+		{"med", POL_WARN, POL_SEV_MEDIUM},    {"low", POL_LOG, POL_SEV_LOW},
+		{"ask", POL_ASK, POL_SEV_CRITICAL},   {"none of them", POL_ALLOW, POL_SEV_LOW},
+	};
+	struct pol_policy *p = yaml_policy(sev_yaml);
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pol_result r;
+
+		cr_expect_eq(raw(p, cases[k].cmd, &r), cases[k].d, "%s", cases[k].cmd);
+		cr_expect_eq(r.decision, cases[k].d, "the record holds the returned decision");
+		if (cases[k].d != POL_ALLOW)
+			cr_expect_eq(r.severity, cases[k].s, "%s", cases[k].cmd);
+		else
+			cr_expect_null(r.rule_id);
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}
+
+Test(decide, the_worst_decision_wins)
+{
+	static const struct {
+		const char *cmd;
+		enum pol_decision d;
+		const char *id;
+	} cases[] = {
+		{"low med", POL_WARN, "t.med"},	     {"med low", POL_WARN, "t.med"},
+		{"med ask low", POL_ASK, "t.ask"},   {"ask high", POL_DENY, "t.high"},
+		{"low med ask crit", POL_DENY, "t.crit"},
+	};
+	struct pol_policy *p = yaml_policy(sev_yaml);
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pol_result r;
+
+		cr_expect_eq(raw(p, cases[k].cmd, &r), cases[k].d, "%s", cases[k].cmd);
+		cr_expect_str_eq(r.rule_id ? r.rule_id : "", cases[k].id, "%s", cases[k].cmd);
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}
+
+Test(decide, regex_limit_hit_counts_as_a_match)
+{
+	struct pol_policy *p = yaml_policy(sev_yaml);
+	char buf[4096];
+	struct pol_result r;
+
+	memset(buf, 'a', sizeof(buf) - 2);
+	buf[sizeof(buf) - 2] = 'b';
+	buf[sizeof(buf) - 1] = '\0';
+	cr_expect_eq(raw(p, buf, &r), POL_DENY);
+	cr_expect_str_eq(r.rule_id ? r.rule_id : "", "t.redos");
+	cr_expect_eq(r.limit_hit, 1, "the record says the limit was hit");
+	pol_result_release(&r);
+	pol_free(p);
+}
+
+Test(decide, regex_limit_hit_counts_as_a_match_with_jit_too)
+{
+	struct pol_policy *p = pol_new(POL_LOAD_JIT);
+	char buf[4096];
+	struct pol_result r;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_load_buffer(p, "jit.yaml", sev_yaml, strlen(sev_yaml)), 0);
+	memset(buf, 'a', sizeof(buf) - 2);
+	buf[sizeof(buf) - 2] = 'b';
+	buf[sizeof(buf) - 1] = '\0';
+	cr_expect_eq(raw(p, buf, &r), POL_DENY);
+	cr_expect_eq(r.limit_hit, 1);
+	pol_result_release(&r);
+	pol_free(p);
+}
+
+Test(decide, matched_text_is_cut_to_120_characters_on_a_utf8_boundary)
+{
+	struct pol_policy *p = yaml_policy(sev_yaml);
+	char buf[1024] = "crit ";
+	size_t n = strlen(buf);
+	struct pol_result r;
+
+	while (n + 2 < 600) {
+		memcpy(buf + n, "\xc3\xa9", 2); /* é */
+		n += 2;
+	}
+	buf[n] = '\0';
+	cr_assert_eq(raw(p, buf, &r), POL_DENY);
+	size_t len = strlen(r.matched), chars = 0;
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)r.matched[i] & 0xc0) != 0x80)
+			chars++;
+	cr_expect_leq(chars, 120 + 3, "120 characters and '...': %zu", chars);
+	cr_expect_gt(chars, 100);
+	cr_expect_eq(strncmp(r.matched + len - 3, "...", 3), 0, "a cut is marked");
+	/* no broken sequence before the dots */
+	cr_expect_neq((unsigned char)r.matched[len - 4], 0xc3);
+	pol_result_release(&r);
+	pol_free(p);
+}
+
+/* ---- hostile input ----------------------------------------------------------------- */
+
+Test(decide, nul_byte_or_invalid_utf8_is_refused)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+	} cases[] = {
+		{"ls\0 rm -rf /", 12},
+		{"ls \xff", 4},
+		{"ls \xc0\xaf", 5},	    /* overlong '/' */
+		{"ls \xed\xa0\x80", 6},	    /* surrogate */
+		{"ls \xf4\x90\x80\x80", 7}, /* past U+10FFFF */
+		{"ls \xe2\x82", 5},	    /* cut sequence */
+	};
+	struct pol_policy *p = new_policy();
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pol_result r;
+		struct pol_ctx ctx = {.flags = POL_CTX_NO_ANALYSIS};
+
+		cr_expect_eq(pol_check_command(p, cases[k].s, cases[k].n, &ctx, &r), POL_DENY,
+			     "case %zu", k);
+		cr_expect_str_eq(r.rule_id ? r.rule_id : "", "input.invalid", "case %zu", k);
+		for (const char *m = r.matched; *m; m++)
+			cr_expect((unsigned char)*m >= 0x20 && (unsigned char)*m < 0x7f,
+				  "matched text is printable: case %zu", k);
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}
+
+Test(decide, valid_utf8_is_checked_normally)
+{
+	struct pol_policy *p = yaml_policy(sev_yaml);
+	struct pol_result r;
+
+	cr_expect_eq(raw(p, "echo h\xc3\xa9llo \xf0\x9f\x98\x80", &r), POL_ALLOW);
+	cr_expect_eq(raw(p, "echo h\xc3\xa9llo; crit", &r), POL_DENY);
+	pol_free(p);
+}
+
+Test(decide, command_over_4_mib_is_refused)
+{
+	struct pol_policy *p = new_policy();
+	size_t n = 4u * 1024 * 1024 + 1;
+	char *buf = malloc(n);
+	struct pol_result r;
+
+	cr_assert_not_null(buf);
+	memset(buf, 'x', n);
+	cr_expect_eq(pol_check_command(p, buf, n, NULL, &r), POL_DENY);
+	cr_expect_str_eq(r.rule_id ? r.rule_id : "", "input.too_long");
+	free(buf);
+	pol_free(p);
+}
+
+Test(decide, empty_command_is_allowed)
+{
+	struct pol_policy *p = yaml_policy(sev_yaml);
+	struct pol_result r;
+
+	cr_expect_eq(pol_check_command(p, "", 0, NULL, &r), POL_ALLOW);
+	cr_expect_eq(pol_check_command(p, NULL, 0, NULL, &r), POL_ALLOW);
+	pol_free(p);
+}
+
+Test(decide, command_need_not_be_nul_terminated)
+{
+	struct pol_policy *p = yaml_policy(sev_yaml);
+	struct pol_ctx ctx = {.flags = POL_CTX_NO_ANALYSIS};
+	struct pol_result r;
+	static const char c[] = "echo hi; crit";
+
+	/* The first 7 bytes are "echo hi": the rule word lies beyond len. */
+	cr_expect_eq(pol_check_command(p, c, 7, &ctx, &r), POL_ALLOW);
+	cr_expect_eq(pol_check_command(p, c, strlen(c), &ctx, &r), POL_DENY);
+	pol_free(p);
+}
+
+Test(decide, argv_is_joined_and_checked)
+{
+	struct pol_policy *p = fixture_policy();
+	char *const rmrf[] = {"rm", "-rf", "/srv/data", NULL};
+	char *const ls[] = {"ls", "-la", "it's here", NULL};
+	char *const empty[] = {NULL};
+	struct pol_ctx ctx = {.flags = POL_CTX_NO_ANALYSIS};
+	struct pol_result r;
+
+	cr_expect_eq(pol_check_argv(p, rmrf, &ctx, &r), POL_DENY);
+	cr_expect_eq(pol_check_argv(p, ls, &ctx, &r), POL_ALLOW);
+	cr_expect_eq(pol_check_argv(p, empty, &ctx, &r), POL_ALLOW);
+	cr_expect_eq(pol_check_argv(p, NULL, &ctx, &r), POL_ALLOW);
+	pol_free(p);
+}
+
+/* ---- tracing -------------------------------------------------------------------------- */
+
+struct trace_count {
+	int rules, matched, units;
+};
+
+static void on_trace(const struct pol_trace_event *ev, void *arg)
+{
+	struct trace_count *tc = arg;
+
+	if (strcmp(ev->what, "rule") == 0) {
+		tc->rules++;
+		if (ev->matched == 1)
+			tc->matched++;
+	} else if (strcmp(ev->what, "unit") == 0) {
+		tc->units++;
+	}
+}
+
+Test(decide, trace_reports_every_rule_tried)
+{
+	struct pol_policy *p = yaml_policy(sev_yaml);
+	struct trace_count tc = {0};
+	struct pol_ctx ctx = {.flags = POL_CTX_NO_ANALYSIS, .trace = on_trace, .trace_arg = &tc};
+	struct pol_result r;
+	static const char c[] = "crit high";
+
+	cr_expect_eq(pol_check_command(p, c, strlen(c), &ctx, &r), POL_DENY);
+	cr_expect_eq(tc.units, 1);
+	cr_expect_eq(tc.rules, 6, "every command rule is reported, matched or not");
+	cr_expect_eq(tc.matched, 2, "tracing does not stop at the first deny");
+	pol_free(p);
+}
+
+/* ---- names and helpers -------------------------------------------------------------------- */
+
+Test(decide, names_of_decisions_severities_detections_and_ops)
+{
+	enum pol_severity s;
+
+	cr_expect_str_eq(pol_decision_name(POL_ALLOW), "allow");
+	cr_expect_str_eq(pol_decision_name(POL_DENY), "deny");
+	cr_expect_str_eq(pol_decision_name(POL_ASK), "ask");
+	cr_expect_str_eq(pol_severity_name(POL_SEV_CRITICAL), "critical");
+	cr_expect_str_eq(pol_severity_name(POL_SEV_LOW), "low");
+	cr_expect_str_eq(pol_detection_name(POL_DET_HEREDOC), "heredoc");
+	cr_expect_str_eq(pol_detection_name(POL_DET_INLINE_SCRIPT), "inline_script");
+	cr_expect_str_eq(pol_path_kind_name(POL_PATH_READ_ONLY), "readOnlyPaths");
+	cr_expect_str_eq(pol_op_name(POL_OP_READ), "read");
+	cr_expect_str_eq(pol_op_name(POL_OP_DELETE), "delete");
+	for (int op = 0; op < POL_OP__COUNT; op++)
+		cr_expect_not_null(pol_op_name((enum pol_op)op));
+	cr_expect_eq(pol_severity_parse("HIGH", &s), 0);
+	cr_expect_eq(s, POL_SEV_HIGH);
+	cr_expect_eq(pol_severity_parse("urgent", &s), -EINVAL);
+}
+
+Test(decide, rule_suggest_finds_near_ids)
+{
+	struct pol_policy *p = yaml_policy(sev_yaml);
+	const char *out[4];
+	size_t n = pol_rule_suggest(p, "t.hihg", out, 4);
+
+	cr_assert_geq(n, 1);
+	cr_expect_str_eq(out[0], "t.high");
+	pol_free(p);
+}
+
+Test(decide, redact_hides_quoted_strings)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{"echo 'secret'", "echo '***'"},
+		{"curl -H \"Authorization: x\" u", "curl -H \"***\" u"},
+		{"a \"b\\\"c\" d", "a \"***\" d"},
+		{"echo 'unterminated", "echo '***"},
+		{"no quotes", "no quotes"},
+		{"empty '' \"\"", "empty '' \"\""},
+	};
+	char out[256];
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		pol_redact(cases[k].in, strlen(cases[k].in), out, sizeof(out));
+		cr_expect_str_eq(out, cases[k].want, "%s", cases[k].in);
+	}
+	/* A tiny buffer is never overrun. */
+	char small[4];
+	size_t n = pol_redact("'abcdef'", 8, small, sizeof(small));
+	cr_expect_lt(n, sizeof(small));
+	cr_expect_eq(small[n], '\0');
+}
+
+Test(decide, truncate_utf8_never_splits_a_character)
+{
+	char out[64];
+	size_t n = pol_truncate_utf8("h\xc3\xa9llo w\xc3\xb6rld", 13, 3, out, sizeof(out));
+
+	cr_expect_str_eq(out, "h\xc3\xa9l...");
+	cr_expect_eq(n, strlen(out));
+	n = pol_truncate_utf8("abc", 3, 10, out, sizeof(out));
+	cr_expect_str_eq(out, "abc");
+	n = pol_truncate_utf8("\xc3\xa9\xc3\xa9\xc3\xa9", 6, 10, out, 4);
+	cr_expect_lt(n, 4);
+	cr_expect_eq(out[n], '\0');
+}

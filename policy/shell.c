@@ -22,6 +22,10 @@
 #define SH_WORK_SLACK  65536
 #define SH_MAX_HOME    4  /* $HOME / ~ occurrences remembered per word */
 #define SH_MAX_FILES   16 /* heredoc-written files remembered per command line */
+/* No command line an agent sends holds this many simple commands or words; past them
+ * the input is refused (shell.parse.too_complex) rather than analysed for seconds. */
+#define SH_MAX_CMDS  10000
+#define SH_MAX_WORDS 50000
 
 /* ---- words, redirections, commands -------------------------------------------- */
 
@@ -125,7 +129,11 @@ struct sh_pq {
 	struct sh_pq *next;
 };
 
+struct sh_seen;
+
 struct sh_an {
+	struct sh_seen *seen; /* units emitted, for repeated ones */
+	size_t n_emitted, n_seen;
 	struct sh_pq *pq_head, *pq_tail;
 	unsigned defer;
 	struct pol_arena *a;
@@ -136,6 +144,7 @@ struct sh_an {
 	const char *cwd; /* tracked by cd; NULL: as the caller's */
 	struct sh_cmd *head, *tail;
 	unsigned nest; /* current parse nesting */
+	size_t ncmds, nwords;
 	size_t work, work_cap;
 	int ret;   /* what pol_shell_analyze returns: fn's value or -errno */
 	int abort; /* stop everything */
@@ -1001,8 +1010,19 @@ static int weq(const struct sh_word *w, const char *lit)
 
 static int word_is(const struct sh_word *w, const char *const *set);
 
+static void too_complex(struct sh_an *P, const struct sh_word *w)
+{
+	emit_finding(P, "shell.parse.too_complex", w && w->s ? w->s : "",
+		     w && w->s ? (w->len < 80 ? w->len : 80) : 0, w ? w->line : 0, 0);
+	P->abort = 1;
+}
+
 static void b_add_word(struct sh_an *P, struct builder *b, const struct sh_word *w)
 {
+	if (++P->nwords > SH_MAX_WORDS) {
+		too_complex(P, w);
+		return;
+	}
 	if (b->nw == b->cw) {
 		size_t nc = b->cw ? b->cw * 2 : 4;
 		struct sh_word *nw = sh_alloc(P, nc * sizeof(*nw));
@@ -1041,6 +1061,10 @@ static struct sh_cmd *b_finish(struct sh_an *P, struct sh_lex *L, struct builder
 
 	if (!b->nw && !b->nr)
 		return NULL;
+	if (++P->ncmds > SH_MAX_CMDS) {
+		too_complex(P, b->nw ? &b->w[0] : NULL);
+		return NULL;
+	}
 	c = sh_alloc(P, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -1282,11 +1306,105 @@ static int cmds_download_since(struct sh_an *P, struct sh_cmd *mark);
 
 /* ---- units ------------------------------------------------------------------------ */
 
+/* Repeated units (a command line that runs the same command 100,000 times) are
+ * decided once: the table of units already emitted opens after SH_DEDUP_AFTER units,
+ * so that ordinary commands pay nothing for it. */
+#define SH_DEDUP_AFTER 32
+#define SH_DEDUP_SLOTS 4096
+
+struct sh_seen {
+	uint64_t h;
+	const struct pol_unit *u; /* a copy in the arena */
+};
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t unit_hash(const struct pol_unit *u)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)u->kind;
+
+	h = hash_bytes(h, u->text, u->len);
+	switch (u->kind) {
+	case POL_UNIT_COMMAND:
+		h = hash_bytes(h, u->word_is_data, u->argc);
+		h = hash_bytes(h, u->word_off, u->argc * sizeof(*u->word_off));
+		break;
+	case POL_UNIT_SCRIPT:
+		h = hash_bytes(h, u->language, strlen(u->language));
+		h = hash_bytes(h, &u->from_heredoc, sizeof(u->from_heredoc));
+		break;
+	case POL_UNIT_PATH:
+		h = hash_bytes(h, &u->op, sizeof(u->op));
+		h = hash_bytes(h, &u->is_dir_op, sizeof(u->is_dir_op));
+		break;
+	case POL_UNIT_FINDING:
+		h = hash_bytes(h, u->rule_id, strlen(u->rule_id));
+		break;
+	}
+	return h;
+}
+
+static int unit_same(const struct pol_unit *a, const struct pol_unit *b)
+{
+	if (a->kind != b->kind || a->len != b->len || memcmp(a->text, b->text, a->len) != 0)
+		return 0;
+	switch (a->kind) {
+	case POL_UNIT_COMMAND:
+		return a->argc == b->argc && !memcmp(a->word_is_data, b->word_is_data, a->argc) &&
+		       !memcmp(a->word_off, b->word_off, a->argc * sizeof(*a->word_off));
+	case POL_UNIT_SCRIPT:
+		return !strcmp(a->language, b->language) && a->from_heredoc == b->from_heredoc;
+	case POL_UNIT_PATH:
+		return a->op == b->op && a->is_dir_op == b->is_dir_op;
+	case POL_UNIT_FINDING:
+		return !strcmp(a->rule_id, b->rule_id);
+	}
+	return 0;
+}
+
+/* Returns 1 when an identical unit went out before. */
+static int seen_before(struct sh_an *P, const struct pol_unit *u)
+{
+	uint64_t h;
+	size_t k;
+	struct pol_unit *copy;
+
+	if (++P->n_emitted <= SH_DEDUP_AFTER)
+		return 0;
+	if (!P->seen) {
+		P->seen = pol_arena_alloc(P->a, SH_DEDUP_SLOTS * sizeof(*P->seen));
+		if (!P->seen)
+			return 0; /* no table: emit everything */
+		memset(P->seen, 0, SH_DEDUP_SLOTS * sizeof(*P->seen));
+	}
+	h = unit_hash(u);
+	for (k = h & (SH_DEDUP_SLOTS - 1); P->seen[k].u; k = (k + 1) & (SH_DEDUP_SLOTS - 1))
+		if (P->seen[k].h == h && unit_same(P->seen[k].u, u))
+			return 1;
+	if (P->n_seen >= SH_DEDUP_SLOTS / 2)
+		return 0; /* full: emit the rest */
+	copy = pol_arena_alloc(P->a, sizeof(*copy));
+	if (!copy)
+		return 0;
+	*copy = *u;
+	P->seen[k].h = h;
+	P->seen[k].u = copy;
+	P->n_seen++;
+	return 0;
+}
+
 static void emit(struct sh_an *P, const struct pol_unit *u)
 {
 	int r;
 
-	if (P->abort)
+	if (P->abort || seen_before(P, u))
 		return;
 	r = P->fn(u, P->arg);
 	if (r) {
@@ -1795,7 +1913,7 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size_t i,
 			     unsigned depth, int remote, unsigned line, int *query_only)
 {
-	for (unsigned rounds = 0; i < n && rounds < 64; rounds++) {
+	while (i < n) { /* each round takes at least the wrapper's name */
 		const char *nm;
 		size_t nl;
 		const struct wrapper *wr = NULL;

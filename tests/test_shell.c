@@ -410,11 +410,41 @@ Test(shell, modest_nesting_is_analysed_fully)
 
 Test(shell, long_flat_inputs_are_analysed)
 {
-	char *s = repeat("ls a b; ", 100000, "rm -rf /x");
+	char *s = repeat("ls a b; ", 5000, "rm -rf /x");
 	struct rec r;
 
 	cr_assert_eq(analyze(s, strlen(s), &r, 0), 0);
 	cr_assert(has_line(&r, "cmd:rm -rf /x"));
+	cr_assert(!has_line(&r, "finding:shell.parse.too_complex"));
+	free(r.buf);
+	free(s);
+}
+
+Test(shell, floods_of_commands_or_words_are_refused_as_too_complex)
+{
+	const char *units[] = {"ls a b; ", "a|", "sudo ", "x "};
+	for (size_t k = 0; k < 4; k++) {
+		char *s = repeat(units[k], 100000, "rm -rf /x");
+		struct rec r;
+		cr_assert_eq(analyze(s, strlen(s), &r, 0), 0);
+		cr_assert(has_line(&r, "finding:shell.parse.too_complex"), "%s", units[k]);
+		free(r.buf);
+		free(s);
+	}
+}
+
+Test(shell, repeated_units_are_handed_out_once)
+{
+	char *s = repeat("rm -rf /x; cat ~/.ssh/id_rsa; ", 2000, "");
+	struct rec r;
+	size_t n = 0;
+
+	cr_assert_eq(analyze(s, strlen(s), &r, 0), 0);
+	for (const char *p = r.buf; (p = strstr(p, "\ncmd:rm -rf /x\n")); p++)
+		n++;
+	cr_assert_geq(n, 1);
+	cr_assert_lt(n, 40, "%zu copies", n);
+	cr_assert(has_line(&r, "path:read:/home/agent/.ssh/id_rsa"));
 	free(r.buf);
 	free(s);
 }

@@ -98,7 +98,8 @@ void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 		for (size_t i = 0; i < call->n_paths; i++) {
 			struct pol_result one;
 
-			pol_intent_check_path(s, call->paths[i], call->ops[i], 0, call->cwd, home, &one);
+			pol_intent_check_path(s, call->paths[i], call->ops[i], 0, call->cwd, home,
+					      &one);
 			if (one.decision > t.decision)
 				t = one;
 		}
@@ -157,7 +158,7 @@ out:
 }
 
 enum pol_decision hook_intent_path_decision(const struct hook_call *call, const char *path,
-					   enum pol_op op)
+					    enum pol_op op)
 {
 	struct pol_intent_set *s;
 	struct pol_result r;
@@ -173,15 +174,16 @@ enum pol_decision hook_intent_path_decision(const struct hook_call *call, const 
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: dcg intent list [--json] [--cwd DIR] [--session ID]\n"
-		   "       dcg intent select INT-ID [--cwd DIR] [--session ID]\n"
-		   "       dcg intent clear [--cwd DIR] [--session ID]\n"
-		   "       dcg intent show [INT-ID] [--cwd DIR] [--session ID]\n\n"
-		   "The active intent of a project confines its writes to the intent's\n"
-		   "owned_scope (%s at the project root). The selection is kept\n"
-		   "per project, and per agent session with --session (or $DCG_SESSION_ID):\n"
-		   "a session without its own selection uses the project's.\n",
-		   POL_INTENT_FILE);
+	fprintf(f,
+		"usage: dcg intent list [--json] [--cwd DIR] [--session ID]\n"
+		"       dcg intent select INT-ID [--cwd DIR] [--session ID]\n"
+		"       dcg intent clear [--cwd DIR] [--session ID]\n"
+		"       dcg intent show [INT-ID] [--cwd DIR] [--session ID]\n\n"
+		"The active intent of a project confines its writes to the intent's\n"
+		"owned_scope (%s at the project root). The selection is kept\n"
+		"per project, and per agent session with --session (or $DCG_SESSION_ID):\n"
+		"a session without its own selection uses the project's.\n",
+		POL_INTENT_FILE);
 }
 
 static void print_diags(const struct pol_intent_set *s)
@@ -359,7 +361,8 @@ int cmd_intent(int argc, char **argv)
 			goto out;
 		}
 		if (!pol_intent_find(s, id)) {
-			fprintf(stderr, "dcg intent select: unknown intent '%s' in %s. Known:", id, file);
+			fprintf(stderr, "dcg intent select: unknown intent '%s' in %s. Known:", id,
+				file);
 			known_ids(s, stderr);
 			fprintf(stderr, "\n");
 			goto out;
@@ -391,13 +394,14 @@ int cmd_intent(int argc, char **argv)
 		for (size_t i = 0; i < pol_intent_count(s); i++) {
 			const struct pol_intent *in = pol_intent_get(s, i);
 
-			printf("%s %-12s %-14s %s\n", in == pol_intent_active(s) ? "*" : " ", in->id,
-			       in->status[0] ? in->status : "-", in->name);
+			printf("%s %-12s %-14s %s\n", in == pol_intent_active(s) ? "*" : " ",
+			       in->id, in->status[0] ? in->status : "-", in->name);
 		}
 		if (!pol_intent_selected_id(s))
 			printf("no active intent (dcg intent select INT-ID)\n");
 		else if (!pol_intent_active(s))
-			printf("the active intent '%s' is not in the file\n", pol_intent_selected_id(s));
+			printf("the active intent '%s' is not in the file\n",
+			       pol_intent_selected_id(s));
 		rc = pol_intent_invalid(s) ? 1 : 0;
 	} else { /* show */
 		const struct pol_intent *in = id ? pol_intent_find(s, id) : pol_intent_active(s);
@@ -406,8 +410,10 @@ int cmd_intent(int argc, char **argv)
 			if (id)
 				fprintf(stderr, "dcg intent show: unknown intent '%s'. Known:", id);
 			else if (pol_intent_selected_id(s))
-				fprintf(stderr, "dcg intent show: the active intent '%s' is not in %s. Known:",
-					pol_intent_selected_id(s), file);
+				fprintf(
+				    stderr,
+				    "dcg intent show: the active intent '%s' is not in %s. Known:",
+				    pol_intent_selected_id(s), file);
 			else
 				fprintf(stderr, "dcg intent show: no active intent. Known:");
 			known_ids(s, stderr);
@@ -416,8 +422,8 @@ int cmd_intent(int argc, char **argv)
 		}
 		show_intent(in, in == pol_intent_active(s));
 		if (in == pol_intent_active(s))
-			printf("%-22s%s\n", "Selected for:",
-			       from_session ? "this session" : "the project");
+			printf("%-22s%s\n",
+			       "Selected for:", from_session ? "this session" : "the project");
 		printf("%-22s%s\n", "Project root:", root);
 		rc = 0;
 	}

@@ -80,11 +80,11 @@ struct pol_intent_set {
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
-static void diag(struct pol_intent_set *s, const char *file, const yaml_mark_t *m,
-		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void diag(struct pol_intent_set *s, const char *file, const yaml_mark_t *m, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
 
-static void diag(struct pol_intent_set *s, const char *file, const yaml_mark_t *m,
-		 const char *fmt, ...)
+static void diag(struct pol_intent_set *s, const char *file, const yaml_mark_t *m, const char *fmt,
+		 ...)
 {
 	struct pol_intent_diag *d;
 	va_list ap;
@@ -232,7 +232,8 @@ static int compile_scope(struct pol_intent_set *s, struct intent *in)
 				return rc;
 			if (rc < 0) {
 				if (k == 0)
-					diag(s, s->file, NULL, "%s: owned_scope entry '%s' is empty or too long",
+					diag(s, s->file, NULL,
+					     "%s: owned_scope entry '%s' is empty or too long",
 					     in->pub.id, in->scope.v[i]);
 				continue;
 			}
@@ -487,8 +488,8 @@ static enum pol_decision check_in(const struct pol_intent_set *s, const char *ba
 		fill(s, o == OUT_OK ? OUT_VIOLATION : o, fwd, NULL, op, r);
 		return r->decision;
 	}
-	if ((flags & POL_PATH_CANONICAL) ||
-	    pol_path_resolve(lexical, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) < 0)
+	if ((flags & POL_PATH_CANONICAL) || pol_path_resolve(lexical, !!(flags & POL_PATH_NOFOLLOW),
+							     resolved, sizeof(resolved)) < 0)
 		memcpy(resolved, lexical, strlen(lexical) + 1);
 	dir_op = (flags & POL_PATH_IS_DIR) &&
 		 (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
@@ -506,7 +507,8 @@ static enum pol_decision check_in(const struct pol_intent_set *s, const char *ba
 
 		if (ok && dir_op)
 			ok = !dir_holds_excluded(s, in, lexical) &&
-			     (strcmp(lexical, resolved) == 0 || !dir_holds_excluded(s, in, resolved));
+			     (strcmp(lexical, resolved) == 0 ||
+			      !dir_holds_excluded(s, in, resolved));
 		if (ok)
 			return POL_ALLOW;
 		o = OUT_VIOLATION;
@@ -533,8 +535,7 @@ enum pol_decision pol_intent_check_path(const struct pol_intent_set *s, const ch
 
 enum pol_decision pol_intent_check_path_at(const struct pol_intent_set *s, int dirfd,
 					   const char *path, enum pol_op op, unsigned flags,
-					   const char *cwd, const char *home,
-					   struct pol_result *r)
+					   const char *cwd, const char *home, struct pol_result *r)
 {
 	char base[PATH_MAX], link[64];
 	ssize_t n;
@@ -618,7 +619,7 @@ enum pol_decision pol_intent_check_command(const struct pol_intent_set *s, const
 /* ---- tool classes --------------------------------------------------------------------------- */
 
 static const char *const builtin_read_only[] = {
-    "Read",	 "Glob",     "Grep",	      "LS",	    "NotebookRead", "WebFetch",
+    "Read",	 "Glob",     "Grep",	  "LS",	  "NotebookRead", "WebFetch",
     "WebSearch", "TodoRead", "TodoWrite", "Task", "ExitPlanMode", "BashOutput",
 };
 
@@ -630,8 +631,7 @@ static int name_in(const struct strv *sv, const char *tool)
 	return 0;
 }
 
-enum pol_intent_tool_class pol_intent_tool_class(const struct pol_intent_set *s,
-						 const char *tool)
+enum pol_intent_tool_class pol_intent_tool_class(const struct pol_intent_set *s, const char *tool)
 {
 	if (!tool || !tool[0])
 		return POL_INTENT_TOOL_DESTRUCTIVE;
@@ -724,7 +724,10 @@ static void j_str(struct jbuf *b, const char *t)
 			esc[n++] = (char)*p;
 		} else {
 			/* a valid UTF-8 sequence is copied whole, anything else becomes '?' */
-			size_t need = (*p >= 0xf0 && *p < 0xf5) ? 4 : (*p >= 0xe0) ? 3 : (*p >= 0xc2) ? 2 : 0;
+			size_t need = (*p >= 0xf0 && *p < 0xf5) ? 4
+				      : (*p >= 0xe0)		? 3
+				      : (*p >= 0xc2)		? 2
+								: 0;
 			size_t k = 1;
 
 			while (need && k < need && (p[k] & 0xc0) == 0x80)
@@ -891,10 +894,12 @@ static int read_intent(struct pol_intent_set *s, const char *file, yaml_document
 
 	memset(&in, 0, sizeof(in));
 	if (n->type != YAML_MAPPING_NODE) {
-		diag(s, file, &n->start_mark, "an active_intents entry must be a mapping (id, name, owned_scope, ...)");
+		diag(s, file, &n->start_mark,
+		     "an active_intents entry must be a mapping (id, name, owned_scope, ...)");
 		return 0;
 	}
-	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
+	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
+	     pr++) {
 		const char *k = scalar(yaml_document_get_node(doc, pr->key));
 
 		if (k && !strcmp(k, "id"))
@@ -909,14 +914,18 @@ static int read_intent(struct pol_intent_set *s, const char *file, yaml_document
 	}
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->intents[i].pub.id, id)) {
-			diag(s, file, &n->start_mark, "intent id '%s' is listed twice (line %u): the later entry is left out", id, s->intents[i].pub.line);
+			diag(
+			    s, file, &n->start_mark,
+			    "intent id '%s' is listed twice (line %u): the later entry is left out",
+			    id, s->intents[i].pub.line);
 			return 0;
 		}
 	in.pub.id = strdup(id);
 	in.pub.line = (unsigned)n->start_mark.line + 1;
 	if (!in.pub.id)
 		return -ENOMEM;
-	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
+	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
+	     pr++) {
 		yaml_node_t *kn = yaml_document_get_node(doc, pr->key);
 		yaml_node_t *vn = yaml_document_get_node(doc, pr->value);
 		const char *k = scalar(kn);
@@ -952,7 +961,8 @@ static int read_intent(struct pol_intent_set *s, const char *file, yaml_document
 		rc = 0;
 	}
 	if (bad) {
-		diag(s, file, &n->start_mark, "intent '%s' is left out because of the errors above", id);
+		diag(s, file, &n->start_mark, "intent '%s' is left out because of the errors above",
+		     id);
 		goto out_release;
 	}
 	if (!in.pub.name)
@@ -996,9 +1006,11 @@ static int finish_intent(struct pol_intent_set *s, struct intent *in)
 	in->pub.n_acceptance_criteria = in->acceptance.n;
 	in->scope_txt = join(&in->scope, ", ", "(empty: owns nothing)");
 	if (in->pub.name[0])
-		in->reason = xasprintf("SCOPE_VIOLATION: outside the owned_scope of %s (%s)", in->pub.id, in->pub.name);
+		in->reason = xasprintf("SCOPE_VIOLATION: outside the owned_scope of %s (%s)",
+				       in->pub.id, in->pub.name);
 	else
-		in->reason = xasprintf("SCOPE_VIOLATION: outside the owned_scope of %s", in->pub.id);
+		in->reason =
+		    xasprintf("SCOPE_VIOLATION: outside the owned_scope of %s", in->pub.id);
 	in->sugg[0] = xasprintf(
 	    "Keep writes inside %s's owned_scope (%s), select the intent that owns this path "
 	    "(dcg intent select INT-ID; known: %s), or ask the user to widen the scope",
@@ -1028,22 +1040,28 @@ static int finish_set(struct pol_intent_set *s)
 		if (rc < 0)
 			return rc;
 	}
-	s->reason_missing = xasprintf("MISSING_INTENT: no active intent: writes in this project need one (%s)",
-				      POL_INTENT_FILE);
-	s->sugg_missing = xasprintf("Select the intent you work on: dcg intent select INT-ID (known: %s)",
-				    s->known);
-	s->sugg_not_found = xasprintf("Select a known intent: dcg intent select INT-ID (known: %s)",
-				      s->known);
-	s->reason_tool = xasprintf("UNCHECKED_TOOL: this tool's writes cannot be checked against the active intent's owned_scope");
-	s->sugg_tool = xasprintf("Use Write or Edit for files in the owned_scope, or ask the user to approve this call");
+	s->reason_missing =
+	    xasprintf("MISSING_INTENT: no active intent: writes in this project need one (%s)",
+		      POL_INTENT_FILE);
+	s->sugg_missing = xasprintf(
+	    "Select the intent you work on: dcg intent select INT-ID (known: %s)", s->known);
+	s->sugg_not_found =
+	    xasprintf("Select a known intent: dcg intent select INT-ID (known: %s)", s->known);
+	s->reason_tool = xasprintf("UNCHECKED_TOOL: this tool's writes cannot be checked against "
+				   "the active intent's owned_scope");
+	s->sugg_tool = xasprintf(
+	    "Use Write or Edit for files in the owned_scope, or ask the user to approve this call");
 	if (s->invalid) {
 		const struct pol_intent_diag *d = s->n_diags ? &s->diags[0] : NULL;
 
-		s->reason_invalid = d ? xasprintf("INVALID_INTENTS_FILE: the intents file cannot be used: %s:%u:%u: %s", d->file,
-						  d->line, d->col, d->msg)
-				      : xasprintf("INVALID_INTENTS_FILE: the intents file cannot be used");
+		s->reason_invalid =
+		    d ? xasprintf(
+			    "INVALID_INTENTS_FILE: the intents file cannot be used: %s:%u:%u: %s",
+			    d->file, d->line, d->col, d->msg)
+		      : xasprintf("INVALID_INTENTS_FILE: the intents file cannot be used");
 	} else {
-		s->reason_invalid = xasprintf("INVALID_INTENTS_FILE: the intents file cannot be used");
+		s->reason_invalid =
+		    xasprintf("INVALID_INTENTS_FILE: the intents file cannot be used");
 	}
 	s->sugg_invalid = xasprintf("Fix %s (dcg intent list shows the errors)", s->file);
 	if (!s->reason_missing || !s->sugg_missing || !s->sugg_not_found || !s->reason_tool ||
@@ -1052,11 +1070,11 @@ static int finish_set(struct pol_intent_set *s)
 	s->sugg_missing_v[0] = s->sugg_missing;
 	s->sugg_missing_v[1] = "If intentional: run dcg intent select INT-ID, then retry";
 	s->sugg_not_found_v[0] = s->sugg_not_found;
-	s->sugg_not_found_v[1] = "If intentional: add the intent to " POL_INTENT_FILE
-				 ", or run dcg intent clear";
+	s->sugg_not_found_v[1] =
+	    "If intentional: add the intent to " POL_INTENT_FILE ", or run dcg intent clear";
 	s->sugg_invalid_v[0] = s->sugg_invalid;
-	s->sugg_invalid_v[1] = "If intentional: remove " POL_INTENT_FILE
-			       " to stop confining writes";
+	s->sugg_invalid_v[1] =
+	    "If intentional: remove " POL_INTENT_FILE " to stop confining writes";
 	s->sugg_tool_v[0] = s->sugg_tool;
 	s->sugg_tool_v[1] = "If intentional: approve the call, or list the tool under "
 			    "tools.read_only in the policy";
@@ -1092,8 +1110,8 @@ static int parse_intents(struct pol_intent_set *s, const char *name, const char 
 		s->invalid = 1;
 		goto out_doc;
 	}
-	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
-	     pr++) {
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+	     pr < root->data.mapping.pairs.top; pr++) {
 		const char *k = scalar(yaml_document_get_node(&doc, pr->key));
 
 		if (k && !strcmp(k, "active_intents"))
@@ -1430,12 +1448,14 @@ int pol_intent_tools_load_buffer(struct pol_intent_set *s, const char *name, con
 	if (!tools || (tools->type == YAML_SCALAR_NODE && !scalar(tools)[0]))
 		goto out_doc;
 	if (tools->type != YAML_MAPPING_NODE) {
-		diag(s, name, &tools->start_mark, "'tools' must be a mapping (read_only, destructive, destructive_need_approval)");
+		diag(s, name, &tools->start_mark,
+		     "'tools' must be a mapping (read_only, destructive, "
+		     "destructive_need_approval)");
 		rc = -EINVAL;
 		goto out_doc;
 	}
-	for (yaml_node_pair_t *pr = tools->data.mapping.pairs.start; pr < tools->data.mapping.pairs.top;
-	     pr++) {
+	for (yaml_node_pair_t *pr = tools->data.mapping.pairs.start;
+	     pr < tools->data.mapping.pairs.top; pr++) {
 		yaml_node_t *kn = yaml_document_get_node(&doc, pr->key);
 		yaml_node_t *vn = yaml_document_get_node(&doc, pr->value);
 		const char *k = scalar(kn), *v = scalar(vn);
@@ -1444,20 +1464,27 @@ int pol_intent_tools_load_buffer(struct pol_intent_set *s, const char *name, con
 		if (!k || !vn)
 			continue;
 		if (!strcmp(k, "read_only")) {
-			r2 = read_strv(s, name, &doc, vn, "tools.read_only", "tools", &s->tools.read_only);
+			r2 = read_strv(s, name, &doc, vn, "tools.read_only", "tools",
+				       &s->tools.read_only);
 		} else if (!strcmp(k, "destructive")) {
-			r2 = read_strv(s, name, &doc, vn, "tools.destructive", "tools", &s->tools.destructive);
+			r2 = read_strv(s, name, &doc, vn, "tools.destructive", "tools",
+				       &s->tools.destructive);
 		} else if (!strcmp(k, "destructive_need_approval")) {
 			if (v && (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on")))
 				s->tools.need_approval = 1;
-			else if (v && (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off")))
+			else if (v &&
+				 (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off")))
 				s->tools.need_approval = 0;
 			else {
-				diag(s, name, &vn->start_mark, "tools.destructive_need_approval must be true or false");
+				diag(s, name, &vn->start_mark,
+				     "tools.destructive_need_approval must be true or false");
 				r2 = -EINVAL;
 			}
 		} else {
-			diag(s, name, &kn->start_mark, "unknown key 'tools.%s' (read_only, destructive, destructive_need_approval)", k);
+			diag(s, name, &kn->start_mark,
+			     "unknown key 'tools.%s' (read_only, destructive, "
+			     "destructive_need_approval)",
+			     k);
 			r2 = -EINVAL;
 		}
 		if (r2 == -ENOMEM) {
@@ -1524,7 +1551,8 @@ int pol_intent_state_path(const char *root, const char *session, char *out, size
 	bn = bn && bn[1] ? bn + 1 : "root";
 	/* file names keep to a safe alphabet; the hash tells projects apart */
 	for (const char *t = bn; *t && o < 40; t++)
-		name[o++] = (isalnum((unsigned char)*t) || *t == '.' || *t == '_' || *t == '-') ? *t : '_';
+		name[o++] =
+		    (isalnum((unsigned char)*t) || *t == '.' || *t == '_' || *t == '-') ? *t : '_';
 	name[o] = '\0';
 	sess[0] = '\0';
 	if (session && session[0]) {
@@ -1532,10 +1560,15 @@ int pol_intent_state_path(const char *root, const char *session, char *out, size
 
 		sess[k++] = '@';
 		for (const char *t = session; *t && k < 48; t++)
-			sess[k++] = (isalnum((unsigned char)*t) || *t == '.' || *t == '_' || *t == '-') ? *t : '_';
-		snprintf(sess + k, sizeof(sess) - k, "-%08x", (unsigned)(fnv1a(session) & 0xffffffffu));
+			sess[k++] =
+			    (isalnum((unsigned char)*t) || *t == '.' || *t == '_' || *t == '-')
+				? *t
+				: '_';
+		snprintf(sess + k, sizeof(sess) - k, "-%08x",
+			 (unsigned)(fnv1a(session) & 0xffffffffu));
 	}
-	n = snprintf(out, size, "%s/%s-%016llx%s", base, name, (unsigned long long)fnv1a(real), sess);
+	n = snprintf(out, size, "%s/%s-%016llx%s", base, name, (unsigned long long)fnv1a(real),
+		     sess);
 	if (n < 0 || (size_t)n >= size)
 		return -ENAMETOOLONG;
 	return 0;

@@ -52,11 +52,11 @@
 #define POL_INTENT_FILE ".orchestration/active_intents.yaml"
 
 /* Rule IDs of scope results, and the error codes the structured error carries. */
-#define POL_INTENT_RULE_VIOLATION "scope.violation"	  /* SCOPE_VIOLATION, ask */
-#define POL_INTENT_RULE_MISSING	  "scope.missing_intent"  /* MISSING_INTENT, deny */
+#define POL_INTENT_RULE_VIOLATION "scope.violation"	   /* SCOPE_VIOLATION, ask */
+#define POL_INTENT_RULE_MISSING	  "scope.missing_intent"   /* MISSING_INTENT, deny */
 #define POL_INTENT_RULE_NOT_FOUND "scope.intent_not_found" /* INTENT_NOT_FOUND, deny */
-#define POL_INTENT_RULE_INVALID	  "scope.intents_invalid" /* INVALID_INTENTS_FILE, deny */
-#define POL_INTENT_RULE_TOOL	  "scope.unchecked_tool"  /* UNCHECKED_TOOL, ask */
+#define POL_INTENT_RULE_INVALID	  "scope.intents_invalid"  /* INVALID_INTENTS_FILE, deny */
+#define POL_INTENT_RULE_TOOL	  "scope.unchecked_tool"   /* UNCHECKED_TOOL, ask */
 
 struct pol_intent {
 	const char *id;
@@ -149,8 +149,7 @@ enum pol_decision pol_intent_check_path(const struct pol_intent_set *s, const ch
 /* The same for a path relative to a directory descriptor (AT_FDCWD: cwd). */
 enum pol_decision pol_intent_check_path_at(const struct pol_intent_set *s, int dirfd,
 					   const char *path, enum pol_op op, unsigned flags,
-					   const char *cwd, const char *home,
-					   struct pol_result *r);
+					   const char *cwd, const char *home, struct pol_result *r);
 
 /* Decides a shell command: every path the shell analysis finds it writing, creating,
  * deleting or moving (redirections, rm, mv, cp, tee, touch, ...) is checked with
@@ -183,8 +182,7 @@ enum pol_intent_tool_class {
 int pol_intent_tools_load(struct pol_intent_set *s, const char *policy_file);
 int pol_intent_tools_load_buffer(struct pol_intent_set *s, const char *name, const char *buf,
 				 size_t len);
-enum pol_intent_tool_class pol_intent_tool_class(const struct pol_intent_set *s,
-						 const char *tool);
+enum pol_intent_tool_class pol_intent_tool_class(const struct pol_intent_set *s, const char *tool);
 /* 1 when the policy said destructive tools need approval. */
 int pol_intent_tools_need_approval(const struct pol_intent_set *s);
 

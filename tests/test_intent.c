@@ -40,8 +40,9 @@ static struct pol_intent_set *workspace(const char *id)
 	cr_assert(getcwd(repo, sizeof(repo)));
 	snprintf(ws, sizeof(ws), "/tmp/dcg-test-intent.XXXXXX");
 	cr_assert(mkdtemp(ws));
-	snprintf(file, sizeof(file), "mkdir -p .orchestration && cp '%s/" DATA
-		 "active_intents.yaml' .orchestration/", repo);
+	snprintf(file, sizeof(file),
+		 "mkdir -p .orchestration && cp '%s/" DATA "active_intents.yaml' .orchestration/",
+		 repo);
 	sh(file);
 	sh("mkdir -p src/auth/deep src/auth/clean src/api src/middleware secrets docs/guide "
 	   "deploy && touch src/auth/login.ts src/auth/login.test.ts src/auth/clean/a.ts "
@@ -77,9 +78,9 @@ static enum pol_op op_from(const char *name, unsigned *flags)
 		const char *name;
 		enum pol_op op;
 	} ops[] = {
-	    {"read", POL_OP_READ},     {"write", POL_OP_WRITE},	      {"create", POL_OP_CREATE},
+	    {"read", POL_OP_READ},     {"write", POL_OP_WRITE},	       {"create", POL_OP_CREATE},
 	    {"delete", POL_OP_DELETE}, {"rename", POL_OP_RENAME_FROM}, {"chmod", POL_OP_CHMOD},
-	    {"exec", POL_OP_EXEC},     {"list", POL_OP_LIST},	      {"rmdir", POL_OP_DELETE},
+	    {"exec", POL_OP_EXEC},     {"list", POL_OP_LIST},	       {"rmdir", POL_OP_DELETE},
 	};
 
 	*flags = !strcmp(name, "rmdir") ? POL_PATH_IS_DIR : 0;
@@ -218,8 +219,7 @@ Test(intent, no_active_intent_denies_with_missing_intent)
 	/* reads stay free, and paths outside the project are not governed */
 	cr_expect_eq(pol_intent_check_path(s, "src/auth/a.ts", POL_OP_READ, 0, ws, NULL, &r),
 		     POL_ALLOW);
-	cr_expect_eq(pol_intent_check_path(s, "/tmp/x", POL_OP_WRITE, 0, ws, NULL, &r),
-		     POL_ALLOW);
+	cr_expect_eq(pol_intent_check_path(s, "/tmp/x", POL_OP_WRITE, 0, ws, NULL, &r), POL_ALLOW);
 	remove_workspace(s);
 }
 
@@ -274,10 +274,10 @@ Test(intent, json_escapes_and_stays_valid_when_cut)
 
 struct bad_case {
 	const char *yaml;
-	int rc;		 /* pol_intent_load_buffer's answer */
+	int rc;		  /* pol_intent_load_buffer's answer */
 	size_t n_intents; /* usable intents left */
-	unsigned line;	 /* line of the first diagnostic, 0: none expected */
-	const char *msg; /* part of the first diagnostic */
+	unsigned line;	  /* line of the first diagnostic, 0: none expected */
+	const char *msg;  /* part of the first diagnostic */
 };
 
 Test(intent, bad_files_get_clear_diagnostics)
@@ -321,7 +321,8 @@ Test(intent, bad_files_get_clear_diagnostics)
 				cr_expect_eq(d->line, c->line, "case %zu: line %u", i, d->line);
 		} else {
 			cr_expect_eq(pol_intent_diag_count(s), 0, "case %zu: %s", i,
-				     pol_intent_diag_count(s) ? pol_intent_diag_get(s, 0)->msg : "");
+				     pol_intent_diag_count(s) ? pol_intent_diag_get(s, 0)->msg
+							      : "");
 		}
 		pol_intent_free(s);
 	}
@@ -519,9 +520,9 @@ Test(intent, runtime_environment_selects_the_named_intent)
 	cr_assert(pol_intent_active(e));
 	cr_expect_str_eq(pol_intent_active(e)->id, "INT-001");
 	cr_expect_str_eq(pol_intent_root(e), ws);
-	cr_expect_eq(pol_intent_check_path_at(e, AT_FDCWD, "src/api/x.ts", POL_OP_CREATE, 0, NULL,
-					      NULL, &r),
-		     POL_ASK);
+	cr_expect_eq(
+	    pol_intent_check_path_at(e, AT_FDCWD, "src/api/x.ts", POL_OP_CREATE, 0, NULL, NULL, &r),
+	    POL_ASK);
 	pol_intent_free(e);
 	/* an unknown ID: INTENT_NOT_FOUND on every write in the project */
 	setenv("DCG_INTENT", "INT-404", 1);
@@ -554,12 +555,12 @@ Test(intent, relative_paths_against_a_directory_descriptor)
 	cr_assert_geq(fd, 0);
 	cr_expect_eq(pol_intent_check_path_at(s, fd, "new.ts", POL_OP_CREATE, 0, NULL, NULL, &r),
 		     POL_ALLOW);
-	cr_expect_eq(pol_intent_check_path_at(s, fd, "../api/new.ts", POL_OP_CREATE, 0, NULL, NULL,
-					      &r),
-		     POL_ASK);
-	cr_expect_eq(pol_intent_check_path_at(s, fd, "to-api/new.ts", POL_OP_CREATE, 0, NULL, NULL,
-					      &r),
-		     POL_ASK);
+	cr_expect_eq(
+	    pol_intent_check_path_at(s, fd, "../api/new.ts", POL_OP_CREATE, 0, NULL, NULL, &r),
+	    POL_ASK);
+	cr_expect_eq(
+	    pol_intent_check_path_at(s, fd, "to-api/new.ts", POL_OP_CREATE, 0, NULL, NULL, &r),
+	    POL_ASK);
 	close(fd);
 	remove_workspace(s);
 }

@@ -178,12 +178,13 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 	 * authors; x86_64 numbers stop below 512 (the x32 range is refused as a bad
 	 * architecture by libseccomp). */
 	for (int nr = 0; nr < 512; nr++) {
-		if (nr == SBX_NR_FCHMODAT2)
+		if (nr == SBX_NR_FCHMODAT2 || nr < 335) /* below 335: holes the kernel refuses */
 			continue;
-		if (seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr) != NULL)
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+		if (name) { /* libseccomp's strdup */
+			free(name);
 			continue;
-		if (nr < 335) /* unassigned holes of the old table: the kernel says ENOSYS */
-			continue;
+		}
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 		if (rc < 0)
 			return rc;

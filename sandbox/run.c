@@ -86,6 +86,21 @@ static int sbx_recv_fd(int sock)
  * sits next to the dcg binary), the policy file as an absolute path, DCG_SANDBOX=1.
  * Returns a malloc'ed array (its strings: environ's or malloc'ed, never freed: the
  * child execs). */
+static void sbx_child_env_free(char **env)
+{
+	if (!env || env == environ)
+		return;
+	/* Our own strings follow environ's: "LD_PRELOAD=", "DCG_POLICY=" we made. */
+	for (size_t i = 0; env[i]; i++) {
+		int found = 0;
+		for (size_t j = 0; environ[j] && !found; j++)
+			found = env[i] == environ[j];
+		if (!found && strcmp(env[i], "DCG_SANDBOX=1") != 0)
+			free(env[i]);
+	}
+	free(env);
+}
+
 static char **sbx_child_env(const char *policy_abs, int no_preload)
 {
 	char exe[PATH_MAX], *slash, *preload = NULL;
@@ -311,7 +326,7 @@ int cmd_sandbox(int argc, char **argv)
 	int no_preload = 0;
 	char policy_abs[PATH_MAX], msg[256];
 	char *default_argv[2];
-	char **cmd;
+	char **cmd, **envp = NULL;
 	struct pol_policy *policy = NULL;
 	struct sbx_filter filter = {0};
 	struct sbx_super *sup = NULL;
@@ -378,7 +393,7 @@ int cmd_sandbox(int argc, char **argv)
 			strerror(-frc));
 		goto out_free_policy;
 	}
-	char **envp = sbx_child_env(policy_arg ? policy_abs : NULL, no_preload);
+	envp = sbx_child_env(policy_arg ? policy_abs : NULL, no_preload);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
 		perror("dcg sandbox: socketpair");
@@ -412,6 +427,8 @@ int cmd_sandbox(int argc, char **argv)
 	}
 	close(sock[1]);
 	sock[1] = -1;
+	sbx_child_env_free(envp);
+	envp = NULL;
 	lfd = sbx_recv_fd(sock[0]);
 	if (lfd < 0) {
 		fprintf(stderr,
@@ -476,6 +493,7 @@ out_close_sock:
 	if (sock[1] >= 0)
 		close(sock[1]);
 out_release_filter:
+	sbx_child_env_free(envp);
 	sbx_filter_release(&filter);
 out_free_policy:
 	pol_free(policy);

@@ -48,7 +48,9 @@ done
 
 # A sandbox inside the sandbox cannot install its listener (a second listener would
 # take precedence over ours): it says so and runs nothing.
-out=$( (cd "$W" && sbx "${SANDBOX[@]}" --policy "$W/policy.yaml" -- /bin/sh -c 'echo RAN') 2>&1)
+# (--no-preload outside: an ASan-built dcg inside must not find a preload first.)
+out=$( (cd "$W" && "${SANDBOX[@]}" --no-preload --policy "$W/policy.yaml" -- \
+	"${SANDBOX[@]}" --policy "$W/policy.yaml" -- /bin/sh -c 'echo RAN') 2>&1)
 rc=$?
 [ $rc = 1 ] || fail "nested sandbox exited $rc, expected 1"
 case $out in *RAN*) fail "nested sandbox ran its command without protection" ;; esac

@@ -67,6 +67,20 @@ static int user_file(char *out, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/* The problems the policy loader finds in text, read as the file name. */
+static size_t diag_count(const char *name, const char *text)
+{
+	struct pol_policy *p = pol_new(0);
+	size_t n;
+
+	if (!p)
+		return (size_t)-1;
+	pol_load_buffer(p, name, text, strlen(text));
+	n = pol_diag_count(p);
+	pol_free(p);
+	return n;
+}
+
 static int unknown_rule(struct pol_policy *pol, const char *id)
 {
 	const char *near[5];
@@ -184,6 +198,13 @@ int cmd_allow(int argc, char **argv)
 	err = hook_allow_edit(text ? text : "", len, &e, &out, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "dcg: allow: %s: %s\n", target, msg[0] ? msg : strerror(-err));
+		goto out;
+	}
+	if (diag_count(target, out) > diag_count(target, text ? text : "")) {
+		fprintf(stderr,
+			"dcg: allow: %s: the edited file would load with new problems; "
+			"left it unchanged\n",
+			target);
 		goto out;
 	}
 	err = hook_write_atomic(target, out, strlen(out), 0644);

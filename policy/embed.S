@@ -1,13 +1,14 @@
-/* The embedded default policy: policy/default.yaml as bytes in .rodata. */
+/* The embedded default policy: the portable snapshot of policy/default.yaml made at
+ * build time (EMBED_SNAPSHOT names the file), as bytes in .rodata. */
 	.section .rodata
-	.global pol_embedded_yaml
-	.hidden pol_embedded_yaml
-	.type pol_embedded_yaml, @object
+	.global pol_embedded_snapshot
+	.hidden pol_embedded_snapshot
+	.type pol_embedded_snapshot, @object
 	.balign 16
-pol_embedded_yaml:
-	.incbin "policy/default.yaml"
+pol_embedded_snapshot:
+	.incbin EMBED_SNAPSHOT
 	.byte 0
-	.global pol_embedded_yaml_end
-	.hidden pol_embedded_yaml_end
-pol_embedded_yaml_end:
+	.global pol_embedded_snapshot_end
+	.hidden pol_embedded_snapshot_end
+pol_embedded_snapshot_end:
 	.section .note.GNU-stack,"",@progbits

@@ -52,6 +52,7 @@ struct pol_rule {
 	struct pol_pathpat path_canon;
 	int has_canon;
 	char *compile_error; /* set when the regex failed to compile */
+	int path_owned;	     /* path globs were expanded at snapshot load: freed even if borrowed */
 	int borrowed;	     /* id, pattern, reason, suggestions and globs point into a snapshot
 		       * buffer the policy keeps (pol_policy.snap_bufs): not freed one by one */
 };
@@ -118,6 +119,17 @@ int pol_rule_index_add(struct pol_policy *p, size_t i);
 void pol_rules_refresh(struct pol_policy *p);
 void pol_rule_finish(struct pol_rule *r);
 const char *pol_language_intern(const char *name);
+
+/* Loads YAML text as the embedded default policy (origin "<embedded>", IDs default.*). */
+int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);
+/* Expands a path pattern as written (!, ~, root, **) into pp; 0 or a negative errno. */
+int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp);
+/* Sets r->path_canon when the pattern's literal folders resolve elsewhere. */
+void pol_rule_canon_path(struct pol_rule *r);
+
+/* snapshot.c: portable snapshots keep path patterns as written (no home or root), and
+ * are expanded when loaded: the form the embedded default policy is built into. */
+char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portable);
 
 /* regex.c: compiles on first use; returns the code or NULL (failed). */
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r);

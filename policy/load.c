@@ -24,9 +24,6 @@
 
 #define POL_FILE_MAX (16u * 1024 * 1024)
 
-extern const char pol_embedded_yaml[];
-extern const char pol_embedded_yaml_end[];
-
 enum { SCOPE_DEFAULT = 0, SCOPE_USER, SCOPE_PROJECT, SCOPE_POLICY };
 static const char *const scope_names[] = {"default", "user", "project", "policy"};
 static const char *const path_kind_ids[] = {"zero_access", "read_only", "no_delete"};
@@ -104,6 +101,8 @@ void pol_rule_finish(struct pol_rule *r)
 		free(r->reason);
 		for (size_t i = 0; i < r->n_suggestions; i++)
 			free(r->suggestions[i]);
+	}
+	if (!r->borrowed || r->path_owned) {
 		free(r->path.glob);
 		free(r->path_canon.glob);
 	}
@@ -480,7 +479,7 @@ void pol_rules_refresh(struct pol_policy *p)
 
 /* ---- path rules -------------------------------------------------------------------- */
 
-static int expand_pathpat(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp)
+int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp)
 {
 	char buf[PATH_MAX];
 	const char *s = pat;
@@ -532,7 +531,7 @@ static int expand_pathpat(const struct pol_policy *p, const char *pat, struct po
 
 /* The canonical form: the literal directory prefix of an anchored pattern resolved
  * through symlinks. */
-static void canon_pathpat(struct pol_rule *r)
+void pol_rule_canon_path(struct pol_rule *r)
 {
 	const struct pol_pathpat *pp = &r->path;
 	char dir[PATH_MAX], real[PATH_MAX], out[PATH_MAX * 2 + 8];
@@ -625,13 +624,13 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
 	if (!r->id || !r->pattern || !r->reason)
 		return -ENOMEM;
 	pol_rule_index_add(p, p->n_rules - 1);
-	rc = expand_pathpat(p, pat, &r->path);
+	rc = pol_pathpat_expand(p, pat, &r->path);
 	if (rc < 0) {
 		pol_diag_add(p, file, line, col, pat, 0, "path pattern is empty or too long");
 		r->enabled = 0;
 		return rc;
 	}
-	canon_pathpat(r);
+	pol_rule_canon_path(r);
 	add_suggestion(r, path_suggestions[kind][0]);
 	add_suggestion(r, path_suggestions[kind][1]);
 	add_allow_suggestion(r);
@@ -1129,10 +1128,9 @@ int pol_load_buffer(struct pol_policy *p, const char *name, const char *buf, siz
 	return load_scoped(p, name, buf, len, SCOPE_POLICY);
 }
 
-int pol_load_embedded(struct pol_policy *p)
+int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len)
 {
-	return load_scoped(p, "<embedded>", pol_embedded_yaml,
-			   (size_t)(pol_embedded_yaml_end - pol_embedded_yaml) - 1, SCOPE_DEFAULT);
+	return load_scoped(p, "<embedded>", buf, len, SCOPE_DEFAULT);
 }
 
 static int load_file_scoped(struct pol_policy *p, const char *path, int scope)

@@ -1,10 +1,27 @@
 # policy/: the policy engine, built as build/libdcgpolicy.a
 POLICY_SRCS := $(wildcard policy/*.c)
-POLICY_OBJS := $(POLICY_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/policy/embed.o
+# Everything but the embedded default policy: what the build tool links.
+POLICY_CORE_OBJS := $(filter-out $(BUILD)/policy/embedded.o,$(POLICY_SRCS:%.c=$(BUILD)/%.o))
+POLICY_OBJS := $(POLICY_CORE_OBJS) $(BUILD)/policy/embedded.o $(BUILD)/policy/embed.o
 POLICY_LIB := $(BUILD)/libdcgpolicy.a
 
-# The embedded default policy is policy/default.yaml, pulled in by embed.S.
-$(BUILD)/policy/embed.o: policy/embed.S policy/default.yaml
+# The embedded default policy: policy/default.yaml, checked (no diagnostic, every
+# regex compiles) and turned into a portable snapshot at build time, then pulled
+# into .rodata by embed.S.
+EMBED_TOOL := $(BUILD)/gen/embed_snapshot
+EMBED_SNAP := $(BUILD)/gen/default.snap
+
+$(EMBED_TOOL): $(BUILD)/policy/gen/embed_snapshot.o $(POLICY_CORE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $^ $(DEPS_LIBS) -o $@
+
+$(EMBED_SNAP): policy/default.yaml $(EMBED_TOOL)
+	@mkdir -p $(dir $@)
+	ASAN_OPTIONS=detect_leaks=0 $(EMBED_TOOL) policy/default.yaml $@.tmp && mv $@.tmp $@
+
+$(BUILD)/policy/embed.o: policy/embed.S $(EMBED_SNAP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SNAP)"' -c $< -o $@
 
 $(POLICY_LIB): $(POLICY_OBJS)
 	@mkdir -p $(dir $@)

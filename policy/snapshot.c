@@ -81,13 +81,20 @@ static void record(struct sbuf *s, char tag)
 
 char *pol_snapshot_save(const struct pol_policy *p, size_t *len)
 {
+	return pol_snapshot_save_opts(p, len, 0);
+}
+
+char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portable)
+{
 	struct sbuf s = {0};
 
 	put(&s, SNAP_MAGIC, strlen(SNAP_MAGIC) - 1);
-	record(&s, 'H');
-	field(&s, p->home);
-	record(&s, 'R');
-	field(&s, p->root);
+	if (!portable) {
+		record(&s, 'H');
+		field(&s, p->home);
+		record(&s, 'R');
+		field(&s, p->root);
+	}
 	for (size_t i = 1; i < p->n_files; i++) {
 		record(&s, 'F');
 		field(&s, p->files[i]);
@@ -118,10 +125,10 @@ char *pol_snapshot_save(const struct pol_policy *p, size_t *len)
 		fieldn(&s, r->line);
 		fieldn(&s, r->compile_state < 0 ? 0 : r->enabled);
 		fieldn(&s, r->caseless);
-		field(&s, r->path.glob);
+		field(&s, portable ? NULL : r->path.glob);
 		fieldn(&s, r->path.basename_only);
 		fieldn(&s, r->path.negate);
-		field(&s, r->has_canon ? r->path_canon.glob : NULL);
+		field(&s, !portable && r->has_canon ? r->path_canon.glob : NULL);
 		fieldn(&s, (long long)r->n_suggestions);
 		for (size_t k = 0; k < r->n_suggestions; k++)
 			field(&s, r->suggestions[k]);
@@ -223,7 +230,18 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	if (!r->id || !r->reason)
 		return -ENOMEM;
 	pol_rule_index_add(p, p->n_rules - 1);
-	if (r->kind == POL_RULE_PATH) {
+	if (r->kind == POL_RULE_PATH && !f[13][0]) {
+		/* Portable: expand the pattern as written for this home and root. */
+		struct pol_pathpat pp;
+
+		if (!r->pattern || pol_pathpat_expand(p, r->pattern, &pp) < 0)
+			return -EINVAL;
+		r->path = pp;
+		r->path_owned = 1;
+		pol_rule_canon_path(r);
+		if (r->path_kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
+			p->have_zero_access = 1;
+	} else if (r->kind == POL_RULE_PATH) {
 		r->path.glob = f[13];
 		r->path.basename_only = (int)num(f[14]);
 		r->path.negate = (int)num(f[15]);
@@ -317,7 +335,9 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		n = split(line + 1, f + 1, sizeof(f) / sizeof(f[0]) - 1) + 1;
+		n = split(line[1] == '\t' ? line + 2 : line + 1, f + 1,
+			  sizeof(f) / sizeof(f[0]) - 1) +
+		    1;
 		switch (line[0]) {
 		case 'H':
 			rc = n > 1 ? pol_set_home(p, f[1]) : -EINVAL;

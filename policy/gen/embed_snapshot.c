@@ -1,0 +1,96 @@
+/* embed_snapshot - build tool: checks policy/default.yaml and writes its portable
+ * snapshot, which embed.S pulls into the binaries.
+ *
+ * Usage: embed_snapshot DEFAULT.yaml OUT.snap
+ * Fails the build on any diagnostic and on any regex that does not compile, so the
+ * embedded policy can be trusted to load at run time. */
+#include "dcg_policy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* This tool makes the embedded policy, so it has none to load: the library's layered
+ * load (which it never calls) finds this instead of the real one. */
+int pol_load_embedded(struct pol_policy *p)
+{
+	(void)p;
+	return -ENOENT;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		*len = (size_t)n;
+	}
+	fclose(f);
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	struct pol_policy *p;
+	char *yaml, *snap;
+	size_t len = 0, slen = 0;
+	int rc = 1;
+	FILE *out;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s DEFAULT.yaml OUT.snap\n", argv[0]);
+		return 2;
+	}
+	yaml = read_all(argv[1], &len);
+	if (!yaml) {
+		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	p = pol_new(POL_LOAD_EAGER);
+	if (!p)
+		goto out_yaml;
+	/* Home and root that no real path has, so that nothing machine-specific could
+	 * leak into the snapshot even by mistake. */
+	pol_set_home(p, "/nonexistent-home");
+	pol_set_root(p, "/nonexistent-root");
+	/* POL_LOAD_EAGER: every regex is compiled now, and a failure is a diagnostic. */
+	pol_load_buffer_default(p, yaml, len);
+	if (pol_diag_count(p)) {
+		for (size_t i = 0; i < pol_diag_count(p); i++) {
+			const struct pol_diag *d = pol_diag_get(p, i);
+			fprintf(stderr, "%s:%u:%u: %s%s%s\n", argv[1], d->line, d->col, d->rule,
+				d->rule[0] ? ": " : "", d->msg);
+		}
+		fprintf(stderr, "%s: the embedded default policy must load without a message\n",
+			argv[0]);
+		goto out_policy;
+	}
+	snap = pol_snapshot_save_opts(p, &slen, 1);
+	if (!snap)
+		goto out_policy;
+	out = fopen(argv[2], "wb");
+	if (!out || fwrite(snap, 1, slen, out) != slen || fclose(out) != 0) {
+		fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[2]);
+		free(snap);
+		goto out_policy;
+	}
+	free(snap);
+	rc = 0;
+out_policy:
+	pol_free(p);
+out_yaml:
+	free(yaml);
+	return rc;
+}

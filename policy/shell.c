@@ -265,6 +265,12 @@ static int is_meta(int c)
 	       c == ')' || c == '<' || c == '>';
 }
 
+/* At most max bytes of the buffer from off: the text a finding shows. */
+static size_t clip(const struct sh_lex *L, size_t off, size_t max)
+{
+	return off >= L->n ? 0 : L->n - off < max ? L->n - off : max;
+}
+
 static void unterminated(struct sh_an *P, struct sh_lex *L, size_t from)
 {
 	size_t len = L->n - from;
@@ -296,7 +302,7 @@ static void lex_cmdsubst(struct sh_an *P, struct sh_lex *L, struct sh_word *w, s
 	size_t save = L->blen;
 
 	if (P->nest >= SH_MAX_NEST) {
-		emit_finding(P, "shell.parse.too_complex", L->s + start, 40, L->line, L->depth);
+		emit_finding(P, "shell.parse.too_complex", L->s + start, clip(L, start, 40), L->line, L->depth);
 		P->abort = 1;
 		return;
 	}
@@ -393,7 +399,7 @@ static void lex_backtick(struct sh_an *P, struct sh_lex *L, struct sh_word *w, i
 	if (blen)
 		put_n(L, L->s + start, L->i - start);
 	if (P->nest >= SH_MAX_NEST) {
-		emit_finding(P, "shell.parse.too_complex", L->s + start, 40, line0, L->depth);
+		emit_finding(P, "shell.parse.too_complex", L->s + start, clip(L, start, 40), line0, L->depth);
 		P->abort = 1;
 		return;
 	}

@@ -88,7 +88,8 @@ int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void 
 	hook_call_from_claude(tool->valuestring, input,
 			      cJSON_IsString(cwd) ? cwd->valuestring : NULL, call);
 	/* the intent selection may be per agent session (hook/cmd_intent.c) */
-	call->session_id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "session_id"));
+	call->session_id =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "session_id"));
 	if (call->kind == HOOK_CALL_COMMAND && call->command_len > HOOK_MAX_COMMAND) {
 		call->kind = HOOK_CALL_INVALID;
 		call->invalid = "the command is too long to check (over 1 MiB)";
@@ -123,17 +124,17 @@ static int claude_install(const char *settings_path, const char *command, char *
 static int claude_uninstall(const char *settings_path, char *msg, size_t msgsize);
 
 static const struct hook_agent agents[] = {
-	{"claude", hook_claude_parse, hook_claude_release, hook_claude_answer, claude_install,
-	 claude_uninstall, claude_settings_path},
-	/* issue 7: same decision, their protocols */
-	{"codex", hook_codex_parse, hook_codex_release, hook_codex_answer, hook_codex_install,
-	 hook_codex_uninstall, hook_codex_settings_path},
-	{"gemini", hook_gemini_parse, hook_gemini_release, hook_gemini_answer,
-	 hook_gemini_install, hook_gemini_uninstall, hook_gemini_settings_path},
-	{"cursor", hook_cursor_parse, hook_cursor_release, hook_cursor_answer,
-	 hook_cursor_install, hook_cursor_uninstall, hook_cursor_settings_path},
-	{"pi", hook_pi_parse, hook_pi_release, hook_pi_answer, hook_pi_install, hook_pi_uninstall,
-	 hook_pi_settings_path},
+    {"claude", hook_claude_parse, hook_claude_release, hook_claude_answer, claude_install,
+     claude_uninstall, claude_settings_path},
+    /* issue 7: same decision, their protocols */
+    {"codex", hook_codex_parse, hook_codex_release, hook_codex_answer, hook_codex_install,
+     hook_codex_uninstall, hook_codex_settings_path},
+    {"gemini", hook_gemini_parse, hook_gemini_release, hook_gemini_answer, hook_gemini_install,
+     hook_gemini_uninstall, hook_gemini_settings_path},
+    {"cursor", hook_cursor_parse, hook_cursor_release, hook_cursor_answer, hook_cursor_install,
+     hook_cursor_uninstall, hook_cursor_settings_path},
+    {"pi", hook_pi_parse, hook_pi_release, hook_pi_answer, hook_pi_install, hook_pi_uninstall,
+     hook_pi_settings_path},
 };
 
 const struct hook_agent *hook_agent_find(const char *name)
@@ -158,8 +159,7 @@ const struct hook_agent *hook_agent_get(size_t i)
 
 /* ---- settings.json ------------------------------------------------------------------ */
 
-static int claude_install(const char *settings_path, const char *command, char *msg,
-			  size_t msgsize)
+static int claude_install(const char *settings_path, const char *command, char *msg, size_t msgsize)
 {
 	char *text = NULL, *out = NULL;
 	size_t len;
@@ -172,8 +172,7 @@ static int claude_install(const char *settings_path, const char *command, char *
 	}
 	rc = hook_claude_settings_merge(text, command, &out);
 	if (rc < 0) {
-		snprintf(msg, msgsize, "%s is not a JSON object; left it unchanged",
-			 settings_path);
+		snprintf(msg, msgsize, "%s is not a JSON object; left it unchanged", settings_path);
 		goto out;
 	}
 	if (rc == 1) {
@@ -210,8 +209,7 @@ static int claude_uninstall(const char *settings_path, char *msg, size_t msgsize
 	}
 	rc = hook_claude_settings_remove(text, &out);
 	if (rc < 0) {
-		snprintf(msg, msgsize, "%s is not a JSON object; left it unchanged",
-			 settings_path);
+		snprintf(msg, msgsize, "%s is not a JSON object; left it unchanged", settings_path);
 		goto out;
 	}
 	if (rc == 1) {

@@ -99,9 +99,9 @@ struct hook_call {
 	size_t n_paths; /* PATH: the paths and their operations */
 	const char *paths[HOOK_CALL_MAX_PATHS];
 	enum pol_op ops[HOOK_CALL_MAX_PATHS];
-	const char *invalid;   /* INVALID: why, as a sentence for the agent */
+	const char *invalid;	/* INVALID: why, as a sentence for the agent */
 	const char *session_id; /* the agent's session (Claude Code's session_id), may be NULL */
-	char scratch[2][4096]; /* built paths (e.g. Grep's path joined with its glob) */
+	char scratch[2][4096];	/* built paths (e.g. Grep's path joined with its glob) */
 };
 
 /* Tool names to calls, in Claude Code's vocabulary (Bash, Read, Write, Edit, MultiEdit,
@@ -137,7 +137,7 @@ int hook_intent_confines(const struct hook_call *call);
 /* The scope decision alone for one path of a call (e.g. to rank the files of a patch
  * that names more than HOOK_CALL_MAX_PATHS): POL_ALLOW when the project has no intents. */
 enum pol_decision hook_intent_path_decision(const struct hook_call *call, const char *path,
-					   enum pol_op op);
+					    enum pol_op op);
 /* For `dcg run --intent ID` (and the sandbox): finds the intents file from the working
  * directory, refuses an ID it does not hold (the known IDs go to err), and sets
  * $DCG_INTENT and $DCG_INTENTS_FILE for the guarded processes. Returns 0 or -1. */

@@ -1,0 +1,375 @@
+/* test_audit.c - the audit log: where it goes, what one line holds (parsed back with
+ * cJSON), redaction and cuts, hostile text, failures that never change a decision, and
+ * 8 concurrent writer processes of 1,000 lines each with no line torn. */
+#include "dcg_policy.h"
+
+#include <cJSON.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[] = "/tmp/dcg-test-audit.XXXXXX";
+static char logfile[1024];
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(tmpdir));
+	snprintf(logfile, sizeof(logfile), "%s/audit.jsonl", tmpdir);
+	cr_assert_eq(setenv("DCG_LOG", logfile, 1), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[1100];
+
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s'; rm -rf '%s'", tmpdir, tmpdir);
+	if (system(cmd) != 0)
+		cr_log_warn("could not remove %s", tmpdir);
+}
+
+TestSuite(audit, .init = setup, .fini = teardown, .timeout = 60);
+
+/* Reads the whole log; the caller frees. */
+static char *read_log(size_t *len)
+{
+	FILE *f = fopen(logfile, "r");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f, "%s: %s", logfile, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* A deny result as decide.c fills it, with policy-owned strings replaced by literals. */
+static void deny_result(struct pol_result *r)
+{
+	static const char *const sugg[] = {"Use git stash"};
+
+	pol_result_init(r);
+	r->decision = POL_DENY;
+	r->severity = POL_SEV_HIGH;
+	r->detection = POL_DET_COMMAND;
+	r->rule_id = "core.git.reset_hard";
+	r->reason = "git reset --hard destroys uncommitted work";
+	r->suggestions = sugg;
+	r->n_suggestions = 1;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+Test(audit, log_path_follows_dcg_log_then_xdg_state_home_then_home)
+{
+	char buf[PATH_MAX];
+
+	cr_assert_eq(pol_log_path(buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, logfile);
+	unsetenv("DCG_LOG");
+	setenv("XDG_STATE_HOME", "/xdg/state", 1);
+	cr_assert_eq(pol_log_path(buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/xdg/state/dcg/audit.jsonl");
+	unsetenv("XDG_STATE_HOME");
+	setenv("HOME", "/home/someone", 1);
+	cr_assert_eq(pol_log_path(buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/home/someone/.local/state/dcg/audit.jsonl");
+	cr_expect_eq(pol_log_path(buf, 8), -ENAMETOOLONG);
+}
+
+Test(audit, one_line_is_valid_json_with_every_field)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .input = "git reset --hard",
+				  .agent = "claude", .cwd = "/work/repo", .result = &r};
+	size_t len;
+	char *log;
+	cJSON *j;
+
+	deny_result(&r);
+	cr_assert_eq(pol_log_append(&e), 0);
+	log = read_log(&len);
+	cr_assert_gt(len, 0);
+	cr_expect_eq(log[len - 1], '\n', "a line ends with a newline");
+	cr_expect_eq(memchr(log, '\n', len), log + len - 1, "exactly one line");
+	j = cJSON_Parse(log);
+	cr_assert_not_null(j, "not JSON: %s", log);
+	cr_expect_not_null(jstr(j, "time"));
+	cr_expect_eq(strlen(jstr(j, "time")), strlen("2026-01-01T00:00:00.000Z"));
+	cr_expect_str_eq(jstr(j, "layer"), "hook");
+	cr_expect_str_eq(jstr(j, "tool"), "Bash");
+	cr_expect_str_eq(jstr(j, "agent"), "claude");
+	cr_expect_str_eq(jstr(j, "input"), "git reset --hard");
+	cr_expect_str_eq(jstr(j, "decision"), "deny");
+	cr_expect_str_eq(jstr(j, "rule_id"), "core.git.reset_hard");
+	cr_expect_str_eq(jstr(j, "reason"), "git reset --hard destroys uncommitted work");
+	cr_expect_str_eq(jstr(j, "severity"), "high");
+	cr_expect_str_eq(jstr(j, "detection"), "command");
+	cr_expect_str_eq(jstr(j, "cwd"), "/work/repo");
+	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(j, "pid");
+	cr_expect(cJSON_IsNumber(pid));
+	cr_expect_eq((pid_t)pid->valuedouble, getpid());
+	cJSON_Delete(j);
+	free(log);
+}
+
+Test(audit, path_decisions_log_the_path_and_operation)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "preload", .tool = "unlink", .input = "/etc/passwd",
+				  .result = &r};
+	size_t len;
+	char *log;
+	cJSON *j;
+
+	deny_result(&r);
+	r.detection = POL_DET_PATH;
+	r.op = POL_OP_DELETE;
+	snprintf(r.path, sizeof(r.path), "/etc/passwd");
+	cr_assert_eq(pol_log_append(&e), 0);
+	log = read_log(&len);
+	j = cJSON_Parse(log);
+	cr_assert_not_null(j, "%s", log);
+	cr_expect_str_eq(jstr(j, "path"), "/etc/passwd");
+	cr_expect_str_eq(jstr(j, "op"), "delete");
+	cr_expect_str_eq(jstr(j, "detection"), "path");
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "cwd")), "no cwd: null");
+	cJSON_Delete(j);
+	free(log);
+}
+
+Test(audit, input_is_redacted_and_cut)
+{
+	struct pol_result r;
+	char big[4000];
+	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .result = &r};
+	size_t len;
+	char *log, *line;
+	cJSON *j;
+
+	deny_result(&r);
+	e.input = "curl -H 'Authorization: Bearer s3cr3t' https://x";
+	cr_assert_eq(pol_log_append(&e), 0);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	e.input = big;
+	cr_assert_eq(pol_log_append(&e), 0);
+	log = read_log(&len);
+	cr_expect_null(strstr(log, "s3cr3t"), "the secret never reaches the log");
+	line = log;
+	char *nl = strchr(line, '\n');
+	cr_assert_not_null(nl);
+	*nl = '\0';
+	j = cJSON_Parse(line);
+	cr_assert_not_null(j);
+	cr_expect_str_eq(jstr(j, "input"), "curl -H '***' https://x");
+	cJSON_Delete(j);
+	line = nl + 1;
+	j = cJSON_Parse(line);
+	cr_assert_not_null(j, "%.200s", line);
+	cr_expect_leq(strlen(jstr(j, "input")), 303, "input cut to 300 characters and '...'");
+	cJSON_Delete(j);
+	free(log);
+}
+
+Test(audit, control_characters_quotes_and_backslashes_stay_valid_json)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "hook\"x", .tool = "Ba\\sh", .input = "a\tb\nc\x01\x7f\"",
+				  .cwd = "/we\"ird\n", .result = &r};
+	size_t len;
+	char *log;
+	cJSON *j;
+
+	deny_result(&r);
+	r.reason = "reason with \"quotes\" and \\ and \x1b[31m escape";
+	cr_assert_eq(pol_log_append(&e), 0);
+	log = read_log(&len);
+	cr_expect_eq(memchr(log, '\n', len), log + len - 1, "a raw newline never splits the line");
+	j = cJSON_Parse(log);
+	cr_assert_not_null(j, "%s", log);
+	cr_expect_str_eq(jstr(j, "layer"), "hook\"x");
+	cr_expect_str_eq(jstr(j, "tool"), "Ba\\sh");
+	cr_expect_str_eq(jstr(j, "cwd"), "/we\"ird\n");
+	cr_expect_str_eq(jstr(j, "reason"), "reason with \"quotes\" and \\ and \x1b[31m escape");
+	cJSON_Delete(j);
+	free(log);
+}
+
+Test(audit, every_field_at_its_longest_still_makes_one_valid_line)
+{
+	static char huge[8192];
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = huge, .tool = huge, .input = huge, .agent = huge,
+				  .cwd = huge, .result = &r};
+	size_t len;
+	char *log;
+	cJSON *j;
+
+	/* Characters that escape to six bytes each, to push every field to its cap. */
+	memset(huge, '\x01', sizeof(huge) - 1);
+	deny_result(&r);
+	r.reason = huge;
+	r.rule_id = huge;
+	r.detection = POL_DET_PATH;
+	memset(r.path, '"', sizeof(r.path) - 1);
+	r.path[sizeof(r.path) - 1] = '\0';
+	cr_assert_eq(pol_log_append(&e), 0);
+	log = read_log(&len);
+	cr_expect_leq(len, 4096, "one line fits one write of at most 4 KiB");
+	cr_expect_eq(log[len - 1], '\n');
+	j = cJSON_Parse(log);
+	cr_expect_not_null(j, "cut line is still JSON: %.300s", log);
+	cJSON_Delete(j);
+	free(log);
+}
+
+Test(audit, missing_folders_are_created)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .input = "x", .result = &r};
+	struct stat st;
+
+	snprintf(logfile, sizeof(logfile), "%s/a/b/c/audit.jsonl", tmpdir);
+	setenv("DCG_LOG", logfile, 1);
+	deny_result(&r);
+	cr_assert_eq(pol_log_append(&e), 0);
+	cr_expect_eq(stat(logfile, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600, "the log is private");
+}
+
+Test(audit, failure_to_log_returns_an_error_and_keeps_errno)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .input = "x", .result = &r};
+	char dir[1100];
+
+	if (geteuid() == 0)
+		cr_skip_test("root writes through permissions");
+	snprintf(dir, sizeof(dir), "%s/ro", tmpdir);
+	cr_assert_eq(mkdir(dir, 0500), 0);
+	snprintf(logfile, sizeof(logfile), "%s/ro/audit.jsonl", tmpdir);
+	setenv("DCG_LOG", logfile, 1);
+	deny_result(&r);
+	errno = 1234;
+	cr_expect_lt(pol_log_append(&e), 0);
+	cr_expect_eq(errno, 1234);
+	cr_expect_eq(r.decision, POL_DENY, "the decision is untouched");
+}
+
+Test(audit, unwritable_log_path_is_an_error_not_a_crash)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .input = "x", .result = &r};
+	char f[1100];
+
+	/* A regular file where a folder should be: no root bypass for this one. */
+	snprintf(f, sizeof(f), "%s/file", tmpdir);
+	FILE *fp = fopen(f, "w");
+	cr_assert_not_null(fp);
+	fclose(fp);
+	snprintf(logfile, sizeof(logfile), "%s/file/sub/audit.jsonl", tmpdir);
+	setenv("DCG_LOG", logfile, 1);
+	deny_result(&r);
+	errno = 4321;
+	cr_expect_lt(pol_log_append(&e), 0);
+	cr_expect_eq(errno, 4321, "errno is preserved");
+}
+
+Test(audit, a_symlink_at_the_log_path_is_not_followed)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .input = "x", .result = &r};
+	char target[1100];
+	struct stat st;
+
+	snprintf(target, sizeof(target), "%s/elsewhere", tmpdir);
+	cr_assert_eq(symlink(target, logfile), 0);
+	deny_result(&r);
+	cr_expect_lt(pol_log_append(&e), 0);
+	cr_expect_neq(stat(target, &st), 0, "nothing was written through the link");
+}
+
+#define WRITERS 8
+#define LINES 1000
+
+Test(audit, concurrent_writers_never_tear_a_line)
+{
+	pid_t pids[WRITERS];
+	size_t len, n = 0;
+	unsigned counts[WRITERS] = {0};
+	char *log;
+
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		cr_assert_geq(pids[w], 0);
+		if (pids[w] == 0) {
+			struct pol_result r;
+			char input[600];
+			int bad = 0;
+
+			deny_result(&r);
+			for (int i = 0; i < LINES; i++) {
+				/* Long lines (~1 KB) make interleaving likelier if writes split. */
+				int k = snprintf(input, sizeof(input), "writer %d line %d ", w, i);
+				memset(input + k, 'a' + w, sizeof(input) - 1 - (size_t)k);
+				input[sizeof(input) - 1] = '\0';
+				struct pol_log_entry e = {.layer = "test", .tool = "Bash",
+							  .input = input, .cwd = "/x", .result = &r};
+				if (pol_log_append(&e) != 0)
+					bad = 1;
+			}
+			_exit(bad);
+		}
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int st;
+
+		cr_assert_eq(waitpid(pids[w], &st, 0), pids[w]);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %d had a failed append", w);
+	}
+	log = read_log(&len);
+	for (char *line = log, *end; line < log + len; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(log + len - line));
+		cr_assert_not_null(end, "the log ends with a newline");
+		*end = '\0';
+		cJSON *j = cJSON_Parse(line);
+		cr_assert_not_null(j, "line %zu is torn: %.120s", n + 1, line);
+		const char *in = jstr(j, "input");
+		int w = -1, i = -1, off = 0;
+		cr_assert_not_null(in);
+		cr_assert_eq(sscanf(in, "writer %d line %d %n", &w, &i, &off), 2, "%s", in);
+		cr_assert(w >= 0 && w < WRITERS && off > 0);
+		/* The logger cuts the input to 300 characters and marks the cut. */
+		size_t tail = strlen(in + off);
+		cr_assert_gt(tail, 3);
+		cr_assert_str_eq(in + off + tail - 3, "...", "line %zu: cut marked", n + 1);
+		for (const char *c = in + off; c < in + off + tail - 3; c++)
+			cr_assert_eq(*c, 'a' + w, "line %zu mixes writers", n + 1);
+		counts[w]++;
+		cJSON_Delete(j);
+		n++;
+	}
+	cr_expect_eq(n, WRITERS * LINES);
+	for (int w = 0; w < WRITERS; w++)
+		cr_expect_eq(counts[w], LINES, "writer %d: %u lines", w, counts[w]);
+	free(log);
+}

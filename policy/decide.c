@@ -100,10 +100,13 @@ static void fill_from_rule(struct pol_result *r, const struct pol_rule *rule)
 	r->n_suggestions = rule->n_suggestions;
 }
 
-/* Keeps the worst of two results in best; ties keep the first. */
+/* Keeps the worst of two results in best; ties keep the first, except that a rule the
+ * allowlist let pass (allow with a rule ID) replaces "nothing matched", so the record
+ * says allowed_by_allowlist and which rule, as the header promises. */
 static void merge(struct pol_result *best, struct pol_result *cand)
 {
-	if (cand->decision > best->decision) {
+	if (cand->decision > best->decision ||
+	    (cand->decision == best->decision && !best->rule_id && cand->rule_id)) {
 		char *keep = best->script;
 
 		best->script = NULL;

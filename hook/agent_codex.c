@@ -602,20 +602,25 @@ void hook_codex_release(void *state)
 /* Worst-first selection when a patch names more files than a call holds: each file is
  * decided here with the same layered policy, and the call keeps the worst ones, so
  * that the final decision (hook_decide_call) sees the file that refuses the patch. */
+const struct pol_policy *hook_codex_patch_policy;
+
 static void pick_worst(const struct hook_call *call, struct hook_patch_file *files, size_t n,
 		       char **copies)
 {
-	struct pol_policy *pol = hook_policy_open(dcg_global_policy, call->cwd, NULL);
+	struct pol_policy *own = NULL;
+	const struct pol_policy *pol = hook_codex_patch_policy;
 	struct pol_ctx ctx;
 	struct pol_result r;
 	size_t i, j;
 	enum pol_decision *d;
 
+	if (!pol)
+		pol = own = hook_policy_open(dcg_global_policy, call->cwd, NULL);
 	d = calloc(n, sizeof(*d));
 	if (!pol || !d) {
 		/* Without a policy no choice can be made: the first files stand. */
 		free(d);
-		pol_free(pol);
+		pol_free(own);
 		return;
 	}
 	memset(&ctx, 0, sizeof(ctx));
@@ -648,7 +653,7 @@ static void pick_worst(const struct hook_call *call, struct hook_patch_file *fil
 		}
 	}
 	free(d);
-	pol_free(pol);
+	pol_free(own);
 }
 
 /* Turns a patch into a PATH call over its files. */
@@ -782,7 +787,7 @@ char *hook_codex_answer(const struct hook_answer *a, int *exit_code)
 	if (r->decision == POL_ASK)
 		/* Codex hooks cannot ask: refuse, and say who can let it through. */
 		hook_buf_adds(&b,
-			      " This call needs the user's confirmation, and Codex hooks cannot "
+			      ". This call needs the user's confirmation, and Codex hooks cannot "
 			      "ask: it is refused. The user must confirm it: run it themselves, "
 			      "or allow the rule as above.");
 	hook_buf_adds(&b, "");

@@ -111,6 +111,12 @@ struct hook_patch_file {
  * "*** Begin Patch" line) or names a file with an empty path. */
 long hook_codex_patch_files(const char *patch, size_t len, struct hook_patch_file *out, size_t max);
 
+/* The policy that chooses which files of a patch naming more than
+ * HOOK_CALL_MAX_PATHS files go into the call (the worst first, so that the decision
+ * sees the file that refuses the patch). NULL (default): the layered policy of
+ * hook_policy_open() with dcg's global --policy, loaded for that. Tests set it. */
+extern const struct pol_policy *hook_codex_patch_policy;
+
 /* ---- the adapters ----------------------------------------------------------------------- */
 
 int hook_codex_parse(const char *buf, size_t len, struct hook_call *call, void **state);

@@ -1,0 +1,387 @@
+/* test_snapshot.c - the snapshot the preload receives: a save/load round trip keeps
+ * every rule, allow entry, root and home, and decides every command of tests/corpus/
+ * and every path operation exactly as the policy it was saved from; damaged snapshots
+ * are refused, never half-trusted or crashed on. */
+#include "dcg_policy.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FIXTURE "/work/shared/fixtures/damage-control-patterns.yaml"
+#define CORPUS	"tests/corpus/"
+
+static char tmpdir[] = "/tmp/dcg-test-snap.XXXXXX";
+static char home[1024], root[1024];
+
+static void setup(void)
+{
+	char real[900];
+
+	cr_assert_not_null(mkdtemp(tmpdir));
+	cr_assert_not_null(realpath(tmpdir, real));
+	snprintf(home, sizeof(home), "%s/home", real);
+	snprintf(root, sizeof(root), "%s/proj", real);
+	cr_assert_eq(mkdir(home, 0700), 0);
+	cr_assert_eq(mkdir(root, 0700), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[1100];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		cr_log_warn("could not remove %s", tmpdir);
+}
+
+TestSuite(snapshot, .init = setup, .fini = teardown, .timeout = 60);
+
+static const char extra_yaml[] =
+	"rules:\n"
+	"  - id: snap.tabs\n"
+	"    pattern: '^tabbed\\tcmd\\\\x'\n"
+	"    reason: \"a reason with a\\ttab, a\\nnewline and a \\\\ backslash\"\n"
+	"    severity: medium\n"
+	"    suggestions: [\"one\\tsuggestion\", 'two \\ suggestions']\n"
+	"  - id: snap.low\n"
+	"    pattern: '\\blowly\\b'\n"
+	"    reason: low\n"
+	"    severity: low\n"
+	"  - id: snap.off\n"
+	"    pattern: '\\boffrule\\b'\n"
+	"    reason: off by default, enabled below\n"
+	"    enabled: false\n"
+	"  - id: snap.broken\n"
+	"    pattern: '(unclosed'\n"
+	"    reason: does not compile\n"
+	"  - id: heredoc.python.snap_system\n"
+	"    language: python\n"
+	"    pattern: 'os\\.system\\('\n"
+	"    reason: os.system\n"
+	"packs: [snap.off]\n"
+	"disable: [policy.bash.5]\n"
+	"zeroAccessPaths: [~/vault/, 'sec[0-9].txt', '!sec0.txt']\n"
+	"noDeletePaths: [keep/**/*.md]\n"
+	"allow:\n"
+	"  - {rule: snap.low, reason: fine}\n"
+	"  - rule: policy.bash.1\n"
+	"    reason: scratch only\n"
+	"    paths: [~/scratch/**, sandbox/]\n"
+	"    expires: 2099-01-31\n"
+	"  - {rule: core.git.reset_hard, reason: expired, expires: 2001-01-01}\n";
+
+/* The policy every test saves: embedded defaults, the fixture and the extra rules. */
+static struct pol_policy *source_policy(void)
+{
+	struct pol_policy *p = pol_new(0);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, home), 0);
+	cr_assert_eq(pol_set_root(p, root), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	cr_assert_eq(pol_load_file(p, FIXTURE), 0);
+	pol_load_buffer(p, "extra.yaml", extra_yaml, strlen(extra_yaml));
+	/* the broken regex is the only diagnostic */
+	cr_assert_eq(pol_diag_count(p), 1, "%s", pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
+	return p;
+}
+
+static struct pol_policy *round_trip(const struct pol_policy *src)
+{
+	size_t len = 0;
+	char *snap = pol_snapshot_save(src, &len);
+	struct pol_policy *q = pol_new(0);
+
+	cr_assert_not_null(snap);
+	cr_assert_gt(len, 0);
+	cr_assert_not_null(q);
+	cr_assert_eq(pol_snapshot_load(q, snap, len), 0);
+	free(snap);
+	return q;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0) || (!a && !b[0]) || (!b && !a[0]);
+}
+
+Test(snapshot, round_trip_keeps_every_rule_root_home_and_file)
+{
+	struct pol_policy *p = source_policy(), *q = round_trip(p);
+
+	cr_expect_str_eq(pol_home(q), home);
+	cr_expect_str_eq(pol_root(q), root);
+	cr_expect_eq(pol_file_count(q), pol_file_count(p));
+	for (size_t i = 0; i < pol_file_count(p) && i < pol_file_count(q); i++)
+		cr_expect_str_eq(pol_file_name(q, i), pol_file_name(p, i));
+	cr_assert_eq(pol_rule_count(q), pol_rule_count(p));
+	for (size_t i = 0; i < pol_rule_count(p); i++) {
+		struct pol_rule_info a, b;
+
+		pol_rule_get(p, i, &a);
+		pol_rule_get(q, i, &b);
+		cr_expect_str_eq(b.id, a.id, "rule %zu", i);
+		cr_expect_eq(b.kind, a.kind, "%s", a.id);
+		cr_expect(same_str(a.pattern, b.pattern), "%s: pattern '%s' vs '%s'", a.id,
+			  a.pattern, b.pattern);
+		cr_expect_str_eq(b.reason, a.reason, "%s", a.id);
+		cr_expect(same_str(a.language, b.language), "%s", a.id);
+		cr_expect_eq(b.severity, a.severity, "%s", a.id);
+		cr_expect_eq(b.decision, a.decision, "%s: %s vs %s", a.id,
+			     pol_decision_name(a.decision), pol_decision_name(b.decision));
+		cr_expect_eq(b.path_kind, a.path_kind, "%s", a.id);
+		cr_expect_str_eq(b.origin, a.origin, "%s", a.id);
+		cr_expect_eq(b.line, a.line, "%s", a.id);
+		cr_assert_eq(b.n_suggestions, a.n_suggestions, "%s", a.id);
+		for (size_t k = 0; k < a.n_suggestions; k++)
+			cr_expect_str_eq(b.suggestions[k], a.suggestions[k], "%s", a.id);
+	}
+	pol_free(q);
+	pol_free(p);
+}
+
+Test(snapshot, escaped_characters_survive)
+{
+	struct pol_policy *p = source_policy(), *q = round_trip(p);
+	struct pol_rule_info in;
+	ssize_t i = pol_rule_find(q, "snap.tabs");
+
+	cr_assert_geq(i, 0);
+	pol_rule_get(q, (size_t)i, &in);
+	cr_expect_str_eq(in.reason, "a reason with a\ttab, a\nnewline and a \\ backslash");
+	cr_expect_str_eq(in.pattern, "^tabbed\\tcmd\\\\x");
+	cr_expect_str_eq(in.suggestions[0], "one\tsuggestion");
+	cr_expect_str_eq(in.suggestions[1], "two \\ suggestions");
+	pol_free(q);
+	pol_free(p);
+}
+
+/* Every command of the .tsv files in tests/corpus/, unescaped. Returns the count. */
+static size_t corpus_commands(char ***out)
+{
+	DIR *d = opendir(CORPUS);
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0;
+
+	cr_assert_not_null(d, "run from the repository root");
+	while ((e = readdir(d))) {
+		char path[600], line[8192];
+		size_t nl = strlen(e->d_name);
+		FILE *f;
+
+		if (nl < 5 || strcmp(e->d_name + nl - 4, ".tsv") != 0)
+			continue;
+		snprintf(path, sizeof(path), CORPUS "%s", e->d_name);
+		f = fopen(path, "r");
+		cr_assert_not_null(f);
+		while (fgets(line, sizeof(line), f)) {
+			char *c = line, *o;
+
+			line[strcspn(line, "\n")] = '\0';
+			if (line[0] == '#' || !line[0])
+				continue;
+			for (int tab = 0; tab < 2 && c; tab++) {
+				c = strchr(c, '\t');
+				if (c)
+					c++;
+			}
+			if (!c)
+				continue;
+			for (o = c; *c; c++) {
+				if (*c == '\\' && c[1]) {
+					c++;
+					*o++ = *c == 'n' ? '\n' : *c == 't' ? '\t' : *c;
+				} else {
+					*o++ = *c;
+				}
+			}
+			*o = '\0';
+			v = realloc(v, (n + 1) * sizeof(*v));
+			cr_assert_not_null(v);
+			v[n] = strdup(line + (strchr(strchr(line, '\t') + 1, '\t') + 1 - line));
+			cr_assert_not_null(v[n]);
+			n++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	*out = v;
+	return n;
+}
+
+static void expect_same(const struct pol_result *a, const struct pol_result *b, const char *what)
+{
+	cr_expect_eq(b->decision, a->decision, "%s: %s vs %s (%s vs %s)", what,
+		     pol_decision_name(a->decision), pol_decision_name(b->decision),
+		     a->rule_id ? a->rule_id : "-", b->rule_id ? b->rule_id : "-");
+	cr_expect(same_str(a->rule_id, b->rule_id), "%s: rule %s vs %s", what,
+		  a->rule_id ? a->rule_id : "-", b->rule_id ? b->rule_id : "-");
+	cr_expect_eq(b->allowed_by_allowlist, a->allowed_by_allowlist, "%s", what);
+	cr_expect_eq(b->severity, a->severity, "%s", what);
+	cr_expect_str_eq(b->matched, a->matched, "%s", what);
+}
+
+Test(snapshot, loaded_snapshot_decides_every_corpus_command_identically)
+{
+	struct pol_policy *p = source_policy(), *q = round_trip(p);
+	char **cmds, scratch[1100];
+	size_t n = corpus_commands(&cmds);
+	const char *extra[] = {"tabbed\tcmd\\x", "lowly thing", "offrule", "(unclosed",
+			       "python3 - <<'EOF'\nimport os\nos.system('x')\nEOF\n",
+			       "rm -rf build", "git reset --hard"};
+	const char *cwds[2] = {root, scratch};
+
+	snprintf(scratch, sizeof(scratch), "%s/scratch/x", home);
+	cr_assert_gt(n, 100, "the corpus has hundreds of commands");
+	for (int c = 0; c < 2; c++) {
+		for (unsigned flags = 0; flags <= POL_CTX_NO_ANALYSIS; flags += POL_CTX_NO_ANALYSIS) {
+			struct pol_ctx ctx = {.cwd = cwds[c], .flags = flags};
+
+			for (size_t i = 0; i < n + sizeof(extra) / sizeof(extra[0]); i++) {
+				const char *cmd = i < n ? cmds[i] : extra[i - n];
+				struct pol_result a, b;
+
+				pol_check_command(p, cmd, strlen(cmd), &ctx, &a);
+				pol_check_command(q, cmd, strlen(cmd), &ctx, &b);
+				expect_same(&a, &b, cmd);
+				pol_result_release(&a);
+				pol_result_release(&b);
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(cmds[i]);
+	free(cmds);
+	pol_free(q);
+	pol_free(p);
+}
+
+Test(snapshot, loaded_snapshot_decides_every_path_operation_identically)
+{
+	static const char *const paths[] = {
+		"$H/.ssh/id_rsa", "$H/vault/key",      "$R/sec1.txt",	 "$R/sec0.txt",
+		"$R/a/sec9.txt",  "$R/keep/x/y/a.md",  "$R/keep/a.txt",	 "$R/.env",
+		"$R/.env.example", "$R/package-lock.json", "/etc/passwd", "/usr/bin/ls",
+		"$R/README.md",	  "$R/src/layout/x",   "$R/out/x",	 "$H/.bashrc",
+		"relative/file",  "$R/../outside",     "~/.aws/config", "$R/dist/x.js",
+	};
+	struct pol_policy *p = source_policy(), *q = round_trip(p);
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char path[PATH_MAX];
+		const char *s = paths[i];
+
+		if (s[0] == '$')
+			snprintf(path, sizeof(path), "%s%s", s[1] == 'H' ? home : root, s + 2);
+		else
+			snprintf(path, sizeof(path), "%s", s);
+		for (int op = 0; op < POL_OP__COUNT; op++) {
+			for (unsigned fl = 0; fl < 4; fl++) {
+				struct pol_ctx ctx = {.cwd = root};
+				struct pol_result a, b;
+				char what[PATH_MAX + 64];
+
+				pol_check_path(p, path, (enum pol_op)op, fl, &ctx, &a);
+				pol_check_path(q, path, (enum pol_op)op, fl, &ctx, &b);
+				snprintf(what, sizeof(what), "%s %s flags %u", pol_op_name(op), path, fl);
+				expect_same(&a, &b, what);
+				cr_expect_str_eq(b.path, a.path, "%s", what);
+			}
+		}
+	}
+	pol_free(q);
+	pol_free(p);
+}
+
+Test(snapshot, snapshot_of_a_snapshot_is_identical)
+{
+	struct pol_policy *p = source_policy(), *q = round_trip(p);
+	size_t la, lb;
+	char *a = pol_snapshot_save(p, &la), *b = pol_snapshot_save(q, &lb);
+
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	cr_expect_eq(lb, la);
+	cr_expect(la == lb && memcmp(a, b, la) == 0, "second generation differs");
+	free(a);
+	free(b);
+	pol_free(q);
+	pol_free(p);
+}
+
+Test(snapshot, damaged_snapshots_are_refused)
+{
+	struct pol_policy *p = source_policy();
+	size_t len;
+	char *snap = pol_snapshot_save(p, &len);
+	static const char *const bad[] = {
+		"",
+		"DCGSNAP 2\n",
+		"NOTASNAP\n",
+		"DCGSNAP 1\nZ\tunknown record\n",
+		"DCGSNAP 1\nP\tonly-an-id\n",
+		"DCGSNAP 1\nA\trule\n",
+	};
+
+	cr_assert_not_null(snap);
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct pol_policy *q = pol_new(0);
+
+		cr_expect_lt(pol_snapshot_load(q, bad[k], strlen(bad[k])), 0, "case %zu", k);
+		pol_free(q);
+	}
+	/* Cut anywhere inside a record: refused or loaded, never a crash or a leak. */
+	for (size_t cut = 10; cut < len; cut += len / 97 + 1) {
+		struct pol_policy *q = pol_new(0);
+
+		pol_snapshot_load(q, snap, cut);
+		pol_free(q);
+	}
+	/* A suggestion count far past the fields present. */
+	char *big = strstr(snap, "\nP\t");
+	cr_assert_not_null(big);
+	free(snap);
+	pol_free(p);
+}
+
+Test(snapshot, flipped_bytes_never_crash_the_loader)
+{
+	struct pol_policy *p = source_policy();
+	size_t len;
+	char *snap = pol_snapshot_save(p, &len);
+	unsigned seed = 12345;
+
+	cr_assert_not_null(snap);
+	for (int round = 0; round < 300; round++) {
+		char *copy = malloc(len);
+		struct pol_policy *q = pol_new(0);
+		struct pol_result r;
+
+		cr_assert_not_null(copy);
+		memcpy(copy, snap, len);
+		for (int k = 0; k < 8; k++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = 10 + (seed >> 8) % (len - 10);
+			seed = seed * 1103515245u + 12345u;
+			copy[at] = "\t\n\\0123456789-x\xff"[(seed >> 8) % 16];
+		}
+		if (pol_snapshot_load(q, copy, len) == 0) {
+			/* what loaded must still decide without crashing */
+			pol_check_command(q, "rm -rf /", 8, NULL, &r);
+			pol_result_release(&r);
+			pol_check_path(q, "/etc/passwd", POL_OP_WRITE, 0, NULL, &r);
+		}
+		pol_free(q);
+		free(copy);
+	}
+	free(snap);
+	pol_free(p);
+}

@@ -11,4 +11,13 @@ pol_embedded_snapshot:
 	.global pol_embedded_snapshot_end
 	.hidden pol_embedded_snapshot_end
 pol_embedded_snapshot_end:
+	/* The same policy's regexes, compiled and serialized by PCRE2 (EMBED_CODES). */
+	.global pol_embedded_codes
+	.hidden pol_embedded_codes
+	.balign 16
+pol_embedded_codes:
+	.incbin EMBED_CODES
+	.global pol_embedded_codes_end
+	.hidden pol_embedded_codes_end
+pol_embedded_codes_end:
 	.section .note.GNU-stack,"",@progbits

@@ -52,8 +52,9 @@ struct pol_rule {
 	struct pol_pathpat path_canon;
 	int has_canon;
 	char *compile_error; /* set when the regex failed to compile */
-	int path_owned;	     /* path globs were expanded at snapshot load: freed even if borrowed */
-	int borrowed;	     /* id, pattern, reason, suggestions and globs point into a snapshot
+	int code_index; /* its code in the embedded compiled set (pol_policy.codes_blob), or -1 */
+	int path_owned; /* path globs were expanded at snapshot load: freed even if borrowed */
+	int borrowed;	/* id, pattern, reason, suggestions and globs point into a snapshot
 		       * buffer the policy keeps (pol_policy.snap_bufs): not freed one by one */
 };
 
@@ -93,6 +94,12 @@ struct pol_policy {
 	 * entries into bucket_rules. */
 	uint32_t *bucket_start;
 	uint32_t *bucket_rules;
+	/* The embedded rules' regexes, compiled at build time and serialized with
+	 * pcre2_serialize_encode(): decoded all at once at the first regex a decision
+	 * needs (codes_state: 0 untried, 1 decoding, 2 done, 3 unusable). */
+	const uint8_t *codes_blob;
+	int32_t n_codes;
+	int codes_state;
 	char **snap_bufs; /* snapshot texts that borrowed rules point into */
 	size_t n_snap_bufs;
 	size_t *id_index; /* open addressing over rule IDs: rule index + 1, 0 empty */
@@ -126,6 +133,10 @@ int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);
 int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp);
 /* Sets r->path_canon when the pattern's literal folders resolve elsewhere. */
 void pol_rule_canon_path(struct pol_rule *r);
+
+/* embedded.c: 1 when r is a regex rule of the embedded policy (one of the compiled
+ * set, in load order). */
+int pol_embedded_regex(const struct pol_rule *r);
 
 /* snapshot.c: portable snapshots keep path patterns as written (no home or root), and
  * are expanded when loaded: the form the embedded default policy is built into. */

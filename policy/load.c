@@ -257,6 +257,7 @@ struct pol_rule *pol_rule_new(struct pol_policy *p)
 	memset(r, 0, sizeof(*r));
 	r->enabled = 1;
 	r->active = 1;
+	r->code_index = -1;
 	r->origin = "<builtin>";
 	return r;
 }
@@ -354,6 +355,51 @@ static int compile_rule(const struct pol_policy *p, struct pol_rule *r, pcre2_co
 	return 0;
 }
 
+int pol_embedded_regex(const struct pol_rule *r)
+{
+	return (r->kind == POL_RULE_COMMAND || r->kind == POL_RULE_SCRIPT) && r->pattern &&
+	       r->origin && strcmp(r->origin, "<embedded>") == 0;
+}
+
+/* Decodes the embedded compiled set once and hands each rule its code. A thread that
+ * finds another decoding compiles its own pattern instead of waiting. */
+static void decode_embedded_codes(const struct pol_policy *cp)
+{
+	struct pol_policy *p = (struct pol_policy *)cp;
+	int expected = 0;
+	pcre2_code **codes;
+
+	if (!__atomic_compare_exchange_n(&p->codes_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	codes = pol_mem_alloc((size_t)p->n_codes * sizeof(*codes));
+	if (!codes ||
+	    pcre2_serialize_decode(codes, p->n_codes, p->codes_blob, p->gctx) != p->n_codes) {
+		/* Another PCRE2 than the one that built it: compile from the patterns. */
+		pol_mem_free(codes);
+		__atomic_store_n(&p->codes_state, 3, __ATOMIC_RELEASE);
+		return;
+	}
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+		pcre2_code *none = NULL;
+
+		if (r->code_index < 0 || r->code_index >= p->n_codes || !codes[r->code_index])
+			continue;
+		if (__atomic_compare_exchange_n(&r->code, &none, codes[r->code_index], 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			r->compile_state = 1;
+		else
+			pcre2_code_free(codes[r->code_index]);
+		codes[r->code_index] = NULL;
+	}
+	for (int32_t i = 0; i < p->n_codes; i++)
+		if (codes[i])
+			pcre2_code_free(codes[i]);
+	pol_mem_free(codes);
+	__atomic_store_n(&p->codes_state, 2, __ATOMIC_RELEASE);
+}
+
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r)
 {
 	pcre2_code *code = __atomic_load_n(&r->code, __ATOMIC_ACQUIRE), *expected = NULL;
@@ -362,6 +408,13 @@ pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r)
 
 	if (code || r->compile_state < 0)
 		return code;
+	if (r->code_index >= 0 && p->codes_blob && !(p->flags & POL_LOAD_JIT) &&
+	    __atomic_load_n(&p->codes_state, __ATOMIC_ACQUIRE) == 0) {
+		decode_embedded_codes(p);
+		code = __atomic_load_n(&r->code, __ATOMIC_ACQUIRE);
+		if (code)
+			return code;
+	}
 	if (compile_rule(p, r, &code, err, sizeof(err), &off) < 0) {
 		r->compile_state = -1;
 		return NULL;
@@ -1331,8 +1384,10 @@ ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *r
 	if (suggestion)
 		add_suggestion(r, suggestion);
 	add_allow_suggestion(r);
+	/* Active from now on; a later file's disable: list is applied by the refresh at
+	 * the end of its load (a refresh here, once per built-in, cost more than the
+	 * rest of start-up). */
 	pol_rule_index_add(p, p->n_rules - 1);
-	pol_rules_refresh(p);
 	return (ssize_t)(p->n_rules - 1);
 }
 

@@ -10,6 +10,7 @@ POLICY_LIB := $(BUILD)/libdcgpolicy.a
 # into .rodata by embed.S.
 EMBED_TOOL := $(BUILD)/gen/embed_snapshot
 EMBED_SNAP := $(BUILD)/gen/default.snap
+EMBED_CODES := $(BUILD)/gen/default.codes
 
 $(EMBED_TOOL): $(BUILD)/policy/gen/embed_snapshot.o $(POLICY_CORE_OBJS)
 	@mkdir -p $(dir $@)
@@ -17,11 +18,13 @@ $(EMBED_TOOL): $(BUILD)/policy/gen/embed_snapshot.o $(POLICY_CORE_OBJS)
 
 $(EMBED_SNAP): policy/default.yaml $(EMBED_TOOL)
 	@mkdir -p $(dir $@)
-	ASAN_OPTIONS=detect_leaks=0 $(EMBED_TOOL) policy/default.yaml $@.tmp && mv $@.tmp $@
+	$(EMBED_TOOL) policy/default.yaml $@.tmp $(EMBED_CODES).tmp
+	mv $(EMBED_CODES).tmp $(EMBED_CODES) && mv $@.tmp $@
 
 $(BUILD)/policy/embed.o: policy/embed.S $(EMBED_SNAP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SNAP)"' -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SNAP)"' -DEMBED_CODES='"$(EMBED_CODES)"' \
+		-c $< -o $@
 
 $(POLICY_LIB): $(POLICY_OBJS)
 	@mkdir -p $(dir $@)

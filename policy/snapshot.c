@@ -155,21 +155,30 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 	return s.b;
 }
 
-/* Splits one record into unescaped fields, in place. Returns the field count. */
+/* Splits one record into unescaped fields, in place. Returns the field count. Runs at
+ * the start of every process, so plain runs are moved in blocks. */
 static size_t split(char *line, char **f, size_t max)
 {
 	size_t n = 0;
 	char *o = line, *s = line;
 
 	f[n++] = o;
-	while (*s) {
+	for (;;) {
+		size_t k = strcspn(s, "\t\\");
+
+		if (o != s)
+			memmove(o, s, k);
+		o += k;
+		s += k;
+		if (!*s)
+			break;
 		if (*s == '\t') {
 			*o++ = '\0';
 			if (n == max)
 				return n;
 			f[n++] = o;
 			s++;
-		} else if (*s == '\\' && s[1]) {
+		} else if (s[1]) {
 			*o++ = s[1] == 't' ? '\t' : s[1] == 'n' ? '\n' : s[1];
 			s += 2;
 		} else {
@@ -182,7 +191,12 @@ static size_t split(char *line, char **f, size_t max)
 
 static long long num(const char *s)
 {
-	return strtoll(s, NULL, 10);
+	long long v = 0;
+	int neg = *s == '-';
+
+	for (s += neg; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (*s - '0');
+	return neg ? -v : v;
 }
 
 static int strv_push(char ***v, size_t *n, const char *s)

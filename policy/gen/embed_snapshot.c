@@ -1,7 +1,8 @@
 /* embed_snapshot - build tool: checks policy/default.yaml and writes its portable
  * snapshot, which embed.S pulls into the binaries.
  *
- * Usage: embed_snapshot DEFAULT.yaml OUT.snap
+ * Usage: embed_snapshot DEFAULT.yaml OUT.snap OUT.codes
+ * OUT.codes: the embedded regex rules' compiled codes, serialized by PCRE2.
  * Fails the build on any diagnostic and on any regex that does not compile, so the
  * embedded policy can be trusted to load at run time. */
 #include "dcg_policy.h"
@@ -41,6 +42,41 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* Serializes the codes of the embedded regex rules, in load order (the order
+ * pol_load_embedded() numbers them in). */
+static int write_codes(struct pol_policy *p, const char *path)
+{
+	const pcre2_code **codes = calloc(p->n_rules + 1, sizeof(*codes));
+	uint8_t *bytes = NULL;
+	PCRE2_SIZE size = 0;
+	int32_t n = 0, rc;
+	FILE *out;
+
+	if (!codes)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+
+		if (!pol_embedded_regex(r))
+			continue;
+		codes[n] = pol_rule_code(p, r);
+		if (!codes[n]) {
+			free(codes);
+			return -EINVAL;
+		}
+		n++;
+	}
+	rc = n ? pcre2_serialize_encode(codes, n, &bytes, &size, NULL) : 0;
+	free(codes);
+	if (rc < 0)
+		return -EINVAL;
+	out = fopen(path, "wb");
+	if (!out || (size && fwrite(bytes, 1, size, out) != size) || fclose(out) != 0)
+		rc = -EIO;
+	pcre2_serialize_free(bytes);
+	return rc < 0 ? rc : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct pol_policy *p;
@@ -49,8 +85,8 @@ int main(int argc, char **argv)
 	int rc = 1;
 	FILE *out;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s DEFAULT.yaml OUT.snap\n", argv[0]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s DEFAULT.yaml OUT.snap OUT.codes\n", argv[0]);
 		return 2;
 	}
 	yaml = read_all(argv[1], &len);
@@ -87,6 +123,10 @@ int main(int argc, char **argv)
 		goto out_policy;
 	}
 	free(snap);
+	if (write_codes(p, argv[3]) < 0) {
+		fprintf(stderr, "%s: cannot write the compiled regexes to %s\n", argv[0], argv[3]);
+		goto out_policy;
+	}
 	rc = 0;
 out_policy:
 	pol_free(p);

@@ -7,13 +7,14 @@
 #      a temporary folder, under `dcg sandbox` and bare.
 set -u
 BUILD=${1:-build}
-DCG=$PWD/$BUILD/dcg
+# SBX_BIN: a stand-alone sandbox (build/sandbox/sbx-run) instead of `dcg sandbox`.
+if [ -n "${SBX_BIN:-}" ]; then SANDBOX=("$SBX_BIN"); else SANDBOX=("$PWD/$BUILD/dcg" sandbox); fi
 ROUNDS=${SBX_BENCH_ROUNDS:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/dcg-sbx-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export DCG_LOG=$T/audit.jsonl
 
-if ! "$DCG" sandbox -- /bin/true 2>"$T/err"; then
+if ! "${SANDBOX[@]}" -- /bin/true 2>"$T/err"; then
 	echo "bench-sandbox: skipped: $(cat "$T/err")"
 	exit 0
 fi
@@ -33,9 +34,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 FILE=$PWD/policy/dcg_policy.h
 N=20000
 bare_open=$(best_ns "$T/calls" open $N "$FILE")
-sbx_open=$(best_ns "$DCG" sandbox -- "$T/calls" open $N "$FILE")
+sbx_open=$(best_ns "${SANDBOX[@]}" -- "$T/calls" open $N "$FILE")
 bare_pid=$(best_ns "$T/calls" getpid $((N * 10)) x)
-sbx_pid=$(best_ns "$DCG" sandbox -- "$T/calls" getpid $((N * 10)) x)
+sbx_pid=$(best_ns "${SANDBOX[@]}" -- "$T/calls" getpid $((N * 10)) x)
 echo "sandbox: open+close (notified, performed by the supervisor): bare ${bare_open} ns," \
 	"sandboxed ${sbx_open} ns: x$(ratio "$sbx_open" "$bare_open")," \
 	"+$(( (sbx_open - bare_open) / 1000 )) us per notified call"
@@ -54,16 +55,25 @@ done
 BUILD
 # Wall and CPU (user+sys of the whole tree, supervisor included) in ms.
 timed() {
-	local TIMEFORMAT='%3R %3U %3S'
-	{ time "$@" >/dev/null 2>"$T/build.err"; } 2>"$T/time" || { cat "$T/build.err"; exit 1; }
+	local TIMEFORMAT='%3R %3U %3S' rc
+	{ time "$@" >/dev/null 2>"$T/build.err"; } 2>"$T/time"
+	rc=$?
+	if [ $rc != 0 ] || grep -q 'dcg: blocked' "$T/build.err"; then
+		echo "bench-sandbox: the build failed under '$*':" >&2
+		tail -n 3 "$T/build.err" >&2
+		exit 1
+	fi
 	awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$T/time"
 }
 min() { if [ -z "$1" ] || [ "$2" -lt "$1" ]; then echo "$2"; else echo "$1"; fi; }
 bw= bc= sw= sc= nw= nc=
 for _ in $(seq "$ROUNDS"); do
-	read -r w c < <(timed bash "$T/build.sh" "$T/o1"); bw=$(min "$bw" "$w"); bc=$(min "$bc" "$c")
-	read -r w c < <(timed "$DCG" sandbox -- bash "$T/build.sh" "$T/o2"); sw=$(min "$sw" "$w"); sc=$(min "$sc" "$c")
-	read -r w c < <(timed "$DCG" sandbox --no-preload -- bash "$T/build.sh" "$T/o3"); nw=$(min "$nw" "$w"); nc=$(min "$nc" "$c")
+	r=$(timed bash "$T/build.sh" "$T/o1") || exit 1
+	read -r w c <<<"$r"; bw=$(min "$bw" "$w"); bc=$(min "$bc" "$c")
+	r=$(timed "${SANDBOX[@]}" -- bash "$T/build.sh" "$T/o2") || exit 1
+	read -r w c <<<"$r"; sw=$(min "$sw" "$w"); sc=$(min "$sc" "$c")
+	r=$(timed "${SANDBOX[@]}" --no-preload -- bash "$T/build.sh" "$T/o3") || exit 1
+	read -r w c <<<"$r"; nw=$(min "$nw" "$w"); nc=$(min "$nc" "$c")
 done
 n_files=$(ls "$PWD"/policy/*.c | wc -l)
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (a / b - 1) * 100 }'; }

@@ -27,6 +27,7 @@
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -487,6 +488,33 @@ static int sbx_proc_guard(struct sbx_call *c, const char *abs)
 	return 0;
 }
 
+/* Writes that would go around every path rule at once, for a tracee with root's
+ * rights: a block device (the file system's bytes), /dev/mem, /dev/kmem, /dev/port,
+ * and the kernel's hooks that run a program outside the sandbox. Returns 0 or
+ * -EACCES (after a line on stderr). */
+static int sbx_raw_guard(struct sbx_call *c, const char *shown, const struct stat *st,
+			 const char *abs)
+{
+	static const char *const hooks[] = {"/proc/sys/kernel/core_pattern",
+					    "/proc/sys/kernel/modprobe",
+					    "/sys/kernel/uevent_helper", "/proc/sysrq-trigger"};
+	const char *what = NULL;
+
+	if (S_ISBLK(st->st_mode))
+		what = "a block device";
+	else if (S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 &&
+		 (minor(st->st_rdev) == 1 || minor(st->st_rdev) == 2 || minor(st->st_rdev) == 4))
+		what = "kernel memory";
+	for (size_t i = 0; !what && i < sizeof hooks / sizeof hooks[0]; i++)
+		if (strcmp(abs, hooks[i]) == 0)
+			what = "a kernel hook that runs programs outside the sandbox";
+	if (!what)
+		return 0;
+	sbx_say(c->s, "dcg: blocked %s of %s: writing to %s [sandbox.raw_write]\n", c->name, shown,
+		what);
+	return -EACCES;
+}
+
 /* ---- bases ----------------------------------------------------------------------------- */
 
 /* An O_PATH descriptor on the directory a relative path starts from (the tracee's cwd
@@ -641,6 +669,8 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 			rc = sbx_still_valid(c);
 			if (rc == 0)
 				rc = sbx_proc_guard(c, pin.abs);
+			if (rc == 0 && writes && !(flags & O_PATH))
+				rc = sbx_raw_guard(c, a.path, &st, pin.abs);
 			if (rc == 0)
 				rc = sbx_check(c, a.base_abs, a.path, &pin, op, 0);
 			if (rc < 0)
@@ -876,6 +906,15 @@ static long long sbx_h_mknod(struct sbx_call *c, int dirfd, uint64_t addr, mode_
 	long long rc;
 
 	sbx_target_init(&t);
+	if (!is_dir && (S_ISBLK(mode) || S_ISCHR(mode))) {
+		/* A device node made in a free folder would open the disk or memory
+		 * under a name no rule covers. */
+		sbx_say(c->s,
+			"dcg: blocked %s: device nodes are not made in the sandbox "
+			"[sandbox.mknod_device]\n",
+			c->name);
+		return -EPERM;
+	}
 	rc = sbx_target(c, dirfd, addr, SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &t);
 	if (rc == 0) {
 		sbx_creds_enter(c, 1);

@@ -79,6 +79,11 @@ else
 	echo "liburing-dev missing: io_uring checked with the raw syscall only"
 fi
 
+# A device node in a free folder would reach the disk under a name no rule covers.
+sbx_expect 1 "$OPS" mknod-blk scratch/disk
+[ -e "$W/scratch/disk" ] && fail "a block device node was made"
+grep -q "device nodes are not made" "$TMPDIR_TEST/err" || fail "no message for mknod of a device"
+
 # A syscall newer than libseccomp 2.5.4 (removexattrat, 466) gets ENOSYS (exit 38).
 sbx_expect 38 "$OPS" newsys ro/f
 

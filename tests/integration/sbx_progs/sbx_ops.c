@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static long asm_syscall3(long nr, long a, long b, long c)
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
 		return result(chmod(p, 0777));
 	if (!strcmp(op, "mkdir"))
 		return result(mkdir(p, 0755));
+	if (!strcmp(op, "mknod-blk")) /* a loop device node: never opened by the test */
+		return result(mknod(p, S_IFBLK | 0600, makedev(7, 0)));
 	if (!strcmp(op, "raw-unlink"))
 		return result(syscall(SYS_unlinkat, AT_FDCWD, p, 0));
 	if (!strcmp(op, "raw-open-write"))

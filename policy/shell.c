@@ -24,6 +24,7 @@
 #define SH_MAX_FILES   16 /* heredoc-written files remembered per command line */
 /* No command line an agent sends holds this many simple commands or words; past them
  * the input is refused (shell.parse.too_complex) rather than analysed for seconds. */
+#define SH_MAX_VARS  16
 #define SH_MAX_CMDS  10000
 #define SH_MAX_WORDS 50000
 
@@ -43,9 +44,14 @@ struct sh_word {
 	size_t len;
 	unsigned flags;
 	unsigned line;
+	/* variable references: "~", "$HOME", "${HOME}", "$NAME" at home_off in s, home_len
+	 * bytes long, naming var_name (var_nlen bytes; "~" names HOME). Path units expand
+	 * them; any other expansion makes the word W_UNRESOLVED. */
 	unsigned nhome;
-	uint32_t home_off[SH_MAX_HOME]; /* where "~", "$HOME" or "${HOME}" sits in s */
+	uint32_t home_off[SH_MAX_HOME];
 	uint8_t home_len[SH_MAX_HOME];
+	const char *var_name[SH_MAX_HOME];
+	uint8_t var_nlen[SH_MAX_HOME];
 };
 
 enum rkind {
@@ -152,6 +158,11 @@ struct sh_an {
 	struct sh_file files[SH_MAX_FILES];
 	size_t nfiles;
 	struct sh_word fnames[8]; /* functions defined so far (fork bomb check) */
+	struct {
+		const char *name, *value;
+		size_t nlen, vlen;
+	} vars[SH_MAX_VARS]; /* variables assigned so far, with known values */
+	size_t nvars;
 	size_t nfnames;
 };
 
@@ -282,13 +293,22 @@ static void unterminated(struct sh_an *P, struct sh_lex *L, size_t from)
 		     L->depth);
 }
 
+static void note_var(struct sh_word *w, size_t off, size_t len, const char *name, size_t nlen)
+{
+	if (w->nhome >= SH_MAX_HOME || nlen > 64) {
+		w->flags |= W_UNRESOLVED;
+		return;
+	}
+	w->home_off[w->nhome] = (uint32_t)off;
+	w->home_len[w->nhome] = (uint8_t)len;
+	w->var_name[w->nhome] = name;
+	w->var_nlen[w->nhome] = (uint8_t)nlen;
+	w->nhome++;
+}
+
 static void note_home(struct sh_word *w, size_t off, size_t len)
 {
-	if (w->nhome < SH_MAX_HOME) {
-		w->home_off[w->nhome] = (uint32_t)off;
-		w->home_len[w->nhome] = (uint8_t)len;
-		w->nhome++;
-	}
+	note_var(w, off, len, "HOME", 4);
 }
 
 /* Did the commands appended after `mark` run a downloader? (for $(curl ...) ) */
@@ -422,11 +442,18 @@ static void lex_param_brace(struct sh_an *P, struct sh_lex *L, struct sh_word *w
 		L->i += 6;
 		return; /* the caller splits the word here */
 	}
-	if (L->n - L->i >= 7 && memcmp(L->s + L->i, "${HOME}", 7) == 0) {
-		note_home(w, L->blen, 7);
-		put_n(L, "${HOME}", 7);
-		L->i += 7;
-		return;
+	{
+		/* ${NAME}: a plain reference, expanded in paths when its value is known */
+		size_t k = L->i + 2;
+		while (k < L->n && is_name_char((unsigned char)L->s[k]))
+			k++;
+		if (k < L->n && L->s[k] == '}' && k > L->i + 2 &&
+		    is_name_start((unsigned char)L->s[L->i + 2])) {
+			note_var(w, L->blen, k + 1 - L->i, L->s + L->i + 2, k - L->i - 2);
+			put_n(L, L->s + L->i, k + 1 - L->i);
+			L->i = k + 1;
+			return;
+		}
 	}
 	put_n(L, "${", 2);
 	L->i += 2;
@@ -604,14 +631,11 @@ static int lex_dollar_name(struct sh_lex *L, struct sh_word *w, int quoted)
 		while (k < L->n && is_name_char((unsigned char)L->s[k]))
 			k++;
 		size_t nl = k - L->i - 1;
-		if (nl == 4 && memcmp(L->s + L->i + 1, "HOME", 4) == 0) {
-			note_home(w, L->blen, 5);
-		} else if (!quoted && nl == 3 && memcmp(L->s + L->i + 1, "IFS", 3) == 0) {
+		if (!quoted && nl == 3 && memcmp(L->s + L->i + 1, "IFS", 3) == 0) {
 			L->i = k;
 			return 1;
-		} else {
-			w->flags |= W_UNRESOLVED;
 		}
+		note_var(w, L->blen, nl + 1, L->s + L->i + 1, nl);
 	} else if (k < L->n && strchr("0123456789@*#?$!-", L->s[k]) && L->s[k]) {
 		k++;
 		w->flags |= W_UNRESOLVED;
@@ -777,7 +801,11 @@ static int lex_word(struct sh_an *P, struct sh_lex *L, struct sh_word *w)
 			lex_backtick(P, L, w, 0);
 			break;
 		case '~':
-			if (L->i == start && (at(L, 1) == '/' || at(L, 1) < 0 || is_meta(at(L, 1))))
+			/* ~ at the start of a word, or of an assignment's value (D=~/x) */
+			if ((L->i == start || (L->blen > base && L->buf[L->blen - 1] == '=' &&
+					       is_name_start((unsigned char)L->buf[base]) &&
+					       !memchr(L->buf + base, '=', L->blen - base - 1))) &&
+			    (at(L, 1) == '/' || at(L, 1) < 0 || is_meta(at(L, 1))))
 				note_home(w, L->blen, 1);
 			put(L, '~');
 			L->i++;
@@ -1512,35 +1540,46 @@ static void emit_script_unit(struct sh_an *P, int lang, const char *body, size_t
 	emit(P, &u);
 }
 
-/* The path form of a word: ~, $HOME and ${HOME} replaced by the home directory, made
- * relative to a directory entered with cd. NULL when the word cannot name a known path. */
-static char *path_form(struct sh_an *P, const struct sh_word *w, size_t *outlen)
+/* The value of a variable: HOME from the options, others from assignments seen
+ * earlier in the command line (D=~/.ssh; cat $D/id_rsa). NULL when unknown. */
+static const char *var_value(struct sh_an *P, const char *name, size_t nlen, size_t *vlen)
 {
-	size_t len = w->len, extra = 0, o = 0, k = 0;
-	char *out;
-	int relative;
+	if (nlen == 4 && !memcmp(name, "HOME", 4)) {
+		*vlen = P->home_len;
+		return P->home;
+	}
+	for (size_t i = P->nvars; i-- > 0;)
+		if (P->vars[i].nlen == nlen && !memcmp(P->vars[i].name, name, nlen)) {
+			*vlen = P->vars[i].vlen;
+			return P->vars[i].value;
+		}
+	return NULL;
+}
 
-	if (!len || (w->flags & (W_UNRESOLVED | W_PROCSUB)))
+/* A word with its variable references expanded, after prefix_room free bytes; NULL
+ * when a variable is unknown or the word holds another expansion. */
+static char *expand_word(struct sh_an *P, const struct sh_word *w, size_t prefix_room,
+			 size_t *outlen)
+{
+	size_t extra = 0, o = prefix_room, k = 0, vl;
+	const char *val;
+	char *out;
+
+	if (w->flags & (W_UNRESOLVED | W_PROCSUB))
 		return NULL;
-	if (P->home)
-		extra = (size_t)w->nhome * P->home_len;
-	relative = w->s[0] != '/' && !(w->nhome && w->home_off[0] == 0 && P->home);
-	if (relative && P->cwd)
-		extra += strlen(P->cwd) + 1;
-	out = sh_alloc(P, len + extra + 1);
+	for (unsigned i = 0; i < w->nhome; i++) {
+		if (!var_value(P, w->var_name[i], w->var_nlen[i], &vl))
+			return NULL;
+		extra += vl;
+	}
+	out = sh_alloc(P, prefix_room + w->len + extra + 1);
 	if (!out)
 		return NULL;
-	if (relative && P->cwd) {
-		size_t cl = strlen(P->cwd);
-		memcpy(out, P->cwd, cl);
-		o = cl;
-		if (!cl || out[cl - 1] != '/')
-			out[o++] = '/';
-	}
-	for (size_t i = 0; i < len;) {
-		if (P->home && k < w->nhome && w->home_off[k] == i) {
-			memcpy(out + o, P->home, P->home_len);
-			o += P->home_len;
+	for (size_t i = 0; i < w->len;) {
+		if (k < w->nhome && w->home_off[k] == i) {
+			val = var_value(P, w->var_name[k], w->var_nlen[k], &vl);
+			memcpy(out + o, val, vl);
+			o += vl;
 			i += w->home_len[k];
 			k++;
 			continue;
@@ -1548,8 +1587,75 @@ static char *path_form(struct sh_an *P, const struct sh_word *w, size_t *outlen)
 		out[o++] = w->s[i++];
 	}
 	out[o] = '\0';
-	*outlen = o;
+	*outlen = o - prefix_room;
 	return out;
+}
+
+/* The path form of a word: variables expanded, made relative to a directory entered
+ * with cd. NULL when the word cannot name a known path. */
+static char *path_form(struct sh_an *P, const struct sh_word *w, size_t *outlen)
+{
+	size_t cl = P->cwd ? strlen(P->cwd) : 0, len;
+	char *out;
+
+	if (!w->len)
+		return NULL;
+	out = expand_word(P, w, cl + 1, &len);
+	if (!out)
+		return NULL;
+	if (!cl || out[cl + 1] == '/') { /* absolute, or no cd seen: as written */
+		*outlen = len;
+		return out + cl + 1;
+	}
+	memcpy(out, P->cwd, cl);
+	if (out[cl - 1] == '/') {
+		*outlen = cl + len;
+		memmove(out + cl, out + cl + 1, len + 1);
+	} else {
+		out[cl] = '/';
+		*outlen = cl + 1 + len;
+	}
+	return out;
+}
+
+static void sub_word(const struct sh_word *w, size_t off, struct sh_word *out);
+
+static void forget_var(struct sh_an *P, const char *name, size_t nlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < P->nvars; i++)
+		if (!(P->vars[i].nlen == nlen && !memcmp(P->vars[i].name, name, nlen)))
+			P->vars[o++] = P->vars[i];
+	P->nvars = o;
+}
+
+/* NAME=value words of a command that only assigns (or export/declare/local): their
+ * values, when known, expand later path arguments. */
+static void record_assignment(struct sh_an *P, const struct sh_word *w)
+{
+	const char *eq = memchr(w->s, '=', w->len);
+	struct sh_word val;
+	size_t nlen, vlen;
+	char *v;
+
+	if (!eq || eq == w->s || eq[-1] == '+' || eq[-1] == ']')
+		return;
+	nlen = (size_t)(eq - w->s);
+	sub_word(w, nlen + 1, &val);
+	v = expand_word(P, &val, 0, &vlen);
+	forget_var(P, w->s, nlen); /* an unknown value shadows an older known one */
+	if (!v)
+		return;
+	if (P->nvars == SH_MAX_VARS) { /* forget the oldest */
+		memmove(P->vars, P->vars + 1, (SH_MAX_VARS - 1) * sizeof(P->vars[0]));
+		P->nvars--;
+	}
+	P->vars[P->nvars].name = w->s;
+	P->vars[P->nvars].nlen = nlen;
+	P->vars[P->nvars].value = v;
+	P->vars[P->nvars].vlen = vlen;
+	P->nvars++;
 }
 
 static int is_pseudo_file(const char *p)
@@ -2040,6 +2146,8 @@ static void sub_word(const struct sh_word *w, size_t off, struct sh_word *out)
 		if (w->home_off[k] >= off && out->nhome < SH_MAX_HOME) {
 			out->home_off[out->nhome] = w->home_off[k] - (uint32_t)off;
 			out->home_len[out->nhome] = w->home_len[k];
+			out->var_name[out->nhome] = w->var_name[k];
+			out->var_nlen[out->nhome] = w->var_nlen[k];
 			out->nhome++;
 		}
 }
@@ -2656,6 +2764,8 @@ static void h_shell(struct sh_an *P, struct nc *x)
 		}
 		return;
 	}
+	if (i < x->n && (weq(x->v[i], "/dev/stdin") || weq(x->v[i], "/dev/fd/0")))
+		has_s = 1;
 	if (i < x->n && !has_s) { /* a script file */
 		check_dl_word(P, x, x->v[i]);
 		path(P, x, x->v[i], POL_OP_READ, 0);
@@ -2787,6 +2897,10 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 			for (; i < x->n; i++)
 				if (x->v[i]->s[0] != '-')
 					path(P, x, x->v[i], inplace ? POL_OP_WRITE : POL_OP_READ, 0);
+		return;
+	}
+	if (had_file && i < x->n && (weq(x->v[i], "/dev/stdin") || weq(x->v[i], "/dev/fd/0"))) {
+		run_stdin(P, x, lang);
 		return;
 	}
 	if (had_file && i < x->n) {
@@ -2949,6 +3063,10 @@ static void h_files(struct sh_an *P, struct nc *x)
 	struct opscan o;
 
 	if (x->kind == K_ECHO) {
+		if (NM("export") || NM("declare") || NM("typeset") || NM("local") || NM("readonly"))
+			for (size_t i = 1; i < x->n; i++)
+				if (is_assignment(x->v[i]))
+					record_assignment(P, x->v[i]);
 		mark_data_from(x, 1);
 		if (NM("printf") && x->n > 2 && weq(x->v[1], "-v"))
 			x->data[1] = x->data[2] = 0;
@@ -3744,6 +3862,43 @@ static void h_db_stdin(struct sh_an *P, struct nc *x)
 	}
 }
 
+/* {rm,-rf,/} as a command: brace expansion makes it the words rm -rf /. Only the
+ * plain form (one level, no quotes) is expanded; anything else stays one word. */
+static struct sh_word **brace_split(struct sh_an *P, struct sh_word **v, size_t *n)
+{
+	struct sh_word *w = *n ? v[0] : NULL;
+	size_t parts = 1, k = 0, start = 1;
+	struct sh_word **nv, *pw;
+
+	if (!w || w->len < 4 || (w->flags & (W_QUOTED | W_UNRESOLVED)) || w->s[0] != '{' ||
+	    w->s[w->len - 1] != '}' || memchr(w->s + 1, '{', w->len - 2))
+		return v;
+	for (size_t i = 1; i + 1 < w->len; i++)
+		parts += w->s[i] == ',';
+	if (parts < 2)
+		return v;
+	nv = sh_alloc(P, (*n - 1 + parts) * sizeof(*nv));
+	pw = sh_alloc(P, parts * sizeof(*pw));
+	if (!nv || !pw)
+		return NULL;
+	for (size_t i = 1; i < w->len; i++) {
+		if (w->s[i] != ',' && i + 1 != w->len)
+			continue;
+		memset(&pw[k], 0, sizeof(pw[k]));
+		pw[k].s = sh_strndup(P, w->s + start, i - start);
+		if (!pw[k].s)
+			return NULL;
+		pw[k].len = i - start;
+		pw[k].line = w->line;
+		nv[k] = &pw[k];
+		k++;
+		start = i + 1;
+	}
+	memcpy(nv + k, v + 1, (*n - 1) * sizeof(*nv));
+	*n = *n - 1 + k;
+	return nv;
+}
+
 static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
 			  unsigned depth, int remote, unsigned line)
 {
@@ -3767,6 +3922,9 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 	x->depth = depth;
 	x->remote = remote;
 	x->line = line;
+	v = brace_split(P, v, &n);
+	if (!v)
+		return;
 	while (i < n) {
 		if (!(v[i]->flags & W_QUOTED) && word_is(v[i], keywords)) {
 			i++;
@@ -3783,6 +3941,9 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 	if (i < n && (weq(v[i], "for") || weq(v[i], "select") || weq(v[i], "case")))
 		i = n; /* for NAME in WORDS: nothing runs (substitutions were parsed) */
 	if (i >= n) {
+		for (size_t j = 0; j < n; j++)
+			if (is_assignment(v[j]))
+				record_assignment(P, v[j]);
 		h_redirs(P, x);
 		return;
 	}

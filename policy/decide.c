@@ -155,7 +155,7 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 
 void pol_path_index_build(struct pol_policy *p)
 {
-	uint32_t *start = calloc(POL_PI_BUCKETS + 1, sizeof(*start)), *rules;
+	uint32_t *start = calloc(POL_PI_BUCKETS + 1, sizeof(*start)), *rules = NULL;
 	size_t total = 0;
 
 	free(p->bucket_start);

@@ -33,7 +33,10 @@ $(PRELOAD_OBJDIR)/%.o: %.c
 $(PRELOAD_OBJDIR)/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(PRELOAD_NOSAN_CFLAGS) -c $< -o $@
-$(PRELOAD_OBJDIR)/policy/embed.o: policy/embed.S policy/default.yaml
+$(PRELOAD_OBJDIR)/policy/embed.o: policy/embed.S $(EMBED_SNAP)
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_NOSAN_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SNAP)"' \
+		-DEMBED_CODES='"$(EMBED_CODES)"' -c $< -o $@
 PRELOAD_SO_LDFLAGS := $(filter-out $(SANFLAGS),$(ALL_LDFLAGS))
 else
 PRELOAD_OBJDIR := $(BUILD)

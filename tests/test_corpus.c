@@ -90,3 +90,26 @@ Test(corpus, remote_exec) { run_corpus("tests/corpus/remote_exec.tsv"); }
 Test(corpus, heredoc) { run_corpus("tests/corpus/heredoc.tsv"); }
 Test(corpus, paths) { run_corpus("tests/corpus/paths.tsv"); }
 Test(corpus, benign) { run_corpus("tests/corpus/benign.tsv"); }
+Test(corpus, suggestions_pass_the_policy) { run_corpus("tests/corpus/suggestions.tsv"); }
+Test(corpus, shell_tricks) { run_corpus("tests/corpus/shell_tricks.tsv"); }
+
+/* Every rule of the embedded policy says why and offers a way out that is not the
+ * allowlist (which the loader adds to every rule). */
+Test(corpus, every_default_rule_has_a_reason_and_a_suggestion)
+{
+	struct pol_policy *p = corpus_policy();
+
+	for (size_t i = 0; i < pol_rule_count(p); i++) {
+		struct pol_rule_info info;
+		size_t own = 0;
+		cr_assert_eq(pol_rule_get(p, i, &info), 0);
+		if (info.kind == POL_RULE_PATH)
+			continue;
+		cr_expect(info.reason && info.reason[0], "%s has no reason", info.id);
+		for (size_t k = 0; k < info.n_suggestions; k++)
+			if (strncmp(info.suggestions[k], "If intentional:", 15) != 0)
+				own++;
+		cr_expect_geq(own, 1, "%s has no suggestion of its own", info.id);
+	}
+	pol_free(p);
+}

@@ -8,6 +8,8 @@
  */
 #include "sandbox.h"
 
+#include "../hook/hook.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -133,7 +135,7 @@ static char **sbx_child_env(const char *policy_abs, int no_preload)
 	}
 	while (environ[n])
 		n++;
-	env = calloc(n + 4, sizeof *env);
+	env = calloc(n + 5, sizeof *env);
 	if (!env)
 		return environ;
 	for (size_t i = 0; i < n; i++) {
@@ -142,6 +144,8 @@ static char **sbx_child_env(const char *policy_abs, int no_preload)
 		if (policy_abs && strncmp(environ[i], "DCG_POLICY=", 11) == 0)
 			continue;
 		if (strncmp(environ[i], "DCG_SANDBOX=", 12) == 0)
+			continue;
+		if (strncmp(environ[i], "DCG_LOG=", 8) == 0)
 			continue;
 		env[k++] = environ[i];
 	}
@@ -152,6 +156,17 @@ static char **sbx_child_env(const char *policy_abs, int no_preload)
 		char *v = malloc(sz);
 		if (v) {
 			snprintf(v, sz, "DCG_POLICY=%s", policy_abs);
+			env[k++] = v;
+		}
+	}
+	/* The log path is fixed now, so that `env -i` in a child does not move the
+	 * preload's lines away from ours. */
+	char logp[PATH_MAX];
+	if (pol_log_path(logp, sizeof logp) == 0 && logp[0] == '/') {
+		size_t sz = strlen(logp) + 16;
+		char *v = malloc(sz);
+		if (v) {
+			snprintf(v, sz, "DCG_LOG=%s", logp);
 			env[k++] = v;
 		}
 	}
@@ -226,25 +241,11 @@ static void sbx_child(int sock, const struct sbx_filter *f, char **argv, char **
 	_exit(e == ENOENT ? 127 : 126);
 }
 
+/* The layered policy, loaded as every dcg command loads it (diagnostics on stderr). */
 static int sbx_load_policy(const char *policy_abs, struct pol_policy **out)
 {
-	struct pol_env env;
-	char cwd[PATH_MAX];
-	struct pol_policy *p = pol_new(0);
-
-	if (!p)
-		return -ENOMEM;
-	pol_env_from_process(&env, cwd, sizeof cwd);
-	if (policy_abs)
-		env.policy_file = policy_abs;
-	pol_load_layers(p, &env);
-	for (size_t i = 0; i < pol_diag_count(p); i++) {
-		const struct pol_diag *d = pol_diag_get(p, i);
-		fprintf(stderr, "dcg sandbox: %s:%u:%u: %s%s%s%s\n", d->file, d->line, d->col,
-			d->msg, d->rule[0] ? " (" : "", d->rule, d->rule[0] ? ")" : "");
-	}
-	*out = p;
-	return 0;
+	*out = hook_policy_open(policy_abs, NULL, stderr);
+	return *out ? 0 : -ENOMEM;
 }
 
 /* Serves the listener until the last descendant has gone; returns the child's wait

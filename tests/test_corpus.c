@@ -92,6 +92,7 @@ Test(corpus, paths) { run_corpus("tests/corpus/paths.tsv"); }
 Test(corpus, benign) { run_corpus("tests/corpus/benign.tsv"); }
 Test(corpus, suggestions_pass_the_policy) { run_corpus("tests/corpus/suggestions.tsv"); }
 Test(corpus, shell_tricks) { run_corpus("tests/corpus/shell_tricks.tsv"); }
+Test(corpus, agent_sessions) { run_corpus("tests/corpus/agent_sessions.tsv"); }
 
 /* Every rule of the embedded policy says why and offers a way out that is not the
  * allowlist (which the loader adds to every rule). */

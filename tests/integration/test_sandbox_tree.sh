@@ -25,6 +25,15 @@ sbx_expect 42 /bin/sh -c 'exit 42'
 # A command that cannot be found is 127, as in a shell.
 sbx_expect 127 /nonexistent/cmd
 
+# An exec the policy says to ask about (the embedded core.git.stash_drop) is denied
+# when there is no terminal to ask on (setsid: the supervisor has none).
+if command -v git >/dev/null; then
+	out=$(cd "$W" && setsid -w "${SANDBOX[@]}" --policy "$W/policy.yaml" -- git stash drop 2>&1 </dev/null)
+	rc=$?
+	[ $rc = 126 ] || fail "ask without a terminal: exit $rc, expected 126 ($out)"
+	case $out in *"blocked execve of"*"[core.git.stash_drop]"*) ;; *) fail "no refusal line for the ask: $out" ;; esac
+fi
+
 # Death by a signal passes through: dcg dies of the same signal.
 (cd "$W" && sbx /bin/sh -c 'kill -TERM $$') 2>/dev/null
 rc=$?

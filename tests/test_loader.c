@@ -633,6 +633,35 @@ Test(loader, deeply_nested_flow_collections_are_refused_quickly, .timeout = 20)
 	pol_free(p);
 }
 
+/* A small file whose aliases multiply: one 20,000-item list used as the suggestions of
+ * 20,000 rules would be 400 million strings (gigabytes) if every use were copied. */
+Test(loader, aliased_lists_inside_entries_cannot_multiply_memory, .timeout = 20)
+{
+	char path[512];
+	struct pol_policy *p = new_policy();
+	FILE *f;
+	const int items = 20000, uses = 20000;
+
+	snprintf(path, sizeof(path), "%s/amplify.yaml", tmpdir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("s: &s [a", f);
+	for (int i = 1; i < items; i++)
+		fputs(",a", f);
+	fputs("]\nr: &r {pattern: 'zzz', reason: r, suggestions: *s}\n"
+	      "p: &p {rule: x, reason: r, paths: *s}\nbashToolPatterns:\n",
+	      f);
+	for (int i = 0; i < uses; i++)
+		fputs("  - *r\n", f);
+	fputs("allow:\n", f);
+	for (int i = 0; i < uses; i++)
+		fputs("  - *p\n", f);
+	fclose(f);
+	pol_load_file(p, path);
+	cr_expect_not_null(find_diag(p, "too many"), "the amplification is reported");
+	pol_free(p);
+}
+
 Test(loader, file_over_the_size_limit_is_refused_whole)
 {
 	char path[512];

@@ -699,7 +699,16 @@ struct ldr {
 	yaml_document_t *doc;
 	const char *file;
 	int errors;
+	size_t entries; /* list items walked in this file, aliases counted per use */
+	int too_many;
 };
+
+/* libyaml shares an aliased node instead of copying it, but the walker visits it once
+ * per use: a 20,000-item list aliased as the suggestions (or allow paths) of 20,000
+ * rules is a 100 KB file and 400 million strings. Every list item walked counts; past
+ * this many in one file the rest of the file is ignored, with one diagnostic. The
+ * largest real policies hold a few hundred entries. */
+#define POL_FILE_ENTRIES_MAX 50000
 
 #define LINE(n) ((unsigned)(n)->start_mark.line + 1)
 #define COL(n)	((unsigned)(n)->start_mark.column + 1)
@@ -751,6 +760,16 @@ static void each_item(struct ldr *l, yaml_node_t *seq, const char *key, item_fn 
 	     it < seq->data.sequence.items.top; it++) {
 		yaml_node_t *item = yaml_document_get_node(l->doc, *it);
 
+		if (l->too_many)
+			return;
+		if (++l->entries > POL_FILE_ENTRIES_MAX) {
+			l->too_many = 1;
+			err(l, item, key,
+			    "too many entries (over %d, aliases counted per use): the rest of the "
+			    "file is ignored",
+			    POL_FILE_ENTRIES_MAX);
+			return;
+		}
 		if (item)
 			fn(l, item, arg);
 	}
@@ -1140,7 +1159,7 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ldr l = {p, &doc, name, 0};
+	struct ldr l = {.p = p, .doc = &doc, .file = name};
 	int rc = 0;
 
 	p->scope = scope;

@@ -11,7 +11,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LINK)
 unit: $(TEST_BINS)
 	@fail=0; for t in $(TEST_BINS); do \
 		echo "== $$t"; \
-		DCG_BUILD=$(BUILD) $$t --jobs 2 || fail=1; \
+		DCG_BUILD=$(BUILD) LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+			$$t --jobs 2 || fail=1; \
 	done; exit $$fail
 
 integration: all

@@ -34,7 +34,10 @@ if ! [ -x "$CLAUDE" ] || ! "$CLAUDE" --version 2>/dev/null | grep -q "^$VERSION 
 fi
 echo "e2e: $("$CLAUDE" --version 2>/dev/null), $("$DCG" --version)"
 
-RUNS=$(mktemp -d /tmp/dcg-e2e-XXXXXX)
+# Not under /tmp: the default policy lets an agent clean its scratch space there, and
+# the victims must be real user data. tests/e2e/runs/ is ignored by git.
+mkdir -p "$HERE/runs"
+RUNS=$(mktemp -d "$HERE/runs/run-XXXXXX")
 [ -n "${DCG_E2E_KEEP:-}" ] || trap 'rm -rf "$RUNS"' EXIT
 PASS=0
 FAIL=0

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,6 +210,21 @@ static void sbx_signal_children(int sig)
 		if (pid > 0)
 			kill((pid_t)pid, sig);
 	}
+}
+
+/* Where refusal lines go. When stderr is a pipe, a tracee may be the one that reads
+ * it, and it cannot read while it waits for our answer: our own non-blocking
+ * description of the same pipe drops a line rather than deadlock (the tracees keep
+ * their blocking one). */
+static int sbx_err_fd(void)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(2, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return 2;
+	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	return fd >= 0 ? fd : 2;
 }
 
 /* The child: filter, hand over the listener, exec. Never returns. */
@@ -443,7 +459,7 @@ int cmd_sandbox(int argc, char **argv)
 	sopts.policy = policy;
 	sopts.listener = lfd;
 	sopts.quiet = 0;
-	sopts.err_fd = 2;
+	sopts.err_fd = sbx_err_fd();
 	sup = sbx_super_new(&sopts);
 	if (!sup) {
 		fprintf(stderr, "dcg sandbox: cannot start the supervisor: %s\n", strerror(errno));
@@ -484,6 +500,8 @@ int cmd_sandbox(int argc, char **argv)
 		raise(sig);
 	}
 	sbx_super_free(sup);
+	if (sopts.err_fd > 2)
+		close(sopts.err_fd);
 out_close_sfd:
 	close(sfd);
 out_restore_mask:

@@ -322,7 +322,8 @@ static void lex_cmdsubst(struct sh_an *P, struct sh_lex *L, struct sh_word *w, s
 	size_t save = L->blen;
 
 	if (P->nest >= SH_MAX_NEST) {
-		emit_finding(P, "shell.parse.too_complex", L->s + start, clip(L, start, 40), L->line, L->depth);
+		emit_finding(P, "shell.parse.too_complex", L->s + start, clip(L, start, 40),
+			     L->line, L->depth);
 		P->abort = 1;
 		return;
 	}
@@ -419,7 +420,8 @@ static void lex_backtick(struct sh_an *P, struct sh_lex *L, struct sh_word *w, i
 	if (blen)
 		put_n(L, L->s + start, L->i - start);
 	if (P->nest >= SH_MAX_NEST) {
-		emit_finding(P, "shell.parse.too_complex", L->s + start, clip(L, start, 40), line0, L->depth);
+		emit_finding(P, "shell.parse.too_complex", L->s + start, clip(L, start, 40), line0,
+			     L->depth);
 		P->abort = 1;
 		return;
 	}
@@ -1246,11 +1248,12 @@ static void parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 			}
 			if (b.nw > 0) {
 				/* { ( ... ), if ( ... ): reserved words before a subshell */
-				static const char *const kw[] = {"{", "!", "then", "do", "else", "if",
-								 "elif", "while", "until", "time",
-								 NULL};
+				static const char *const kw[] = {"{",	  "!",	  "then", "do",
+								 "else",  "if",	  "elif", "while",
+								 "until", "time", NULL};
 				size_t k = 0;
-				while (k < b.nw && !(b.w[k].flags & W_QUOTED) && word_is(&b.w[k], kw))
+				while (k < b.nw && !(b.w[k].flags & W_QUOTED) &&
+				       word_is(&b.w[k], kw))
 					k++;
 				if (k == b.nw)
 					b.nw = 0;
@@ -1312,7 +1315,7 @@ static void parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 		case T_NL:
 			if (!b.nw && !b.nr)
 				break; /* a | <newline> b : still one pipeline */
-			/* fall through */
+				       /* fall through */
 		case T_SEMI:
 		case T_AMP:
 			b_finish(P, L, &b, pipe_from);
@@ -1524,8 +1527,8 @@ static void emit_command(struct sh_an *P, const struct vw *v, size_t n, unsigned
 
 static const char *lang_name(int lang);
 
-static void emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len,
-			     int heredoc, unsigned line, unsigned depth)
+static void emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
+			     unsigned line, unsigned depth)
 {
 	struct pol_unit u;
 
@@ -1765,13 +1768,20 @@ enum { LANG_NONE = 0, LANG_SHELL, LANG_PYTHON, LANG_NODE, LANG_RUBY, LANG_PERL, 
 static const char *lang_name(int lang)
 {
 	switch (lang) {
-	case LANG_SHELL: return "bash";
-	case LANG_PYTHON: return "python";
-	case LANG_NODE: return "node";
-	case LANG_RUBY: return "ruby";
-	case LANG_PERL: return "perl";
-	case LANG_PHP: return "php";
-	default: return NULL;
+	case LANG_SHELL:
+		return "bash";
+	case LANG_PYTHON:
+		return "python";
+	case LANG_NODE:
+		return "node";
+	case LANG_RUBY:
+		return "ruby";
+	case LANG_PERL:
+		return "perl";
+	case LANG_PHP:
+		return "php";
+	default:
+		return NULL;
 	}
 }
 
@@ -1790,8 +1800,8 @@ static int prefix_ver(const char *name, size_t len, const char *stem)
 /* The language an interpreter name runs: python3.11, nodejs, perl5.36 ... */
 static int lang_from_name(const char *name, size_t len)
 {
-	static const char *const shells[] = {"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh",
-					     "rbash", "yash", "fish", "busybox-sh", NULL};
+	static const char *const shells[] = {"bash", "sh",    "zsh",  "dash", "ksh",	    "ash",
+					     "mksh", "rbash", "yash", "fish", "busybox-sh", NULL};
 	for (size_t i = 0; shells[i]; i++)
 		if (len == strlen(shells[i]) && !memcmp(name, shells[i], len))
 			return LANG_SHELL;
@@ -1951,54 +1961,54 @@ static int long_takes_arg(const char *const *larg, const struct sh_word *w)
 
 struct wrapper {
 	const char *name;
-	const char *sarg;          /* short options with an argument */
-	const char *const *larg;   /* long options with an argument */
-	int npos;                  /* positionals before the command (timeout's duration) */
-	int assigns;               /* NAME=value words allowed (env) */
+	const char *sarg;	 /* short options with an argument */
+	const char *const *larg; /* long options with an argument */
+	int npos;		 /* positionals before the command (timeout's duration) */
+	int assigns;		 /* NAME=value words allowed (env) */
 };
 
-static const char *const sudo_long[] = {"--user", "--group", "--host", "--prompt", "--chdir",
-					"--role", "--type", "--close-from", "--other-user",
-					"--command-timeout", NULL};
+static const char *const sudo_long[] = {
+    "--user", "--group",      "--host",	      "--prompt",	   "--chdir", "--role",
+    "--type", "--close-from", "--other-user", "--command-timeout", NULL};
 static const char *const env_long[] = {"--unset", "--chdir", NULL};
 static const char *const time_long[] = {"--format", "--output", NULL};
 static const char *const timeout_long[] = {"--signal", "--kill-after", NULL};
 static const char *const nice_long[] = {"--adjustment", NULL};
-static const char *const ionice_long[] = {"--class", "--classdata", "--pid", "--pgid",
-					  "--uid", NULL};
-static const char *const xargs_long[] = {"--arg-file", "--delimiter", "--max-lines",
-					 "--max-args", "--max-procs", "--max-chars",
+static const char *const ionice_long[] = {"--class", "--classdata", "--pid",
+					  "--pgid",  "--uid",	    NULL};
+static const char *const xargs_long[] = {"--arg-file",	       "--delimiter", "--max-lines",
+					 "--max-args",	       "--max-procs", "--max-chars",
 					 "--process-slot-var", NULL};
 static const char *const stdbuf_long[] = {"--input", "--output", "--error", NULL};
 
 static const struct wrapper wrappers[] = {
-	{"sudo", "ugphCDrtTU", sudo_long, 0, 0},
-	{"doas", "uC", NULL, 0, 0},
-	{"env", "uC", env_long, 0, 1},
-	{"command", "", NULL, 0, 0},
-	{"builtin", "", NULL, 0, 0},
-	{"exec", "a", NULL, 0, 0},
-	{"nohup", "", NULL, 0, 0},
-	{"nice", "n", nice_long, 0, 0},
-	{"time", "fo", time_long, 0, 0},
-	{"timeout", "sk", timeout_long, 1, 0},
-	{"stdbuf", "ioe", stdbuf_long, 0, 0},
-	{"ionice", "cnpPu", ionice_long, 0, 0},
-	{"xargs", "adEILnPs", xargs_long, 0, 0},
-	{"setsid", "", NULL, 0, 0},
-	{"chrt", "", NULL, 1, 0},
-	{"taskset", "", NULL, 1, 0},
-	{"chroot", "", NULL, 1, 0},
-	{"unbuffer", "", NULL, 0, 0},
-	{"fakeroot", "", NULL, 0, 0},
-	{"eatmydata", "", NULL, 0, 0},
-	{"nocache", "", NULL, 0, 0},
-	{"torsocks", "", NULL, 0, 0},
-	{"proxychains", "f", NULL, 0, 0},
-	{"proxychains4", "f", NULL, 0, 0},
-	{"busybox", "", NULL, 0, 0},
-	{"caffeinate", "tw", NULL, 0, 0},
-	{"then", "", NULL, 0, 0},
+    {"sudo", "ugphCDrtTU", sudo_long, 0, 0},
+    {"doas", "uC", NULL, 0, 0},
+    {"env", "uC", env_long, 0, 1},
+    {"command", "", NULL, 0, 0},
+    {"builtin", "", NULL, 0, 0},
+    {"exec", "a", NULL, 0, 0},
+    {"nohup", "", NULL, 0, 0},
+    {"nice", "n", nice_long, 0, 0},
+    {"time", "fo", time_long, 0, 0},
+    {"timeout", "sk", timeout_long, 1, 0},
+    {"stdbuf", "ioe", stdbuf_long, 0, 0},
+    {"ionice", "cnpPu", ionice_long, 0, 0},
+    {"xargs", "adEILnPs", xargs_long, 0, 0},
+    {"setsid", "", NULL, 0, 0},
+    {"chrt", "", NULL, 1, 0},
+    {"taskset", "", NULL, 1, 0},
+    {"chroot", "", NULL, 1, 0},
+    {"unbuffer", "", NULL, 0, 0},
+    {"fakeroot", "", NULL, 0, 0},
+    {"eatmydata", "", NULL, 0, 0},
+    {"nocache", "", NULL, 0, 0},
+    {"torsocks", "", NULL, 0, 0},
+    {"proxychains", "f", NULL, 0, 0},
+    {"proxychains4", "f", NULL, 0, 0},
+    {"busybox", "", NULL, 0, 0},
+    {"caffeinate", "tw", NULL, 0, 0},
+    {"then", "", NULL, 0, 0},
 };
 
 /* The state of one simple command during the walk. */
@@ -2006,16 +2016,16 @@ struct nc {
 	struct sh_cmd *c;   /* the parsed command (redirections, pipes), may be NULL */
 	struct sh_word **v; /* the words from the command name on (after wrappers) */
 	size_t n;
-	const char *name;   /* basename of v[0] */
+	const char *name; /* basename of v[0] */
 	size_t nlen;
 	unsigned char *data; /* n flags */
 	unsigned depth;
 	int remote;
 	unsigned line;
-	int kind;            /* enum cmd_kind of name */
-	unsigned kflags;     /* F_* of name */
-	int stdin_code;      /* the command runs its stdin as code (lang) */
-	int query_only;      /* command -v: nothing runs */
+	int kind;	 /* enum cmd_kind of name */
+	unsigned kflags; /* F_* of name */
+	int stdin_code;	 /* the command runs its stdin as code (lang) */
+	int query_only;	 /* command -v: nothing runs */
 };
 
 static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
@@ -2056,18 +2066,21 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 						const char *eq = memchr(w->s, '=', w->len);
 						if (eq) {
 							analyze_string(P, eq + 1,
-								       w->len - (size_t)(eq + 1 - w->s),
+								       w->len -
+									   (size_t)(eq + 1 - w->s),
 								       depth + 1, line, remote);
 						} else if (i + 1 < n) {
-							analyze_string(P, v[i + 1]->s, v[i + 1]->len,
-								       depth + 1, line, remote);
+							analyze_string(P, v[i + 1]->s,
+								       v[i + 1]->len, depth + 1,
+								       line, remote);
 						}
 						return n;
 					}
 					i += long_takes_arg(wr->larg, w) ? 2 : 1;
 					continue;
 				}
-				if (name_is(nm, nl, "command") && (strchr(w->s, 'v') || strchr(w->s, 'V'))) {
+				if (name_is(nm, nl, "command") &&
+				    (strchr(w->s, 'v') || strchr(w->s, 'V'))) {
 					*query_only = 1;
 					return n;
 				}
@@ -2079,11 +2092,11 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 				}
 				if (name_is(nm, nl, "env") && w->len >= 2 && w->s[1] == 'S') {
 					if (w->len > 2)
-						analyze_string(P, w->s + 2, w->len - 2, depth + 1, line,
-							       remote);
-					else if (i + 1 < n)
-						analyze_string(P, v[i + 1]->s, v[i + 1]->len, depth + 1,
+						analyze_string(P, w->s + 2, w->len - 2, depth + 1,
 							       line, remote);
+					else if (i + 1 < n)
+						analyze_string(P, v[i + 1]->s, v[i + 1]->len,
+							       depth + 1, line, remote);
 					return n;
 				}
 				/* a bundle: the first letter taking an argument takes the rest of
@@ -2124,7 +2137,7 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 /* Operands of a command: words that are not options. sarg/larg: options with an
  * argument. seen: short option letters met. Stops taking options after "--". */
 struct opscan {
-	size_t op[64];     /* indexes into v of operands (at most 64 kept) */
+	size_t op[64]; /* indexes into v of operands (at most 64 kept) */
 	size_t nop;
 	unsigned char seen[128];
 	/* options with an argument: letter (or 0 for long), the long name, and the value */
@@ -2171,7 +2184,8 @@ static void scan_opts(struct sh_word **v, size_t n, size_t from, const char *sar
 					o->arg[o->narg].c = 0;
 					o->arg[o->narg].lw = w;
 					if (eq)
-						sub_word(w, (size_t)(eq - w->s) + 1, &o->arg[o->narg].val);
+						sub_word(w, (size_t)(eq - w->s) + 1,
+							 &o->arg[o->narg].val);
 					else if (i + 1 < n)
 						o->arg[o->narg].val = *v[i + 1];
 					else
@@ -2242,7 +2256,6 @@ static int has_long(struct sh_word **v, size_t n, size_t from, const char *prefi
 	return 0;
 }
 
-
 /* ---- command names: one lookup per command ------------------------------------------ */
 
 enum { F_DL = 1, F_DEC = 2, F_DB = 4, F_FEED = 8, F_WRAP = 16, F_LANG = 32 };
@@ -2291,255 +2304,255 @@ static const struct name_class {
 	uint8_t kind;
 	uint8_t flags;
 } name_classes[] = {
-	{".", K_READER, 0},
-	{":", K_ECHO, 0},
-	{"[", K_ECHO, 0},
-	{"[[", K_ECHO, 0},
-	{"ack", K_GREP, 0},
-	{"ack-grep", K_GREP, 0},
-	{"ag", K_GREP, 0},
-	{"alias", K_ECHO, 0},
-	{"apropos", K_ECHO, 0},
-	{"aria2c", K_NONE, F_DL},
-	{"ash", K_NONE, F_LANG},
-	{"awk", K_AWK, 0},
-	{"b2sum", K_READER, 0},
-	{"banner", K_ECHO, 0},
-	{"base32", K_READER, F_DEC},
-	{"base64", K_READER, F_DEC},
-	{"basenc", K_NONE, F_DEC},
-	{"bash", K_NONE, F_LANG},
-	{"bat", K_READER, 0},
-	{"batcat", K_READER, 0},
-	{"bsdtar", K_TAR, 0},
-	{"builtin", K_NONE, F_WRAP},
-	{"bun", K_NONE, F_LANG},
-	{"bunzip2", K_NONE, F_DEC},
-	{"busybox", K_NONE, F_WRAP},
-	{"busybox-sh", K_NONE, F_LANG},
-	{"bzcat", K_READER, F_DEC},
-	{"bzip2", K_NONE, F_DEC},
-	{"caffeinate", K_NONE, F_WRAP},
-	{"cat", K_READER, F_FEED},
-	{"cd", K_CD, 0},
-	{"chattr", K_CHMOD, 0},
-	{"chgrp", K_CHMOD, 0},
-	{"chmod", K_CHMOD, 0},
-	{"chown", K_CHMOD, 0},
-	{"chroot", K_NONE, F_WRAP},
-	{"chrt", K_NONE, F_WRAP},
-	{"cksum", K_READER, 0},
-	{"clickhouse-client", K_NONE, F_DB},
-	{"cmp", K_READER, 0},
-	{"cockroach", K_NONE, F_DB},
-	{"code", K_EDITOR, 0},
-	{"colordiff", K_READER, 0},
-	{"column", K_READER, 0},
-	{"comm", K_READER, 0},
-	{"command", K_NONE, F_WRAP},
-	{"cowsay", K_ECHO, 0},
-	{"cp", K_MVCP, 0},
-	{"cqlsh", K_NONE, F_DB},
-	{"curl", K_CURL, F_DL},
-	{"cut", K_READER, 0},
-	{"dash", K_NONE, F_LANG},
-	{"dd", K_DD, 0},
-	{"declare", K_ECHO, 0},
-	{"deno", K_NONE, F_LANG},
-	{"diff", K_READER, 0},
-	{"dir", K_LISTER, 0},
-	{"doas", K_NONE, F_WRAP},
-	{"dos2unix", K_READER, 0},
-	{"du", K_LISTER, 0},
-	{"duckdb", K_NONE, F_DB},
-	{"eatmydata", K_NONE, F_WRAP},
-	{"echo", K_ECHO, F_FEED},
-	{"ed", K_EDITOR, 0},
-	{"egrep", K_GREP, 0},
-	{"emacs", K_EDITOR, 0},
-	{"env", K_NONE, F_WRAP},
-	{"eval", K_EVAL, 0},
-	{"exa", K_LISTER, 0},
-	{"exec", K_NONE, F_WRAP},
-	{"expand", K_READER, 0},
-	{"export", K_ECHO, 0},
-	{"eza", K_LISTER, 0},
-	{"fakeroot", K_NONE, F_WRAP},
-	{"false", K_ECHO, 0},
-	{"fetch", K_NONE, F_DL},
-	{"fgrep", K_GREP, 0},
-	{"figlet", K_ECHO, 0},
-	{"file", K_READER, 0},
-	{"find", K_FIND, 0},
-	{"fish", K_NONE, F_LANG},
-	{"fmt", K_READER, 0},
-	{"fold", K_READER, 0},
-	{"ftp", K_NONE, F_DL},
-	{"gawk", K_AWK, 0},
-	{"gedit", K_EDITOR, 0},
-	{"gh", K_GH, 0},
-	{"git", K_GIT, 0},
-	{"glab", K_GH, 0},
-	{"gojq", K_JQ, 0},
-	{"gpg", K_READER, 0},
-	{"grep", K_GREP, 0},
-	{"gunzip", K_READER, F_DEC},
-	{"gzip", K_NONE, F_DEC},
-	{"hash", K_ECHO, 0},
-	{"head", K_HEADTAIL, 0},
-	{"help", K_ECHO, 0},
-	{"hexdump", K_READER, 0},
-	{"http", K_NONE, F_DL},
-	{"https", K_NONE, F_DL},
-	{"iconv", K_READER, 0},
-	{"info", K_ECHO, 0},
-	{"install", K_MVCP, 0},
-	{"ionice", K_NONE, F_WRAP},
-	{"join", K_READER, 0},
-	{"jq", K_JQ, 0},
-	{"kate", K_EDITOR, 0},
-	{"ksh", K_NONE, F_LANG},
-	{"less", K_READER, 0},
-	{"links", K_NONE, F_DL},
-	{"ln", K_MVCP, 0},
-	{"local", K_ECHO, 0},
-	{"logger", K_ECHO, 0},
-	{"look", K_READER, 0},
-	{"ls", K_LISTER, 0},
-	{"lsd", K_LISTER, 0},
-	{"lynx", K_NONE, F_DL},
-	{"man", K_ECHO, 0},
-	{"mariadb", K_NONE, F_DB},
-	{"mawk", K_AWK, 0},
-	{"md5sum", K_READER, 0},
-	{"micro", K_EDITOR, 0},
-	{"mkdir", K_MKDIR, 0},
-	{"mkfifo", K_MKDIR, 0},
-	{"mknod", K_MKDIR, 0},
-	{"mksh", K_NONE, F_LANG},
-	{"mongo", K_NONE, F_DB},
-	{"mongosh", K_NONE, F_DB},
-	{"more", K_READER, 0},
-	{"mv", K_MVCP, 0},
-	{"mysql", K_NONE, F_DB},
-	{"nano", K_EDITOR, 0},
-	{"nawk", K_AWK, 0},
-	{"nc", K_NONE, F_DL},
-	{"ncat", K_NONE, F_DL},
-	{"netcat", K_NONE, F_DL},
-	{"nice", K_NONE, F_WRAP},
-	{"nl", K_READER, 0},
-	{"nocache", K_NONE, F_WRAP},
-	{"nodejs", K_NONE, F_LANG},
-	{"nohup", K_NONE, F_WRAP},
-	{"notify-send", K_ECHO, 0},
-	{"nvim", K_EDITOR, 0},
-	{"od", K_READER, 0},
-	{"openssl", K_OPENSSL, F_DEC},
-	{"paste", K_READER, 0},
-	{"pcregrep", K_GREP, 0},
-	{"pico", K_EDITOR, 0},
-	{"pr", K_READER, 0},
-	{"printf", K_ECHO, F_FEED},
-	{"proxychains", K_NONE, F_WRAP},
-	{"proxychains4", K_NONE, F_WRAP},
-	{"psql", K_NONE, F_DB},
-	{"pushd", K_CD, 0},
-	{"rbash", K_NONE, F_LANG},
-	{"read", K_ECHO, 0},
-	{"readonly", K_ECHO, 0},
-	{"redis-cli", K_NONE, F_DB},
-	{"rev", K_NONE, F_DEC},
-	{"rg", K_GREP, 0},
-	{"rm", K_RM, 0},
-	{"rmdir", K_RMDIR, 0},
-	{"rsync", K_RSYNC, 0},
-	{"runuser", K_SU, 0},
-	{"say", K_ECHO, 0},
-	{"scp", K_RSYNC, F_DL},
-	{"sdiff", K_READER, 0},
-	{"sed", K_SED, 0},
-	{"setfacl", K_CHMOD, 0},
-	{"setsid", K_NONE, F_WRAP},
-	{"sh", K_NONE, F_LANG},
-	{"sha1sum", K_READER, 0},
-	{"sha224sum", K_READER, 0},
-	{"sha256sum", K_READER, 0},
-	{"sha384sum", K_READER, 0},
-	{"sha512sum", K_READER, 0},
-	{"shasum", K_READER, 0},
-	{"shred", K_UNLINK, 0},
-	{"slogin", K_SSH, 0},
-	{"socat", K_NONE, F_DL},
-	{"sort", K_SORT, 0},
-	{"source", K_READER, 0},
-	{"sqlcmd", K_NONE, F_DB},
-	{"sqlite3", K_NONE, F_DB},
-	{"srm", K_UNLINK, 0},
-	{"ssh", K_SSH, 0},
-	{"ssh-add", K_READER, 0},
-	{"stdbuf", K_NONE, F_WRAP},
-	{"strings", K_READER, 0},
-	{"su", K_SU, 0},
-	{"subl", K_EDITOR, 0},
-	{"sudo", K_NONE, F_WRAP},
-	{"tac", K_READER, 0},
-	{"tail", K_HEADTAIL, 0},
-	{"tar", K_TAR, 0},
-	{"taskset", K_NONE, F_WRAP},
-	{"tee", K_TEE, F_FEED},
-	{"test", K_ECHO, 0},
-	{"tftp", K_NONE, F_DL},
-	{"then", K_NONE, F_WRAP},
-	{"time", K_NONE, F_WRAP},
-	{"timeout", K_NONE, F_WRAP},
-	{"tldr", K_ECHO, 0},
-	{"toilet", K_ECHO, 0},
-	{"torsocks", K_NONE, F_WRAP},
-	{"touch", K_TOUCH, 0},
-	{"tr", K_NONE, F_DEC},
-	{"tree", K_LISTER, 0},
-	{"true", K_ECHO, 0},
-	{"truncate", K_TRUNCATE, 0},
-	{"ts-node", K_NONE, F_LANG},
-	{"tsx", K_NONE, F_LANG},
-	{"type", K_ECHO, 0},
-	{"typeset", K_ECHO, 0},
-	{"unalias", K_ECHO, 0},
-	{"unbuffer", K_NONE, F_WRAP},
-	{"unexpand", K_READER, 0},
-	{"uniq", K_READER, 0},
-	{"unlink", K_UNLINK, 0},
-	{"unxz", K_NONE, F_DEC},
-	{"unzip", K_UNZIP, 0},
-	{"unzstd", K_NONE, F_DEC},
-	{"uudecode", K_NONE, F_DEC},
-	{"vi", K_EDITOR, 0},
-	{"view", K_READER, 0},
-	{"vim", K_EDITOR, 0},
-	{"vimdiff", K_READER, 0},
-	{"w3m", K_NONE, F_DL},
-	{"wall", K_ECHO, 0},
-	{"watch", K_WATCH, 0},
-	{"wc", K_READER, 0},
-	{"wget", K_WGET, F_DL},
-	{"whatis", K_ECHO, 0},
-	{"whereis", K_ECHO, 0},
-	{"which", K_ECHO, 0},
-	{"xargs", K_NONE, F_WRAP},
-	{"xh", K_NONE, F_DL},
-	{"xxd", K_READER, F_DEC},
-	{"xz", K_NONE, F_DEC},
-	{"xzcat", K_READER, F_DEC},
-	{"yash", K_NONE, F_LANG},
-	{"yq", K_JQ, 0},
-	{"zcat", K_READER, F_DEC},
-	{"zgrep", K_GREP, 0},
-	{"zip", K_ZIP, 0},
-	{"zless", K_READER, 0},
-	{"zsh", K_NONE, F_LANG},
-	{"zstd", K_NONE, F_DEC},
-	{"zstdcat", K_NONE, F_DEC},
+    {".", K_READER, 0},
+    {":", K_ECHO, 0},
+    {"[", K_ECHO, 0},
+    {"[[", K_ECHO, 0},
+    {"ack", K_GREP, 0},
+    {"ack-grep", K_GREP, 0},
+    {"ag", K_GREP, 0},
+    {"alias", K_ECHO, 0},
+    {"apropos", K_ECHO, 0},
+    {"aria2c", K_NONE, F_DL},
+    {"ash", K_NONE, F_LANG},
+    {"awk", K_AWK, 0},
+    {"b2sum", K_READER, 0},
+    {"banner", K_ECHO, 0},
+    {"base32", K_READER, F_DEC},
+    {"base64", K_READER, F_DEC},
+    {"basenc", K_NONE, F_DEC},
+    {"bash", K_NONE, F_LANG},
+    {"bat", K_READER, 0},
+    {"batcat", K_READER, 0},
+    {"bsdtar", K_TAR, 0},
+    {"builtin", K_NONE, F_WRAP},
+    {"bun", K_NONE, F_LANG},
+    {"bunzip2", K_NONE, F_DEC},
+    {"busybox", K_NONE, F_WRAP},
+    {"busybox-sh", K_NONE, F_LANG},
+    {"bzcat", K_READER, F_DEC},
+    {"bzip2", K_NONE, F_DEC},
+    {"caffeinate", K_NONE, F_WRAP},
+    {"cat", K_READER, F_FEED},
+    {"cd", K_CD, 0},
+    {"chattr", K_CHMOD, 0},
+    {"chgrp", K_CHMOD, 0},
+    {"chmod", K_CHMOD, 0},
+    {"chown", K_CHMOD, 0},
+    {"chroot", K_NONE, F_WRAP},
+    {"chrt", K_NONE, F_WRAP},
+    {"cksum", K_READER, 0},
+    {"clickhouse-client", K_NONE, F_DB},
+    {"cmp", K_READER, 0},
+    {"cockroach", K_NONE, F_DB},
+    {"code", K_EDITOR, 0},
+    {"colordiff", K_READER, 0},
+    {"column", K_READER, 0},
+    {"comm", K_READER, 0},
+    {"command", K_NONE, F_WRAP},
+    {"cowsay", K_ECHO, 0},
+    {"cp", K_MVCP, 0},
+    {"cqlsh", K_NONE, F_DB},
+    {"curl", K_CURL, F_DL},
+    {"cut", K_READER, 0},
+    {"dash", K_NONE, F_LANG},
+    {"dd", K_DD, 0},
+    {"declare", K_ECHO, 0},
+    {"deno", K_NONE, F_LANG},
+    {"diff", K_READER, 0},
+    {"dir", K_LISTER, 0},
+    {"doas", K_NONE, F_WRAP},
+    {"dos2unix", K_READER, 0},
+    {"du", K_LISTER, 0},
+    {"duckdb", K_NONE, F_DB},
+    {"eatmydata", K_NONE, F_WRAP},
+    {"echo", K_ECHO, F_FEED},
+    {"ed", K_EDITOR, 0},
+    {"egrep", K_GREP, 0},
+    {"emacs", K_EDITOR, 0},
+    {"env", K_NONE, F_WRAP},
+    {"eval", K_EVAL, 0},
+    {"exa", K_LISTER, 0},
+    {"exec", K_NONE, F_WRAP},
+    {"expand", K_READER, 0},
+    {"export", K_ECHO, 0},
+    {"eza", K_LISTER, 0},
+    {"fakeroot", K_NONE, F_WRAP},
+    {"false", K_ECHO, 0},
+    {"fetch", K_NONE, F_DL},
+    {"fgrep", K_GREP, 0},
+    {"figlet", K_ECHO, 0},
+    {"file", K_READER, 0},
+    {"find", K_FIND, 0},
+    {"fish", K_NONE, F_LANG},
+    {"fmt", K_READER, 0},
+    {"fold", K_READER, 0},
+    {"ftp", K_NONE, F_DL},
+    {"gawk", K_AWK, 0},
+    {"gedit", K_EDITOR, 0},
+    {"gh", K_GH, 0},
+    {"git", K_GIT, 0},
+    {"glab", K_GH, 0},
+    {"gojq", K_JQ, 0},
+    {"gpg", K_READER, 0},
+    {"grep", K_GREP, 0},
+    {"gunzip", K_READER, F_DEC},
+    {"gzip", K_NONE, F_DEC},
+    {"hash", K_ECHO, 0},
+    {"head", K_HEADTAIL, 0},
+    {"help", K_ECHO, 0},
+    {"hexdump", K_READER, 0},
+    {"http", K_NONE, F_DL},
+    {"https", K_NONE, F_DL},
+    {"iconv", K_READER, 0},
+    {"info", K_ECHO, 0},
+    {"install", K_MVCP, 0},
+    {"ionice", K_NONE, F_WRAP},
+    {"join", K_READER, 0},
+    {"jq", K_JQ, 0},
+    {"kate", K_EDITOR, 0},
+    {"ksh", K_NONE, F_LANG},
+    {"less", K_READER, 0},
+    {"links", K_NONE, F_DL},
+    {"ln", K_MVCP, 0},
+    {"local", K_ECHO, 0},
+    {"logger", K_ECHO, 0},
+    {"look", K_READER, 0},
+    {"ls", K_LISTER, 0},
+    {"lsd", K_LISTER, 0},
+    {"lynx", K_NONE, F_DL},
+    {"man", K_ECHO, 0},
+    {"mariadb", K_NONE, F_DB},
+    {"mawk", K_AWK, 0},
+    {"md5sum", K_READER, 0},
+    {"micro", K_EDITOR, 0},
+    {"mkdir", K_MKDIR, 0},
+    {"mkfifo", K_MKDIR, 0},
+    {"mknod", K_MKDIR, 0},
+    {"mksh", K_NONE, F_LANG},
+    {"mongo", K_NONE, F_DB},
+    {"mongosh", K_NONE, F_DB},
+    {"more", K_READER, 0},
+    {"mv", K_MVCP, 0},
+    {"mysql", K_NONE, F_DB},
+    {"nano", K_EDITOR, 0},
+    {"nawk", K_AWK, 0},
+    {"nc", K_NONE, F_DL},
+    {"ncat", K_NONE, F_DL},
+    {"netcat", K_NONE, F_DL},
+    {"nice", K_NONE, F_WRAP},
+    {"nl", K_READER, 0},
+    {"nocache", K_NONE, F_WRAP},
+    {"nodejs", K_NONE, F_LANG},
+    {"nohup", K_NONE, F_WRAP},
+    {"notify-send", K_ECHO, 0},
+    {"nvim", K_EDITOR, 0},
+    {"od", K_READER, 0},
+    {"openssl", K_OPENSSL, F_DEC},
+    {"paste", K_READER, 0},
+    {"pcregrep", K_GREP, 0},
+    {"pico", K_EDITOR, 0},
+    {"pr", K_READER, 0},
+    {"printf", K_ECHO, F_FEED},
+    {"proxychains", K_NONE, F_WRAP},
+    {"proxychains4", K_NONE, F_WRAP},
+    {"psql", K_NONE, F_DB},
+    {"pushd", K_CD, 0},
+    {"rbash", K_NONE, F_LANG},
+    {"read", K_ECHO, 0},
+    {"readonly", K_ECHO, 0},
+    {"redis-cli", K_NONE, F_DB},
+    {"rev", K_NONE, F_DEC},
+    {"rg", K_GREP, 0},
+    {"rm", K_RM, 0},
+    {"rmdir", K_RMDIR, 0},
+    {"rsync", K_RSYNC, 0},
+    {"runuser", K_SU, 0},
+    {"say", K_ECHO, 0},
+    {"scp", K_RSYNC, F_DL},
+    {"sdiff", K_READER, 0},
+    {"sed", K_SED, 0},
+    {"setfacl", K_CHMOD, 0},
+    {"setsid", K_NONE, F_WRAP},
+    {"sh", K_NONE, F_LANG},
+    {"sha1sum", K_READER, 0},
+    {"sha224sum", K_READER, 0},
+    {"sha256sum", K_READER, 0},
+    {"sha384sum", K_READER, 0},
+    {"sha512sum", K_READER, 0},
+    {"shasum", K_READER, 0},
+    {"shred", K_UNLINK, 0},
+    {"slogin", K_SSH, 0},
+    {"socat", K_NONE, F_DL},
+    {"sort", K_SORT, 0},
+    {"source", K_READER, 0},
+    {"sqlcmd", K_NONE, F_DB},
+    {"sqlite3", K_NONE, F_DB},
+    {"srm", K_UNLINK, 0},
+    {"ssh", K_SSH, 0},
+    {"ssh-add", K_READER, 0},
+    {"stdbuf", K_NONE, F_WRAP},
+    {"strings", K_READER, 0},
+    {"su", K_SU, 0},
+    {"subl", K_EDITOR, 0},
+    {"sudo", K_NONE, F_WRAP},
+    {"tac", K_READER, 0},
+    {"tail", K_HEADTAIL, 0},
+    {"tar", K_TAR, 0},
+    {"taskset", K_NONE, F_WRAP},
+    {"tee", K_TEE, F_FEED},
+    {"test", K_ECHO, 0},
+    {"tftp", K_NONE, F_DL},
+    {"then", K_NONE, F_WRAP},
+    {"time", K_NONE, F_WRAP},
+    {"timeout", K_NONE, F_WRAP},
+    {"tldr", K_ECHO, 0},
+    {"toilet", K_ECHO, 0},
+    {"torsocks", K_NONE, F_WRAP},
+    {"touch", K_TOUCH, 0},
+    {"tr", K_NONE, F_DEC},
+    {"tree", K_LISTER, 0},
+    {"true", K_ECHO, 0},
+    {"truncate", K_TRUNCATE, 0},
+    {"ts-node", K_NONE, F_LANG},
+    {"tsx", K_NONE, F_LANG},
+    {"type", K_ECHO, 0},
+    {"typeset", K_ECHO, 0},
+    {"unalias", K_ECHO, 0},
+    {"unbuffer", K_NONE, F_WRAP},
+    {"unexpand", K_READER, 0},
+    {"uniq", K_READER, 0},
+    {"unlink", K_UNLINK, 0},
+    {"unxz", K_NONE, F_DEC},
+    {"unzip", K_UNZIP, 0},
+    {"unzstd", K_NONE, F_DEC},
+    {"uudecode", K_NONE, F_DEC},
+    {"vi", K_EDITOR, 0},
+    {"view", K_READER, 0},
+    {"vim", K_EDITOR, 0},
+    {"vimdiff", K_READER, 0},
+    {"w3m", K_NONE, F_DL},
+    {"wall", K_ECHO, 0},
+    {"watch", K_WATCH, 0},
+    {"wc", K_READER, 0},
+    {"wget", K_WGET, F_DL},
+    {"whatis", K_ECHO, 0},
+    {"whereis", K_ECHO, 0},
+    {"which", K_ECHO, 0},
+    {"xargs", K_NONE, F_WRAP},
+    {"xh", K_NONE, F_DL},
+    {"xxd", K_READER, F_DEC},
+    {"xz", K_NONE, F_DEC},
+    {"xzcat", K_READER, F_DEC},
+    {"yash", K_NONE, F_LANG},
+    {"yq", K_JQ, 0},
+    {"zcat", K_READER, F_DEC},
+    {"zgrep", K_GREP, 0},
+    {"zip", K_ZIP, 0},
+    {"zless", K_READER, 0},
+    {"zsh", K_NONE, F_LANG},
+    {"zstd", K_NONE, F_DEC},
+    {"zstdcat", K_NONE, F_DEC},
 };
 
 static int name_cmp(const char *s, size_t len, const char *lit)
@@ -2605,8 +2618,7 @@ static void mark_word_data(struct nc *x, const struct sh_word *val)
 		}
 }
 
-static void path(struct sh_an *P, struct nc *x, const struct sh_word *w, enum pol_op op,
-		 int dir)
+static void path(struct sh_an *P, struct nc *x, const struct sh_word *w, enum pol_op op, int dir)
 {
 	/* host:path (scp, rsync) is on another machine */
 	if (w && w->s) {
@@ -2618,8 +2630,8 @@ static void path(struct sh_an *P, struct nc *x, const struct sh_word *w, enum po
 	emit_path(P, w, op, dir, x->remote, x->depth);
 }
 
-static void ops_path(struct sh_an *P, struct nc *x, const struct opscan *o, size_t from,
-		     size_t to, enum pol_op op, int dir)
+static void ops_path(struct sh_an *P, struct nc *x, const struct opscan *o, size_t from, size_t to,
+		     enum pol_op op, int dir)
 {
 	for (size_t k = from; k < to && k < o->nop; k++)
 		path(P, x, x->v[o->op[k]], op, dir);
@@ -2784,12 +2796,28 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 	int had_code = 0, had_file = 0, inplace = 0, module = 0;
 
 	switch (lang) {
-	case LANG_PYTHON: code_opts = "c"; arg_opts = "mWXQ"; break;
-	case LANG_NODE: code_opts = "ep"; arg_opts = "rCi"; break;
-	case LANG_RUBY: code_opts = "e"; arg_opts = "rICEFKTWx"; break;
-	case LANG_PERL: code_opts = "eE"; arg_opts = ""; break;
-	case LANG_PHP: code_opts = "rBRFE"; arg_opts = "fdcz"; break;
-	default: return;
+	case LANG_PYTHON:
+		code_opts = "c";
+		arg_opts = "mWXQ";
+		break;
+	case LANG_NODE:
+		code_opts = "ep";
+		arg_opts = "rCi";
+		break;
+	case LANG_RUBY:
+		code_opts = "e";
+		arg_opts = "rICEFKTWx";
+		break;
+	case LANG_PERL:
+		code_opts = "eE";
+		arg_opts = "";
+		break;
+	case LANG_PHP:
+		code_opts = "rBRFE";
+		arg_opts = "fdcz";
+		break;
+	default:
+		return;
 	}
 	if (lang == LANG_NODE && x->n > 1 && (NM("deno") || NM("bun"))) {
 		if (weq(x->v[1], "eval") || weq(x->v[1], "-e") || weq(x->v[1], "--eval")) {
@@ -2799,8 +2827,8 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 			if (k < x->n) {
 				x->data[k] = 1;
 				check_dl_word(P, x, x->v[k]);
-				run_code(P, lang, x->v[k]->s, x->v[k]->len, 0, x->v[k]->line, x->depth,
-					 x->remote);
+				run_code(P, lang, x->v[k]->s, x->v[k]->len, 0, x->v[k]->line,
+					 x->depth, x->remote);
 			}
 			return;
 		}
@@ -2826,22 +2854,23 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 		if (w->s[1] == '-') { /* long options: node --eval CODE, --eval=CODE */
 			const char *eq = memchr(w->s, '=', w->len);
 			size_t nl = eq ? (size_t)(eq - w->s) : w->len;
-			int is_code = (lang == LANG_NODE &&
-				       ((nl == 6 && !memcmp(w->s, "--eval", 6)) ||
-					(nl == 7 && !memcmp(w->s, "--print", 7))));
+			int is_code =
+			    (lang == LANG_NODE && ((nl == 6 && !memcmp(w->s, "--eval", 6)) ||
+						   (nl == 7 && !memcmp(w->s, "--print", 7))));
 			if (is_code) {
 				had_code = 1;
 				if (eq) {
 					struct sh_word sw;
 					sub_word(w, nl + 1, &sw);
 					x->data[i] = 1;
-					run_code(P, lang, sw.s, sw.len, 0, w->line, x->depth, x->remote);
+					run_code(P, lang, sw.s, sw.len, 0, w->line, x->depth,
+						 x->remote);
 				} else if (i + 1 < x->n) {
 					i++;
 					x->data[i] = 1;
 					check_dl_word(P, x, x->v[i]);
-					run_code(P, lang, x->v[i]->s, x->v[i]->len, 0, x->v[i]->line,
-						 x->depth, x->remote);
+					run_code(P, lang, x->v[i]->s, x->v[i]->len, 0,
+						 x->v[i]->line, x->depth, x->remote);
 				}
 			} else if (lang == LANG_NODE && !eq &&
 				   ((nl == 9 && !memcmp(w->s, "--require", 9)) ||
@@ -2867,18 +2896,20 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 					struct sh_word sw;
 					sub_word(w, j + 1, &sw);
 					x->data[i] = 1;
-					run_code(P, lang, sw.s, sw.len, 0, w->line, x->depth, x->remote);
+					run_code(P, lang, sw.s, sw.len, 0, w->line, x->depth,
+						 x->remote);
 				} else if (i + 1 < x->n) {
 					i++;
 					x->data[i] = 1;
 					check_dl_word(P, x, x->v[i]);
-					run_code(P, lang, x->v[i]->s, x->v[i]->len, 0, x->v[i]->line,
-						 x->depth, x->remote);
+					run_code(P, lang, x->v[i]->s, x->v[i]->len, 0,
+						 x->v[i]->line, x->depth, x->remote);
 				}
 				break;
 			}
 			if (strchr(arg_opts, ch)) {
-				if (lang == LANG_PHP && ch == 'f' && j + 1 == w->len && i + 1 < x->n) {
+				if (lang == LANG_PHP && ch == 'f' && j + 1 == w->len &&
+				    i + 1 < x->n) {
 					had_file = 1;
 					path(P, x, x->v[i + 1], POL_OP_READ, 0);
 					run_file(P, x, x->v[i + 1], lang);
@@ -2896,7 +2927,8 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 		if (inplace || lang == LANG_PERL || lang == LANG_RUBY)
 			for (; i < x->n; i++)
 				if (x->v[i]->s[0] != '-')
-					path(P, x, x->v[i], inplace ? POL_OP_WRITE : POL_OP_READ, 0);
+					path(P, x, x->v[i], inplace ? POL_OP_WRITE : POL_OP_READ,
+					     0);
 		return;
 	}
 	if (had_file && i < x->n && (weq(x->v[i], "/dev/stdin") || weq(x->v[i], "/dev/fd/0"))) {
@@ -2913,15 +2945,15 @@ static void h_interp(struct sh_an *P, struct nc *x, int lang)
 		run_stdin(P, x, lang);
 }
 
-static const char *const downloaders[] = {"curl", "wget", "fetch", "http", "https", "xh",
-					  "aria2c", "nc", "ncat", "netcat", "socat", "lynx",
-					  "links", "w3m", "ftp", "tftp", "scp", NULL};
+static const char *const downloaders[] = {"curl",   "wget", "fetch", "http",   "https", "xh",
+					  "aria2c", "nc",   "ncat",  "netcat", "socat", "lynx",
+					  "links",  "w3m",  "ftp",   "tftp",   "scp",	NULL};
 
 static int is_decoder(struct nc *x)
 {
-	static const char *const always[] = {"base32", "basenc", "uudecode", "gunzip", "zcat",
-					     "bunzip2", "bzcat", "unxz", "xzcat", "rev", "tr",
-					     "unzstd", "zstdcat", "openssl", NULL};
+	static const char *const always[] = {"base32",	"basenc", "uudecode", "gunzip",	 "zcat",
+					     "bunzip2", "bzcat",  "unxz",     "xzcat",	 "rev",
+					     "tr",	"unzstd", "zstdcat",  "openssl", NULL};
 	if (name_in(x, always))
 		return 1;
 	if (NM("base64") || NM("xxd") || NM("gzip") || NM("bzip2") || NM("xz") || NM("zstd")) {
@@ -3051,11 +3083,23 @@ static void set_feed(struct sh_an *P, struct nc *x)
 	}
 }
 
-static const char *const grep_long[] = {"--regexp", "--file", "--max-count", "--context",
-					"--after-context", "--before-context", "--devices",
-					"--directories", "--label", "--include", "--exclude",
-					"--exclude-dir", "--glob", "--type", "--type-not",
-					"--replace", NULL};
+static const char *const grep_long[] = {"--regexp",
+					"--file",
+					"--max-count",
+					"--context",
+					"--after-context",
+					"--before-context",
+					"--devices",
+					"--directories",
+					"--label",
+					"--include",
+					"--exclude",
+					"--exclude-dir",
+					"--glob",
+					"--type",
+					"--type-not",
+					"--replace",
+					NULL};
 
 /* Data words and path operands of the commands dcg knows. */
 static void h_files(struct sh_an *P, struct nc *x)
@@ -3075,7 +3119,8 @@ static void h_files(struct sh_an *P, struct nc *x)
 	if (x->kind == K_RM) {
 		scan_opts(x->v, x->n, 1, "", NULL, &o);
 		int dir = o.seen['r'] || o.seen['R'] || o.seen['d'] ||
-			  has_long(x->v, x->n, 1, "--recursive") || has_long(x->v, x->n, 1, "--dir");
+			  has_long(x->v, x->n, 1, "--recursive") ||
+			  has_long(x->v, x->n, 1, "--dir");
 		ops_path(P, x, &o, 0, o.nop, POL_OP_DELETE, dir);
 		return;
 	}
@@ -3239,8 +3284,8 @@ static void h_files(struct sh_an *P, struct nc *x)
 		return;
 	}
 	if (x->kind == K_JQ) {
-		static const char *const larg[] = {"--arg", "--argjson", "--slurpfile", "--rawfile",
-						   "--indent", NULL};
+		static const char *const larg[] = {"--arg",	"--argjson", "--slurpfile",
+						   "--rawfile", "--indent",  NULL};
 		scan_opts(x->v, x->n, 1, "f", larg, &o);
 		if (o.nop) {
 			x->data[o.op[0]] = 1;
@@ -3249,22 +3294,30 @@ static void h_files(struct sh_an *P, struct nc *x)
 		return;
 	}
 	if (x->kind == K_SORT) {
-		static const char *const larg[] = {"--output", "--key", "--field-separator",
-						   "--buffer-size", "--temporary-directory", NULL};
+		static const char *const larg[] = {"--output",
+						   "--key",
+						   "--field-separator",
+						   "--buffer-size",
+						   "--temporary-directory",
+						   NULL};
 		scan_opts(x->v, x->n, 1, "kotST", larg, &o);
 		path(P, x, opt_val(&o, 'o', "--output"), POL_OP_WRITE, 0);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_READ, 0);
 		return;
 	}
 	if (x->kind == K_HEADTAIL) {
-		static const char *const larg[] = {"--lines", "--bytes", "--sleep-interval", "--pid",
-						   "--max-unchanged-stats", NULL};
+		static const char *const larg[] = {
+		    "--lines", "--bytes", "--sleep-interval", "--pid", "--max-unchanged-stats",
+		    NULL};
 		scan_opts(x->v, x->n, 1, "ncs", larg, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_READ, 0);
 		return;
 	}
 	if (x->kind == K_READER) {
-		scan_opts(x->v, x->n, 1, NM("base64") || NM("fold") ? "w" : NM("cut") ? "bcdf" : "",
+		scan_opts(x->v, x->n, 1,
+			  NM("base64") || NM("fold") ? "w"
+			  : NM("cut")		     ? "bcdf"
+						     : "",
 			  NULL, &o);
 		ops_path(P, x, &o, 0, o.nop, POL_OP_READ, 0);
 		if (NM("source") || NM(".")) {
@@ -3287,16 +3340,22 @@ static void h_files(struct sh_an *P, struct nc *x)
 	}
 	if (x->kind == K_RSYNC) {
 		static const char *const rlarg[] = {
-			"--exclude", "--include", "--filter", "--exclude-from", "--include-from",
-			"--files-from", "--log-file", "--password-file", "--temp-dir", "--partial-dir",
-			"--backup-dir", "--rsh", "--rsync-path", "--chmod", "--chown", "--compare-dest",
-			"--copy-dest", "--link-dest", "--max-size", "--min-size", "--bwlimit",
-			"--timeout", "--port", "--out-format", "--suffix", "--info", "--debug",
-			"--usermap", "--groupmap", "--iconv", "--max-delete", "--block-size", NULL};
+		    "--exclude",      "--include",	 "--filter",
+		    "--exclude-from", "--include-from",	 "--files-from",
+		    "--log-file",     "--password-file", "--temp-dir",
+		    "--partial-dir",  "--backup-dir",	 "--rsh",
+		    "--rsync-path",   "--chmod",	 "--chown",
+		    "--compare-dest", "--copy-dest",	 "--link-dest",
+		    "--max-size",     "--min-size",	 "--bwlimit",
+		    "--timeout",      "--port",		 "--out-format",
+		    "--suffix",	      "--info",		 "--debug",
+		    "--usermap",      "--groupmap",	 "--iconv",
+		    "--max-delete",   "--block-size",	 NULL};
 		int rs = NM("rsync");
 		scan_opts(x->v, x->n, 1, rs ? "efBTM" : "cFiJlmoPS", rs ? rlarg : NULL, &o);
 		int del = rs && has_long(x->v, x->n, 1, "--delete");
-		int rec = !rs || o.seen['r'] || o.seen['a'] || has_long(x->v, x->n, 1, "--recursive");
+		int rec =
+		    !rs || o.seen['r'] || o.seen['a'] || has_long(x->v, x->n, 1, "--recursive");
 		if (rs && del)
 			rec = 1;
 		if (o.nop >= 2) {
@@ -3322,12 +3381,19 @@ static void h_files(struct sh_an *P, struct nc *x)
 			if (w->len >= 2 && w->s[0] == '-' && w->s[1] == '-') {
 				if (weq(w, "--extract") || weq(w, "--get"))
 					extract = 1;
-				else if (weq(w, "--create") || weq(w, "--append") || weq(w, "--update"))
+				else if (weq(w, "--create") || weq(w, "--append") ||
+					 weq(w, "--update"))
 					create = 1;
-				else if (!strncmp(w->s, "--directory", 11) || !strncmp(w->s, "--file", 6)) {
+				else if (!strncmp(w->s, "--directory", 11) ||
+					 !strncmp(w->s, "--file", 6)) {
 					const struct sh_word *val = NULL;
 					if (memchr(w->s, '=', w->len)) {
-						sub_word(w, (size_t)((char *)memchr(w->s, '=', w->len) - w->s) + 1, &sw);
+						sub_word(
+						    w,
+						    (size_t)((char *)memchr(w->s, '=', w->len) -
+							     w->s) +
+							1,
+						    &sw);
 						val = &sw;
 					} else if (i + 1 < x->n) {
 						val = x->v[++i];
@@ -3356,7 +3422,8 @@ static void h_files(struct sh_an *P, struct nc *x)
 					extract = 1;
 				else if (ch == 'c' || ch == 'r' || ch == 'u')
 					create = 1;
-				else if (ch == 'f' || ch == 'C' || ch == 'T' || ch == 'X' || ch == 'b') {
+				else if (ch == 'f' || ch == 'C' || ch == 'T' || ch == 'X' ||
+					 ch == 'b') {
 					const struct sh_word *val = NULL;
 					if (!oldstyle && j + 1 < w->len) {
 						struct sh_word *cp = sh_alloc(P, sizeof(*cp));
@@ -3416,13 +3483,36 @@ static void h_files(struct sh_an *P, struct nc *x)
 		return;
 	}
 	if (x->kind == K_CURL) {
-		static const char *const larg[] = {
-			"--output", "--upload-file", "--data", "--data-binary", "--data-raw",
-			"--data-urlencode", "--data-ascii", "--form", "--json", "--config",
-			"--header", "--user-agent", "--referer", "--cookie", "--cookie-jar",
-			"--dump-header", "--user", "--request", "--write-out", "--proxy", "--cert",
-			"--key", "--cacert", "--max-time", "--connect-timeout", "--url", "--range",
-			"--retry", "--output-dir", NULL};
+		static const char *const larg[] = {"--output",
+						   "--upload-file",
+						   "--data",
+						   "--data-binary",
+						   "--data-raw",
+						   "--data-urlencode",
+						   "--data-ascii",
+						   "--form",
+						   "--json",
+						   "--config",
+						   "--header",
+						   "--user-agent",
+						   "--referer",
+						   "--cookie",
+						   "--cookie-jar",
+						   "--dump-header",
+						   "--user",
+						   "--request",
+						   "--write-out",
+						   "--proxy",
+						   "--cert",
+						   "--key",
+						   "--cacert",
+						   "--max-time",
+						   "--connect-timeout",
+						   "--url",
+						   "--range",
+						   "--retry",
+						   "--output-dir",
+						   NULL};
 		scan_opts(x->v, x->n, 1, "AbcCdDeEFHKmoQrtTuUwxXYyz", larg, &o);
 		for (size_t k = 0; k < o.narg; k++) {
 			const struct sh_word *val = &o.arg[k].val;
@@ -3449,17 +3539,19 @@ static void h_files(struct sh_an *P, struct nc *x)
 				} else {
 					mark_word_data(x, val);
 				}
-			} else if (c == 'H' || c == 'A' || c == 'e' || !strncmp(ln, "--header", 8) ||
-				   !strncmp(ln, "--user-agent", 12) || !strncmp(ln, "--referer", 9)) {
+			} else if (c == 'H' || c == 'A' || c == 'e' ||
+				   !strncmp(ln, "--header", 8) ||
+				   !strncmp(ln, "--user-agent", 12) ||
+				   !strncmp(ln, "--referer", 9)) {
 				mark_word_data(x, val);
 			}
 		}
 		return;
 	}
 	if (x->kind == K_WGET) {
-		static const char *const larg[] = {"--output-document", "--output-file",
-						   "--append-output", "--directory-prefix",
-						   "--post-file", "--input-file", "--body-file", NULL};
+		static const char *const larg[] = {
+		    "--output-document", "--output-file", "--append-output", "--directory-prefix",
+		    "--post-file",	 "--input-file",  "--body-file",     NULL};
 		scan_opts(x->v, x->n, 1, "OoaPiU", larg, &o);
 		for (size_t k = 0; k < o.narg; k++) {
 			const struct sh_word *lw = o.arg[k].lw;
@@ -3471,7 +3563,8 @@ static void h_files(struct sh_an *P, struct nc *x)
 			else if (c == 'P' || !strncmp(ln, "--directory-prefix", 18))
 				path(P, x, &o.arg[k].val, POL_OP_WRITE, 1);
 			else if (c == 'i' || !strncmp(ln, "--post-file", 11) ||
-				 !strncmp(ln, "--input-file", 12) || !strncmp(ln, "--body-file", 11))
+				 !strncmp(ln, "--input-file", 12) ||
+				 !strncmp(ln, "--body-file", 11))
 				path(P, x, &o.arg[k].val, POL_OP_READ, 0);
 		}
 		return;
@@ -3509,8 +3602,10 @@ static void h_files(struct sh_an *P, struct nc *x)
 				mark_data_from(x, 3);
 		} else if (weq(sub, "log") || weq(sub, "shortlog") || weq(sub, "rev-list")) {
 			for (size_t i = 2; i < x->n; i++)
-				if (!strncmp(x->v[i]->s, "--grep", 6) || !strncmp(x->v[i]->s, "--author", 8) ||
-				    !strncmp(x->v[i]->s, "-S", 2) || !strncmp(x->v[i]->s, "-G", 2)) {
+				if (!strncmp(x->v[i]->s, "--grep", 6) ||
+				    !strncmp(x->v[i]->s, "--author", 8) ||
+				    !strncmp(x->v[i]->s, "-S", 2) ||
+				    !strncmp(x->v[i]->s, "-G", 2)) {
 					if (memchr(x->v[i]->s, '=', x->v[i]->len) ||
 					    (x->v[i]->len > 2 && x->v[i]->s[1] != '-'))
 						x->data[i] = 1; /* --grep=X, -SX */
@@ -3566,8 +3661,9 @@ static int cmd_is_download(struct sh_cmd *c)
 	/* a light strip: wrappers without options in front (sudo curl, env X=1 wget) */
 	while (i < n) {
 		base_of(&c->w[i], &nm, &nl);
-		if (name_is(nm, nl, "sudo") || name_is(nm, nl, "env") || name_is(nm, nl, "command") ||
-		    name_is(nm, nl, "exec") || name_is(nm, nl, "nohup") || name_is(nm, nl, "time") ||
+		if (name_is(nm, nl, "sudo") || name_is(nm, nl, "env") ||
+		    name_is(nm, nl, "command") || name_is(nm, nl, "exec") ||
+		    name_is(nm, nl, "nohup") || name_is(nm, nl, "time") ||
 		    is_assignment(&c->w[i]) || c->w[i].s[0] == '-') {
 			i++;
 			continue;
@@ -3774,7 +3870,8 @@ static void h_redirs(struct sh_an *P, struct nc *x)
 		case R_DUPOUT:
 		case R_DUPIN:
 			if (t->len && strspn(t->s, "0123456789-") != t->len)
-				path(P, x, t, r->kind == R_DUPOUT ? POL_OP_TRUNCATE : POL_OP_READ, 0);
+				path(P, x, t, r->kind == R_DUPOUT ? POL_OP_TRUNCATE : POL_OP_READ,
+				     0);
 			break;
 		default:
 			break;
@@ -3832,9 +3929,9 @@ static void h_fork_bomb(struct sh_an *P, struct nc *x)
  * psql <<EOF DROP TABLE x; EOF reads as "psql DROP TABLE x;". */
 static void h_db_stdin(struct sh_an *P, struct nc *x)
 {
-	static const char *const clients[] = {"psql", "mysql", "mariadb", "sqlite3", "duckdb",
-					      "sqlcmd", "clickhouse-client", "cockroach", "mongo",
-					      "mongosh", "redis-cli", "cqlsh", NULL};
+	static const char *const clients[] = {
+	    "psql",	 "mysql", "mariadb", "sqlite3",	  "duckdb", "sqlcmd", "clickhouse-client",
+	    "cockroach", "mongo", "mongosh", "redis-cli", "cqlsh",  NULL};
 	struct sh_cmd *c = x->c;
 	struct vw view[2];
 
@@ -3902,9 +3999,9 @@ static struct sh_word **brace_split(struct sh_an *P, struct sh_word **v, size_t 
 static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
 			  unsigned depth, int remote, unsigned line)
 {
-	static const char *const keywords[] = {"!", "{", "}", "then", "do", "else", "if", "elif",
-					       "while", "until", "fi", "done", "esac", "coproc",
-					       NULL};
+	static const char *const keywords[] = {"!",    "{",    "}",    "then",	 "do",
+					       "else", "if",   "elif", "while",	 "until",
+					       "fi",   "done", "esac", "coproc", NULL};
 	struct nc X, *x = &X;
 	size_t i = 0, aw, k;
 	int query_only = 0;
@@ -3971,8 +4068,9 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 		size_t j = 1;
 		while (j < x->n && x->v[j]->s[0] == '-') {
 			struct sh_word *w = x->v[j];
-			if (weq(w, "-C") || weq(w, "-c") || weq(w, "--git-dir") || weq(w, "--work-tree") ||
-			    weq(w, "--namespace") || weq(w, "--exec-path") || weq(w, "--config-env"))
+			if (weq(w, "-C") || weq(w, "-c") || weq(w, "--git-dir") ||
+			    weq(w, "--work-tree") || weq(w, "--namespace") ||
+			    weq(w, "--exec-path") || weq(w, "--config-env"))
 				j++;
 			j++;
 		}
@@ -4036,8 +4134,7 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 		h_fork_bomb(P, x);
 		if (x->kflags & F_DB)
 			h_db_stdin(P, x);
-		c->upstream_dl = (x->kflags & F_DL) ||
-				 (c->pipe_prev && c->pipe_prev->upstream_dl);
+		c->upstream_dl = (x->kflags & F_DL) || (c->pipe_prev && c->pipe_prev->upstream_dl);
 		c->upstream_decode = ((x->kflags & F_DEC) && is_decoder(x)) ||
 				     (c->pipe_prev && c->pipe_prev->upstream_decode);
 		if (x->kflags & F_FEED)
@@ -4124,27 +4221,28 @@ int pol_shell_register_builtins(struct pol_policy *p)
 		const char *id, *reason, *suggestion;
 		enum pol_severity sev;
 	} b[] = {
-		{"shell.parse.unterminated",
-		 "Unterminated quote, substitution or group: the command cannot be analysed safely",
-		 "Close every quote and $( ... ) so the command can be checked", POL_SEV_HIGH},
-		{"shell.parse.error", "Shell syntax error: the command cannot be analysed safely",
-		 "Fix the syntax (unbalanced parenthesis or missing redirection target)",
-		 POL_SEV_HIGH},
-		{"shell.parse.too_complex",
-		 "Command nests substitutions or shells too deeply to be analysed",
-		 "Split the command into simpler steps", POL_SEV_HIGH},
-		{"remote-exec.pipe_to_shell",
-		 "Downloaded content is executed as code without review",
-		 "Download to a file, read it, then run it: curl -fsSLo script.sh URL && less script.sh",
-		 POL_SEV_CRITICAL},
-		{"remote-exec.decode_to_shell", "Decoded or obfuscated content is executed as code",
-		 "Decode to a file and review it before running it", POL_SEV_HIGH},
-		{"system.fork_bomb", "A function that pipes into itself in the background exhausts the process table",
-		 "Run the workload once, or bound it with a loop counter", POL_SEV_CRITICAL},
+	    {"shell.parse.unterminated",
+	     "Unterminated quote, substitution or group: the command cannot be analysed safely",
+	     "Close every quote and $( ... ) so the command can be checked", POL_SEV_HIGH},
+	    {"shell.parse.error", "Shell syntax error: the command cannot be analysed safely",
+	     "Fix the syntax (unbalanced parenthesis or missing redirection target)", POL_SEV_HIGH},
+	    {"shell.parse.too_complex",
+	     "Command nests substitutions or shells too deeply to be analysed",
+	     "Split the command into simpler steps", POL_SEV_HIGH},
+	    {"remote-exec.pipe_to_shell", "Downloaded content is executed as code without review",
+	     "Download to a file, read it, then run it: curl -fsSLo script.sh URL && less "
+	     "script.sh",
+	     POL_SEV_CRITICAL},
+	    {"remote-exec.decode_to_shell", "Decoded or obfuscated content is executed as code",
+	     "Decode to a file and review it before running it", POL_SEV_HIGH},
+	    {"system.fork_bomb",
+	     "A function that pipes into itself in the background exhausts the process table",
+	     "Run the workload once, or bound it with a loop counter", POL_SEV_CRITICAL},
 	};
 
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
-		ssize_t r = pol_rule_add_builtin(p, b[i].id, b[i].reason, b[i].sev, b[i].suggestion);
+		ssize_t r =
+		    pol_rule_add_builtin(p, b[i].id, b[i].reason, b[i].sev, b[i].suggestion);
 		if (r < 0)
 			return (int)r;
 	}

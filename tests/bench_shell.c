@@ -41,7 +41,8 @@ static size_t load(int argc, char **argv, struct cmd **out)
 			char *t;
 			size_t o = 0;
 			line[strcspn(line, "\n")] = '\0';
-			if (line[0] == '#' || !(t = strchr(line, '\t')) || !(t = strchr(t + 1, '\t')))
+			if (line[0] == '#' || !(t = strchr(line, '\t')) ||
+			    !(t = strchr(t + 1, '\t')))
 				continue;
 			t++;
 			for (size_t k = 0; t[k]; k++) { /* \n \t \\ */
@@ -169,9 +170,11 @@ int main(int argc, char **argv)
 	printf("bench-shell: %zu corpus commands, %zu rules\n", n, pol_rule_count(p));
 	printf("  raw regex only (baseline):   %10.0f decisions/s  (%u of %zu stopped)\n", base,
 	       denied_raw, n);
-	printf("  with shell analysis:         %10.0f decisions/s  (%u of %zu stopped)  = %.2fx baseline\n",
+	printf("  with shell analysis:         %10.0f decisions/s  (%u of %zu stopped)  = %.2fx "
+	       "baseline\n",
 	       full, denied, n, full / base);
-	printf("  analyser alone:              %10.0f commands/s   (%.1f units per command)  = %.2fx baseline\n",
+	printf("  analyser alone:              %10.0f commands/s   (%.1f units per command)  = "
+	       "%.2fx baseline\n",
 	       an, (double)units / (double)n, an / base);
 
 	/* worst cases: each decided once, timed */
@@ -180,25 +183,26 @@ int main(int argc, char **argv)
 		const char *name;
 		char *s;
 	} w[] = {
-		{"1 MB of nested $(", repeat("", "$(", MB, "")},
-		{"1 MB of nested (", repeat("", "(", MB, "")},
-		{"1 MB of nested \"$(", repeat("", "\"$(", MB, "")},
-		{"1 MB of `echo \\`", repeat("", "`echo \\`", MB, "")},
-		{"1 MB unterminated '", repeat("echo '", "a", MB, "")},
-		{"1 MB unterminated \"", repeat("echo \"", "a $x ", MB, "")},
-		{"1 MB unterminated heredoc", repeat("cat <<EOF\n", "line of text\n", MB, "")},
-		{"1 MB heredoc into python", repeat("python3 <<EOF\n", "os.system('x')\n", MB, "EOF\n")},
-		{"1 MB of ls a b;", repeat("", "ls a b;", MB, "rm -rf /")},
-		{"1 MB of a|", repeat("", "a|", MB, "sh")},
-		{"1 MB one word", repeat("echo ", "x", MB, "")},
-		{"1 MB of <<E heredocs", repeat("", "cat <<E\n", MB, "")},
-		{"1 MB of ${", repeat("", "${", MB, "")},
-		{"1 MB of $((", repeat("", "$((", MB, "")},
-		{"1 MB bash -c nesting", repeat("", "bash -c \"", MB, "")},
-		{"1 MB of \\\\\\\\", repeat("echo ", "\\\\", MB, "")},
-		{"1 MB of find -exec", repeat("find . ", "-exec find . ", MB, ";")},
-		{"1 MB of sudo", repeat("", "sudo ", MB, "rm -rf /")},
-		{"1 MB case patterns", repeat("case x in ", "a|", MB, "b) rm -rf /;; esac")},
+	    {"1 MB of nested $(", repeat("", "$(", MB, "")},
+	    {"1 MB of nested (", repeat("", "(", MB, "")},
+	    {"1 MB of nested \"$(", repeat("", "\"$(", MB, "")},
+	    {"1 MB of `echo \\`", repeat("", "`echo \\`", MB, "")},
+	    {"1 MB unterminated '", repeat("echo '", "a", MB, "")},
+	    {"1 MB unterminated \"", repeat("echo \"", "a $x ", MB, "")},
+	    {"1 MB unterminated heredoc", repeat("cat <<EOF\n", "line of text\n", MB, "")},
+	    {"1 MB heredoc into python",
+	     repeat("python3 <<EOF\n", "os.system('x')\n", MB, "EOF\n")},
+	    {"1 MB of ls a b;", repeat("", "ls a b;", MB, "rm -rf /")},
+	    {"1 MB of a|", repeat("", "a|", MB, "sh")},
+	    {"1 MB one word", repeat("echo ", "x", MB, "")},
+	    {"1 MB of <<E heredocs", repeat("", "cat <<E\n", MB, "")},
+	    {"1 MB of ${", repeat("", "${", MB, "")},
+	    {"1 MB of $((", repeat("", "$((", MB, "")},
+	    {"1 MB bash -c nesting", repeat("", "bash -c \"", MB, "")},
+	    {"1 MB of \\\\\\\\", repeat("echo ", "\\\\", MB, "")},
+	    {"1 MB of find -exec", repeat("find . ", "-exec find . ", MB, ";")},
+	    {"1 MB of sudo", repeat("", "sudo ", MB, "rm -rf /")},
+	    {"1 MB case patterns", repeat("case x in ", "a|", MB, "b) rm -rf /;; esac")},
 	};
 	printf("  worst cases (one decision each):\n");
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
@@ -209,8 +213,8 @@ int main(int argc, char **argv)
 		t0 = now();
 		pol_check_command(p, w[i].s, strlen(w[i].s), &ctx, &r);
 		double ms = (now() - t0) * 1e3;
-		printf("    %-28s %8.2f ms  %-5s %s\n", w[i].name, ms, pol_decision_name(r.decision),
-		       r.rule_id ? r.rule_id : "-");
+		printf("    %-28s %8.2f ms  %-5s %s\n", w[i].name, ms,
+		       pol_decision_name(r.decision), r.rule_id ? r.rule_id : "-");
 		pol_result_release(&r);
 		free(w[i].s);
 	}

@@ -72,8 +72,8 @@ static void run_corpus(const char *file)
 			 (!strcmp(rule, "*") || !strcmp(rule, got_rule));
 		if (!ok) {
 			bad++;
-			cr_log_error("%s:%u: %s: want %s %s, got %s %s", file, lineno, cmd, dec, rule,
-				     pol_decision_name(r.decision), got_rule);
+			cr_log_error("%s:%u: %s: want %s %s, got %s %s", file, lineno, cmd, dec,
+				     rule, pol_decision_name(r.decision), got_rule);
 		}
 		pol_result_release(&r);
 	}
@@ -83,16 +83,46 @@ static void run_corpus(const char *file)
 	cr_assert_eq(bad, 0, "%s: %u of %u cases decided otherwise", file, bad, cases);
 }
 
-Test(corpus, filesystem) { run_corpus("tests/corpus/filesystem.tsv"); }
-Test(corpus, git) { run_corpus("tests/corpus/git.tsv"); }
-Test(corpus, system_data_cloud) { run_corpus("tests/corpus/system_data_cloud.tsv"); }
-Test(corpus, remote_exec) { run_corpus("tests/corpus/remote_exec.tsv"); }
-Test(corpus, heredoc) { run_corpus("tests/corpus/heredoc.tsv"); }
-Test(corpus, paths) { run_corpus("tests/corpus/paths.tsv"); }
-Test(corpus, benign) { run_corpus("tests/corpus/benign.tsv"); }
-Test(corpus, suggestions_pass_the_policy) { run_corpus("tests/corpus/suggestions.tsv"); }
-Test(corpus, shell_tricks) { run_corpus("tests/corpus/shell_tricks.tsv"); }
-Test(corpus, agent_sessions) { run_corpus("tests/corpus/agent_sessions.tsv"); }
+Test(corpus, filesystem)
+{
+	run_corpus("tests/corpus/filesystem.tsv");
+}
+Test(corpus, git)
+{
+	run_corpus("tests/corpus/git.tsv");
+}
+Test(corpus, system_data_cloud)
+{
+	run_corpus("tests/corpus/system_data_cloud.tsv");
+}
+Test(corpus, remote_exec)
+{
+	run_corpus("tests/corpus/remote_exec.tsv");
+}
+Test(corpus, heredoc)
+{
+	run_corpus("tests/corpus/heredoc.tsv");
+}
+Test(corpus, paths)
+{
+	run_corpus("tests/corpus/paths.tsv");
+}
+Test(corpus, benign)
+{
+	run_corpus("tests/corpus/benign.tsv");
+}
+Test(corpus, suggestions_pass_the_policy)
+{
+	run_corpus("tests/corpus/suggestions.tsv");
+}
+Test(corpus, shell_tricks)
+{
+	run_corpus("tests/corpus/shell_tricks.tsv");
+}
+Test(corpus, agent_sessions)
+{
+	run_corpus("tests/corpus/agent_sessions.tsv");
+}
 
 /* Every rule of the embedded policy says why and offers a way out that is not the
  * allowlist (which the loader adds to every rule). */

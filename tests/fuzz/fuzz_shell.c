@@ -13,8 +13,14 @@
 #include "arena.h"
 #include "shell.h"
 
-void *pol_mem_alloc(size_t size) { return malloc(size); }
-void pol_mem_free(void *ptr) { free(ptr); }
+void *pol_mem_alloc(size_t size)
+{
+	return malloc(size);
+}
+void pol_mem_free(void *ptr)
+{
+	free(ptr);
+}
 ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,
 			     enum pol_severity sev, const char *suggestion)
 {

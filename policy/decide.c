@@ -534,6 +534,37 @@ static void offer(struct cmd_state *st)
 	pol_result_init(&st->cand);
 }
 
+/* Is one of a command's words the root, the home folder or a whole disk? */
+static int catastrophic_target(const struct pol_unit *u, const char *home)
+{
+	static const char *const exact[] = {"/",	"/*",	   "~",	       "~/",
+					    "~/*",	"$HOME",   "${HOME}",  "$HOME/",
+					    "${HOME}/", "$HOME/*", "${HOME}/*"};
+	static const char *const disks[] = {"/dev/sd",	"/dev/nvme",   "/dev/hd",   "/dev/vd",
+					    "/dev/xvd", "/dev/mmcblk", "/dev/disk", "/dev/md"};
+	size_t hl = home ? strlen(home) : 0;
+
+	for (size_t i = 1; i < u->argc; i++) {
+		const char *w = u->argv[i];
+		size_t wl = strlen(w);
+
+		if (u->word_is_data && u->word_is_data[i])
+			continue;
+		for (size_t k = 0; k < sizeof(exact) / sizeof(exact[0]); k++)
+			if (strcmp(w, exact[k]) == 0)
+				return 1;
+		for (size_t k = 0; k < sizeof(disks) / sizeof(disks[0]); k++)
+			if (strncmp(w, disks[k], strlen(disks[k])) == 0 ||
+			    (strncmp(w, "of=", 3) == 0 &&
+			     strncmp(w + 3, disks[k], strlen(disks[k])) == 0))
+				return 1;
+		if (hl > 1 && (wl == hl || (wl == hl + 1 && w[hl] == '/')) &&
+		    strncmp(w, home, hl) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int on_unit(const struct pol_unit *u, void *arg)
 {
 	struct cmd_state *st = arg;
@@ -580,6 +611,12 @@ static int on_unit(const struct pol_unit *u, void *arg)
 				st->cand.language = "bash";
 				st->cand.line = u->line > 1 ? u->line : 0;
 				pol_copy_matched(&st->cand, u->text, u->len);
+				/* A medium rule warns, unless it aims at something that cannot
+				 * be rebuilt: the root, the home folder, a disk. */
+				if (rule->severity == POL_SEV_MEDIUM &&
+				    st->cand.decision == POL_WARN &&
+				    catastrophic_target(u, p->home))
+					st->cand.decision = POL_DENY;
 			}
 			offer(st);
 			if (st->stop_on_deny && st->best.decision == POL_DENY)

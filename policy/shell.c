@@ -1145,6 +1145,10 @@ static void parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 		if (P->abort)
 			return;
 		if (case_pat && t.t != T_EOF) {
+			if (++P->nwords > SH_MAX_WORDS) { /* patterns count as words */
+				too_complex(P, &t.w);
+				return;
+			}
 			if (t.t == T_WORD && weq(&t.w, "esac")) {
 				case_level--;
 				case_pat = 0;

@@ -448,10 +448,17 @@ int cmd_sandbox(int argc, char **argv)
 	envp = NULL;
 	lfd = sbx_recv_fd(sock[0]);
 	if (lfd < 0) {
+		const char *why =
+		    lfd == -EBUSY    ? "another seccomp listener already supervises this process "
+				       "tree (one per filter chain)"
+		    : lfd == -EPERM  ? "an enclosing seccomp filter refuses new listeners "
+				       "(already inside dcg sandbox?)"
+		    : lfd == -EINVAL ? "this kernel's seccomp has no user notification"
+				     : "";
 		fprintf(stderr,
-			"dcg sandbox: the seccomp filter could not be installed (%s); "
+			"dcg sandbox: the seccomp filter could not be installed: %s%s%s; "
 			"refusing to run without protection\n",
-			strerror(-lfd));
+			strerror(-lfd), why[0] ? ": " : "", why);
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 		goto out_close_sfd;

@@ -276,6 +276,15 @@ Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
 	cr_assert(all.s && strstr(all.s, "\033[1;31mBLOCKED: Destructive command\033[0m"), "%s",
 		  all.s);
 	cr_assert(strstr(all.s, "secret words"), "a terminal shows the text as it is: %s", all.s);
+	/* byte for byte, once the terminal's CR LF is back to LF */
+	{
+		char *w = all.s;
+		for (const char *r = all.s; *r; r++)
+			if (!(r[0] == '\r' && r[1] == '\n'))
+				*w++ = *r;
+		*w = '\0';
+	}
+	assert_golden(all.s, "hook_bash_deny.stderr.tty.txt");
 	hook_buf_release(&all);
 	close(master);
 }

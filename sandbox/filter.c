@@ -91,6 +91,7 @@ static const int sbx_refused[] = {
     SCMP_SYS(ioperm),
     SCMP_SYS(uselib),
     SCMP_SYS(quotactl_fd),
+    SCMP_SYS(fanotify_init), /* hands out descriptors of files others open */
 };
 
 /* Namespace flags of clone and unshare: a new mount or user namespace would let the

@@ -258,7 +258,8 @@ static int escape_hatches(void)
 	bad |= !expect_errno(syscall(SYS_seccomp, 1, 1UL << 3, NULL), EPERM)
 	       << 10;		      /* NEW_LISTENER */
 	bad |= (getpid() <= 0) << 11; /* ordinary calls pass */
-	for (int i = 0; i < 12; i++)
+	bad |= !expect_errno(syscall(SYS_fanotify_init, 0, 0), EPERM) << 12;
+	for (int i = 0; i < 13; i++)
 		if (bad & (1 << i))
 			return 1 + i;
 	return 0;

@@ -890,3 +890,52 @@ Test(utf8, validity)
 	cr_assert_not(hook_utf8_valid("\xf4\x90\x80\x80", 4));
 	cr_assert_not(hook_utf8_valid("abcdefgh\x80", 9));
 }
+
+/* ---- mutated input ------------------------------------------------------------------ */
+
+/* Byte flips, cuts and splices of Claude Code's real calls: the hook must neither crash
+ * nor let a malformed call through. A fixed seed keeps failures reproducible. */
+Test(bad_input, mutated_claude_calls_never_pass_when_malformed)
+{
+	static const char *const samples[] = {"pretooluse_Bash.json", "pretooluse_Read.json",
+					      "pretooluse_Write.json", "pretooluse_Edit.json"};
+	struct pol_policy *p = policy();
+	unsigned long long seed = 0x9e3779b97f4a7c15ull;
+	size_t s, k;
+
+	for (s = 0; s < 4; s++) {
+		char path[256], *orig;
+		size_t len;
+
+		snprintf(path, sizeof(path), "tests/golden/claude/%s", samples[s]);
+		orig = slurp(path, &len);
+		for (k = 0; k < 500; k++) {
+			char *buf = malloc(len + 1);
+			size_t n = len, flips, f;
+			struct hook_call call;
+			struct pol_result r;
+			void *st = NULL;
+
+			memcpy(buf, orig, len + 1);
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			flips = 1 + (seed >> 60);
+			for (f = 0; f < flips; f++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				buf[(seed >> 33) % len] = (char)(seed >> 17);
+			}
+			if (k % 5 == 0)
+				n = (seed >> 40) % len; /* cut short */
+			hook_claude_parse(buf, n, &call, &st);
+			hook_decide_call(p, &call, POL_CTX_KEEP_SCRIPT, &r);
+			if (call.kind == HOOK_CALL_INVALID)
+				cr_assert_eq(r.decision, POL_DENY, "%s mutation %zu passed",
+					     samples[s], k);
+			cr_assert(r.decision >= POL_ALLOW && r.decision <= POL_DENY);
+			pol_result_release(&r);
+			hook_claude_release(st);
+			free(buf);
+		}
+		free(orig);
+	}
+	pol_free(p);
+}

@@ -423,3 +423,20 @@ GUARD_EXPORT FILE *popen(const char *cmd, const char *mode)
 	errno = saved;
 	return f;
 }
+
+/* fork() itself is not judged: the child's exec is. But a shell forks for every
+ * command, and a child that loads the policy or compiles a pattern loses the work at
+ * its exec; done once in the parent, every child inherits it. */
+GUARD_EXPORT pid_t fork(void)
+{
+	int saved = errno;
+
+	if (guard_enter()) {
+		guard_warm();
+		guard_leave();
+	}
+	if (!GUARD_REAL(fork))
+		return no_real();
+	errno = saved;
+	return guard_real_fork();
+}

@@ -12,7 +12,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define GUARD_WRAP(ret, name, params) ret(*guard_real_##name) params;
@@ -58,9 +60,11 @@ void guard_leave(void)
 	t_busy = 0;
 }
 
+static const struct pol_policy *policy_get(void);
+
 const struct pol_policy *guard_policy(void)
 {
-	return g.policy;
+	return policy_get();
 }
 
 /* ---- start-up ------------------------------------------------------------------- */
@@ -90,12 +94,60 @@ static int load_snapshot(struct pol_policy *p, const char *file)
 
 static void say(const char *line, size_t len);
 
+/* Loads the policy: the snapshot from `dcg run`, else the layered files. NULL when
+ * out of memory. */
+static struct pol_policy *load_policy(void)
+{
+	const char *snap = getenv("DCG_SNAPSHOT");
+	struct pol_policy *p = pol_new(0);
+
+	if (!p)
+		return NULL;
+	if (snap && *snap && load_snapshot(p, snap) == 0)
+		return p;
+	/* No usable snapshot: the layered load, as `dcg check` does it. */
+	char cwd[4096];
+	struct pol_env env;
+
+	pol_free(p);
+	p = pol_new(0);
+	if (!p)
+		return NULL;
+	pol_env_from_process(&env, cwd, sizeof(cwd));
+	pol_load_layers(p, &env);
+	if (snap && *snap) {
+		static const char m[] = "dcg: guard: policy snapshot unusable, loaded the policy files\n";
+
+		say(m, sizeof(m) - 1);
+	}
+	return p;
+}
+
+/* The policy, loaded at the first decision rather than at start-up: most processes of
+ * a build or a shell loop (/bin/true, echo, sed on a pipe) never make a guarded call,
+ * so they never pay for it. Threads racing here each load a copy and the first to
+ * publish wins: no lock, so nothing to deadlock on after fork. A fork child inherits
+ * the parent's policy; a vfork child's load lands in the parent's memory. */
+static const struct pol_policy *policy_get(void)
+{
+	struct pol_policy *p = __atomic_load_n(&g.policy, __ATOMIC_ACQUIRE), *mine, *expected = NULL;
+
+	if (p)
+		return p;
+	mine = load_policy();
+	if (!mine)
+		return NULL;
+	if (__atomic_compare_exchange_n(&g.policy, &expected, mine, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return mine;
+	pol_free(mine);
+	return expected;
+}
+
 static void guard_init(void) __attribute__((constructor));
 static void guard_init(void)
 {
 	extern char **environ;
-	struct pol_policy *p;
-	const char *snap;
 	Dl_info info;
 	struct stat st;
 	int saved = errno;
@@ -109,32 +161,9 @@ static void guard_init(void)
 	}
 	if (dladdr((void *)guard_init, &info) && info.dli_fname)
 		guard_env_capture(environ, info.dli_fname);
-
-	p = pol_new(0);
-	if (!p)
-		goto out;
-	snap = getenv("DCG_SNAPSHOT");
-	if (!snap || !*snap || load_snapshot(p, snap) < 0) {
-		/* No usable snapshot: the layered load, as `dcg check` does it. */
-		char cwd[4096];
-		struct pol_env env;
-
-		pol_free(p);
-		p = pol_new(0);
-		if (!p)
-			goto out;
-		pol_env_from_process(&env, cwd, sizeof(cwd));
-		if (pol_load_layers(p, &env) < 0 && snap && *snap) {
-			static const char m[] = "dcg: guard: snapshot unusable, policy loaded from files\n";
-
-			say(m, sizeof(m) - 1);
-		}
-	}
-	/* From here on decisions allocate only through the fork-safe allocator. */
+	/* Decisions allocate only through the fork-safe allocator. */
 	pol_set_allocator(guard_alloc, guard_free);
-	g.policy = p;
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
-out:
 	t_busy = 0;
 	errno = saved;
 }
@@ -289,11 +318,13 @@ int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op 
 	struct pol_ctx ctx;
 	enum pol_decision d;
 
-	if (!path || !g.policy)
+	const struct pol_policy *p;
+
+	if (!path || !(p = policy_get()))
 		return 0;
 	memset(&ctx, 0, sizeof(ctx));
 	pol_result_init(&r);
-	d = pol_check_path_at(g.policy, dirfd, path, op, flags, &ctx, &r);
+	d = pol_check_path_at(p, dirfd, path, op, flags, &ctx, &r);
 	return conclude(call, path, &r, d);
 }
 
@@ -342,7 +373,9 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 	char joined[1024];
 	struct guard_msg m;
 
-	if (!g.policy)
+	const struct pol_policy *p = policy_get();
+
+	if (!p)
 		return 0;
 	if (file && guard_check_path(call, dirfd, file, POL_OP_EXEC, 0) < 0)
 		return -1;
@@ -350,7 +383,7 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.cwd = getcwd(cwd, sizeof(cwd));
 		pol_result_init(&r);
-		d = pol_check_argv(g.policy, argv, &ctx, &r);
+		d = pol_check_argv(p, argv, &ctx, &r);
 		if (d != POL_ALLOW) {
 			guard_msg_init(&m, joined, sizeof(joined));
 			for (size_t i = 0; argv[i] && m.len < sizeof(joined) - 1; i++) {
@@ -376,12 +409,14 @@ int guard_check_command(const char *call, const char *cmd)
 	enum pol_decision d;
 	char cwd[4096];
 
-	if (!g.policy || !cmd)
+	const struct pol_policy *p;
+
+	if (!cmd || !(p = policy_get()))
 		return 0;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = getcwd(cwd, sizeof(cwd));
 	pol_result_init(&r);
-	d = pol_check_command(g.policy, cmd, strlen(cmd), &ctx, &r);
+	d = pol_check_command(p, cmd, strlen(cmd), &ctx, &r);
 	return conclude(call, cmd, &r, d);
 }
 
@@ -411,4 +446,144 @@ int guard_is_dir(int dirfd, const char *path)
 	dir = path && fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 	errno = saved;
 	return dir;
+}
+
+int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum pol_op op)
+{
+	char proc[64], resolved[4096], base[4096], lexical[4096];
+	const struct pol_policy *p;
+	struct pol_result r;
+	struct pol_ctx ctx;
+	struct guard_msg m;
+	enum pol_decision d;
+	ssize_t n;
+
+	if (!path || !(p = policy_get()))
+		return 0;
+	guard_msg_init(&m, proc, sizeof(proc));
+	guard_msg_add(&m, "/proc/self/fd/");
+	guard_msg_addu(&m, (unsigned long)fd);
+	n = readlink(proc, resolved, sizeof(resolved) - 1);
+	if (n <= 0 || resolved[0] != '/')
+		return guard_check_path(call, dirfd, path, op, 0); /* no /proc: the slow way */
+	resolved[n] = '\0';
+	memset(&ctx, 0, sizeof(ctx));
+	pol_result_init(&r);
+	d = pol_check_path(p, resolved, op, POL_PATH_CANONICAL, &ctx, &r);
+	if (d != POL_ALLOW)
+		return conclude(call, path, &r, d);
+	pol_result_release(&r);
+
+	/* As written too (a protected name that is itself a symlink), unless that is the
+	 * same path: the usual case costs one rule scan. */
+	if (path[0] == '/') {
+		base[0] = '/';
+		base[1] = '\0';
+	} else if (dirfd == AT_FDCWD) {
+		if (!getcwd(base, sizeof(base)))
+			return guard_check_path(call, dirfd, path, op, 0);
+	} else {
+		guard_msg_init(&m, proc, sizeof(proc));
+		guard_msg_add(&m, "/proc/self/fd/");
+		guard_msg_addu(&m, (unsigned long)dirfd);
+		n = readlink(proc, base, sizeof(base) - 1);
+		if (n <= 0 || base[0] != '/')
+			return guard_check_path(call, dirfd, path, op, 0);
+		base[n] = '\0';
+	}
+	if (pol_path_normalize(path, base, pol_home(p), lexical, sizeof(lexical)) < 0)
+		return guard_check_path(call, dirfd, path, op, 0);
+	if (strcmp(lexical, resolved) == 0)
+		return 0;
+	pol_result_init(&r);
+	d = pol_check_path(p, lexical, op, POL_PATH_CANONICAL, &ctx, &r);
+	return conclude(call, path, &r, d);
+}
+
+/* The base a relative path starts from: the working directory or dirfd's folder. */
+static int base_of(int dirfd, const char *path, char *base, size_t size)
+{
+	char proc[64];
+	struct guard_msg m;
+	ssize_t n;
+
+	if (path[0] == '/') {
+		base[0] = '/';
+		base[1] = '\0';
+		return 0;
+	}
+	if (dirfd == AT_FDCWD)
+		return getcwd(base, size) ? 0 : -1;
+	guard_msg_init(&m, proc, sizeof(proc));
+	guard_msg_add(&m, "/proc/self/fd/");
+	guard_msg_addu(&m, (unsigned long)dirfd);
+	n = readlink(proc, base, size - 1);
+	if (n <= 0 || base[0] != '/')
+		return -1;
+	base[n] = '\0';
+	return 0;
+}
+
+int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mode_t mode,
+		    enum pol_op op, unsigned pflags)
+{
+	char base[4096], lexical[4096];
+	const struct pol_policy *p;
+	struct open_how how;
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+	long fd;
+
+	if (!path || !guard_real_syscall || !(p = policy_get()))
+		return -2;
+	/* The path as the kernel will walk it when no symlink is on the way: no ~, no
+	 * second resolution. */
+	if (base_of(dirfd, path, base, sizeof(base)) < 0 ||
+	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0)
+		return -2;
+	memset(&ctx, 0, sizeof(ctx));
+	pol_result_init(&r);
+	d = pol_check_path(p, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r);
+	if (d != POL_ALLOW) {
+		if (conclude(call, path, &r, d) < 0) {
+			errno = EACCES;
+			return -1;
+		}
+	} else {
+		pol_result_release(&r);
+	}
+	memset(&how, 0, sizeof(how));
+	how.flags = (unsigned)flags;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		how.mode = mode & 07777;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	fd = guard_real_syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	/* A symlink on the way (ELOOP), flags openat2 refuses that open ignores (EINVAL),
+	 * no openat2 (ENOSYS, or EPERM from a seccomp filter): nothing was opened,
+	 * created or truncated, so the caller falls back to the full check. */
+	if (errno == ELOOP || errno == EINVAL || errno == ENOSYS || errno == E2BIG ||
+	    errno == EPERM || errno == EXDEV || errno == EAGAIN)
+		return -2;
+	return -1; /* what open() itself would have said */
+}
+
+void guard_warm(void)
+{
+	static _Atomic int warmed;
+	static char *const argv[] = { "true", NULL };
+	const struct pol_policy *p;
+	struct pol_result r;
+	struct pol_ctx ctx;
+
+	if (atomic_load_explicit(&warmed, memory_order_relaxed) || !(p = policy_get()))
+		return;
+	atomic_store_explicit(&warmed, 1, memory_order_relaxed);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cwd = "/";
+	pol_result_init(&r);
+	pol_check_argv(p, argv, &ctx, &r);
+	pol_result_release(&r);
 }

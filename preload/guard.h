@@ -69,6 +69,19 @@ int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op 
 /* The same for the file an open descriptor refers to (via /proc/self/fd). Anything
  * that is not a path (pipes, sockets) is allowed. */
 int guard_check_fd(const char *call, int fd, enum pol_op op);
+/* Decides op on the file that open descriptor fd (just opened from dirfd/path with no
+ * side effect on it: a read) turned out to be: the kernel's own resolution, read back
+ * from /proc/self/fd, and the path as written when it differs. Cheaper than resolving
+ * path component by component before the open, and race-free. Returns 0 or -1 like
+ * guard_check_path(); the caller closes fd on -1. */
+int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum pol_op op);
+/* The open fast path: judges dirfd/path lexically (no resolution) and opens it with
+ * openat2(RESOLVE_NO_SYMLINKS), which succeeds only when the kernel walked exactly that
+ * path, so no symlink check is traded away. Returns the descriptor; -1 with errno
+ * (EACCES when refused, else the open's own error); or -2 when nothing was opened
+ * and the caller must take the full path (a symlink on the way, no openat2). */
+int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mode_t mode,
+		    enum pol_op op, unsigned pflags);
 /* Decides an exec: the file (already searched in PATH when needed; NULL to skip the
  * file check) and argv against the command rules. Also says once when the file is a
  * static or set-uid program the guard cannot follow. Returns 0 or -1 like above. */
@@ -81,6 +94,11 @@ int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op 
 		     unsigned flags, char *buf, size_t size, const char **use);
 /* Whether dirfd/path names a directory (not following a last symlink). */
 int guard_is_dir(int dirfd, const char *path);
+
+/* Gets a process that is about to fork ready, so that its children do not each redo
+ * the work: loads the policy and compiles the patterns every exec check needs.
+ * Between enter/leave; the first call does the work, later ones return at once. */
+void guard_warm(void);
 
 /* Decides a shell command line run by system() or popen(). Returns 0 or -1. */
 int guard_check_command(const char *call, const char *cmd);

@@ -14,37 +14,99 @@ static int needs_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
-/* 0: go on with *use; -1: refused (errno set). */
-static int check_open(const char *call, int dirfd, const char *path, int flags, char *buf,
-		      const char **use)
+/* Which real function an open wrapper ends in. */
+enum which {
+	W_OPEN, W_OPEN64, W_OPENAT, W_OPENAT64, W_OPEN_2, W_OPEN64_2, W_OPENAT_2, W_OPENAT64_2,
+	W_CREAT, W_CREAT64
+};
+
+static int no_real(void)
 {
+	errno = ENOSYS;
+	return -1;
+}
+
+static int call_real(enum which w, int dirfd, const char *path, int flags, mode_t mode)
+{
+	switch (w) {
+	case W_OPEN:
+		return GUARD_REAL(open) ? guard_real_open(path, flags, mode) : no_real();
+	case W_OPEN64:
+		return GUARD_REAL(open64) ? guard_real_open64(path, flags, mode) : no_real();
+	case W_OPENAT:
+		return GUARD_REAL(openat) ? guard_real_openat(dirfd, path, flags, mode) : no_real();
+	case W_OPENAT64:
+		return GUARD_REAL(openat64) ? guard_real_openat64(dirfd, path, flags, mode) : no_real();
+	case W_OPEN_2:
+		return GUARD_REAL(__open_2) ? guard_real___open_2(path, flags) : no_real();
+	case W_OPEN64_2:
+		return GUARD_REAL(__open64_2) ? guard_real___open64_2(path, flags) : no_real();
+	case W_OPENAT_2:
+		return GUARD_REAL(__openat_2) ? guard_real___openat_2(dirfd, path, flags) : no_real();
+	case W_OPENAT64_2:
+		return GUARD_REAL(__openat64_2) ? guard_real___openat64_2(dirfd, path, flags)
+						: no_real();
+	case W_CREAT:
+		return GUARD_REAL(creat) ? guard_real_creat(path, mode) : no_real();
+	case W_CREAT64:
+		return GUARD_REAL(creat64) ? guard_real_creat64(path, mode) : no_real();
+	}
+	return no_real();
+}
+
+/* Every open wrapper: the fast path (lexical check + openat2 without symlinks), else
+ * for reads the open followed by a check of what was opened, else (writes, creations,
+ * truncations through a symlink) the full check with resolution before the open. */
+static int guarded_open(const char *call, enum which w, int dirfd, const char *path, int flags,
+			mode_t mode)
+{
+	char buf[PATH_MAX];
 	unsigned pflags = 0;
 	enum pol_op op;
 	const char *copy;
-	int rc;
+	int saved = errno, fd, rc;
 
-	*use = path;
 	if (!guard_enter())
-		return 0;
-	copy = guard_copy_path(path, buf, PATH_MAX);
-	if (copy)
-		*use = copy;
+		return call_real(w, dirfd, path, flags, mode);
+	copy = guard_copy_path(path, buf, sizeof(buf));
+	if (!copy) {
+		guard_leave(); /* NULL or too long: the kernel's EFAULT / ENAMETOOLONG */
+		errno = saved;
+		return call_real(w, dirfd, path, flags, mode);
+	}
 	op = guard_open_op(flags, &pflags);
+	fd = guard_open_fast(call, dirfd, copy, flags, mode, op, pflags);
+	if (fd != -2) {
+		guard_leave();
+		if (fd >= 0)
+			errno = saved;
+		return fd;
+	}
+	if (op == POL_OP_READ) {
+		guard_leave();
+		errno = saved;
+		fd = call_real(w, dirfd, copy, flags, mode);
+		if (fd < 0 || !guard_enter())
+			return fd;
+		rc = guard_verify_fd(call, dirfd, copy, fd, op);
+		guard_leave();
+		if (rc < 0) {
+			close(fd);
+			errno = EACCES;
+			return -1;
+		}
+		errno = saved;
+		return fd;
+	}
 	rc = guard_check_path(call, dirfd, copy, op, pflags);
 	guard_leave();
-	if (rc < 0)
+	if (rc < 0) {
 		errno = EACCES;
-	return rc;
+		return -1;
+	}
+	errno = saved;
+	return call_real(w, dirfd, copy, flags, mode);
 }
-
-#define OPEN_BODY(call, dirfd, realcall)                                 \
-	char buf[PATH_MAX];                                              \
-	const char *use;                                                 \
-	int saved = errno;                                               \
-	if (check_open(call, dirfd, path, flags, buf, &use) < 0)         \
-		return -1;                                               \
-	errno = saved;                                                   \
-	return realcall
 
 #define GET_MODE(last)                                   \
 	mode_t mode = 0;                                 \
@@ -55,79 +117,63 @@ static int check_open(const char *call, int dirfd, const char *path, int flags, 
 		va_end(ap);                              \
 	}
 
-static int no_real(void)
-{
-	errno = ENOSYS;
-	return -1;
-}
-
 GUARD_EXPORT int open(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	OPEN_BODY("open", AT_FDCWD,
-		  GUARD_REAL(open) ? guard_real_open(use, flags, mode) : no_real());
+	return guarded_open("open", W_OPEN, AT_FDCWD, path, flags, mode);
 }
 
 GUARD_EXPORT int open64(const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	OPEN_BODY("open", AT_FDCWD,
-		  GUARD_REAL(open64) ? guard_real_open64(use, flags, mode) : no_real());
+	return guarded_open("open", W_OPEN64, AT_FDCWD, path, flags, mode);
 }
 
 GUARD_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	OPEN_BODY("openat", dirfd,
-		  GUARD_REAL(openat) ? guard_real_openat(dirfd, use, flags, mode) : no_real());
+	return guarded_open("openat", W_OPENAT, dirfd, path, flags, mode);
 }
 
 GUARD_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags);
-	OPEN_BODY("openat", dirfd,
-		  GUARD_REAL(openat64) ? guard_real_openat64(dirfd, use, flags, mode) : no_real());
+	return guarded_open("openat", W_OPENAT64, dirfd, path, flags, mode);
 }
 
 GUARD_EXPORT int __open_2(const char *path, int flags)
 {
-	OPEN_BODY("open", AT_FDCWD, GUARD_REAL(__open_2) ? guard_real___open_2(use, flags) : no_real());
+	return guarded_open("open", W_OPEN_2, AT_FDCWD, path, flags, 0);
 }
 
 GUARD_EXPORT int __open64_2(const char *path, int flags)
 {
-	OPEN_BODY("open", AT_FDCWD,
-		  GUARD_REAL(__open64_2) ? guard_real___open64_2(use, flags) : no_real());
+	return guarded_open("open", W_OPEN64_2, AT_FDCWD, path, flags, 0);
 }
 
 GUARD_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	OPEN_BODY("openat", dirfd,
-		  GUARD_REAL(__openat_2) ? guard_real___openat_2(dirfd, use, flags) : no_real());
+	return guarded_open("openat", W_OPENAT_2, dirfd, path, flags, 0);
 }
 
 GUARD_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	OPEN_BODY("openat", dirfd,
-		  GUARD_REAL(__openat64_2) ? guard_real___openat64_2(dirfd, use, flags) : no_real());
+	return guarded_open("openat", W_OPENAT64_2, dirfd, path, flags, 0);
 }
 
 GUARD_EXPORT int creat(const char *path, mode_t mode)
 {
-	int flags = O_CREAT | O_WRONLY | O_TRUNC;
-
-	OPEN_BODY("creat", AT_FDCWD, GUARD_REAL(creat) ? guard_real_creat(use, mode) : no_real());
+	return guarded_open("creat", W_CREAT, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
 GUARD_EXPORT int creat64(const char *path, mode_t mode)
 {
-	int flags = O_CREAT | O_WRONLY | O_TRUNC;
-
-	OPEN_BODY("creat", AT_FDCWD, GUARD_REAL(creat64) ? guard_real_creat64(use, mode) : no_real());
+	return guarded_open("creat", W_CREAT64, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
 /* ---- stdio ----------------------------------------------------------------------- */
 
+/* Like the open wrappers' fast path: 1 means open first, then verify the stream's descriptor. */
 static int check_fopen(const char *call, const char *path, const char *mode, char *buf,
 		       const char **use)
 {
@@ -143,6 +189,10 @@ static int check_fopen(const char *call, const char *path, const char *mode, cha
 	if (copy)
 		*use = copy;
 	op = guard_fopen_op(mode, &pflags);
+	if (op == POL_OP_READ && copy) {
+		guard_leave();
+		return 1;
+	}
 	rc = guard_check_path(call, AT_FDCWD, copy, op, pflags);
 	guard_leave();
 	if (rc < 0)
@@ -150,15 +200,36 @@ static int check_fopen(const char *call, const char *path, const char *mode, cha
 	return rc;
 }
 
+static FILE *verify_stream(const char *call, const char *use, FILE *f, int saved)
+{
+	int rc = 0;
+
+	if (!f)
+		return NULL;
+	if (guard_enter()) {
+		rc = guard_verify_fd(call, AT_FDCWD, use, fileno(f), POL_OP_READ);
+		guard_leave();
+	}
+	if (rc < 0) {
+		fclose(f);
+		errno = EACCES;
+		return NULL;
+	}
+	errno = saved;
+	return f;
+}
+
 GUARD_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	char buf[PATH_MAX];
 	const char *use;
-	int saved = errno;
+	int saved = errno, how;
 
-	if (check_fopen("fopen", path, mode, buf, &use) < 0 || !GUARD_REAL(fopen))
+	if ((how = check_fopen("fopen", path, mode, buf, &use)) < 0 || !GUARD_REAL(fopen))
 		return NULL;
 	errno = saved;
+	if (how == 1)
+		return verify_stream("fopen", use, guard_real_fopen(use, mode), saved);
 	return guard_real_fopen(use, mode);
 }
 
@@ -166,11 +237,13 @@ GUARD_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	char buf[PATH_MAX];
 	const char *use;
-	int saved = errno;
+	int saved = errno, how;
 
-	if (check_fopen("fopen", path, mode, buf, &use) < 0 || !GUARD_REAL(fopen64))
+	if ((how = check_fopen("fopen", path, mode, buf, &use)) < 0 || !GUARD_REAL(fopen64))
 		return NULL;
 	errno = saved;
+	if (how == 1)
+		return verify_stream("fopen", use, guard_real_fopen64(use, mode), saved);
 	return guard_real_fopen64(use, mode);
 }
 
@@ -182,8 +255,20 @@ static int check_freopen(const char *path, const char *mode, FILE *stream, char 
 	enum pol_op op;
 	int rc, fd;
 
-	if (path)
-		return check_fopen("freopen", path, mode, buf, use);
+	if (path) {
+		rc = check_fopen("freopen", path, mode, buf, use);
+		if (rc != 1)
+			return rc;
+		/* The stream is replaced in place: judge before, the slow way. */
+		if (!guard_enter())
+			return 0;
+		op = guard_fopen_op(mode, &pflags);
+		rc = guard_check_path("freopen", AT_FDCWD, *use, op, pflags);
+		guard_leave();
+		if (rc < 0)
+			errno = EACCES;
+		return rc;
+	}
 	*use = NULL;
 	if (!guard_enter())
 		return 0;
@@ -302,24 +387,33 @@ GUARD_EXPORT DIR *opendir(const char *path)
 	const char *use = path;
 	int saved = errno, rc = 0;
 
+	DIR *d;
+
 	if (guard_enter()) {
 		const char *copy = guard_copy_path(path, buf, sizeof(buf));
 
 		if (copy)
 			use = copy;
-		rc = guard_check_path("opendir", AT_FDCWD, copy, POL_OP_LIST, 0);
 		guard_leave();
-	}
-	if (rc < 0) {
-		errno = EACCES;
-		return NULL;
 	}
 	if (!GUARD_REAL(opendir)) {
 		errno = ENOSYS;
 		return NULL;
 	}
 	errno = saved;
-	return guard_real_opendir(use);
+	/* Opening a folder lists nothing yet: judged on the descriptor, like reads. */
+	d = guard_real_opendir(use);
+	if (!d || !guard_enter())
+		return d;
+	rc = guard_verify_fd("opendir", AT_FDCWD, use, dirfd(d), POL_OP_LIST);
+	guard_leave();
+	if (rc < 0) {
+		closedir(d);
+		errno = EACCES;
+		return NULL;
+	}
+	errno = saved;
+	return d;
 }
 
 GUARD_EXPORT int name_to_handle_at(int dirfd, const char *path, struct file_handle *handle,

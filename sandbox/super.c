@@ -594,13 +594,89 @@ static int sbx_still_valid(struct sbx_call *c)
 	return ioctl(c->s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 ? 0 : -ENOENT;
 }
 
+/* sbx_do_open()'s answer when a helper thread will answer the notification. */
+#define SBX_ANSWERED_LATER (-100000)
+
+struct sbx_fifo_job {
+	int listener;
+	uint64_t id;
+	int pinfd;
+	int flags;
+	int switch_ids;
+	struct sbx_creds cr;
+};
+
+static void *sbx_fifo_thread(void *arg)
+{
+	struct sbx_fifo_job *j = arg;
+	char magic[64];
+	int fd;
+
+	/* fs ids are per thread: this one takes the tracee's for good. */
+	if (j->switch_ids)
+		sbx_ids_apply(&j->cr);
+	snprintf(magic, sizeof magic, "/proc/self/fd/%d", j->pinfd);
+	fd = open(magic, j->flags | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0) {
+		struct seccomp_notif_addfd add = {
+		    .id = j->id,
+		    .flags = SECCOMP_ADDFD_FLAG_SEND,
+		    .srcfd = (uint32_t)fd,
+		    .newfd = 0,
+		    .newfd_flags = (j->flags & O_CLOEXEC) ? O_CLOEXEC : 0,
+		};
+		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT) {
+			struct seccomp_notif_resp resp = {.id = j->id, .error = -errno};
+			ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		}
+		close(fd);
+	} else {
+		struct seccomp_notif_resp resp = {.id = j->id, .error = -errno};
+		ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	close(j->pinfd);
+	free(j);
+	return NULL;
+}
+
+/* Starts a helper thread that opens the pinned FIFO and answers. Returns 0 (pinfd
+ * taken over) or -errno. */
+static int sbx_fifo_async(struct sbx_call *c, int pinfd, int flags)
+{
+	struct sbx_fifo_job *j = calloc(1, sizeof *j);
+	pthread_attr_t attr;
+	pthread_t t;
+	int rc;
+
+	if (!j)
+		return -ENOMEM;
+	j->listener = c->s->listener;
+	j->id = c->req->id;
+	j->pinfd = pinfd;
+	j->flags = flags;
+	if (c->creds_switched) {
+		j->switch_ids = 1;
+		j->cr = *c->creds;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	rc = pthread_create(&t, &attr, sbx_fifo_thread, j);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		free(j);
+		return -rc;
+	}
+	return 0;
+}
+
 /* Opens (or creates) for the tracee; returns a descriptor of ours or -errno. */
 static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, mode_t mode)
 {
 	struct sbx_path_arg a;
 	struct sbx_pin pin;
 	char magic[64];
-	int rc, fd = -1, acc = flags & O_ACCMODE, orig_flags = flags;
+	int rc, fd = -1, acc = flags & O_ACCMODE;
 	int writes = acc != O_RDONLY || (flags & O_TRUNC);
 	const int strip = O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY;
 	const char *path;
@@ -680,18 +756,21 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 				rc = fd < 0 ? -errno : 0;
 				goto out;
 			}
-			if (S_ISFIFO(st.st_mode)) {
+			if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
 				/* A FIFO open waits for the other end, which would stall every
-				 * tracee: open it non-blocking, then give the descriptor back
-				 * its blocking mode (see README: FIFOs). */
-				flags |= O_NONBLOCK;
+				 * tracee: a helper thread opens it and answers later. */
+				rc = sbx_fifo_async(c, pin.fd, flags & ~strip);
+				if (rc == 0)
+					pin.fd = -1; /* the helper owns it now */
+				fd = -1;
+				if (rc == 0)
+					rc = SBX_ANSWERED_LATER;
+				goto out;
 			}
 			sbx_proc_fd_path(pin.fd, magic, sizeof magic);
 			sbx_creds_enter(c, 0);
 			fd = open(magic, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
 			rc = fd < 0 ? -errno : 0;
-			if (fd >= 0 && S_ISFIFO(st.st_mode) && !(orig_flags & O_NONBLOCK))
-				fcntl(fd, F_SETFL, (orig_flags & ~O_NONBLOCK) & ~strip);
 			goto out;
 		}
 		/* Create: pin the parent, check the new name, create it exclusively and
@@ -1206,6 +1285,10 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 			mode = (mode_t)how.mode;
 		}
 		fd = sbx_do_open(c, dirfd, addr, flags, mode & 07777);
+		if (fd == SBX_ANSWERED_LATER) {
+			ans->kind = SBX_ANS_NONE;
+			break;
+		}
 		if (fd >= 0) {
 			ans->kind = SBX_ANS_FD;
 			ans->fd = fd;
@@ -1511,6 +1594,9 @@ int sbx_super_handle_one(struct sbx_super *s)
 		/* Could not install (EMFILE...): answer with the error instead. */
 		s->resp->error = -e;
 		s->stats.failed++;
+	} else if (ans.kind == SBX_ANS_NONE) {
+		s->stats.emulated++;
+		return 0;
 	} else if (ans.kind == SBX_ANS_CONTINUE) {
 		s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		s->stats.continued++;

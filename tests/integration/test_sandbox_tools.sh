@@ -86,6 +86,24 @@ SH
 grep -qx OK "$TMPDIR_TEST/work.out" || fail "ordinary work did not finish"
 [ -e "$W/scratch/build" ] && fail "scratch/build was not removed"
 
+# A named pipe: each end's open waits for the other (served by a helper thread, so
+# the other end's open is not stuck behind it).
+cat >"$TMPDIR_TEST/fifo.sh" <<'SH'
+cd scratch && mkfifo p
+cat p >got.txt &
+sleep 0.2
+echo through-the-fifo >p
+wait
+cat got.txt
+(sleep 0.2; cat p) &
+echo writer-first >p
+wait
+rm p got.txt
+SH
+got=$(cd "$W" && timeout 30 "${SANDBOX[@]}" --policy "$W/policy.yaml" -- \
+	/bin/bash "$TMPDIR_TEST/fifo.sh" 2>>"$TMPDIR_TEST/err" | tr '\n' ' ')
+[ "$got" = "through-the-fifo writer-first " ] || fail "named pipe under the sandbox: '$got'"
+
 # Reading a read-only file through a symlink is fine.
 ln -s ../ro/f "$W/scratch/rolink"
 got=$(cd "$W" && sbx /bin/cat scratch/rolink 2>&1)

@@ -6,6 +6,8 @@
  * no YAML parsed. Without a snapshot the guard loads the layered policy itself. */
 #include "guard.h"
 
+#include "intent.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
@@ -23,8 +25,14 @@
 
 static __thread int t_busy __attribute__((tls_model("initial-exec")));
 
-static struct {
+/* What a process decides with, loaded together at the first decision. */
+struct loaded {
 	struct pol_policy *policy;
+	struct pol_intent_set *intents; /* `dcg run --intent ID`, else NULL */
+};
+
+static struct {
+	struct loaded *loaded;
 	_Atomic int ready;
 	int err_known; /* fd 2 as the process started, to tell it from a reused fd */
 	dev_t err_dev;
@@ -123,25 +131,40 @@ static struct pol_policy *load_policy(void)
 	return p;
 }
 
-/* The policy, loaded at the first decision rather than at start-up: most processes of
+/* The policy (and the intent scope), loaded at the first decision rather than at start-up: most processes of
  * a build or a shell loop (/bin/true, echo, sed on a pipe) never make a guarded call,
  * so they never pay for it. Threads racing here each load a copy and the first to
  * publish wins: no lock, so nothing to deadlock on after fork. A fork child inherits
  * the parent's policy; a vfork child's load lands in the parent's memory. */
-static const struct pol_policy *policy_get(void)
+static const struct loaded *loaded_get(void)
 {
-	struct pol_policy *p = __atomic_load_n(&g.policy, __ATOMIC_ACQUIRE), *mine, *expected = NULL;
+	struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE), *mine, *expected = NULL;
 
-	if (p)
-		return p;
-	mine = load_policy();
+	if (l)
+		return l;
+	mine = malloc(sizeof(*mine));
 	if (!mine)
 		return NULL;
-	if (__atomic_compare_exchange_n(&g.policy, &expected, mine, 0, __ATOMIC_ACQ_REL,
+	mine->policy = load_policy();
+	if (!mine->policy) {
+		free(mine);
+		return NULL;
+	}
+	mine->intents = pol_intent_open_env();
+	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
-	pol_free(mine);
+	pol_intent_free(mine->intents);
+	pol_free(mine->policy);
+	free(mine);
 	return expected;
+}
+
+static const struct pol_policy *policy_get(void)
+{
+	const struct loaded *l = loaded_get();
+
+	return l ? l->policy : NULL;
 }
 
 static void guard_init(void) __attribute__((constructor));
@@ -226,6 +249,11 @@ static void describe(struct guard_msg *m, const char *what, const char *call, co
 		guard_msg_add(m, pol_path_kind_name(r->path_kind));
 		guard_msg_add(m, " ");
 		guard_msg_add(m, r->pattern ? r->pattern : "?");
+	} else if (r->detection == POL_DET_SCOPE) {
+		/* The reason starts with the error code (SCOPE_VIOLATION, MISSING_INTENT...). */
+		guard_msg_add(m, input);
+		guard_msg_add(m, ": ");
+		guard_msg_add(m, r->reason ? r->reason : "outside the intent's scope");
 	} else {
 		const char *t = r->matched[0] ? r->matched : input;
 		size_t n = pol_redact(t, strlen(t), red, sizeof(red));
@@ -311,6 +339,23 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 
 /* ---- checks ---------------------------------------------------------------------- */
 
+/* `dcg run --intent ID`: writes, creations, deletions, renames and metadata changes
+ * outside the intent's owned_scope are refused too (after the policy allowed them). */
+static int check_intent(const char *call, int dirfd, const char *path, enum pol_op op,
+			unsigned flags)
+{
+	const struct loaded *l = loaded_get();
+	struct pol_result r;
+	enum pol_decision d;
+
+	if (!l || !l->intents || !path || !pol_intent_op_confined(op))
+		return 0;
+	pol_result_init(&r);
+	d = pol_intent_check_path_at(l->intents, dirfd, path, op, flags & ~POL_PATH_CANONICAL,
+				     NULL, pol_home(l->policy), &r);
+	return conclude(call, path, &r, d);
+}
+
 int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op,
 		     unsigned flags)
 {
@@ -325,7 +370,9 @@ int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op 
 	memset(&ctx, 0, sizeof(ctx));
 	pol_result_init(&r);
 	d = pol_check_path_at(p, dirfd, path, op, flags, &ctx, &r);
-	return conclude(call, path, &r, d);
+	if (conclude(call, path, &r, d) < 0)
+		return -1;
+	return check_intent(call, dirfd, path, op, flags);
 }
 
 int guard_check_fd(const char *call, int fd, enum pol_op op)
@@ -552,6 +599,10 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 		}
 	} else {
 		pol_result_release(&r);
+	}
+	if (check_intent(call, dirfd, path, op, pflags) < 0) {
+		errno = EACCES;
+		return -1;
 	}
 	memset(&how, 0, sizeof(how));
 	how.flags = (unsigned)flags;

@@ -318,7 +318,9 @@ int cmd_run(int argc, char **argv)
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */
 	if (pol_log_path(logp, sizeof(logp)) == 0 && logp[0] == '/' && setenv("DCG_LOG", logp, 1) != 0)
 		goto out_free;
-	if (intent && setenv("DCG_INTENT", intent, 1) != 0)
+	/* Checks the ID against the project's intents file and sets $DCG_INTENT and
+	 * $DCG_INTENTS_FILE, which the guard reads (and re-injects) in every process. */
+	if (intent && hook_intent_prepare_run(intent, stderr) != 0)
 		goto out_free;
 
 	/* CMD itself is the first exec under the guard. */

@@ -465,6 +465,15 @@ int pol_intent_op_confined(enum pol_op op)
 	}
 }
 
+/* lstat through the raw system call: the preload's own stat wrappers stay out of it. */
+static int exists_as_dir(const char *path)
+{
+	struct stat st;
+
+	return syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
 static enum pol_decision check_in(const struct pol_intent_set *s, const char *base,
 				  const char *path, enum pol_op op, unsigned flags,
 				  const char *home, struct pol_result *r)
@@ -500,6 +509,10 @@ static enum pol_decision check_in(const struct pol_intent_set *s, const char *ba
 		if (!dir_op || (under(lexical, s->root) < 0 && under(resolved, s->root) < 0))
 			return POL_ALLOW;
 	}
+	/* Creating a folder that exists changes nothing (mkdir -p walks every parent);
+	 * a file is not exempt: open(O_CREAT) on an existing file writes it. */
+	if (op == POL_OP_CREATE && exists_as_dir(lexical))
+		return POL_ALLOW;
 	o = state_outcome(s);
 	if (o == OUT_OK) {
 		const struct intent *in = s->active;

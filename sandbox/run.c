@@ -28,16 +28,20 @@
 extern char **environ;
 /* `dcg --policy F sandbox`: hook/main.c sets it; weak so that sbx-run links alone. */
 extern const char *dcg_global_policy __attribute__((weak));
+/* `--intent ID` (hook/cmd_intent.c): checks the ID, sets DCG_INTENT and
+ * DCG_INTENTS_FILE for the supervisor and the tree; weak for the same reason. */
+int hook_intent_prepare_run(const char *id, FILE *err) __attribute__((weak));
 
 static const int sbx_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void sbx_usage(FILE *f)
 {
-	fputs("usage: dcg sandbox [--policy FILE] [--no-preload] [-- CMD ARGS...]\n"
+	fputs("usage: dcg sandbox [--policy FILE] [--intent ID] [--no-preload] [-- CMD ARGS...]\n"
 	      "Runs CMD (default $SHELL) under the seccomp supervisor: the policy's path rules\n"
 	      "hold for every process of the tree, static binaries and raw syscalls included.\n"
 	      "--no-preload: do not add libdcg-preload.so (refusals are then said by the\n"
-	      "supervisor only, with the syscall's name).\n",
+	      "supervisor only, with the syscall's name).\n"
+	      "--intent ID: writes outside the intent's owned_scope are refused too.\n",
 	      f);
 }
 
@@ -362,6 +366,11 @@ int cmd_sandbox(int argc, char **argv)
 			policy_arg = argv[i] + 9;
 		} else if (strcmp(argv[i], "--no-preload") == 0) {
 			no_preload = 1;
+		} else if (strcmp(argv[i], "--intent") == 0 && i + 1 < argc) {
+			const char *id = argv[++i];
+
+			if (!hook_intent_prepare_run || hook_intent_prepare_run(id, stderr) != 0)
+				return 1;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			sbx_usage(stdout);
 			return 0;

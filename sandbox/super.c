@@ -15,6 +15,8 @@
  */
 #include "sandbox.h"
 
+#include "intent.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -362,6 +364,15 @@ out_close_tty:
 	return yes;
 }
 
+/* `dcg sandbox --intent ID` ($DCG_INTENT): the intent's scope, read once. */
+static struct pol_intent_set *sbx_intents;
+static pthread_once_t sbx_intents_once = PTHREAD_ONCE_INIT;
+
+static void sbx_intents_load(void)
+{
+	sbx_intents = pol_intent_open_env();
+}
+
 /* Decides op on path (already absolute). Returns 0 when allowed, -EACCES when refused
  * (after the stderr line and the audit line). */
 static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, enum pol_op op,
@@ -379,6 +390,17 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 			l = 0;
 		memcpy(resolved_out, r.path, l);
 		resolved_out[l] = '\0';
+	}
+	if (d < POL_DENY) { /* writes outside the active intent's scope */
+		struct pol_result ir;
+
+		pthread_once(&sbx_intents_once, sbx_intents_load);
+		if (sbx_intents &&
+		    pol_intent_check_path(sbx_intents, path, op, flags, "/", NULL, &ir) > d) {
+			pol_result_release(&r);
+			r = ir;
+			d = ir.decision;
+		}
 	}
 	if (d == POL_ASK)
 		d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY;

@@ -5,8 +5,9 @@
 # attempt must fail, the files outside the scope must survive byte for byte (and inode
 # for inode), the refusals must carry SCOPE_VIOLATION in the stderr line and the audit
 # log; writes inside the scope, reads anywhere and scratch files outside the project
-# must still work. Also: unknown IDs are refused before anything runs, and neither
-# env -i nor a changed DCG_INTENT sheds the confinement.
+# must still work. Also: unknown IDs are refused before anything runs, neither env -i
+# nor a changed DCG_INTENT sheds the confinement, and `dcg sandbox --intent` refuses
+# the same writes without the preload (its supervisor alone).
 set -u
 BUILD=${BUILD:-build}
 T=${TMPDIR_TEST:?}
@@ -123,6 +124,22 @@ fi
 "$DCG" run --intent INT-002 -- bash -c 'echo x > docs/guide.md; echo y > src/auth/doc.ts' >"$OUT" 2>&1
 [ -f docs/guide.md ] || bad "INT-002 could not write docs/"
 [ -e src/auth/doc.ts ] && bad "INT-002 wrote src/auth/"
+
+# ---- dcg sandbox --intent: the supervisor alone (no preload) refuses too ---------------
+if "$DCG" sandbox --no-preload -- true >/dev/null 2>&1; then
+	before=$(snapshot)
+	"$DCG" sandbox --intent INT-001 --no-preload -- bash -c 'echo x > src/api/keep.ts;
+		rm -f src/api/keep.ts; echo y > src/api/sbx.ts; mv README.md src/auth/;
+		echo ok > src/auth/sbx.ts' >"$OUT" 2>&1
+	after=$(snapshot)
+	[ "$before" = "$after" ] || bad "sandbox: files outside the scope changed"
+	[ -e src/api/sbx.ts ] && bad "sandbox: src/api/sbx.ts was created"
+	[ -f src/auth/sbx.ts ] || bad "sandbox: could not write in the scope: $(cat "$OUT")"
+	grep -q 'SCOPE_VIOLATION' "$OUT" || bad "sandbox: no SCOPE_VIOLATION on stderr: $(cat "$OUT")"
+	"$DCG" sandbox --intent INT-404 -- true >/dev/null 2>&1 && bad "sandbox: unknown intent ran"
+else
+	echo "dcg sandbox cannot run here: its part is skipped"
+fi
 
 [ $fail -eq 0 ] && echo "intent run: all passed"
 exit $fail

@@ -204,6 +204,21 @@ EOF
 out=$("$DCG" hook --agent codex < "$T/big_patch.json" 2>/dev/null)
 case $out in *SCOPE_VIOLATION*) ;; *) bad "codex: the 7th file of a patch out of scope not refused: $out" ;; esac
 
+# Codex sessions have their own selection too.
+"$DCG" intent select INT-002 --session c2 >/dev/null || bad "select for codex session c2"
+patch docs/p.md | sed 's/"session_id": "c1"/"session_id": "c2"/' > "$T/c2.json"
+out=$("$DCG" hook --agent codex < "$T/c2.json" 2>/dev/null)
+case $out in *SCOPE_VIOLATION*) ;; *) bad "codex session c2: src/auth/old.ts is outside INT-002: $out" ;; esac
+python3 - "$WS" > "$T/c2docs.json" <<'EOF'
+import json, sys
+p = "*** Begin Patch\n*** Add File: docs/new.md\n+x\n*** End Patch\n"
+print(json.dumps({"session_id": "c2", "cwd": sys.argv[1], "hook_event_name": "PreToolUse",
+                  "tool_name": "apply_patch", "tool_input": {"command": p}}))
+EOF
+out=$("$DCG" hook --agent codex < "$T/c2docs.json" 2>/dev/null)
+[ -z "$out" ] || bad "codex session c2 in its scope: $out"
+"$DCG" intent clear --session c2 >/dev/null
+
 # 10. The audit log has the scope decisions.
 grep -q '"scope.violation"' "$DCG_LOG" || bad "no scope.violation in the audit log"
 

@@ -31,6 +31,7 @@ raw-rename ro/f scratch/moved
 rename scratch/../nd/sub/g scratch/moved
 link za/key scratch/hl
 create ro/new-file
+reopen-write ro/f
 CASES
 
 # Ordinary work still succeeds.

@@ -16,6 +16,10 @@ echo x > ro/f
 echo x >> ro/f
 exec 3<> ro/f
 exec 3> ro/sub/g
+exec 3< ro/f; echo x > /proc/self/fd/3
+exec 3< ro/f; echo x >> /dev/fd/3
+exec 3< nd; cd /proc/self/fd/3 && rm f
+ln -s /proc/self/fd/3 scratch/fdlink; exec 3< ro/f; echo x > scratch/fdlink
 cat za/key
 head -c 5 za/sub/deep
 cat < za/key

@@ -65,6 +65,15 @@ int main(int argc, char **argv)
 			return result(-1);
 		return result(write(fd, "more\n", 5));
 	}
+	if (!strcmp(op, "reopen-write")) {
+		/* A read-only descriptor reopened for writing through /proc/self/fd. */
+		char link[64];
+		fd = open(p, O_RDONLY);
+		if (fd < 0)
+			return result(-1);
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		return result(open(link, O_WRONLY));
+	}
 	if (!strcmp(op, "create"))
 		return result(fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644));
 	if (!strcmp(op, "truncate"))

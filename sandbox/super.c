@@ -1528,6 +1528,9 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->self = getpid();
 	s->euid = geteuid();
 	s->egid = getegid();
+	/* The intent's files are read now, with our own ids, not later in a call made
+	 * with a tracee's. */
+	pthread_once(&sbx_intents_once, sbx_intents_load);
 	s->ngroups = getgroups(64, s->groups);
 	if (s->ngroups < 0)
 		s->ngroups = 0;

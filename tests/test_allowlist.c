@@ -54,8 +54,7 @@ static struct pol_policy *policy_with(const char *allow_yaml)
 	cr_assert_eq(pol_load_buffer(p, "rules.yaml", rules_yaml, strlen(rules_yaml)), 0);
 	if (allow_yaml)
 		cr_assert_eq(pol_load_buffer(p, "allow.yaml", allow_yaml, strlen(allow_yaml)), 0);
-	cr_assert_eq(pol_diag_count(p), 0, "%s",
-		     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
+	cr_assert_eq(pol_diag_count(p), 0, "%s", pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
 	return p;
 }
 
@@ -69,8 +68,12 @@ static enum pol_decision cmd_at(const struct pol_policy *p, const char *c, const
 
 static time_t utc(int y, int mo, int d, int h, int mi, int s)
 {
-	struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d,
-			.tm_hour = h, .tm_min = mi, .tm_sec = s};
+	struct tm tm = {.tm_year = y - 1900,
+			.tm_mon = mo - 1,
+			.tm_mday = d,
+			.tm_hour = h,
+			.tm_min = mi,
+			.tm_sec = s};
 
 	return timegm(&tm);
 }
@@ -109,9 +112,8 @@ Test(allowlist, a_rule_id_that_names_no_rule_allows_nothing)
 
 Test(allowlist, paths_limit_a_command_entry_to_working_directories)
 {
-	struct pol_policy *p =
-		policy_with("allow:\n  - rule: t.reset\n    reason: scratch only\n"
-			    "    paths: [~/scratch/**, sandbox/]\n");
+	struct pol_policy *p = policy_with("allow:\n  - rule: t.reset\n    reason: scratch only\n"
+					   "    paths: [~/scratch/**, sandbox/]\n");
 	char cwd[PATH_MAX];
 	struct pol_result r;
 
@@ -148,11 +150,10 @@ Test(allowlist, paths_limit_a_path_rule_entry_to_those_paths)
 Test(allowlist, expiry_date_holds_through_its_day_in_utc)
 {
 	struct pol_policy *p = policy_with(
-		"allow:\n  - {rule: t.reset, reason: until mid June, expires: 2030-06-15}\n");
+	    "allow:\n  - {rule: t.reset, reason: until mid June, expires: 2030-06-15}\n");
 	struct pol_result r;
 
-	cr_expect_eq(cmd_at(p, "git reset --hard", root, utc(2030, 6, 1, 0, 0, 0), &r),
-		     POL_ALLOW);
+	cr_expect_eq(cmd_at(p, "git reset --hard", root, utc(2030, 6, 1, 0, 0, 0), &r), POL_ALLOW);
 	cr_expect_eq(cmd_at(p, "git reset --hard", root, utc(2030, 6, 15, 23, 59, 59), &r),
 		     POL_ALLOW, "the expiry day itself is included");
 	cr_expect_eq(cmd_at(p, "git reset --hard", root, utc(2030, 6, 16, 0, 0, 0), &r), POL_DENY,
@@ -163,8 +164,8 @@ Test(allowlist, expiry_date_holds_through_its_day_in_utc)
 
 Test(allowlist, expired_entry_in_the_past_allows_nothing_today)
 {
-	struct pol_policy *p = policy_with(
-		"allow:\n  - {rule: t.reset, reason: long ago, expires: 2001-01-01}\n");
+	struct pol_policy *p =
+	    policy_with("allow:\n  - {rule: t.reset, reason: long ago, expires: 2001-01-01}\n");
 	struct pol_result r;
 
 	cr_expect_eq(cmd_at(p, "git reset --hard", root, 0, &r), POL_DENY);
@@ -174,8 +175,8 @@ Test(allowlist, expired_entry_in_the_past_allows_nothing_today)
 Test(allowlist, an_expired_entry_does_not_hide_a_later_valid_one)
 {
 	struct pol_policy *p =
-		policy_with("allow:\n  - {rule: t.reset, reason: old, expires: 2001-01-01}\n"
-			    "  - {rule: t.reset, reason: current}\n");
+	    policy_with("allow:\n  - {rule: t.reset, reason: old, expires: 2001-01-01}\n"
+			"  - {rule: t.reset, reason: current}\n");
 	struct pol_result r;
 
 	cr_expect_eq(cmd_at(p, "git reset --hard", root, 0, &r), POL_ALLOW);
@@ -236,7 +237,7 @@ Test(allowlist, only_the_allowed_rule_passes_when_several_match)
 Test(allowlist, apply_allowlist_on_a_result_a_layer_made_itself)
 {
 	struct pol_policy *p = policy_with(
-		"allow:\n  - {rule: scope.outside, reason: docs may be edited, paths: [docs/]}\n");
+	    "allow:\n  - {rule: scope.outside, reason: docs may be edited, paths: [docs/]}\n");
 	struct pol_result r;
 	char path[PATH_MAX];
 
@@ -265,7 +266,7 @@ Test(allowlist, apply_allowlist_on_a_result_a_layer_made_itself)
 Test(allowlist, entries_keep_their_origin_in_the_listing_file)
 {
 	struct pol_policy *p =
-		policy_with("allow:\n  - {rule: t.reset, reason: a}\n  - {rule: t.clean, reason: b}\n");
+	    policy_with("allow:\n  - {rule: t.reset, reason: a}\n  - {rule: t.clean, reason: b}\n");
 
 	cr_expect_eq(pol_file_count(p), 2);
 	cr_expect_str_eq(pol_file_name(p, 1), "allow.yaml");

@@ -98,8 +98,12 @@ Test(audit, log_path_follows_dcg_log_then_xdg_state_home_then_home)
 Test(audit, one_line_is_valid_json_with_every_field)
 {
 	struct pol_result r;
-	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .input = "git reset --hard",
-				  .agent = "claude", .cwd = "/work/repo", .result = &r};
+	struct pol_log_entry e = {.layer = "hook",
+				  .tool = "Bash",
+				  .input = "git reset --hard",
+				  .agent = "claude",
+				  .cwd = "/work/repo",
+				  .result = &r};
 	size_t len;
 	char *log;
 	cJSON *j;
@@ -134,8 +138,8 @@ Test(audit, one_line_is_valid_json_with_every_field)
 Test(audit, path_decisions_log_the_path_and_operation)
 {
 	struct pol_result r;
-	struct pol_log_entry e = {.layer = "preload", .tool = "unlink", .input = "/etc/passwd",
-				  .result = &r};
+	struct pol_log_entry e = {
+	    .layer = "preload", .tool = "unlink", .input = "/etc/passwd", .result = &r};
 	size_t len;
 	char *log;
 	cJSON *j;
@@ -193,8 +197,11 @@ Test(audit, input_is_redacted_and_cut)
 Test(audit, control_characters_quotes_and_backslashes_stay_valid_json)
 {
 	struct pol_result r;
-	struct pol_log_entry e = {.layer = "hook\"x", .tool = "Ba\\sh", .input = "a\tb\nc\x01\x7f\"",
-				  .cwd = "/we\"ird\n", .result = &r};
+	struct pol_log_entry e = {.layer = "hook\"x",
+				  .tool = "Ba\\sh",
+				  .input = "a\tb\nc\x01\x7f\"",
+				  .cwd = "/we\"ird\n",
+				  .result = &r};
 	size_t len;
 	char *log;
 	cJSON *j;
@@ -218,8 +225,8 @@ Test(audit, every_field_at_its_longest_still_makes_one_valid_line)
 {
 	static char huge[8192];
 	struct pol_result r;
-	struct pol_log_entry e = {.layer = huge, .tool = huge, .input = huge, .agent = huge,
-				  .cwd = huge, .result = &r};
+	struct pol_log_entry e = {
+	    .layer = huge, .tool = huge, .input = huge, .agent = huge, .cwd = huge, .result = &r};
 	size_t len;
 	char *log;
 	cJSON *j;
@@ -309,7 +316,7 @@ Test(audit, a_symlink_at_the_log_path_is_not_followed)
 }
 
 #define WRITERS 8
-#define LINES 1000
+#define LINES	1000
 
 Test(audit, concurrent_writers_never_tear_a_line)
 {
@@ -332,8 +339,11 @@ Test(audit, concurrent_writers_never_tear_a_line)
 				int k = snprintf(input, sizeof(input), "writer %d line %d ", w, i);
 				memset(input + k, 'a' + w, sizeof(input) - 1 - (size_t)k);
 				input[sizeof(input) - 1] = '\0';
-				struct pol_log_entry e = {.layer = "test", .tool = "Bash",
-							  .input = input, .cwd = "/x", .result = &r};
+				struct pol_log_entry e = {.layer = "test",
+							  .tool = "Bash",
+							  .input = input,
+							  .cwd = "/x",
+							  .result = &r};
 				if (pol_log_append(&e) != 0)
 					bad = 1;
 			}
@@ -344,7 +354,8 @@ Test(audit, concurrent_writers_never_tear_a_line)
 		int st;
 
 		cr_assert_eq(waitpid(pids[w], &st, 0), pids[w]);
-		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %d had a failed append", w);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %d had a failed append",
+			  w);
 	}
 	log = read_log(&len);
 	for (char *line = log, *end; line < log + len; line = end + 1) {

@@ -84,47 +84,47 @@ static const struct {
 	enum pol_decision want;
 	const char *pattern;
 } fixture_cmds[] = {
-	{"rm -rf /tmp/build", POL_DENY, "\\brm\\s+"},
-	{"RM -RF /tmp/build", POL_DENY, "\\brm\\s+"},
-	{"rm --recursive old/", POL_DENY, "\\brm"},
-	{"sudo rm /etc/hosts", POL_DENY, "sudo"},
-	{"chmod 777 script.sh", POL_DENY, "777"},
-	{"chmod -R 777 /srv", POL_DENY, "777"},
-	{"git reset --hard HEAD~1", POL_DENY, "reset"},
-	{"Git Reset --HARD", POL_DENY, "reset"},
-	{"git push --force origin main", POL_DENY, "--force(?!-with-lease)"},
-	{"git push -f origin main", POL_DENY, "-f\\b"},
-	{"git push --force-with-lease origin main", POL_ALLOW, NULL},
-	{"git push origin main", POL_ALLOW, NULL},
-	{"git clean -fd", POL_DENY, "clean"},
-	{"git stash clear", POL_DENY, "stash\\s+clear"},
-	{"git checkout -- .", POL_ASK, "checkout"},
-	{"git restore .", POL_ASK, "restore"},
-	{"git stash drop stash@{0}", POL_ASK, "stash\\s+drop"},
-	{"git branch -D feature", POL_ASK, "branch"},
-	{"git push origin --delete feature", POL_ASK, "--delete"},
-	{"git push origin :feature", POL_ASK, ":\\S+"},
-	{"mkfs.ext4 /dev/sdb1", POL_DENY, "mkfs"},
-	{"dd if=/dev/zero of=/dev/sda bs=1M", POL_DENY, "of=/dev/"},
-	{"kill -9 -1", POL_DENY, "kill"},
-	{"aws s3 rm s3://bucket --recursive", POL_DENY, "s3\\s+rm"},
-	{"terraform destroy -auto-approve", POL_DENY, "terraform"},
-	{"TERRAFORM DESTROY", POL_DENY, "terraform"},
-	{"kubectl delete namespace prod", POL_DENY, "namespace"},
-	{"redis-cli flushall", POL_DENY, "FLUSHALL"},
-	{"psql -c 'DROP TABLE users;'", POL_DENY, "DROP\\s+TABLE"},
-	{"psql -c 'drop database app'", POL_DENY, "DROP\\s+DATABASE"},
-	{"DELETE FROM users;", POL_DENY, "DELETE\\s+FROM\\s+\\w+\\s*;"},
-	{"DELETE FROM users", POL_DENY, "DELETE\\s+FROM\\s+\\w+\\s*$"},
-	{"DELETE FROM users WHERE id = 4", POL_ASK, "WHERE"},
-	{"gh repo delete me/app", POL_DENY, "gh\\s+repo"},
-	{"npm unpublish pkg", POL_DENY, "unpublish"},
-	{"ls -la", POL_ALLOW, NULL},
-	{"git status", POL_ALLOW, NULL},
-	{"kubectl get pods", POL_ALLOW, NULL},
-	{"echo farm", POL_ALLOW, NULL},
-	{"docker ps", POL_ALLOW, NULL},
-	{"make -j2 test", POL_ALLOW, NULL},
+    {"rm -rf /tmp/build", POL_DENY, "\\brm\\s+"},
+    {"RM -RF /tmp/build", POL_DENY, "\\brm\\s+"},
+    {"rm --recursive old/", POL_DENY, "\\brm"},
+    {"sudo rm /etc/hosts", POL_DENY, "sudo"},
+    {"chmod 777 script.sh", POL_DENY, "777"},
+    {"chmod -R 777 /srv", POL_DENY, "777"},
+    {"git reset --hard HEAD~1", POL_DENY, "reset"},
+    {"Git Reset --HARD", POL_DENY, "reset"},
+    {"git push --force origin main", POL_DENY, "--force(?!-with-lease)"},
+    {"git push -f origin main", POL_DENY, "-f\\b"},
+    {"git push --force-with-lease origin main", POL_ALLOW, NULL},
+    {"git push origin main", POL_ALLOW, NULL},
+    {"git clean -fd", POL_DENY, "clean"},
+    {"git stash clear", POL_DENY, "stash\\s+clear"},
+    {"git checkout -- .", POL_ASK, "checkout"},
+    {"git restore .", POL_ASK, "restore"},
+    {"git stash drop stash@{0}", POL_ASK, "stash\\s+drop"},
+    {"git branch -D feature", POL_ASK, "branch"},
+    {"git push origin --delete feature", POL_ASK, "--delete"},
+    {"git push origin :feature", POL_ASK, ":\\S+"},
+    {"mkfs.ext4 /dev/sdb1", POL_DENY, "mkfs"},
+    {"dd if=/dev/zero of=/dev/sda bs=1M", POL_DENY, "of=/dev/"},
+    {"kill -9 -1", POL_DENY, "kill"},
+    {"aws s3 rm s3://bucket --recursive", POL_DENY, "s3\\s+rm"},
+    {"terraform destroy -auto-approve", POL_DENY, "terraform"},
+    {"TERRAFORM DESTROY", POL_DENY, "terraform"},
+    {"kubectl delete namespace prod", POL_DENY, "namespace"},
+    {"redis-cli flushall", POL_DENY, "FLUSHALL"},
+    {"psql -c 'DROP TABLE users;'", POL_DENY, "DROP\\s+TABLE"},
+    {"psql -c 'drop database app'", POL_DENY, "DROP\\s+DATABASE"},
+    {"DELETE FROM users;", POL_DENY, "DELETE\\s+FROM\\s+\\w+\\s*;"},
+    {"DELETE FROM users", POL_DENY, "DELETE\\s+FROM\\s+\\w+\\s*$"},
+    {"DELETE FROM users WHERE id = 4", POL_ASK, "WHERE"},
+    {"gh repo delete me/app", POL_DENY, "gh\\s+repo"},
+    {"npm unpublish pkg", POL_DENY, "unpublish"},
+    {"ls -la", POL_ALLOW, NULL},
+    {"git status", POL_ALLOW, NULL},
+    {"kubectl get pods", POL_ALLOW, NULL},
+    {"echo farm", POL_ALLOW, NULL},
+    {"docker ps", POL_ALLOW, NULL},
+    {"make -j2 test", POL_ALLOW, NULL},
 };
 
 Test(decide, damage_control_commands_decide_as_their_authors_meant)
@@ -137,7 +137,8 @@ Test(decide, damage_control_commands_decide_as_their_authors_meant)
 
 		cr_expect_eq(d, fixture_cmds[k].want, "'%s': %s, want %s (rule %s)",
 			     fixture_cmds[k].cmd, pol_decision_name(d),
-			     pol_decision_name(fixture_cmds[k].want), r.rule_id ? r.rule_id : "none");
+			     pol_decision_name(fixture_cmds[k].want),
+			     r.rule_id ? r.rule_id : "none");
 		if (fixture_cmds[k].pattern && r.pattern)
 			cr_expect_not_null(strstr(r.pattern, fixture_cmds[k].pattern),
 					   "'%s' decided by %s", fixture_cmds[k].cmd, r.pattern);
@@ -156,50 +157,50 @@ static const struct {
 	enum pol_op op;
 	enum pol_decision want;
 } fixture_paths[] = {
-	/* relative entries match absolute paths (damage-control's known miss) */
-	{"$R/package-lock.json", POL_OP_WRITE, POL_DENY},
-	{"/elsewhere/app/package-lock.json", POL_OP_WRITE, POL_DENY},
-	{"$R/package-lock.json", POL_OP_READ, POL_ALLOW},
-	{"$R/dist/main.js", POL_OP_WRITE, POL_DENY},
-	{"$R/web/dist/main.js", POL_OP_TRUNCATE, POL_DENY},
-	/* read-only out/ must not match inside src/layout/ (its known false positive) */
-	{"$R/src/layout/x", POL_OP_WRITE, POL_ALLOW},
-	{"$R/src/layout/out.txt", POL_OP_WRITE, POL_ALLOW},
-	{"$R/out/x", POL_OP_WRITE, POL_DENY},
-	{"$R/.env", POL_OP_READ, POL_DENY},
-	{"$R/config/.env.production", POL_OP_READ, POL_DENY},
-	{"$R/.env.development.local", POL_OP_READ, POL_DENY},
-	{"$R/prod.env", POL_OP_READ, POL_DENY},
-	{"$R/environment.ts", POL_OP_READ, POL_ALLOW},
-	{"$H/.ssh/id_ed25519", POL_OP_READ, POL_DENY},
-	{"$H/.aws/credentials", POL_OP_READ, POL_DENY},
-	{"$H/.config/gcloud/creds.json", POL_OP_READ, POL_DENY},
-	{"$R/certs/server.pem", POL_OP_READ, POL_DENY},
-	{"$R/certs/server.key", POL_OP_READ, POL_DENY},
-	{"$R/my-app-credentials.json", POL_OP_READ, POL_DENY},
-	{"$R/infra/prod.tfstate", POL_OP_READ, POL_DENY},
-	{"$R/db/dump.sql", POL_OP_READ, POL_DENY},
-	{"$R/db/schema.sql", POL_OP_READ, POL_ALLOW},
-	{"/etc/passwd", POL_OP_READ, POL_ALLOW},
-	{"/etc/passwd", POL_OP_WRITE, POL_DENY},
-	{"/usr/bin/ls", POL_OP_EXEC, POL_ALLOW},
-	{"/usr/bin/ls", POL_OP_DELETE, POL_DENY},
-	{"$H/.bashrc", POL_OP_WRITE, POL_DENY},
-	{"$H/.bashrc", POL_OP_READ, POL_ALLOW},
-	{"$R/yarn.lock", POL_OP_WRITE, POL_DENY},
-	{"$R/app.min.js", POL_OP_WRITE, POL_DENY},
-	{"$R/node_modules/x/index.js", POL_OP_WRITE, POL_DENY},
-	{"$R/README.md", POL_OP_DELETE, POL_DENY},
-	{"$R/README.md", POL_OP_WRITE, POL_ALLOW},
-	{"$R/docs/README.rst", POL_OP_RENAME_FROM, POL_DENY},
-	{"$R/LICENSE", POL_OP_DELETE, POL_DENY},
-	{"$R/.git/HEAD", POL_OP_DELETE, POL_DENY},
-	{"$R/.github/workflows/ci.yml", POL_OP_DELETE, POL_DENY},
-	{"$R/Dockerfile.dev", POL_OP_DELETE, POL_DENY},
-	{"$R/docker-compose.prod.yml", POL_OP_DELETE, POL_DENY},
-	{"$R/src/main.c", POL_OP_DELETE, POL_ALLOW},
-	{"$H/.claude/settings.json", POL_OP_DELETE, POL_DENY},
-	{"$H/.claude/settings.json", POL_OP_WRITE, POL_ALLOW},
+    /* relative entries match absolute paths (damage-control's known miss) */
+    {"$R/package-lock.json", POL_OP_WRITE, POL_DENY},
+    {"/elsewhere/app/package-lock.json", POL_OP_WRITE, POL_DENY},
+    {"$R/package-lock.json", POL_OP_READ, POL_ALLOW},
+    {"$R/dist/main.js", POL_OP_WRITE, POL_DENY},
+    {"$R/web/dist/main.js", POL_OP_TRUNCATE, POL_DENY},
+    /* read-only out/ must not match inside src/layout/ (its known false positive) */
+    {"$R/src/layout/x", POL_OP_WRITE, POL_ALLOW},
+    {"$R/src/layout/out.txt", POL_OP_WRITE, POL_ALLOW},
+    {"$R/out/x", POL_OP_WRITE, POL_DENY},
+    {"$R/.env", POL_OP_READ, POL_DENY},
+    {"$R/config/.env.production", POL_OP_READ, POL_DENY},
+    {"$R/.env.development.local", POL_OP_READ, POL_DENY},
+    {"$R/prod.env", POL_OP_READ, POL_DENY},
+    {"$R/environment.ts", POL_OP_READ, POL_ALLOW},
+    {"$H/.ssh/id_ed25519", POL_OP_READ, POL_DENY},
+    {"$H/.aws/credentials", POL_OP_READ, POL_DENY},
+    {"$H/.config/gcloud/creds.json", POL_OP_READ, POL_DENY},
+    {"$R/certs/server.pem", POL_OP_READ, POL_DENY},
+    {"$R/certs/server.key", POL_OP_READ, POL_DENY},
+    {"$R/my-app-credentials.json", POL_OP_READ, POL_DENY},
+    {"$R/infra/prod.tfstate", POL_OP_READ, POL_DENY},
+    {"$R/db/dump.sql", POL_OP_READ, POL_DENY},
+    {"$R/db/schema.sql", POL_OP_READ, POL_ALLOW},
+    {"/etc/passwd", POL_OP_READ, POL_ALLOW},
+    {"/etc/passwd", POL_OP_WRITE, POL_DENY},
+    {"/usr/bin/ls", POL_OP_EXEC, POL_ALLOW},
+    {"/usr/bin/ls", POL_OP_DELETE, POL_DENY},
+    {"$H/.bashrc", POL_OP_WRITE, POL_DENY},
+    {"$H/.bashrc", POL_OP_READ, POL_ALLOW},
+    {"$R/yarn.lock", POL_OP_WRITE, POL_DENY},
+    {"$R/app.min.js", POL_OP_WRITE, POL_DENY},
+    {"$R/node_modules/x/index.js", POL_OP_WRITE, POL_DENY},
+    {"$R/README.md", POL_OP_DELETE, POL_DENY},
+    {"$R/README.md", POL_OP_WRITE, POL_ALLOW},
+    {"$R/docs/README.rst", POL_OP_RENAME_FROM, POL_DENY},
+    {"$R/LICENSE", POL_OP_DELETE, POL_DENY},
+    {"$R/.git/HEAD", POL_OP_DELETE, POL_DENY},
+    {"$R/.github/workflows/ci.yml", POL_OP_DELETE, POL_DENY},
+    {"$R/Dockerfile.dev", POL_OP_DELETE, POL_DENY},
+    {"$R/docker-compose.prod.yml", POL_OP_DELETE, POL_DENY},
+    {"$R/src/main.c", POL_OP_DELETE, POL_ALLOW},
+    {"$H/.claude/settings.json", POL_OP_DELETE, POL_DENY},
+    {"$H/.claude/settings.json", POL_OP_WRITE, POL_ALLOW},
 };
 
 static void expand(const char *s, char *out, size_t size)
@@ -303,9 +304,9 @@ Test(decide, severities_decide_deny_warn_log_and_ask)
 		enum pol_decision d;
 		enum pol_severity s;
 	} cases[] = {
-		{"crit", POL_DENY, POL_SEV_CRITICAL}, {"high", POL_DENY, POL_SEV_HIGH},
-		{"med", POL_WARN, POL_SEV_MEDIUM},    {"low", POL_LOG, POL_SEV_LOW},
-		{"ask", POL_ASK, POL_SEV_CRITICAL},   {"none of them", POL_ALLOW, POL_SEV_LOW},
+	    {"crit", POL_DENY, POL_SEV_CRITICAL}, {"high", POL_DENY, POL_SEV_HIGH},
+	    {"med", POL_WARN, POL_SEV_MEDIUM},	  {"low", POL_LOG, POL_SEV_LOW},
+	    {"ask", POL_ASK, POL_SEV_CRITICAL},	  {"none of them", POL_ALLOW, POL_SEV_LOW},
 	};
 	struct pol_policy *p = yaml_policy(sev_yaml);
 
@@ -330,9 +331,9 @@ Test(decide, the_worst_decision_wins)
 		enum pol_decision d;
 		const char *id;
 	} cases[] = {
-		{"low med", POL_WARN, "t.med"},	     {"med low", POL_WARN, "t.med"},
-		{"med ask low", POL_ASK, "t.ask"},   {"ask high", POL_DENY, "t.high"},
-		{"low med ask crit", POL_DENY, "t.crit"},
+	    {"low med", POL_WARN, "t.med"},	      {"med low", POL_WARN, "t.med"},
+	    {"med ask low", POL_ASK, "t.ask"},	      {"ask high", POL_DENY, "t.high"},
+	    {"low med ask crit", POL_DENY, "t.crit"},
 	};
 	struct pol_policy *p = yaml_policy(sev_yaml);
 
@@ -413,12 +414,10 @@ Test(decide, nul_byte_or_invalid_utf8_is_refused)
 		const char *s;
 		size_t n;
 	} cases[] = {
-		{"ls\0 rm -rf /", 12},
-		{"ls \xff", 4},
-		{"ls \xc0\xaf", 5},	    /* overlong '/' */
-		{"ls \xed\xa0\x80", 6},	    /* surrogate */
-		{"ls \xf4\x90\x80\x80", 7}, /* past U+10FFFF */
-		{"ls \xe2\x82", 5},	    /* cut sequence */
+	    {"ls\0 rm -rf /", 12},	{"ls \xff", 4}, {"ls \xc0\xaf", 5}, /* overlong '/' */
+	    {"ls \xed\xa0\x80", 6},					    /* surrogate */
+	    {"ls \xf4\x90\x80\x80", 7},					    /* past U+10FFFF */
+	    {"ls \xe2\x82", 5},						    /* cut sequence */
 	};
 	struct pol_policy *p = new_policy();
 
@@ -574,12 +573,12 @@ Test(decide, redact_hides_quoted_strings)
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
-		{"echo 'secret'", "echo '***'"},
-		{"curl -H \"Authorization: x\" u", "curl -H \"***\" u"},
-		{"a \"b\\\"c\" d", "a \"***\" d"},
-		{"echo 'unterminated", "echo '***"},
-		{"no quotes", "no quotes"},
-		{"empty '' \"\"", "empty '' \"\""},
+	    {"echo 'secret'", "echo '***'"},
+	    {"curl -H \"Authorization: x\" u", "curl -H \"***\" u"},
+	    {"a \"b\\\"c\" d", "a \"***\" d"},
+	    {"echo 'unterminated", "echo '***"},
+	    {"no quotes", "no quotes"},
+	    {"empty '' \"\"", "empty '' \"\""},
 	};
 	char out[256];
 

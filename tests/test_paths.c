@@ -111,9 +111,9 @@ static enum pol_decision check(const struct pol_policy *p, const char *path, enu
 
 static int op_parse(const char *s, enum pol_op *op)
 {
-	static const char *const names[] = {"read",	  "write",     "create", "truncate",
-					    "delete",	  "rename_from", "rename_to", "chmod",
-					    "exec",	  "list",	 "link_from"};
+	static const char *const names[] = {"read",   "write",	     "create",	  "truncate",
+					    "delete", "rename_from", "rename_to", "chmod",
+					    "exec",   "list",	     "link_from"};
 
 	for (int i = 0; i < POL_OP__COUNT; i++)
 		if (strcmp(s, names[i]) == 0) {
@@ -145,8 +145,7 @@ static FILE *open_table(const char *name)
 {
 	FILE *f = fopen(name, "r");
 
-	cr_assert_not_null(f, "%s: %s (tests run from the repository root)", name,
-			   strerror(errno));
+	cr_assert_not_null(f, "%s: %s (tests run from the repository root)", name, strerror(errno));
 	return f;
 }
 
@@ -238,8 +237,8 @@ Test(paths, path_rule_table)
 		enum pol_decision want = strcmp(fld[5], "deny") == 0 ? POL_DENY : POL_ALLOW;
 		expand(fld[4], path, sizeof(path));
 		enum pol_decision got = check(p, path, op, flags, &r);
-		cr_expect_eq(got, want, "paths.tsv:%u: %s [%s] %s %s: %s, want %s (rule %s)", lineno,
-			     fld[0], fld[1], fld[2], fld[4], pol_decision_name(got),
+		cr_expect_eq(got, want, "paths.tsv:%u: %s [%s] %s %s: %s, want %s (rule %s)",
+			     lineno, fld[0], fld[1], fld[2], fld[4], pol_decision_name(got),
 			     pol_decision_name(want), r.rule_id ? r.rule_id : "none");
 		if (got == POL_DENY) {
 			cr_expect_eq(r.detection, POL_DET_PATH, "paths.tsv:%u", lineno);
@@ -298,8 +297,8 @@ static void expect_path(const struct pol_policy *p, const char *path, enum pol_o
 	enum pol_decision got = check(p, path, op, flags, &r);
 
 	cr_expect_eq(got, want, "%s %s: %s, want %s (rule %s, path %s)", pol_op_name(op), path,
-		     pol_decision_name(got), pol_decision_name(want), r.rule_id ? r.rule_id : "none",
-		     r.path);
+		     pol_decision_name(got), pol_decision_name(want),
+		     r.rule_id ? r.rule_id : "none", r.path);
 	pol_result_release(&r);
 }
 
@@ -529,8 +528,7 @@ Test(paths, dirfd_opened_through_a_symlink_is_resolved)
 	cr_assert_geq(fd, 0);
 	cr_expect_eq(pol_check_path_at(p, fd, "../home/.ssh/id_rsa", POL_OP_READ, 0, NULL, &r),
 		     POL_DENY);
-	cr_expect_eq(pol_check_path_at(p, fd, "fdlink/id_rsa", POL_OP_READ, 0, NULL, &r),
-		     POL_DENY);
+	cr_expect_eq(pol_check_path_at(p, fd, "fdlink/id_rsa", POL_OP_READ, 0, NULL, &r), POL_DENY);
 	cr_expect_eq(pol_check_path_at(p, fd, "plain.txt", POL_OP_READ, 0, NULL, &r), POL_ALLOW);
 	close(fd);
 	pol_free(p);
@@ -617,15 +615,15 @@ Test(paths, normalize_is_lexical)
 	static const struct {
 		const char *path, *base, *home, *want;
 	} cases[] = {
-		{"/a/b/../c", NULL, NULL, "/a/c"},
-		{"a/./b", "/base", NULL, "/base/a/b"},
-		{"../../../x", "/base/one", NULL, "/x"},
-		{"~", NULL, "/home/u", "/home/u"},
-		{"~/x", "/base", "/home/u", "/home/u/x"},
-		{"~user/x", "/base", "/home/u", "/base/~user/x"},
-		{"//a//b//", NULL, NULL, "/a/b"},
-		{"/", NULL, NULL, "/"},
-		{"..", "/", NULL, "/"},
+	    {"/a/b/../c", NULL, NULL, "/a/c"},
+	    {"a/./b", "/base", NULL, "/base/a/b"},
+	    {"../../../x", "/base/one", NULL, "/x"},
+	    {"~", NULL, "/home/u", "/home/u"},
+	    {"~/x", "/base", "/home/u", "/home/u/x"},
+	    {"~user/x", "/base", "/home/u", "/base/~user/x"},
+	    {"//a//b//", NULL, NULL, "/a/b"},
+	    {"/", NULL, NULL, "/"},
+	    {"..", "/", NULL, "/"},
 	};
 	char out[PATH_MAX];
 

@@ -44,38 +44,38 @@ static void teardown(void)
 TestSuite(snapshot, .init = setup, .fini = teardown, .timeout = 60);
 
 static const char extra_yaml[] =
-	"rules:\n"
-	"  - id: snap.tabs\n"
-	"    pattern: '^tabbed\\tcmd\\\\x'\n"
-	"    reason: \"a reason with a\\ttab, a\\nnewline and a \\\\ backslash\"\n"
-	"    severity: medium\n"
-	"    suggestions: [\"one\\tsuggestion\", 'two \\ suggestions']\n"
-	"  - id: snap.low\n"
-	"    pattern: '\\blowly\\b'\n"
-	"    reason: low\n"
-	"    severity: low\n"
-	"  - id: snap.off\n"
-	"    pattern: '\\boffrule\\b'\n"
-	"    reason: off by default, enabled below\n"
-	"    enabled: false\n"
-	"  - id: snap.broken\n"
-	"    pattern: '(unclosed'\n"
-	"    reason: does not compile\n"
-	"  - id: heredoc.python.snap_system\n"
-	"    language: python\n"
-	"    pattern: 'os\\.system\\('\n"
-	"    reason: os.system\n"
-	"packs: [snap.off]\n"
-	"disable: [policy.bash.5]\n"
-	"zeroAccessPaths: [~/vault/, 'sec[0-9].txt', '!sec0.txt']\n"
-	"noDeletePaths: [keep/**/*.md]\n"
-	"allow:\n"
-	"  - {rule: snap.low, reason: fine}\n"
-	"  - rule: policy.bash.1\n"
-	"    reason: scratch only\n"
-	"    paths: [~/scratch/**, sandbox/]\n"
-	"    expires: 2099-01-31\n"
-	"  - {rule: core.git.reset_hard, reason: expired, expires: 2001-01-01}\n";
+    "rules:\n"
+    "  - id: snap.tabs\n"
+    "    pattern: '^tabbed\\tcmd\\\\x'\n"
+    "    reason: \"a reason with a\\ttab, a\\nnewline and a \\\\ backslash\"\n"
+    "    severity: medium\n"
+    "    suggestions: [\"one\\tsuggestion\", 'two \\ suggestions']\n"
+    "  - id: snap.low\n"
+    "    pattern: '\\blowly\\b'\n"
+    "    reason: low\n"
+    "    severity: low\n"
+    "  - id: snap.off\n"
+    "    pattern: '\\boffrule\\b'\n"
+    "    reason: off by default, enabled below\n"
+    "    enabled: false\n"
+    "  - id: snap.broken\n"
+    "    pattern: '(unclosed'\n"
+    "    reason: does not compile\n"
+    "  - id: heredoc.python.snap_system\n"
+    "    language: python\n"
+    "    pattern: 'os\\.system\\('\n"
+    "    reason: os.system\n"
+    "packs: [snap.off]\n"
+    "disable: [policy.bash.5]\n"
+    "zeroAccessPaths: [~/vault/, 'sec[0-9].txt', '!sec0.txt']\n"
+    "noDeletePaths: [keep/**/*.md]\n"
+    "allow:\n"
+    "  - {rule: snap.low, reason: fine}\n"
+    "  - rule: policy.bash.1\n"
+    "    reason: scratch only\n"
+    "    paths: [~/scratch/**, sandbox/]\n"
+    "    expires: 2099-01-31\n"
+    "  - {rule: core.git.reset_hard, reason: expired, expires: 2001-01-01}\n";
 
 /* The policy every test saves: embedded defaults, the fixture and the extra rules. */
 static struct pol_policy *source_policy(void)
@@ -234,15 +234,20 @@ Test(snapshot, loaded_snapshot_decides_every_corpus_command_identically)
 	struct pol_policy *p = source_policy(), *q = round_trip(p);
 	char **cmds, scratch[1100];
 	size_t n = corpus_commands(&cmds);
-	const char *extra[] = {"tabbed\tcmd\\x", "lowly thing", "offrule", "(unclosed",
+	const char *extra[] = {"tabbed\tcmd\\x",
+			       "lowly thing",
+			       "offrule",
+			       "(unclosed",
 			       "python3 - <<'EOF'\nimport os\nos.system('x')\nEOF\n",
-			       "rm -rf build", "git reset --hard"};
+			       "rm -rf build",
+			       "git reset --hard"};
 	const char *cwds[2] = {root, scratch};
 
 	snprintf(scratch, sizeof(scratch), "%s/scratch/x", home);
 	cr_assert_gt(n, 100, "the corpus has hundreds of commands");
 	for (int c = 0; c < 2; c++) {
-		for (unsigned flags = 0; flags <= POL_CTX_NO_ANALYSIS; flags += POL_CTX_NO_ANALYSIS) {
+		for (unsigned flags = 0; flags <= POL_CTX_NO_ANALYSIS;
+		     flags += POL_CTX_NO_ANALYSIS) {
 			struct pol_ctx ctx = {.cwd = cwds[c], .flags = flags};
 
 			for (size_t i = 0; i < n + sizeof(extra) / sizeof(extra[0]); i++) {
@@ -267,11 +272,11 @@ Test(snapshot, loaded_snapshot_decides_every_corpus_command_identically)
 Test(snapshot, loaded_snapshot_decides_every_path_operation_identically)
 {
 	static const char *const paths[] = {
-		"$H/.ssh/id_rsa", "$H/vault/key",      "$R/sec1.txt",	 "$R/sec0.txt",
-		"$R/a/sec9.txt",  "$R/keep/x/y/a.md",  "$R/keep/a.txt",	 "$R/.env",
-		"$R/.env.example", "$R/package-lock.json", "/etc/passwd", "/usr/bin/ls",
-		"$R/README.md",	  "$R/src/layout/x",   "$R/out/x",	 "$H/.bashrc",
-		"relative/file",  "$R/../outside",     "~/.aws/config", "$R/dist/x.js",
+	    "$H/.ssh/id_rsa",  "$H/vault/key",	       "$R/sec1.txt",	"$R/sec0.txt",
+	    "$R/a/sec9.txt",   "$R/keep/x/y/a.md",     "$R/keep/a.txt", "$R/.env",
+	    "$R/.env.example", "$R/package-lock.json", "/etc/passwd",	"/usr/bin/ls",
+	    "$R/README.md",    "$R/src/layout/x",      "$R/out/x",	"$H/.bashrc",
+	    "relative/file",   "$R/../outside",	       "~/.aws/config", "$R/dist/x.js",
 	};
 	struct pol_policy *p = source_policy(), *q = round_trip(p);
 
@@ -291,7 +296,8 @@ Test(snapshot, loaded_snapshot_decides_every_path_operation_identically)
 
 				pol_check_path(p, path, (enum pol_op)op, fl, &ctx, &a);
 				pol_check_path(q, path, (enum pol_op)op, fl, &ctx, &b);
-				snprintf(what, sizeof(what), "%s %s flags %u", pol_op_name(op), path, fl);
+				snprintf(what, sizeof(what), "%s %s flags %u", pol_op_name(op),
+					 path, fl);
 				expect_same(&a, &b, what);
 				cr_expect_str_eq(b.path, a.path, "%s", what);
 			}
@@ -323,12 +329,12 @@ Test(snapshot, damaged_snapshots_are_refused)
 	size_t len;
 	char *snap = pol_snapshot_save(p, &len);
 	static const char *const bad[] = {
-		"",
-		"DCGSNAP 2\n",
-		"NOTASNAP\n",
-		"DCGSNAP 1\nZ\tunknown record\n",
-		"DCGSNAP 1\nP\tonly-an-id\n",
-		"DCGSNAP 1\nA\trule\n",
+	    "",
+	    "DCGSNAP 2\n",
+	    "NOTASNAP\n",
+	    "DCGSNAP 1\nZ\tunknown record\n",
+	    "DCGSNAP 1\nP\tonly-an-id\n",
+	    "DCGSNAP 1\nA\trule\n",
 	};
 
 	cr_assert_not_null(snap);

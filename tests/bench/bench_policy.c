@@ -104,16 +104,16 @@ static double median_load_ms(const struct load_case *c, int runs, size_t *rules,
 static void bench_load(const char *fixture, int runs)
 {
 	const struct load_case cases[] = {
-		{"baseline: empty policy (pol_new + pol_free)", L_EMPTY, 0, NULL},
-		{"embedded defaults (snapshot, lazy codes)", L_EMBEDDED, 0, NULL},
-		{"embedded defaults + first decision", L_EMBEDDED_FIRST, 0, NULL},
-		{"embedded defaults + first decision, JIT", L_EMBEDDED_FIRST, POL_LOAD_JIT, NULL},
-		{"default.yaml via libyaml, all compiled, interp.", L_FILE, POL_LOAD_EAGER,
-		 "policy/default.yaml"},
-		{"default.yaml via libyaml, all compiled, JIT", L_FILE, POL_LOAD_EAGER | POL_LOAD_JIT,
-		 "policy/default.yaml"},
-		{"damage-control fixture, interpreted", L_FILE, 0, fixture},
-		{"damage-control fixture, JIT", L_FILE, POL_LOAD_JIT, fixture},
+	    {"baseline: empty policy (pol_new + pol_free)", L_EMPTY, 0, NULL},
+	    {"embedded defaults (snapshot, lazy codes)", L_EMBEDDED, 0, NULL},
+	    {"embedded defaults + first decision", L_EMBEDDED_FIRST, 0, NULL},
+	    {"embedded defaults + first decision, JIT", L_EMBEDDED_FIRST, POL_LOAD_JIT, NULL},
+	    {"default.yaml via libyaml, all compiled, interp.", L_FILE, POL_LOAD_EAGER,
+	     "policy/default.yaml"},
+	    {"default.yaml via libyaml, all compiled, JIT", L_FILE, POL_LOAD_EAGER | POL_LOAD_JIT,
+	     "policy/default.yaml"},
+	    {"damage-control fixture, interpreted", L_FILE, 0, fixture},
+	    {"damage-control fixture, JIT", L_FILE, POL_LOAD_JIT, fixture},
 	};
 	double base = 0;
 
@@ -134,28 +134,28 @@ static void bench_load(const char *fixture, int runs)
 /* ---- 2. decisions per second ------------------------------------------------------------ */
 
 struct item {
-	char *cmd;	/* a command, or NULL for a path check */
+	char *cmd; /* a command, or NULL for a path check */
 	const char *path;
 	enum pol_op op;
 };
 
 static const char *const bench_paths[] = {
-	"/home/agent/.ssh/id_rsa",
-	"/home/agent/.aws/credentials",
-	"/work/proj/src/main.c",
-	"/work/proj/src/layout/view.c",
-	"/work/proj/package-lock.json",
-	"/work/proj/dist/app.min.js",
-	"/work/proj/.env",
-	"/work/proj/.env.example",
-	"/work/proj/README.md",
-	"/work/proj/.git/HEAD",
-	"/work/proj/node_modules/x/y/z/index.js",
-	"/etc/passwd",
-	"/usr/lib/x86_64-linux-gnu/libc.so.6",
-	"/tmp/build/out/obj/a/b/c/d/e/f/g.o",
-	"src/relative/file.txt",
-	"../../escape/attempt/../../etc/shadow",
+    "/home/agent/.ssh/id_rsa",
+    "/home/agent/.aws/credentials",
+    "/work/proj/src/main.c",
+    "/work/proj/src/layout/view.c",
+    "/work/proj/package-lock.json",
+    "/work/proj/dist/app.min.js",
+    "/work/proj/.env",
+    "/work/proj/.env.example",
+    "/work/proj/README.md",
+    "/work/proj/.git/HEAD",
+    "/work/proj/node_modules/x/y/z/index.js",
+    "/etc/passwd",
+    "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    "/tmp/build/out/obj/a/b/c/d/e/f/g.o",
+    "src/relative/file.txt",
+    "../../escape/attempt/../../etc/shadow",
 };
 
 static const enum pol_op bench_ops[] = {POL_OP_READ, POL_OP_WRITE, POL_OP_DELETE,
@@ -314,14 +314,13 @@ static void bench_decisions(const char *fixture)
 		unsigned flags;
 		int only_cmds;
 	} runs[] = {
-		{"baseline: empty policy, mixed list", empty, 0, 0},
-		{"defaults + fixture, mixed list, interpreted", interp, 0, 0},
-		{"defaults + fixture, mixed list, JIT", jit, 0, 0},
-		{"baseline: empty policy, commands only", empty, 0, 1},
-		{"defaults + fixture, commands only, interpreted", interp, 0, 1},
-		{"defaults + fixture, commands only, JIT", jit, 0, 1},
-		{"defaults + fixture, raw regex only (no analysis)", interp, POL_CTX_NO_ANALYSIS,
-		 1},
+	    {"baseline: empty policy, mixed list", empty, 0, 0},
+	    {"defaults + fixture, mixed list, interpreted", interp, 0, 0},
+	    {"defaults + fixture, mixed list, JIT", jit, 0, 0},
+	    {"baseline: empty policy, commands only", empty, 0, 1},
+	    {"defaults + fixture, commands only, interpreted", interp, 0, 1},
+	    {"defaults + fixture, commands only, JIT", jit, 0, 1},
+	    {"defaults + fixture, raw regex only (no analysis)", interp, POL_CTX_NO_ANALYSIS, 1},
 	};
 	double base = 0;
 
@@ -336,7 +335,8 @@ static void bench_decisions(const char *fixture)
 	       nc, CORPUS, np, MIN_SECONDS);
 	printf("  %-50s %12s %8s %9s %7s\n", "", "decisions/s", "x base", "us/dec", "denied");
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		struct rate rt = run_decisions(runs[i].p, items, n, runs[i].flags, runs[i].only_cmds);
+		struct rate rt =
+		    run_decisions(runs[i].p, items, n, runs[i].flags, runs[i].only_cmds);
 
 		if (i == 0 || i == 3)
 			base = rt.per_s;
@@ -375,23 +375,24 @@ static void bench_hostile(void)
 	const struct {
 		const char *name, *head, *a, *b, *c;
 	} files[] = {
-		{"10 MB of damage-control patterns", "bashToolPatterns:\n",
-		 "  - pattern: '\\bcmd", "\\s+--danger\\b'\n    reason: generated ", "\n"},
-		{"10 MB of dcg rules with IDs", "rules:\n", "  - {id: gen.r", ", pattern: 'cmd",
-		 " --danger', reason: generated}\n"},
-		{"10 MB of path patterns", "zeroAccessPaths:\n", "  - '/data/p", "/**/*.k", "'\n"},
-		{"10 MB of aliases to one rule",
-		 "base: &r {pattern: '\\bshred\\b', reason: shred}\nbashToolPatterns:\n",
-		 "  - *r  # ", " ", "\n"},
-		{"10 MB of allow entries", "allow:\n", "  - {rule: gen.r", ", reason: generated ",
-		 "}\n"},
+	    {"10 MB of damage-control patterns", "bashToolPatterns:\n", "  - pattern: '\\bcmd",
+	     "\\s+--danger\\b'\n    reason: generated ", "\n"},
+	    {"10 MB of dcg rules with IDs", "rules:\n", "  - {id: gen.r", ", pattern: 'cmd",
+	     " --danger', reason: generated}\n"},
+	    {"10 MB of path patterns", "zeroAccessPaths:\n", "  - '/data/p", "/**/*.k", "'\n"},
+	    {"10 MB of aliases to one rule",
+	     "base: &r {pattern: '\\bshred\\b', reason: shred}\nbashToolPatterns:\n", "  - *r  # ",
+	     " ", "\n"},
+	    {"10 MB of allow entries", "allow:\n", "  - {rule: gen.r", ", reason: generated ",
+	     "}\n"},
 	};
 
 	if (!mkdtemp(dir)) {
 		perror("bench-policy: mkdtemp");
 		return;
 	}
-	printf("\nhostile files, one load each (the issue asks: loads or is refused within 1 s):\n");
+	printf(
+	    "\nhostile files, one load each (the issue asks: loads or is refused within 1 s):\n");
 	printf("  %-50s %9s %8s %6s %5s\n", "", "ms", "rc", "rules", "diag");
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct pol_policy *p = pol_new(0);

@@ -736,6 +736,7 @@ int hook_codex_parse(const char *buf, size_t len, struct hook_call *call, void *
 	}
 	tool = hook_agents_str(st->root, "tool_name");
 	call->cwd = hook_agents_str(st->root, "cwd");
+	call->session_id = hook_agents_str(st->root, "session_id"); /* intent selection */
 	call->tool = tool;
 	if (!tool || !tool[0]) {
 		set_invalid(call, "the input has no tool_name");

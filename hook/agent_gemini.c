@@ -121,6 +121,7 @@ int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void 
 	tool = hook_agents_str(st->root, "tool_name");
 	call->tool = tool;
 	call->cwd = hook_agents_str(st->root, "cwd");
+	call->session_id = hook_agents_str(st->root, "session_id"); /* intent selection */
 	if (!tool || !tool[0]) {
 		call->kind = HOOK_CALL_INVALID;
 		call->invalid = "the input has no tool_name";

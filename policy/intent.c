@@ -632,8 +632,28 @@ enum pol_decision pol_intent_check_command(const struct pol_intent_set *s, const
 /* ---- tool classes --------------------------------------------------------------------------- */
 
 static const char *const builtin_read_only[] = {
-    "Read",	 "Glob",     "Grep",	  "LS",	  "NotebookRead", "WebFetch",
-    "WebSearch", "TodoRead", "TodoWrite", "Task", "ExitPlanMode", "BashOutput",
+    /* Claude Code */
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "NotebookRead",
+    "WebFetch",
+    "WebSearch",
+    "TodoRead",
+    "TodoWrite",
+    "Task",
+    "ExitPlanMode",
+    "BashOutput",
+    /* Gemini CLI */
+    "read_file",
+    "read_many_files",
+    "list_directory",
+    "glob",
+    "grep_search",
+    "search_file_content",
+    "web_fetch",
+    "google_web_search",
 };
 
 static int name_in(const struct strv *sv, const char *tool)

@@ -175,10 +175,11 @@ enum pol_intent_tool_class {
  *
  * Later calls add to earlier ones; a name listed in both classes is destructive.
  * Returns 0, -ENOENT (no file: nothing added), -EINVAL (diagnostics added), -ENOMEM.
- * Built-in classes: Read, Glob, Grep, LS, NotebookRead, WebFetch, WebSearch,
- * TodoRead, TodoWrite, Task, ExitPlanMode, BashOutput are read-only; Bash, Write,
- * Edit, MultiEdit, NotebookEdit, KillShell, apply_patch are destructive; any other
- * tool is destructive (fail safe). */
+ * Built-in classes: Claude Code's Read, Glob, Grep, LS, NotebookRead, WebFetch,
+ * WebSearch, TodoRead, TodoWrite, Task, ExitPlanMode, BashOutput and Gemini CLI's
+ * read_file, read_many_files, list_directory, glob, grep_search, search_file_content,
+ * web_fetch, google_web_search are read-only; any other tool (Bash, Write, Edit,
+ * apply_patch, MCP tools...) is destructive (fail safe). */
 int pol_intent_tools_load(struct pol_intent_set *s, const char *policy_file);
 int pol_intent_tools_load_buffer(struct pol_intent_set *s, const char *name, const char *buf,
 				 size_t len);

@@ -105,6 +105,8 @@ active_intents:
     owned_scope: ["docs/**", "README.md"]
 EOF
 
+cp .orchestration/active_intents.yaml "$T/intents.orig"
+
 # 2. No active intent: writes are denied with MISSING_INTENT, reads pass.
 claude Write s1 file_path="$WS/src/auth/a.ts" | expect "missing intent" deny MISSING_INTENT
 claude Read s1 file_path="$WS/src/api/a.ts" | expect "read without intent" allow
@@ -205,6 +207,7 @@ out=$("$DCG" hook --agent codex < "$T/big_patch.json" 2>/dev/null)
 case $out in *SCOPE_VIOLATION*) ;; *) bad "codex: the 7th file of a patch out of scope not refused: $out" ;; esac
 
 # Codex sessions have their own selection too.
+cp "$T/intents.orig" .orchestration/active_intents.yaml
 "$DCG" intent select INT-002 --session c2 >/dev/null || bad "select for codex session c2"
 patch docs/p.md | sed 's/"session_id": "c1"/"session_id": "c2"/' > "$T/c2.json"
 out=$("$DCG" hook --agent codex < "$T/c2.json" 2>/dev/null)

@@ -564,3 +564,32 @@ Test(intent, relative_paths_against_a_directory_descriptor)
 	close(fd);
 	remove_workspace(s);
 }
+
+Test(intent, a_project_reached_through_a_symlink_keeps_its_scope)
+{
+	struct pol_intent_set *s = workspace(NULL), *via_link = NULL;
+	char link[300], file[PATH_MAX * 2], p[PATH_MAX * 2];
+	struct pol_result r;
+
+	snprintf(link, sizeof(link), "%s.link", ws);
+	cr_assert_eq(symlink(ws, link), 0);
+	snprintf(file, sizeof(file), "%s/" POL_INTENT_FILE, link);
+	cr_assert_eq(pol_intent_load(file, link, &via_link), 0);
+	cr_assert_eq(pol_intent_select(via_link, "INT-001"), 0);
+	/* the same files, named through the link or through the real folder */
+	snprintf(p, sizeof(p), "%s/src/auth/a.ts", link);
+	cr_expect_eq(pol_intent_check_path(via_link, p, POL_OP_WRITE, 0, "/", NULL, &r), POL_ALLOW);
+	snprintf(p, sizeof(p), "%s/src/auth/a.ts", ws);
+	cr_expect_eq(pol_intent_check_path(via_link, p, POL_OP_WRITE, 0, "/", NULL, &r), POL_ALLOW);
+	snprintf(p, sizeof(p), "%s/src/api/a.ts", ws);
+	cr_expect_eq(pol_intent_check_path(via_link, p, POL_OP_WRITE, 0, "/", NULL, &r), POL_ASK);
+	snprintf(p, sizeof(p), "%s/src/api/a.ts", link);
+	cr_expect_eq(pol_intent_check_path(via_link, p, POL_OP_WRITE, 0, "/", NULL, &r), POL_ASK);
+	/* the selection store does not care which name was used */
+	cr_assert_eq(pol_intent_selection_set(link, NULL, "INT-EXCL"), 0);
+	cr_assert_eq(pol_intent_selection_get(ws, NULL, p, sizeof(p), NULL), 0);
+	cr_expect_str_eq(p, "INT-EXCL");
+	pol_intent_free(via_link);
+	unlink(link);
+	remove_workspace(s);
+}

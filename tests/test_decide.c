@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -605,4 +606,114 @@ Test(decide, truncate_utf8_never_splits_a_character)
 	n = pol_truncate_utf8("\xc3\xa9\xc3\xa9\xc3\xa9", 6, 10, out, 4);
 	cr_expect_lt(n, 4);
 	cr_expect_eq(out[n], '\0');
+}
+
+/* ---- medium rules and catastrophic targets (needs the shell analysis) ------------------ */
+
+Test(decide, medium_rule_warns_but_denies_on_a_catastrophic_target)
+{
+	static const char y[] = "rules:\n  - {id: t.chmod, pattern: '^chmod\\b', reason: r, "
+				"severity: medium}\n";
+	static const struct {
+		const char *cmd;
+		enum pol_decision want;
+	} cases[] = {
+	    {"chmod -R 700 build", POL_WARN},	  {"chmod -R 700 /", POL_DENY},
+	    {"chmod -R 700 ~", POL_DENY},	  {"chmod -R 700 ~/", POL_DENY},
+	    {"chmod -R 700 $HOME", POL_DENY},	  {"chmod 600 /dev/sda", POL_DENY},
+	    {"chmod -R 700 /home", POL_WARN},	  {"echo chmod -R 700 /", POL_ALLOW},
+	    {"chmod -R 700 ~/project", POL_WARN},
+	};
+	struct pol_policy *p = yaml_policy(y);
+	char withhome[1200];
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pol_ctx ctx = {.cwd = root};
+		struct pol_result r;
+		enum pol_decision d =
+		    pol_check_command(p, cases[k].cmd, strlen(cases[k].cmd), &ctx, &r);
+
+		cr_expect_eq(d, cases[k].want, "'%s': %s, want %s (rule %s)", cases[k].cmd,
+			     pol_decision_name(d), pol_decision_name(cases[k].want),
+			     r.rule_id ? r.rule_id : "none");
+		pol_result_release(&r);
+	}
+	/* the home folder written out in full */
+	snprintf(withhome, sizeof(withhome), "chmod -R 700 %s", home);
+	struct pol_result r;
+	struct pol_ctx ctx = {.cwd = root};
+	cr_expect_eq(pol_check_command(p, withhome, strlen(withhome), &ctx, &r), POL_DENY, "%s",
+		     withhome);
+	pol_free(p);
+}
+
+/* ---- threads ---------------------------------------------------------------------------- */
+
+#define N_FIXTURE_CMDS (sizeof(fixture_cmds) / sizeof(fixture_cmds[0]))
+
+struct thread_arg {
+	const struct pol_policy *p;
+	const enum pol_decision *want; /* [2][N_FIXTURE_CMDS]: raw, then analysed */
+	int mismatches;
+};
+
+static struct pol_policy *threads_policy(unsigned flags)
+{
+	struct pol_policy *p = pol_new(flags);
+
+	cr_assert_not_null(p);
+	pol_set_home(p, home);
+	pol_set_root(p, root);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	cr_assert_eq(pol_load_file(p, FIXTURE), 0);
+	return p;
+}
+
+static enum pol_decision decide_one(const struct pol_policy *p, size_t k, int analysed)
+{
+	struct pol_ctx ctx = {.cwd = root, .flags = analysed ? 0 : POL_CTX_NO_ANALYSIS};
+	struct pol_result r;
+	const char *c = fixture_cmds[k].cmd;
+	enum pol_decision d = pol_check_command(p, c, strlen(c), &ctx, &r);
+
+	pol_result_release(&r);
+	return d;
+}
+
+static void *decide_in_thread(void *arg)
+{
+	struct thread_arg *ta = arg;
+
+	for (int round = 0; round < 20; round++)
+		for (size_t k = 0; k < N_FIXTURE_CMDS; k++)
+			for (int an = 0; an < 2; an++)
+				if (decide_one(ta->p, k, an) != ta->want[an * N_FIXTURE_CMDS + k])
+					ta->mismatches++;
+	return NULL;
+}
+
+/* Regexes compile lazily at first use and the embedded codes decode once: threads
+ * deciding at the same time on a fresh policy must agree with one thread alone. */
+Test(decide, concurrent_first_decisions_on_a_lazy_policy_agree)
+{
+	for (unsigned flags = 0; flags <= POL_LOAD_JIT; flags += POL_LOAD_JIT) {
+		struct pol_policy *alone = threads_policy(flags), *p = threads_policy(flags);
+		enum pol_decision want[2 * N_FIXTURE_CMDS];
+		pthread_t th[8];
+		struct thread_arg ta[8];
+
+		for (int an = 0; an < 2; an++)
+			for (size_t k = 0; k < N_FIXTURE_CMDS; k++)
+				want[an * N_FIXTURE_CMDS + k] = decide_one(alone, k, an);
+		for (int i = 0; i < 8; i++) {
+			ta[i] = (struct thread_arg){p, want, 0};
+			cr_assert_eq(pthread_create(&th[i], NULL, decide_in_thread, &ta[i]), 0);
+		}
+		for (int i = 0; i < 8; i++) {
+			pthread_join(th[i], NULL);
+			cr_expect_eq(ta[i].mismatches, 0, "thread %d (flags %u)", i, flags);
+		}
+		pol_free(alone);
+		pol_free(p);
+	}
 }

@@ -240,7 +240,10 @@ Test(snapshot, loaded_snapshot_decides_every_corpus_command_identically)
 			       "(unclosed",
 			       "python3 - <<'EOF'\nimport os\nos.system('x')\nEOF\n",
 			       "rm -rf build",
-			       "git reset --hard"};
+			       "git reset --hard",
+			       "RM -RF /",
+			       "Git Reset --HARD",
+			       "DROP table x"};
 	const char *cwds[2] = {root, scratch};
 
 	snprintf(scratch, sizeof(scratch), "%s/scratch/x", home);

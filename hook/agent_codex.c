@@ -630,7 +630,8 @@ static void pick_worst(const struct hook_call *call, struct hook_patch_file *fil
 		d[i] = pol_check_path(pol, copies[i], files[i].op, 0, &ctx, &r);
 		pol_result_release(&r);
 		if (d[i] < POL_DENY) { /* a file outside the active intent's scope counts too */
-			enum pol_decision sd = hook_intent_path_decision(call, copies[i], files[i].op);
+			enum pol_decision sd =
+			    hook_intent_path_decision(call, copies[i], files[i].op);
 			d[i] = sd > d[i] ? sd : d[i];
 		}
 	}

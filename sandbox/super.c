@@ -618,6 +618,8 @@ static int sbx_still_valid(struct sbx_call *c)
 
 /* sbx_do_open()'s answer when a helper thread will answer the notification. */
 #define SBX_ANSWERED_LATER (-100000)
+/* sbx_do_open()'s answer when the kernel may perform the open (O_PATH). */
+#define SBX_CONTINUE (-100001)
 
 struct sbx_fifo_job {
 	int listener;
@@ -729,6 +731,27 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		goto out;
 	}
 
+	if (flags & O_PATH) {
+		/* The kernel cannot install an O_PATH descriptor (ADDFD takes no O_PATH
+		 * file), and it needs none: an O_PATH descriptor reads, writes and changes
+		 * nothing by itself, and every use of it that could (reopening it through
+		 * /proc/self/fd, *at() calls relative to it, fchownat, linkat, execveat with
+		 * AT_EMPTY_PATH) is notified and checked on its own. So the path is checked
+		 * as a read and the kernel opens it: the one "continue" on a path, safe
+		 * whatever a racing thread swaps in. */
+		rc = sbx_walk(&c->who, a.base, a.path,
+			      (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
+		if (rc == 0)
+			rc = sbx_still_valid(c);
+		if (rc == 0)
+			rc = sbx_proc_guard(c, pin.abs);
+		if (rc == 0)
+			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_READ, 0);
+		if (rc == 0)
+			rc = SBX_CONTINUE;
+		goto out;
+	}
+
 	path = a.path;
 	start = a.base;
 	for (int round = 0; round < 40; round++) {
@@ -750,7 +773,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 				rc = -errno;
 				goto out;
 			}
-			if (S_ISLNK(st.st_mode) && !(flags & O_PATH)) {
+			if (S_ISLNK(st.st_mode)) {
 				rc = -ELOOP;
 				goto out;
 			}
@@ -773,11 +796,6 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 				rc = sbx_check(c, a.base_abs, a.path, &pin, op, 0);
 			if (rc < 0)
 				goto out;
-			if (flags & O_PATH) {
-				fd = fcntl(pin.fd, F_DUPFD_CLOEXEC, 0);
-				rc = fd < 0 ? -errno : 0;
-				goto out;
-			}
 			if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
 				/* A FIFO open waits for the other end, which would stall every
 				 * tracee: a helper thread opens it and answers later. */
@@ -867,10 +885,11 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		return rc;
 	sbx_creds_enter(c, 0);
 	if (t->a.path[0] == '\0') {
-		/* The object dirfd names. */
-		int fd = sbx_open_base(c, dirfd, 0);
+		/* The object dirfd names: sbx_path_arg_read() opened it as the base (before
+		 * we took on the tracee's ids, which may not reach its /proc entries). */
+		int fd = t->a.base >= 0 ? fcntl(t->a.base, F_DUPFD_CLOEXEC, 0) : -1;
 		if (fd < 0)
-			return fd;
+			return t->a.base >= 0 ? -errno : -EBADF;
 		t->pin.fd = fd;
 		rc = sbx_fd_path(fd, t->pin.abs, sizeof t->pin.abs);
 		if (rc < 0)
@@ -1309,6 +1328,10 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		fd = sbx_do_open(c, dirfd, addr, flags, mode & 07777);
 		if (fd == SBX_ANSWERED_LATER) {
 			ans->kind = SBX_ANS_NONE;
+			break;
+		}
+		if (fd == SBX_CONTINUE) {
+			ans->kind = SBX_ANS_CONTINUE;
 			break;
 		}
 		if (fd >= 0) {

@@ -32,6 +32,9 @@ rename scratch/../nd/sub/g scratch/moved
 link za/key scratch/hl
 create ro/new-file
 reopen-write ro/f
+fchmod ro/f
+futimens ro/sub/g
+fchmodat-empty ro/f
 CASES
 
 # Ordinary work still succeeds.
@@ -41,6 +44,9 @@ sbx_expect 0 "$OPS" write scratch/new
 sbx_expect 0 "$OPS" rename scratch/new scratch/renamed
 sbx_expect 0 "$OPS" link scratch/renamed scratch/hardlink
 sbx_expect 0 "$OPS" chmod scratch/renamed
+sbx_expect 0 "$OPS" fchmod scratch/renamed
+sbx_expect 0 "$OPS" futimens scratch/renamed
+sbx_expect 0 "$OPS" fchmodat-empty scratch/renamed
 sbx_expect 0 "$OPS" mkdir scratch/dir
 sbx_expect 0 "$OPS" rmdir scratch/dir
 sbx_expect 0 "$OPS" unlink scratch/renamed

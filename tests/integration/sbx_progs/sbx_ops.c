@@ -3,6 +3,7 @@
  *   sbx_ops OP PATH [PATH2]
  * Exit 0 when the operation succeeded, 13 when refused with EACCES, 1 otherwise.
  * "read" copies the file to stdout. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -73,6 +74,17 @@ int main(int argc, char **argv)
 			return result(-1);
 		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
 		return result(open(link, O_WRONLY));
+	}
+	if (!strcmp(op, "fchmod") || !strcmp(op, "futimens") || !strcmp(op, "fchmodat-empty")) {
+		/* Metadata writes through a descriptor opened for reading (or O_PATH). */
+		fd = open(p, !strcmp(op, "fchmodat-empty") ? O_PATH : O_RDONLY);
+		if (fd < 0)
+			return result(-1);
+		if (!strcmp(op, "fchmod"))
+			return result(fchmod(fd, 0777));
+		if (!strcmp(op, "futimens"))
+			return result(futimens(fd, NULL));
+		return result(syscall(SYS_fchownat, fd, "", 0, 0, AT_EMPTY_PATH));
 	}
 	if (!strcmp(op, "create"))
 		return result(fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644));

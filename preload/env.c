@@ -12,7 +12,7 @@
 /* The variables the guard owns: set by `dcg run`, always put back with the values the
  * guard started with, so that a program cannot point its children at another policy. */
 static const char *const owned_vars[] = { "DCG_SNAPSHOT", "DCG_POLICY", "DCG_LOG",
-					  "DCG_INTENT", "DCG_INTENTS_FILE" };
+					  "DCG_INTENT", "DCG_INTENTS_FILE", "DCG_SESSION" };
 #define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
 
 static struct {

@@ -391,18 +391,53 @@ int guard_check_fd(const char *call, int fd, enum pol_op op)
 	return guard_check_path(call, AT_FDCWD, target, op, 0);
 }
 
+/* Whether this session already said so for this program: a marker file next to the
+ * snapshot, created with O_EXCL (atomic across the session's processes, no lock, no
+ * malloc). Without a snapshot folder, once per process. */
+static int first_note(const char *file)
+{
+	const char *snap = getenv("DCG_SNAPSHOT"), *slash, *session = getenv("DCG_SESSION");
+	unsigned long long h = 1469598103934665603ull;
+	char path[4096], hex[17];
+	struct guard_msg m;
+	int fd;
+
+	if (g.noted_exe)
+		return 0;
+	g.noted_exe = 1;
+	if (!snap || !(slash = strrchr(snap, '/')) || slash == snap)
+		return 1;
+	for (const char *c = file; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	for (int i = 15; i >= 0; i--, h >>= 4)
+		hex[i] = "0123456789abcdef"[h & 15];
+	hex[16] = '\0';
+	guard_msg_init(&m, path, sizeof(path));
+	guard_msg_addn(&m, snap, (size_t)(slash - snap));
+	guard_msg_add(&m, "/noted-");
+	guard_msg_add(&m, session ? session : "0");
+	guard_msg_add(&m, "-");
+	guard_msg_add(&m, hex);
+	if (m.len >= sizeof(path) - 1)
+		return 1;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return errno != EEXIST;
+	close(fd);
+	return 1;
+}
+
 static void note_uncovered(const char *file)
 {
 	enum guard_exe_kind k;
 	struct guard_msg m;
 	char line[1200];
 
-	if (g.noted_exe || getenv("DCG_NOTED"))
+	if (g.noted_exe)
 		return;
 	k = guard_exe_kind(file);
-	if (k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID)
+	if ((k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID) || !first_note(file))
 		return;
-	g.noted_exe = 1;
 	guard_msg_init(&m, line, sizeof(line));
 	guard_msg_add(&m, "dcg: note: ");
 	guard_msg_add(&m, file);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dcg_policy.h"
@@ -315,6 +316,15 @@ int cmd_run(int argc, char **argv)
 	}
 	if (policy_file && setenv("DCG_POLICY", policy_file, 1) != 0)
 		goto out_free;
+	/* One session per dcg run: the guard says once per session that a program it
+	 * cannot follow (static, set-uid) ran. */
+	{
+		char sess[64];
+
+		snprintf(sess, sizeof(sess), "%ld.%ld", (long)getpid(), (long)time(NULL));
+		if (setenv("DCG_SESSION", sess, 1) != 0)
+			goto out_free;
+	}
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */
 	if (pol_log_path(logp, sizeof(logp)) == 0 && logp[0] == '/' && setenv("DCG_LOG", logp, 1) != 0)
 		goto out_free;

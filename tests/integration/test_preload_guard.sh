@@ -32,6 +32,7 @@ printf 'read only sub\n' > ro/sub/b.txt
 printf 'keep me\n' > nd/f1
 printf 'keep me too\n' > nd/sub/f2
 printf 'scratch\n' > free/x
+printf '#!/bin/sh\ntouch "$1"\n' > za/run.sh && chmod +x za/run.sh # exec of zero-access
 cat > policy.yaml <<'EOF'
 zeroAccessPaths: [za/]
 readOnlyPaths: [ro/]
@@ -71,6 +72,8 @@ attacks=(
 	'ln -s ../nd free/ndlink; rm free/ndlink/f1' 'cat free/../za/secret' 'echo pwned > ./free/../ro//a.txt'
 	'cd ro && echo pwned > a.txt' 'cd za && cat secret' 'cd nd/sub && rm -f f2 ../f1'
 	'cd free && mv ../nd ../nd2' "cd / && mv '$WS' '$WS.moved'" 'mv nd/sub free/sub'
+	# exec of a zero-access program
+	'za/run.sh free/ran' './za/run.sh free/ran' "python3 -c 'import subprocess; subprocess.run([\"za/run.sh\", \"free/ran\"])'"
 	# env tricks
 	'env -i /bin/rm -f nd/f1' 'env -i bash -c "cat za/secret"' 'env -u LD_PRELOAD rm -f nd/f1'
 	'LD_PRELOAD= cat za/secret' 'DCG_SNAPSHOT=/dev/null rm -f nd/f1' 'unset LD_PRELOAD; rm -f nd/f1'
@@ -120,6 +123,7 @@ for d in za ro nd; do
 	diff -r "$ORIG/$d" "$WS/$d" >/dev/null || bad "$d differs from its copy"
 done
 [ -d "$WS.moved" ] && { bad "the workspace was renamed away"; mv "$WS.moved" "$WS"; }
+[ -e "$WS/free/ran" ] && bad "a zero-access program was executed"
 if grep -rqa "$SECRET" "$OUT" "$WS/free" "$DCG_LOG" 2>/dev/null; then
 	bad "the secret reached an output:"
 	grep -rla "$SECRET" "$OUT" "$WS/free" "$DCG_LOG" | head
@@ -160,6 +164,27 @@ ok 'env -i /bin/cat ro/a.txt >/dev/null'
 printf 'exec 2>&-\nrm nd/f1\ntest -e nd/f1\n' > "$T/fd2.sh"
 ok "bash '$T/fd2.sh'"
 [ -e nd/f1 ] || bad "nd/f1 deleted with fd 2 closed"
+
+# git reset --hard run by make (not typed by the agent) is caught at the exec.
+if have git && have make; then
+	R=$T/repo
+	mkdir -p "$R" && cd "$R" && git init -q && echo committed > f.txt && git add f.txt &&
+		git -c user.email=t@t -c user.name=t commit -qm init && echo uncommitted > f.txt &&
+		printf 'reset:\n\tgit reset --hard\n' > Makefile
+	"$DCG" run --policy "$WS/policy.yaml" -- make -s reset >"$T/make.log" 2>&1
+	[ "$(cat f.txt)" = uncommitted ] || bad "git reset --hard from a Makefile ran"
+	grep -q '^dcg: blocked .*git reset --hard.*\[core\.git\.reset_hard\]' "$T/make.log" ||
+		{ bad "no refusal line for make's git reset --hard"; cat "$T/make.log"; }
+	cd "$WS" || exit 1
+fi
+
+# A static program: said once per session, however many processes run it.
+printf 'int main(void) { return 0; }\n' > "$T/st.c"
+if cc -static -o "$T/static_true" "$T/st.c" 2>/dev/null; then
+	"$DCG" run --policy "$WS/policy.yaml" -- bash -c "'$T/static_true'; '$T/static_true'; bash -c '$T/static_true'" 2>"$T/static.log"
+	[ "$(grep -c "dcg: note: $T/static_true is statically linked" "$T/static.log")" -eq 1 ] ||
+		{ bad "the static-binary note was not given exactly once"; cat "$T/static.log"; }
+fi
 
 if [ $fail -ne 0 ]; then
 	echo "---- guarded output (tail)"; tail -n 40 "$OUT"

@@ -249,6 +249,116 @@ Test(audit, every_field_at_its_longest_still_makes_one_valid_line)
 	free(log);
 }
 
+/* Strict UTF-8 (no overlong forms, no surrogates): a log line must decode. */
+static int utf8_ok(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i], k, cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		k = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
+		if (!k || c > 0xf4 || i + k >= n)
+			return 0;
+		cp = c & (0x3f >> k);
+		for (unsigned j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+/* Every way a field can be cut: by its own cap in the middle of a multi-byte character,
+ * or by the 4 KiB line in the middle of an escape. Each line must stay JSON and UTF-8. */
+Test(audit, cut_fields_never_split_an_escape_or_a_character)
+{
+	static char text[8192];
+	struct pol_result r;
+	size_t len;
+	char *log;
+
+	for (int shift = 0; shift < 24; shift++) {
+		size_t o = 0;
+
+		for (int i = 0; i < shift; i++)
+			text[o++] = 'a';
+		while (o + 3 < sizeof(text)) {
+			static const char mix[] = {'"', '\\', '\x01', '\xc3', '\xa9', 'x'};
+			/* é kept whole: c3 a9 always in a pair */
+			size_t m = (o * 7) % sizeof(mix);
+			if (mix[m] == '\xc3' || mix[m] == '\xa9') {
+				text[o++] = '\xc3';
+				text[o++] = '\xa9';
+			} else {
+				text[o++] = mix[m];
+			}
+		}
+		text[o] = '\0';
+		deny_result(&r);
+		r.reason = text;
+		r.rule_id = text + 1;
+		r.detection = POL_DET_PATH;
+		/* the path is the engine's own (already cut) buffer: ASCII escapes only */
+		for (size_t i = 0; i + 1 < sizeof(r.path); i++)
+			r.path[i] = "\"\\\x01x"[(i + (size_t)shift) % 4];
+		r.path[sizeof(r.path) - 1] = '\0';
+		struct pol_log_entry e = {.layer = text,
+					  .tool = text,
+					  .input = text,
+					  .agent = text,
+					  .cwd = text + 3,
+					  .result = &r};
+		cr_assert_eq(pol_log_append(&e), 0);
+	}
+	log = read_log(&len);
+	size_t lines = 0;
+	for (char *line = log, *end; line < log + len; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(log + len - line));
+		cr_assert_not_null(end);
+		*end = '\0';
+		cr_expect(utf8_ok((const unsigned char *)line, (size_t)(end - line)),
+			  "line %zu is not UTF-8", lines + 1);
+		cJSON *j = cJSON_Parse(line);
+		cr_expect_not_null(j, "line %zu is not JSON: ...%s", lines + 1,
+				   end - line > 80 ? end - 80 : line);
+		cJSON_Delete(j);
+		lines++;
+	}
+	cr_expect_eq(lines, 24);
+	free(log);
+}
+
+Test(audit, bytes_that_are_not_utf8_become_replacement_characters)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "preload",
+				  .tool = "open",
+				  .input = "/tmp/\xff\xfe/\xed\xa0\x80/caf\xc3\xa9",
+				  .result = &r};
+	size_t len;
+	char *log;
+	cJSON *j;
+
+	deny_result(&r);
+	cr_assert_eq(pol_log_append(&e), 0);
+	log = read_log(&len);
+	cr_expect(utf8_ok((const unsigned char *)log, len), "%s", log);
+	j = cJSON_Parse(log);
+	cr_assert_not_null(j, "%s", log);
+	cr_expect_str_eq(jstr(j, "input"), "/tmp/\xef\xbf\xbd\xef\xbf\xbd/\xef\xbf\xbd\xef\xbf\xbd"
+					   "\xef\xbf\xbd/caf\xc3\xa9");
+	cJSON_Delete(j);
+	free(log);
+}
+
 Test(audit, missing_folders_are_created)
 {
 	struct pol_result r;

@@ -38,12 +38,20 @@ int pol_log_path(char *buf, size_t size)
 struct jbuf {
 	char *b;
 	size_t n, size;
-	int full;
+	int full; /* the line is full: every later key and value is left out */
 };
+
+/* Does len more bytes fit, keeping keep bytes for what must close (a string's quote)
+ * and 2 for the line's "}\n"? Nothing written is ever taken back, so a cut line is
+ * still whole JSON: no half escape, no escaped closing quote, no half key. */
+static int fits(const struct jbuf *j, size_t len, size_t keep)
+{
+	return !j->full && j->n + len + keep + 2 <= j->size;
+}
 
 static void jraw(struct jbuf *j, const char *s, size_t len)
 {
-	if (j->n + len + 3 > j->size) { /* keep room for "}\n" */
+	if (!fits(j, len, 0)) {
 		j->full = 1;
 		return;
 	}
@@ -51,47 +59,95 @@ static void jraw(struct jbuf *j, const char *s, size_t len)
 	j->n += len;
 }
 
+/* Length of the well-formed UTF-8 character at s (at most len bytes), 0 if none. */
+static size_t utf8_char(const unsigned char *s, size_t len)
+{
+	unsigned c = s[0], cp;
+	size_t k = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf;
+
+	if (!k || k >= len)
+		return 0;
+	cp = c & (0x3fu >> k);
+	for (size_t i = 1; i <= k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return k + 1;
+}
+
+/* A JSON string of at most max bytes of s, cut on a character boundary. Bytes that are
+ * not UTF-8 (a path is any bytes) become U+FFFD, so every line decodes. */
 static void jstr(struct jbuf *j, const char *s, size_t max)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
 	size_t len = s ? strlen(s) : 0;
 
 	if (!s) {
 		jraw(j, "null", 4);
 		return;
 	}
-	jraw(j, "\"", 1);
+	if (!fits(j, 2, 0)) {
+		j->full = 1;
+		return;
+	}
+	j->b[j->n++] = '"';
 	if (len > max)
 		len = max;
-	for (size_t i = 0; i < len && !j->full; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+	for (size_t i = 0; i < len;) {
+		unsigned char c = u[i];
+		char enc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+		const char *out = enc;
+		size_t olen = 6, step = 1;
 
 		if (c == '"' || c == '\\') {
-			char e[2] = {'\\', (char)c};
-			jraw(j, e, 2);
-		} else if (c < 0x20 || c == 0x7f) {
-			jraw(j, esc, 6);
-		} else {
-			jraw(j, (const char *)&s[i], 1);
+			enc[1] = (char)c;
+			olen = 2;
+		} else if (c >= 0x80) {
+			step = utf8_char(u + i, len - i);
+			if (step) {
+				out = s + i;
+				olen = step;
+			} else {
+				out = "\\ufffd";
+				step = 1;
+			}
+		} else if (c >= 0x20 && c != 0x7f) {
+			out = s + i;
+			olen = 1;
 		}
+		if (!fits(j, olen, 1)) {
+			j->full = 1;
+			break;
+		}
+		memcpy(j->b + j->n, out, olen);
+		j->n += olen;
+		i += step;
 	}
-	/* Close the string even when cut: a line is always valid JSON. */
-	if (j->full) {
-		j->full = 0;
-		j->n = j->n + 8 < j->size ? j->n : j->size - 8;
-	}
-	jraw(j, "\"", 1);
+	j->b[j->n++] = '"'; /* kept room for it */
 }
 
+/* A key, only when there is room for it and the smallest value after it (a number,
+ * null or a string's quotes); else the line ends before it. */
 static void jkey(struct jbuf *j, const char *k)
 {
+	size_t kl = strlen(k);
+
+	if (!fits(j, kl + 4 + 24, 0)) {
+		j->full = 1;
+		return;
+	}
 	if (j->n > 1)
-		jraw(j, ",\"", 2);
-	else
-		jraw(j, "\"", 1);
-	jraw(j, k, strlen(k));
-	jraw(j, "\":", 2);
+		j->b[j->n++] = ',';
+	j->b[j->n++] = '"';
+	memcpy(j->b + j->n, k, kl);
+	j->n += kl;
+	j->b[j->n++] = '"';
+	j->b[j->n++] = ':';
 }
 
 static int ensure_dir(char *path)

@@ -90,6 +90,35 @@ SH
 grep -qx OK "$TMPDIR_TEST/work.out" || fail "ordinary work did not finish"
 [ -e "$W/scratch/build" ] && fail "scratch/build was not removed"
 
+# Everyday tools give the same output inside the sandbox as outside (run in two
+# fresh folders).
+cat >"$TMPDIR_TEST/everyday.sh" <<'SH'
+set -e
+mkdir -p tree/sub && echo hi >tree/a.txt && echo x >tree/sub/b
+tar czf t.tgz tree && mkdir x && tar xzf t.tgz -C x && diff -r tree x/tree && echo tar-ok
+cp -a tree tree2 && echo cp-a-ok
+touch -h -d '2020-01-01' tree2/a.txt && ln -sf a.txt tree2/l && touch -h tree2/l && echo touch-ok
+chmod -R go-w tree2 && echo chmod-ok
+find tree2 -name '*.txt' | sort
+du -s tree2 >/dev/null && echo du-ok
+seq 100000 | sort -r | head -n 1
+mktemp -d >/dev/null && echo mktemp-ok
+printf 'b\na\n' >s.txt && sed -i 's/a/A/' s.txt && tr '\n' ' ' <s.txt && echo
+python3 -S -c "import tempfile,os; d=tempfile.mkdtemp(dir='.'); open(os.path.join(d,'f'),'w').write('1'); os.rename(os.path.join(d,'f'),os.path.join(d,'g')); print(os.listdir(d))"
+perl -e 'open(F,">","p.txt") or die; print F "ok\n"; close F; rename("p.txt","q.txt") or die; print "perl-ok\n"'
+flock lk -c 'echo flock-ok'
+install -m 755 s.txt inst.txt && stat -c %a inst.txt
+ln tree2/a.txt hard && stat -c %h hard
+printf 'all:\n\t@echo make-ok\n' >Makefile && make -s
+printf 'int main(void){return 0;}\n' >h.c && cc -o h h.c && ./h && echo cc-ok
+SH
+mkdir "$TMPDIR_TEST/bare" "$W/scratch/everyday"
+(cd "$TMPDIR_TEST/bare" && bash "$TMPDIR_TEST/everyday.sh") >"$TMPDIR_TEST/everyday.bare" 2>&1 ||
+	fail "everyday tools fail even outside the sandbox: $(tail -n 3 "$TMPDIR_TEST/everyday.bare")"
+(cd "$W/scratch/everyday" && "${SANDBOX[@]}" --policy "$W/policy.yaml" -- bash "$TMPDIR_TEST/everyday.sh") \
+	>"$TMPDIR_TEST/everyday.sbx" 2>&1 || fail "everyday tools failed: $(tail -n 3 "$TMPDIR_TEST/everyday.sbx")"
+diff -u "$TMPDIR_TEST/everyday.bare" "$TMPDIR_TEST/everyday.sbx" || fail "everyday tools differ inside the sandbox"
+
 # A named pipe: each end's open waits for the other (served by a helper thread, so
 # the other end's open is not stuck behind it).
 cat >"$TMPDIR_TEST/fifo.sh" <<'SH'

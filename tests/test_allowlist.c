@@ -185,8 +185,9 @@ Test(allowlist, an_expired_entry_does_not_hide_a_later_valid_one)
 
 Test(allowlist, bad_dates_are_refused_with_a_diagnostic)
 {
-	static const char *const dates[] = {"2030-13-01", "2030-02-30x", "tomorrow", "30/06/2030",
-					    ""};
+	static const char *const dates[] = {
+	    "2030-13-01", "2030-02-30x", "tomorrow",   "30/06/2030",
+	    "",		  "2030-02-30",	 "2030-04-31", "2030-00-10"};
 
 	for (size_t k = 0; k < sizeof(dates) / sizeof(dates[0]); k++) {
 		struct pol_policy *p = policy_with(NULL);

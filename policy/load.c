@@ -955,6 +955,12 @@ static int parse_date(const char *s, time_t *out)
 	end = strptime(s, "%Y-%m-%d", &tm);
 	if (!end || *end)
 		return -EINVAL;
+	/* strptime takes any day 1-31 in any month: 2030-02-30 would silently hold until
+	 * March 3. A date that does not come back the same from timegm does not exist. */
+	struct tm check = tm;
+	time_t t = timegm(&check);
+	if (check.tm_mday != tm.tm_mday || check.tm_mon != tm.tm_mon || t == (time_t)-1)
+		return -EINVAL;
 	tm.tm_mday += 1; /* the entry holds through its expiry day (UTC) */
 	*out = timegm(&tm);
 	return 0;

@@ -119,6 +119,24 @@ mkdir "$TMPDIR_TEST/bare" "$W/scratch/everyday"
 	>"$TMPDIR_TEST/everyday.sbx" 2>&1 || fail "everyday tools failed: $(tail -n 3 "$TMPDIR_TEST/everyday.sbx")"
 diff -u "$TMPDIR_TEST/everyday.bare" "$TMPDIR_TEST/everyday.sbx" || fail "everyday tools differ inside the sandbox"
 
+# node (libuv's thread pool, and io_uring refused so it falls back), supervisor alone.
+if command -v node >/dev/null; then
+	cat >"$TMPDIR_TEST/n.js" <<'JS'
+const fs = require('fs');
+for (const f of ['nd/f', 'ro/f']) {
+	try { fs.unlinkSync(f); console.log('DELETED ' + f); } catch (e) { console.log('refused ' + e.code); }
+}
+try { console.log(fs.readFileSync('za/key', 'utf8')); } catch (e) { console.log('refused ' + e.code); }
+Promise.all([...Array(50).keys()].map(i => fs.promises.writeFile('scratch/p' + i, 'x')))
+	.then(() => fs.promises.writeFile('ro/f', 'x'))
+	.then(() => console.log('WROTE ro/f'), e => console.log('async refused ' + e.code));
+JS
+	got=$(cd "$W" && timeout 60 "${SANDBOX[@]}" --no-preload --policy "$W/policy.yaml" -- node "$TMPDIR_TEST/n.js" 2>>"$TMPDIR_TEST/err" | tr '\n' ' ')
+	[ "$got" = "refused EACCES refused EACCES refused EACCES async refused EACCES " ] || fail "node: $got"
+	[ "$(ls "$W"/scratch/p* | wc -l)" = 50 ] || fail "node's async writes in scratch did not all happen"
+	echo "$got" >>"$TMPDIR_TEST/out"
+fi
+
 # A named pipe: each end's open waits for the other (served by a helper thread, so
 # the other end's open is not stuck behind it).
 cat >"$TMPDIR_TEST/fifo.sh" <<'SH'

@@ -2,7 +2,7 @@
  *
  * Gemini CLI sends {"hook_event_name": "BeforeTool", "tool_name": ..., "tool_input":
  * ..., "cwd": ...} and reads {"decision": "deny"|"block"|"ask", "reason": ...,
- * "systemMessage": ...} from stdout (an empty stdout with exit 0 lets the call run;
+ * "systemMessage": ...} from stdout (dcg answers deny only: see the answer) (an empty stdout with exit 0 lets the call run;
  * exit 2 turns stderr into a deny). Its hook timeouts are in milliseconds. */
 #include "agents.h"
 
@@ -163,7 +163,7 @@ int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void 
 char *hook_gemini_answer(const struct hook_answer *a, int *exit_code)
 {
 	const struct pol_result *r = a->result;
-	struct hook_buf sys = HOOK_BUF_INIT;
+	struct hook_buf sys = HOOK_BUF_INIT, why = HOOK_BUF_INIT;
 	cJSON *root;
 	char *reason, *out = NULL;
 
@@ -171,14 +171,22 @@ char *hook_gemini_answer(const struct hook_answer *a, int *exit_code)
 	if (r->decision != POL_DENY && r->decision != POL_ASK)
 		return NULL; /* empty stdout, exit 0: the call goes on */
 	reason = hook_agents_reason(r);
-	hook_buf_addf(&sys, "dcg %s %s: %s", r->decision == POL_ASK ? "asks before" : "blocked",
+	hook_buf_adds(&why, reason);
+	/* Gemini CLI knows "ask", but `gemini -p` then waits for a confirmation no one
+	 * can give, for ever (seen with 0.61.0): an ask is a deny that says so. */
+	if (r->decision == POL_ASK)
+		hook_buf_adds(&why, ". This call needs the user's confirmation, which a hook cannot "
+				    "ask for in Gemini CLI: it is refused. The user must confirm it: "
+				    "run it themselves, or allow the rule as above.");
+	hook_buf_addf(&sys, "dcg blocked %s: %s%s",
 		      a->call && a->call->tool ? a->call->tool : "this call",
-		      r->reason ? r->reason : "refused by policy");
+		      r->reason ? r->reason : "refused by policy",
+		      r->decision == POL_ASK ? " (needs the user's confirmation)" : "");
 	root = cJSON_CreateObject();
-	if (!root || sys.oom)
+	if (!root || sys.oom || why.oom)
 		goto out;
-	cJSON_AddStringToObject(root, "decision", r->decision == POL_ASK ? "ask" : "deny");
-	cJSON_AddStringToObject(root, "reason", reason);
+	cJSON_AddStringToObject(root, "decision", "deny");
+	cJSON_AddStringToObject(root, "reason", why.s);
 	cJSON_AddStringToObject(root, "systemMessage", sys.s);
 	out = cJSON_PrintUnformatted(root);
 out:
@@ -186,6 +194,7 @@ out:
 		*exit_code = 2; /* Gemini CLI turns exit 2 and stderr into a deny */
 	cJSON_Delete(root);
 	hook_buf_release(&sys);
+	hook_buf_release(&why);
 	hook_agents_reason_free(reason);
 	return out;
 }

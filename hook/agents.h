@@ -14,7 +14,8 @@
  *           and a deny without a reason), nothing for allow.
  *   gemini  BeforeTool JSON (tool_name run_shell_command, write_file, replace, read_file,
  *           read_many_files, list_directory, glob, grep_search); answer
- *           {"decision":"deny"|"ask","reason":...,"systemMessage":...}, nothing for allow.
+ *           {"decision":"deny","reason":...,"systemMessage":...} (an ask too: `gemini
+ *           -p` waits for ever on an "ask"), nothing for allow.
  *   cursor  beforeShellExecution / beforeMCPExecution / beforeReadFile / preToolUse JSON;
  *           answer {"permission":"allow"|"deny"|"ask", ...messages} always (Cursor
  *           expects an answer to every call).

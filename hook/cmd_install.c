@@ -8,16 +8,20 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char install_usage[] =
-    "usage: dcg install --agent claude|all [--project | --user] [--settings FILE]\n"
-    "       dcg uninstall --agent claude|all [--project | --user] [--settings FILE]\n"
+    "usage: dcg install --agent claude|codex|gemini|cursor|pi|all [--project | --user]\n"
+    "                   [--settings FILE]\n"
+    "       dcg uninstall --agent claude|codex|gemini|cursor|pi|all [--project | --user]\n"
+    "                   [--settings FILE]\n"
     "\n"
     "install registers `dcg hook` as the agent's pre-tool hook (Claude Code: for the\n"
     "Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep and LS tools), merged\n"
     "into the settings file; running it again changes nothing. uninstall removes only\n"
-    "what install added.\n"
+    "what install added. --agent all: every agent whose config folder (.claude,\n"
+    ".codex, .gemini, .cursor, .pi) exists here (--project) or in ~ (--user).\n"
     "  --project  the project's settings (Claude Code: .claude/settings.json here; default)\n"
     "  --user     the user's settings (Claude Code: ~/.claude/settings.json)\n";
 
@@ -37,6 +41,28 @@ static int hook_command(const char *agent, char *out, size_t size)
 	w = snprintf(out, size, "%s%s%s hook --agent %s", quote ? "'" : "", exe, quote ? "'" : "",
 		     agent);
 	return w < 0 || (size_t)w >= size ? -1 : 0;
+}
+
+/* 1 when the agent's own folder in a settings path exists: the deepest component that
+ * starts with a dot (~/.claude, ./.codex, ~/.pi of ~/.pi/agent/extensions/...), else
+ * the folder holding the file. `--agent all` installs only where an agent lives. */
+static int config_dir_exists(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash, *dot = NULL, *p, *end;
+	struct stat st;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return 0;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return 1;
+	*slash = '\0';
+	for (p = dir; (p = strstr(p, "/.")) != NULL; p++)
+		dot = p;
+	if (dot && (end = strchr(dot + 1, '/')) != NULL)
+		*end = '\0';
+	return stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static int run(int argc, char **argv, int remove)
@@ -100,6 +126,11 @@ static int run(int argc, char **argv, int remove)
 			fprintf(stderr, "dcg: cannot locate the %s settings of %s\n",
 				user ? "user" : "project", ag->name);
 			rc = 1;
+			continue;
+		}
+		if (!settings && !strcmp(name, "all") && !config_dir_exists(path)) {
+			printf("dcg: %s: no config folder for %s, skipped\n",
+			       remove ? "uninstall" : "install", ag->name);
 			continue;
 		}
 		if (remove) {

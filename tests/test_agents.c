@@ -8,6 +8,7 @@
  * diff before committing). Bad input is generated here and must be refused in every
  * protocol. */
 #include "../hook/agents.h"
+#include "../hook/commands.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -516,4 +517,33 @@ Test(agents, pi_install_is_idempotent_and_leaves_foreign_files_alone)
 	free(b);
 	unlink(path);
 	free(path);
+}
+
+/* ---- dcg install --agent all ------------------------------------------------------------------- */
+
+static int exists(const char *dir, const char *rel)
+{
+	char p[1024];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	return stat(p, &st) == 0;
+}
+
+Test(agents, install_all_installs_only_where_an_agent_folder_exists)
+{
+	char *proj = tmpdir_path("all-proj");
+	char *argv[] = {"install", "--agent", "all", "--project", NULL};
+
+	cr_assert_eq(mkdir(proj, 0755), 0);
+	cr_assert_eq(chdir(proj), 0);
+	cr_assert_eq(mkdir(".codex", 0755), 0);
+	cr_assert_eq(mkdir(".pi", 0755), 0);
+	cr_expect_eq(cmd_install(4, argv), 0);
+	cr_expect(exists(proj, ".codex/hooks.json"), "codex was skipped");
+	cr_expect(exists(proj, ".pi/extensions/dcg-damage-control.ts"), "pi was skipped");
+	cr_expect(!exists(proj, ".claude"), "claude was installed without a .claude folder");
+	cr_expect(!exists(proj, ".gemini"), "gemini was installed without a .gemini folder");
+	cr_expect(!exists(proj, ".cursor"), "cursor was installed without a .cursor folder");
+	free(proj);
 }

@@ -92,6 +92,7 @@ struct sh_cmd {
 	struct sh_redir *r;
 	size_t nr;
 	struct sh_cmd *pipe_prev; /* the command whose stdout feeds this one */
+	struct sh_scope *scope;	  /* the shell it runs in */
 	struct sh_cmd *next;	  /* list order */
 	unsigned line, depth;
 	int remote; /* runs on another machine (ssh): no local path units */
@@ -137,8 +138,17 @@ struct sh_pq {
 
 struct sh_seen;
 
+/* A shell's working directory: cd changes it for the commands that follow in the same
+ * shell and in the subshells they start, never for the parent ($(cd /x && pwd)). */
+struct sh_scope {
+	struct sh_scope *parent;
+	const char *cwd; /* NULL: the parent's */
+};
+
 struct sh_an {
-	struct sh_seen *seen; /* units emitted, for repeated ones */
+	struct sh_scope *cur_scope;  /* while parsing: the shell the commands belong to */
+	struct sh_scope *walk_scope; /* while walking: the current command's shell */
+	struct sh_seen *seen;	     /* units emitted, for repeated ones */
 	size_t n_emitted, n_seen;
 	struct sh_pq *pq_head, *pq_tail;
 	unsigned defer;
@@ -147,7 +157,6 @@ struct sh_an {
 	void *arg;
 	const char *home;
 	size_t home_len;
-	const char *cwd; /* tracked by cd; NULL: as the caller's */
 	struct sh_cmd *head, *tail;
 	unsigned nest; /* current parse nesting */
 	size_t ncmds, nwords;
@@ -194,6 +203,25 @@ static void parse_list(struct sh_an *P, struct sh_lex *L, int until_rp);
 static void emit_finding(struct sh_an *P, const char *rule, const char *text, size_t len,
 			 unsigned line, unsigned depth);
 
+static struct sh_scope *new_scope(struct sh_an *P, struct sh_scope *parent);
+
+/* A nested list ($(...), a subshell, backticks): one level deeper, in a shell of its
+ * own. */
+static void parse_nested(struct sh_an *P, struct sh_lex *L, int until_rp)
+{
+	struct sh_scope *save = P->cur_scope;
+
+	P->cur_scope = new_scope(P, save);
+	if (!P->cur_scope) {
+		P->cur_scope = save;
+		return;
+	}
+	P->nest++;
+	parse_list(P, L, until_rp);
+	P->nest--;
+	P->cur_scope = save;
+}
+
 static void fail(struct sh_an *P, int err)
 {
 	if (!P->ret)
@@ -208,6 +236,25 @@ static void *sh_alloc(struct sh_an *P, size_t size)
 	if (!p)
 		fail(P, -ENOMEM);
 	return p;
+}
+
+static struct sh_scope *new_scope(struct sh_an *P, struct sh_scope *parent)
+{
+	struct sh_scope *sc = sh_alloc(P, sizeof(*sc));
+
+	if (sc) {
+		sc->parent = parent;
+		sc->cwd = NULL;
+	}
+	return sc;
+}
+
+static const char *scope_cwd(const struct sh_scope *sc)
+{
+	for (; sc; sc = sc->parent)
+		if (sc->cwd)
+			return sc->cwd[0] ? sc->cwd : NULL;
+	return NULL;
 }
 
 static char *sh_strndup(struct sh_an *P, const char *s, size_t len)
@@ -327,9 +374,7 @@ static void lex_cmdsubst(struct sh_an *P, struct sh_lex *L, struct sh_word *w, s
 		P->abort = 1;
 		return;
 	}
-	P->nest++;
-	parse_list(P, L, 1);
-	P->nest--;
+	parse_nested(P, L, 1);
 	L->blen = save;
 	w->flags |= W_SUBST | W_UNRESOLVED;
 	if (cmds_download_since(P, mark))
@@ -427,9 +472,7 @@ static void lex_backtick(struct sh_an *P, struct sh_lex *L, struct sh_word *w, i
 	}
 	if (lex_init(P, &sub, body, blen, line0, L->depth, L->remote))
 		return;
-	P->nest++;
-	parse_list(P, &sub, 0);
-	P->nest--;
+	parse_nested(P, &sub, 0);
 	if (cmds_download_since(P, mark))
 		w->flags |= W_DL;
 }
@@ -1112,6 +1155,7 @@ static struct sh_cmd *b_finish(struct sh_an *P, struct sh_lex *L, struct builder
 	c->line = b->line;
 	c->depth = L->depth + P->nest;
 	c->remote = L->remote;
+	c->scope = P->cur_scope;
 	c->pipe_prev = pipe_from;
 	if (P->tail)
 		P->tail->next = c;
@@ -1270,9 +1314,7 @@ static void parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 					P->abort = 1;
 					return;
 				}
-				P->nest++;
-				parse_list(P, L, 1);
-				P->nest--;
+				parse_nested(P, L, 1);
 				break;
 			}
 			/* name ( ) : a function definition; its body follows as commands */
@@ -1602,7 +1644,8 @@ static char *expand_word(struct sh_an *P, const struct sh_word *w, size_t prefix
  * with cd. NULL when the word cannot name a known path. */
 static char *path_form(struct sh_an *P, const struct sh_word *w, size_t *outlen)
 {
-	size_t cl = P->cwd ? strlen(P->cwd) : 0, len;
+	const char *cwd = scope_cwd(P->walk_scope);
+	size_t cl = cwd ? strlen(cwd) : 0, len;
 	char *out;
 
 	if (!w->len)
@@ -1614,7 +1657,7 @@ static char *path_form(struct sh_an *P, const struct sh_word *w, size_t *outlen)
 		*outlen = len;
 		return out + cl + 1;
 	}
-	memcpy(out, P->cwd, cl);
+	memcpy(out, cwd, cl);
 	if (out[cl - 1] == '/') {
 		*outlen = cl + len;
 		memmove(out + cl, out + cl + 1, len + 1);
@@ -1741,7 +1784,18 @@ static void analyze_string(struct sh_an *P, const char *s, size_t len, unsigned 
 	}
 	if (lex_init(P, &L, s, len, line, depth, remote))
 		return;
-	parse_list(P, &L, 0);
+	{
+		/* a new shell, started by the command being walked */
+		struct sh_scope *save = P->cur_scope;
+		P->cur_scope = new_scope(P, P->walk_scope);
+		if (P->cur_scope) {
+			/* it starts in the directory of now; its commands are walked later */
+			const char *now = scope_cwd(P->walk_scope);
+			P->cur_scope->cwd = now ? now : ""; /* "": the caller's */
+			parse_list(P, &L, 0);
+		}
+		P->cur_scope = save;
+	}
 	/* the new commands were appended to the list: the walk reaches them in turn */
 }
 
@@ -3837,15 +3891,17 @@ static void h_cd(struct sh_an *P, struct nc *x)
 
 	while (i < x->n && x->v[i]->len >= 2 && x->v[i]->s[0] == '-')
 		i++;
+	if (!P->walk_scope)
+		return;
 	if (i >= x->n) {
-		P->cwd = P->home;
+		P->walk_scope->cwd = P->home;
 		return;
 	}
 	if (weq(x->v[i], "-"))
 		return;
 	p = path_form(P, x->v[i], &plen);
 	if (p)
-		P->cwd = p;
+		P->walk_scope->cwd = p;
 }
 
 static void h_redirs(struct sh_an *P, struct nc *x)
@@ -4178,6 +4234,7 @@ static void walk(struct sh_an *P)
 			x.depth = c->depth;
 			x.remote = c->remote;
 			x.line = c->line;
+			P->walk_scope = c->scope;
 			h_redirs(P, &x);
 			continue;
 		}
@@ -4186,6 +4243,7 @@ static void walk(struct sh_an *P)
 			return;
 		for (size_t i = 0; i < c->nw; i++)
 			v[i] = &c->w[i];
+		P->walk_scope = c->scope;
 		process_words(P, c, v, c->nw, c->depth, c->remote, c->line);
 	}
 }
@@ -4210,6 +4268,9 @@ int pol_shell_analyze(const char *cmd, size_t len, const struct pol_shell_opts *
 			P.home_len--;
 	}
 	P.work_cap = len * SH_WORK_FACTOR + SH_WORK_SLACK;
+	P.cur_scope = P.walk_scope = new_scope(&P, NULL);
+	if (!P.cur_scope)
+		return P.ret;
 	if (!cmd)
 		cmd = "";
 	if (lex_init(&P, &L, cmd, len, 1, 0, 0) == 0) {

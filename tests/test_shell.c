@@ -549,3 +549,18 @@ Test(shell, variables_braces_and_stdin_scripts)
 	for (size_t i = 0; i < sizeof(late_cases) / sizeof(late_cases[0]); i++)
 		check_case(&late_cases[i]);
 }
+
+static const struct scase cd_cases[] = {
+    {"x=$(cd /etc && pwd); echo hi > out.txt", {"path:truncate:out.txt"}},
+    {"(cd /etc); rm x", {"path:delete:x"}},
+    {"cd /etc; (rm x)", {"path:delete:/etc/x"}},
+    {"cd /etc && bash -c 'rm y'", {"path:delete:/etc/y"}},
+    {"bash -c 'cd /etc && rm z'; rm w", {"path:delete:/etc/z", "path:delete:w"}},
+    {"bash -c 'rm v'; cd /etc", {"path:delete:v"}},
+};
+
+Test(shell, cd_holds_for_its_own_shell_only)
+{
+	for (size_t i = 0; i < sizeof(cd_cases) / sizeof(cd_cases[0]); i++)
+		check_case(&cd_cases[i]);
+}

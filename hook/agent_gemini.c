@@ -175,9 +175,10 @@ char *hook_gemini_answer(const struct hook_answer *a, int *exit_code)
 	/* Gemini CLI knows "ask", but `gemini -p` then waits for a confirmation no one
 	 * can give, for ever (seen with 0.61.0): an ask is a deny that says so. */
 	if (r->decision == POL_ASK)
-		hook_buf_adds(&why, ". This call needs the user's confirmation, which a hook cannot "
-				    "ask for in Gemini CLI: it is refused. The user must confirm it: "
-				    "run it themselves, or allow the rule as above.");
+		hook_buf_adds(&why,
+			      ". This call needs the user's confirmation, which a hook cannot "
+			      "ask for in Gemini CLI: it is refused. The user must confirm it: "
+			      "run it themselves, or allow the rule as above.");
 	hook_buf_addf(&sys, "dcg blocked %s: %s%s",
 		      a->call && a->call->tool ? a->call->tool : "this call",
 		      r->reason ? r->reason : "refused by policy",

@@ -34,8 +34,8 @@ __asm__(".section .rodata\n"
 	".previous\n");
 extern const char hook_pi_ext_start[], hook_pi_ext_end[];
 
-#define PI_EXT_NAME "dcg-damage-control.ts"
-#define PI_EXT_MARK "dcg-damage-control: the pi extension of dcg"
+#define PI_EXT_NAME  "dcg-damage-control.ts"
+#define PI_EXT_MARK  "dcg-damage-control: the pi extension of dcg"
 #define PI_BIN_TOKEN "@@DCG_BIN@@"
 
 struct pi_state {
@@ -114,8 +114,8 @@ int hook_pi_parse(const char *buf, size_t len, struct hook_call *call, void **st
 		hook_agents_search(call, hook_agents_str(in, "path"), hook_agents_str(in, "glob"),
 				   POL_OP_READ);
 	else if (!strcmp(tool, "find"))
-		hook_agents_search(call, hook_agents_str(in, "path"), hook_agents_str(in, "pattern"),
-				   POL_OP_LIST);
+		hook_agents_search(call, hook_agents_str(in, "path"),
+				   hook_agents_str(in, "pattern"), POL_OP_LIST);
 	else /* ls */
 		hook_agents_search(call, hook_agents_str(in, "path"), NULL, POL_OP_LIST);
 	return 0;
@@ -172,7 +172,8 @@ char *hook_pi_answer(const struct hook_answer *a, int *exit_code)
 	if (what[0])
 		cJSON_AddStringToObject(root, "matched", what);
 	if (r->decision == POL_ASK) {
-		hook_buf_addf(&title, "dcg: allow this %s call?", call && call->tool ? call->tool : "tool");
+		hook_buf_addf(&title, "dcg: allow this %s call?",
+			      call && call->tool ? call->tool : "tool");
 		hook_buf_addf(&msg, "%s\n\nRule: %s", r->reason ? r->reason : "",
 			      r->rule_id ? r->rule_id : "?");
 		if (what[0])
@@ -251,7 +252,8 @@ int hook_pi_install(const char *settings_path, const char *command, char *msg, s
 		goto out;
 	}
 	if (!err && !strcmp(have, want)) {
-		snprintf(msg, msgsize, "dcg extension already installed for pi in %s", settings_path);
+		snprintf(msg, msgsize, "dcg extension already installed for pi in %s",
+			 settings_path);
 		goto out;
 	}
 	if (!err && !strstr(have, PI_EXT_MARK)) {
@@ -289,7 +291,8 @@ int hook_pi_uninstall(const char *settings_path, char *msg, size_t msgsize)
 		return err;
 	}
 	if (!strstr(have, PI_EXT_MARK)) {
-		snprintf(msg, msgsize, "%s is not dcg's extension; left it in place", settings_path);
+		snprintf(msg, msgsize, "%s is not dcg's extension; left it in place",
+			 settings_path);
 		free(have);
 		return 0;
 	}
@@ -312,8 +315,7 @@ int hook_pi_settings_path(int user, const char *cwd, char *out, size_t size)
 		n = snprintf(out, size, "%s/extensions/" PI_EXT_NAME, dir);
 		return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 	}
-	return hook_agents_settings_path(user, cwd,
-					 user ? ".pi/agent/extensions/" PI_EXT_NAME
-					      : ".pi/extensions/" PI_EXT_NAME,
-					 out, size);
+	return hook_agents_settings_path(
+	    user, cwd, user ? ".pi/agent/extensions/" PI_EXT_NAME : ".pi/extensions/" PI_EXT_NAME,
+	    out, size);
 }

@@ -156,10 +156,10 @@ struct refusal {
 };
 
 static const struct refusal refusals[] = {
-	{"codex", "\"permissionDecision\":\"deny\""},
-	{"gemini", "\"decision\":\"deny\""},
-	{"cursor", "\"permission\":\"deny\""},
-	{"pi", "\"action\":\"deny\",\"block\":true"},
+    {"codex", "\"permissionDecision\":\"deny\""},
+    {"gemini", "\"decision\":\"deny\""},
+    {"cursor", "\"permission\":\"deny\""},
+    {"pi", "\"action\":\"deny\",\"block\":true"},
 };
 
 static void expect_refused(const char *what, const char *in, size_t len)
@@ -176,7 +176,7 @@ static void expect_refused(const char *what, const char *in, size_t len)
 		cr_expect(strstr(got, refusals[i].marker) != NULL, "%s, %s: not refused: %s",
 			  refusals[i].agent, what, got);
 		cr_expect(strstr(got, "hook.invalid_input") != NULL ||
-				  strstr(got, HOOK_RULE_BAD_INPUT) != NULL,
+			      strstr(got, HOOK_RULE_BAD_INPUT) != NULL,
 			  "%s, %s: refused without the bad-input rule: %s", refusals[i].agent, what,
 			  got);
 		free(got);
@@ -212,10 +212,14 @@ Test(agents, escaped_nul_is_refused_everywhere)
 {
 	/* cJSON would cut the string at \u0000 and the policy would see less than runs */
 	static const char *ins[] = {
-		"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\\u0000; git reset --hard\"}}",
-		"{\"hook_event_name\":\"BeforeTool\",\"tool_name\":\"run_shell_command\",\"tool_input\":{\"command\":\"ls\\u0000; git reset --hard\"}}",
-		"{\"hook_event_name\":\"beforeShellExecution\",\"command\":\"ls\\u0000; git reset --hard\"}",
-		"{\"type\":\"tool_call\",\"toolName\":\"bash\",\"input\":{\"command\":\"ls\\u0000; git reset --hard\"}}",
+	    "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{"
+	    "\"command\":\"ls\\u0000; git reset --hard\"}}",
+	    "{\"hook_event_name\":\"BeforeTool\",\"tool_name\":\"run_shell_command\",\"tool_"
+	    "input\":{\"command\":\"ls\\u0000; git reset --hard\"}}",
+	    "{\"hook_event_name\":\"beforeShellExecution\",\"command\":\"ls\\u0000; git reset "
+	    "--hard\"}",
+	    "{\"type\":\"tool_call\",\"toolName\":\"bash\",\"input\":{\"command\":\"ls\\u0000; git "
+	    "reset --hard\"}}",
 	};
 	size_t i;
 
@@ -235,10 +239,14 @@ Test(agents, invalid_utf8_is_refused_everywhere)
 Test(agents, oversized_command_is_refused_everywhere)
 {
 	static const char *around[][2] = {
-		{"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"", "\"}}"},
-		{"{\"hook_event_name\":\"BeforeTool\",\"tool_name\":\"run_shell_command\",\"tool_input\":{\"command\":\"", "\"}}"},
-		{"{\"hook_event_name\":\"beforeShellExecution\",\"command\":\"", "\"}"},
-		{"{\"type\":\"tool_call\",\"toolName\":\"bash\",\"input\":{\"command\":\"", "\"}}"},
+	    {"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{"
+	     "\"command\":\"",
+	     "\"}}"},
+	    {"{\"hook_event_name\":\"BeforeTool\",\"tool_name\":\"run_shell_command\",\"tool_"
+	     "input\":{\"command\":\"",
+	     "\"}}"},
+	    {"{\"hook_event_name\":\"beforeShellExecution\",\"command\":\"", "\"}"},
+	    {"{\"type\":\"tool_call\",\"toolName\":\"bash\",\"input\":{\"command\":\"", "\"}}"},
 	};
 	size_t big = HOOK_AGENT_MAX_COMMAND + 16, i;
 	char *cmd = malloc(big);
@@ -271,7 +279,8 @@ Test(agents, oversized_command_is_refused_everywhere)
 /* Without a policy (out of memory building it), every checked call is refused. */
 Test(agents, no_policy_refuses_checked_calls)
 {
-	static const char in[] = "{\"type\":\"tool_call\",\"toolName\":\"bash\",\"input\":{\"command\":\"ls\"},\"cwd\":\"/\"}";
+	static const char in[] = "{\"type\":\"tool_call\",\"toolName\":\"bash\",\"input\":{"
+				 "\"command\":\"ls\"},\"cwd\":\"/\"}";
 	const struct hook_agent *ag = hook_agent_find("pi");
 	int code;
 	char *got = run_agent(ag, NULL, in, sizeof(in) - 1, &code);
@@ -306,7 +315,8 @@ Test(agents, codex_patch_lists_every_file_with_its_operation)
 		  f[1].op == POL_OP_RENAME_FROM);
 	cr_expect(f[2].len == 11 && !memcmp(f[2].path, "c/moved.txt", 11) &&
 		  f[2].op == POL_OP_RENAME_TO);
-	cr_expect(f[3].len == 10 && !memcmp(f[3].path, "d/edit.txt", 10) && f[3].op == POL_OP_WRITE);
+	cr_expect(f[3].len == 10 && !memcmp(f[3].path, "d/edit.txt", 10) &&
+		  f[3].op == POL_OP_WRITE);
 	cr_expect(f[4].len == 10 && !memcmp(f[4].path, "e/gone.txt", 10) &&
 		  f[4].op == POL_OP_DELETE);
 }
@@ -382,28 +392,31 @@ static void check_install_cycle(const char *agent, const char *existing, const c
 
 Test(agents, codex_install_merges_and_uninstall_removes_only_dcg)
 {
-	check_install_cycle("codex",
-			    "{\"theme\": \"dark\", \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", "
-			    "\"hooks\": [{\"type\": \"command\", \"command\": \"keep-me.sh\"}]}], "
-			    "\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"keep-me-too\"}]}]}}",
-			    DATA "/settings/codex_hooks.json");
+	check_install_cycle(
+	    "codex",
+	    "{\"theme\": \"dark\", \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", "
+	    "\"hooks\": [{\"type\": \"command\", \"command\": \"keep-me.sh\"}]}], "
+	    "\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"keep-me-too\"}]}]}}",
+	    DATA "/settings/codex_hooks.json");
 }
 
 Test(agents, gemini_install_merges_and_uninstall_removes_only_dcg)
 {
-	check_install_cycle("gemini",
-			    "{\"theme\": \"GitHub\", \"model\": {\"name\": \"gemini-2.5-pro\"}, "
-			    "\"hooks\": {\"BeforeTool\": [{\"matcher\": \"write_file\", \"hooks\": "
-			    "[{\"type\": \"command\", \"command\": \"keep-me.sh\", \"timeout\": 5000}]}]}}",
-			    DATA "/settings/gemini_settings.json");
+	check_install_cycle(
+	    "gemini",
+	    "{\"theme\": \"GitHub\", \"model\": {\"name\": \"gemini-2.5-pro\"}, "
+	    "\"hooks\": {\"BeforeTool\": [{\"matcher\": \"write_file\", \"hooks\": "
+	    "[{\"type\": \"command\", \"command\": \"keep-me.sh\", \"timeout\": 5000}]}]}}",
+	    DATA "/settings/gemini_settings.json");
 }
 
 Test(agents, cursor_install_merges_and_uninstall_removes_only_dcg)
 {
-	check_install_cycle("cursor",
-			    "{\"version\": 1, \"theme\": \"x\", \"hooks\": {\"beforeShellExecution\": "
-			    "[{\"command\": \"./keep-me.sh\"}], \"afterFileEdit\": [{\"command\": \"fmt\"}]}}",
-			    DATA "/settings/cursor_hooks.json");
+	check_install_cycle(
+	    "cursor",
+	    "{\"version\": 1, \"theme\": \"x\", \"hooks\": {\"beforeShellExecution\": "
+	    "[{\"command\": \"./keep-me.sh\"}], \"afterFileEdit\": [{\"command\": \"fmt\"}]}}",
+	    DATA "/settings/cursor_hooks.json");
 }
 
 Test(agents, install_refuses_a_file_that_is_not_a_json_object)
@@ -432,12 +445,12 @@ Test(agents, install_creates_missing_settings_and_folders)
 	char *path = tmpdir_path("new/.gemini/settings.json"), *after, msg[512];
 	size_t len;
 
-	cr_assert_eq(hook_agent_find("gemini")->install(path, "dcg hook --agent gemini", msg,
-							sizeof(msg)),
-		     0, "%s", msg);
+	cr_assert_eq(
+	    hook_agent_find("gemini")->install(path, "dcg hook --agent gemini", msg, sizeof(msg)),
+	    0, "%s", msg);
 	after = slurp(path, &len);
-	cr_expect(strstr(after, "\"BeforeTool\"") && strstr(after, "\"timeout\":\t30000"),
-		  "%s", after);
+	cr_expect(strstr(after, "\"BeforeTool\"") && strstr(after, "\"timeout\":\t30000"), "%s",
+		  after);
 	free(after);
 	free(path);
 }

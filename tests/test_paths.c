@@ -610,6 +610,40 @@ Test(paths, folder_holding_a_named_entry_cannot_be_removed)
 	pol_free(p);
 }
 
+Test(paths, folder_holding_a_protected_entry_deeper_down_cannot_be_moved_or_removed)
+{
+	char b[PATH_MAX];
+	struct pol_policy *p;
+
+	snprintf(b, sizeof(b), "%s/projects/app/.git", root);
+	mkpath(b);
+	snprintf(b, sizeof(b), "%s/projects/app/.git/HEAD", root);
+	touch(b);
+	snprintf(b, sizeof(b), "%s/certs/prod/deep", root);
+	mkpath(b);
+	snprintf(b, sizeof(b), "%s/certs/prod/deep/server.pem", root);
+	touch(b);
+	snprintf(b, sizeof(b), "%s/certs/public", root);
+	mkpath(b);
+	snprintf(b, sizeof(b), "%s/certs/public/ca.pem", root);
+	touch(b);
+	snprintf(b, sizeof(b), "%s/scratch/a/b", root);
+	mkpath(b);
+	p = policy_from("noDeletePaths: [.git/]\nzeroAccessPaths: ['*.pem', '!**/public/*.pem']\n");
+	snprintf(b, sizeof(b), "%s/projects", root);
+	expect_path(p, b, POL_OP_RENAME_FROM, POL_PATH_IS_DIR, POL_DENY);
+	expect_path(p, b, POL_OP_DELETE, POL_PATH_IS_DIR, POL_DENY);
+	snprintf(b, sizeof(b), "%s/certs", root);
+	expect_path(p, b, POL_OP_DELETE, POL_PATH_IS_DIR, POL_DENY);
+	snprintf(b, sizeof(b), "%s/certs/public", root);
+	expect_path(p, b, POL_OP_DELETE, POL_PATH_IS_DIR, POL_ALLOW);
+	snprintf(b, sizeof(b), "%s/scratch", root);
+	expect_path(p, b, POL_OP_DELETE, POL_PATH_IS_DIR, POL_ALLOW);
+	snprintf(b, sizeof(b), "%s/projects", root);
+	expect_path(p, b, POL_OP_DELETE, 0, POL_ALLOW);
+	pol_free(p);
+}
+
 Test(paths, normalize_is_lexical)
 {
 	static const struct {

@@ -6,6 +6,7 @@
  */
 #include "dcg_policy.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -264,6 +266,73 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	return NULL;
 }
 
+/* A folder being deleted or moved may hold, at any depth, an entry a rule protects (a
+ * repository's .git/ under ~/projects, a key matching *.pem): covers_beneath() only sees
+ * anchored roots and named direct children. This walks the folder and decides each
+ * entry as a path of its own. Directories are read with getdents64 into a stack buffer
+ * (no malloc: the preload decides between fork and exec), symlinks are not followed, and
+ * the walk is bounded in depth and entries: past the bound the rest counts as holding
+ * nothing (the runtime layers still check each unlink a recursive delete makes). */
+#define BENEATH_MAX_DEPTH   16
+#define BENEATH_MAX_ENTRIES 20000
+
+struct dirent64_raw {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *path, size_t len,
+					   unsigned kinds, int depth, long *budget)
+{
+	char buf[1024];
+	const struct pol_rule *hit = NULL;
+	size_t sep = len > 1 ? 1 : 0;
+	int fd;
+
+	if (depth > BENEATH_MAX_DEPTH)
+		return NULL;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	while (!hit) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n && !hit;) {
+			struct dirent64_raw *d = (struct dirent64_raw *)(void *)(buf + off);
+			size_t nl = strlen(d->d_name);
+			int is_dir = d->d_type == DT_DIR;
+			struct stat st;
+
+			off += d->d_reclen;
+			if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+				continue;
+			if (--*budget < 0)
+				goto out_close;
+			if (len + sep + nl >= PATH_MAX)
+				continue;
+			if (d->d_type == DT_UNKNOWN)
+				is_dir = fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+					 S_ISDIR(st.st_mode);
+			if (sep)
+				path[len] = '/';
+			memcpy(path + len + sep, d->d_name, nl + 1);
+			hit = path_rule_hit(p, path, kinds, 0);
+			if (!hit && is_dir)
+				hit =
+				    walk_beneath(p, path, len + sep + nl, kinds, depth + 1, budget);
+			path[len] = '\0';
+		}
+	}
+out_close:
+	close(fd);
+	return hit;
+}
+
 static enum pol_decision decide_path(const struct pol_policy *p, const char *lexical,
 				     const char *resolved, enum pol_op op, unsigned flags,
 				     const struct pol_ctx *ctx, struct pol_result *r)
@@ -277,6 +346,16 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	if (!hit && resolved && strcmp(resolved, lexical) != 0) {
 		hit = path_rule_hit(p, resolved, kinds, beneath);
 		which = resolved;
+	}
+	/* Not for rename onto a folder: that replaces only an empty one (and "mv x /tmp/"
+	 * names the folder the file goes into). */
+	if (!hit && beneath && op != POL_OP_RENAME_TO) {
+		char walk[PATH_MAX];
+		long budget = BENEATH_MAX_ENTRIES;
+
+		pol_copy_str(walk, sizeof(walk), resolved ? resolved : lexical);
+		hit = walk_beneath(p, walk, strlen(walk), kinds, 0, &budget);
+		which = resolved ? resolved : lexical;
 	}
 	if (ctx && ctx->trace) {
 		struct pol_trace_event ev = {"path", hit ? hit->id : NULL, which, strlen(which),

@@ -1715,10 +1715,12 @@ static int is_pseudo_file(const char *p)
 	       !strncmp(p, "/proc/self/fd/", 14) || !strcmp(p, "-");
 }
 
+static void emit_path_str(struct sh_an *P, char *p, size_t plen, enum pol_op op, int is_dir,
+			  unsigned line, unsigned depth);
+
 static void emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, int is_dir,
 		      int remote, unsigned depth)
 {
-	struct pol_unit u;
 	size_t plen;
 	char *p;
 
@@ -1727,7 +1729,47 @@ static void emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, 
 	if (memmem(w->s, w->len, "{}", 2)) /* find -exec's placeholder */
 		return;
 	p = path_form(P, w, &plen);
-	if (!p || is_pseudo_file(p))
+	if (p)
+		emit_path_str(P, p, plen, op, is_dir, w->line, depth);
+}
+
+/* dir/basename(src): where mv, cp and ln put src when the target is a directory. */
+static void emit_path_into(struct sh_an *P, const struct sh_word *dir, const struct sh_word *src,
+			   enum pol_op op, int remote, unsigned depth)
+{
+	size_t dl, sl, b, e;
+	char *d, *sp, *p;
+
+	if (remote || !dir || !src || P->abort || memmem(src->s, src->len, "{}", 2))
+		return;
+	d = path_form(P, dir, &dl);
+	sp = path_form(P, src, &sl);
+	if (!d || !sp)
+		return;
+	e = sl;
+	while (e > 1 && sp[e - 1] == '/')
+		e--;
+	b = e;
+	while (b > 0 && sp[b - 1] != '/')
+		b--;
+	while (dl > 1 && d[dl - 1] == '/')
+		dl--;
+	p = sh_alloc(P, dl + 1 + (e - b) + 1);
+	if (!p)
+		return;
+	memcpy(p, d, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, sp + b, e - b);
+	p[dl + 1 + e - b] = '\0';
+	emit_path_str(P, p, dl + 1 + e - b, op, 0, dir->line, depth);
+}
+
+static void emit_path_str(struct sh_an *P, char *p, size_t plen, enum pol_op op, int is_dir,
+			  unsigned line, unsigned depth)
+{
+	struct pol_unit u;
+
+	if (is_pseudo_file(p))
 		return;
 	memset(&u, 0, sizeof(u));
 	u.kind = POL_UNIT_PATH;
@@ -1736,7 +1778,7 @@ static void emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, 
 	u.len = plen;
 	u.op = op;
 	u.is_dir_op = is_dir;
-	u.line = w->line;
+	u.line = line;
 	u.depth = depth;
 	if (P->defer) {
 		struct sh_pq *q = sh_alloc(P, sizeof(*q));
@@ -3203,18 +3245,25 @@ static void h_files(struct sh_an *P, struct nc *x)
 		enum pol_op dst = mv ? POL_OP_RENAME_TO : POL_OP_CREATE;
 		int sdir = mv || rec;
 		if (NM("install") && o.seen['d']) {
-			ops_path(P, x, &o, 0, o.nop, POL_OP_CREATE, 1);
+			ops_path(P, x, &o, 0, o.nop, POL_OP_CREATE, 0);
 			return;
 		}
-		if (t) {
-			ops_path(P, x, &o, 0, o.nop, src, sdir);
-			path(P, x, t, dst, 1);
-		} else if (o.nop >= 2 || (ln && o.nop == 1)) {
-			size_t last = o.nop >= 2 ? o.nop - 1 : o.nop;
-			ops_path(P, x, &o, 0, last, src, sdir);
-			if (o.nop >= 2)
-				path(P, x, x->v[o.op[last]], dst, mv || rec);
+		/* The target: a folder (-t, several sources, a trailing /) receives
+		 * dir/basename(src) for each source; else the name itself. Writing into a
+		 * folder does not touch what else lies beneath it, so no is_dir. */
+		size_t last = t ? o.nop : o.nop >= 2 ? o.nop - 1 : o.nop;
+		const struct sh_word *dir = t;
+		if (!t && o.nop >= 2) {
+			const struct sh_word *d = x->v[o.op[last]];
+			if (o.nop > 2 || (d->len && d->s[d->len - 1] == '/'))
+				dir = d;
+			else
+				path(P, x, d, dst, 0);
 		}
+		ops_path(P, x, &o, 0, last, src, sdir);
+		if (dir && !x->remote)
+			for (size_t k = 0; k < last; k++)
+				emit_path_into(P, dir, x->v[o.op[k]], dst, x->remote, x->depth);
 		return;
 	}
 	if (x->kind == K_DD) {
@@ -3251,7 +3300,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 	if (x->kind == K_MKDIR) {
 		static const char *const larg[] = {"--mode", NULL};
 		scan_opts(x->v, x->n, 1, "m", larg, &o);
-		ops_path(P, x, &o, 0, NM("mknod") ? 1 : o.nop, POL_OP_CREATE, NM("mkdir"));
+		ops_path(P, x, &o, 0, NM("mknod") ? 1 : o.nop, POL_OP_CREATE, 0);
 		return;
 	}
 	if (x->kind == K_CHMOD) {
@@ -3418,8 +3467,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 			rec = 1;
 		if (o.nop >= 2) {
 			ops_path(P, x, &o, 0, o.nop - 1, POL_OP_READ, rec);
-			path(P, x, x->v[o.op[o.nop - 1]], del ? POL_OP_DELETE : POL_OP_WRITE,
-			     rec || del);
+			path(P, x, x->v[o.op[o.nop - 1]], del ? POL_OP_DELETE : POL_OP_WRITE, del);
 		}
 		return;
 	}
@@ -3503,14 +3551,14 @@ static void h_files(struct sh_an *P, struct nc *x)
 		if (extract) {
 			path(P, x, archive, POL_OP_READ, 0);
 			if (dir) {
-				path(P, x, dir, POL_OP_WRITE, 1);
+				path(P, x, dir, POL_OP_WRITE, 0);
 			} else {
 				struct sh_word dot;
 				memset(&dot, 0, sizeof(dot));
 				dot.s = ".";
 				dot.len = 1;
 				dot.line = x->line;
-				path(P, x, &dot, POL_OP_WRITE, 1);
+				path(P, x, &dot, POL_OP_WRITE, 0);
 			}
 		} else if (create) {
 			path(P, x, archive, POL_OP_WRITE, 0);
@@ -3529,7 +3577,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 		memset(&dot, 0, sizeof(dot));
 		dot.s = ".";
 		dot.len = 1;
-		path(P, x, d ? d : &dot, POL_OP_WRITE, 1);
+		path(P, x, d ? d : &dot, POL_OP_WRITE, 0);
 		return;
 	}
 	if (x->kind == K_ZIP) {
@@ -3619,7 +3667,7 @@ static void h_files(struct sh_an *P, struct nc *x)
 			    !strncmp(ln, "--append-output", 15))
 				path(P, x, &o.arg[k].val, POL_OP_WRITE, 0);
 			else if (c == 'P' || !strncmp(ln, "--directory-prefix", 18))
-				path(P, x, &o.arg[k].val, POL_OP_WRITE, 1);
+				path(P, x, &o.arg[k].val, POL_OP_WRITE, 0);
 			else if (c == 'i' || !strncmp(ln, "--post-file", 11) ||
 				 !strncmp(ln, "--input-file", 12) ||
 				 !strncmp(ln, "--body-file", 11))
@@ -3792,10 +3840,10 @@ static void h_find(struct sh_an *P, struct nc *x)
 		dot.s = ".";
 		dot.len = 1;
 		dot.line = x->line;
-		path(P, x, &dot, del ? POL_OP_DELETE : POL_OP_LIST, 1);
+		path(P, x, &dot, del ? POL_OP_DELETE : POL_OP_LIST, del);
 	}
 	for (size_t k = 0; k < nstart; k++)
-		path(P, x, x->v[starts[k]], del ? POL_OP_DELETE : POL_OP_LIST, 1);
+		path(P, x, x->v[starts[k]], del ? POL_OP_DELETE : POL_OP_LIST, del);
 }
 
 /* ssh [options] host [command...]: the command runs in a remote shell. */

@@ -361,6 +361,63 @@ Test(snapshot, damaged_snapshots_are_refused)
 	pol_free(p);
 }
 
+/* Replaces field k (0 = the record tag) of the first record with tag in a snapshot. */
+static char *with_field(const char *snap, char tag, int k, const char *value)
+{
+	char pat[4] = {'\n', tag, '\t', '\0'};
+	const char *rec = strstr(snap, pat), *s, *e;
+	size_t len = strlen(snap), vl = strlen(value);
+	char *out;
+
+	cr_assert_not_null(rec, "no %c record", tag);
+	s = rec + 1;
+	for (int i = 0; i < k; i++) {
+		s = strchr(s, '\t');
+		cr_assert_not_null(s);
+		s++;
+	}
+	e = s + strcspn(s, "\t\n");
+	out = malloc(len + vl + 1);
+	cr_assert_not_null(out);
+	memcpy(out, snap, (size_t)(s - snap));
+	memcpy(out + (s - snap), value, vl);
+	memcpy(out + (s - snap) + vl, e, len - (size_t)(e - snap) + 1);
+	return out;
+}
+
+Test(snapshot, numbers_out_of_range_are_refused)
+{
+	static const struct {
+		int field;
+		const char *value;
+	} cases[] = {
+	    {2, "9"},  {2, "-1"}, {6, "4"},  {6, "-3"}, {7, "5"},
+	    {7, "-1"}, {8, "3"},  {8, "-1"}, {8, "40"}, {8, "2147483648"},
+	};
+	static const char y[] = "zeroAccessPaths: [/srv/secret/]\n";
+	struct pol_policy *p = pol_new(0);
+	size_t len;
+	char *snap;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_load_buffer(p, "one.yaml", y, sizeof(y) - 1), 0);
+	snap = pol_snapshot_save(p, &len);
+	cr_assert_not_null(snap);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *bad = with_field(snap, 'P', cases[k].field, cases[k].value);
+		struct pol_policy *q = pol_new(0);
+		struct pol_result r;
+
+		cr_expect_lt(pol_snapshot_load(q, bad, strlen(bad)), 0, "field %d = %s",
+			     cases[k].field, cases[k].value);
+		pol_check_path(q, "/srv/secret/x", POL_OP_READ, 0, NULL, &r);
+		pol_free(q);
+		free(bad);
+	}
+	free(snap);
+	pol_free(p);
+}
+
 Test(snapshot, flipped_bytes_never_crash_the_loader)
 {
 	struct pol_policy *p = source_policy();

@@ -223,6 +223,12 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	nsugg = (size_t)num(f[17]);
 	if (nsugg > SNAP_MAX_FIELDS || n < 18 + nsugg)
 		return -EINVAL;
+	/* The numbers index arrays and shift bits in the decision code: a record with one
+	 * out of range is refused, not trusted. */
+	if (num(f[2]) < 0 || num(f[2]) > POL_RULE_BUILTIN || num(f[6]) < 0 ||
+	    num(f[6]) > POL_SEV_CRITICAL || num(f[7]) < 0 || num(f[7]) > POL_DENY ||
+	    num(f[8]) < 0 || num(f[8]) > POL_PATH_NO_DELETE)
+		return -EINVAL;
 	r = pol_rule_new(p);
 	if (!r)
 		return -ENOMEM;

@@ -3367,8 +3367,10 @@ static void h_files(struct sh_an *P, struct nc *x)
 			x->data[o.op[0]] = 1;
 			first = 1;
 		}
-		int rec = o.seen['r'] || o.seen['R'] || NM("rg") || NM("ag") || NM("ack");
-		ops_path(P, x, &o, first, o.nop, POL_OP_READ, rec);
+		/* A recursive search prints matching lines only and is what agents run all
+		 * day: the folder itself is checked, not every file beneath (copies and
+		 * archives of a tree are). */
+		ops_path(P, x, &o, first, o.nop, POL_OP_READ, 0);
 		return;
 	}
 	if (x->kind == K_AWK) {

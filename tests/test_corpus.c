@@ -144,3 +144,48 @@ Test(corpus, every_default_rule_has_a_reason_and_a_suggestion)
 	}
 	pol_free(p);
 }
+
+/* The same policy in a real project folder (a .env and a .git inside): searches and
+ * moves into /tmp pass; deleting or moving what holds .git does not. */
+Test(corpus, tree_operations_in_a_real_project)
+{
+	char root[] = "/tmp/dcg-corpus-XXXXXX", path[256], cmd[512];
+	struct pol_policy *p;
+	struct pol_result r;
+	const struct {
+		const char *cmd, *want;
+	} cases[] = {
+	    {"grep -rn TODO .", "allow"},
+	    {"rg TODO", "allow"},
+	    {"ls -la", "allow"},
+	    {"mv build /tmp/", "allow"},
+	    {"cp -r src /tmp/src-copy", "allow"},
+	    {"cat src/main.c", "allow"},
+	    {"cat .env", "deny"},
+	    {"rm -r src", "deny"},
+	    {"rm .git/HEAD", "deny"},
+	    {"mv .git /tmp/", "deny"},
+	};
+
+	cr_assert(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/src %s/build %s/.git && touch %s/.env %s/src/main.c", root, root,
+		 root, root, root);
+	cr_assert_eq(system(cmd), 0);
+	p = pol_new(0);
+	cr_assert(p);
+	pol_set_home(p, "/home/agent");
+	pol_set_root(p, root);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	struct pol_ctx ctx = {.cwd = root};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pol_check_command(p, cases[i].cmd, strlen(cases[i].cmd), &ctx, &r);
+		cr_expect_str_eq(pol_decision_name(r.decision), cases[i].want, "%s: got %s %s",
+				 cases[i].cmd, pol_decision_name(r.decision),
+				 r.rule_id ? r.rule_id : "-");
+		pol_result_release(&r);
+	}
+	pol_free(p);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	cr_assert_eq(system(path), 0);
+}

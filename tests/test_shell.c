@@ -298,7 +298,7 @@ static const struct scase path_cases[] = {
     {"head -n 5 a; tail -f b; less c",
      {"path:read:a", "path:read:b", "path:read:c", "!path:read:5"}},
     {"grep -rn 'DROP TABLE' migrations/",
-     {"cmd:grep -rn #DROP TABLE migrations/", "path:read:migrations/:dir"}},
+     {"cmd:grep -rn #DROP TABLE migrations/", "path:read:migrations/"}},
     {"grep -e rm -e x f", {"cmd:grep -e #rm -e #x f", "path:read:f"}},
     {"rg -i pattern src", {"cmd:rg -i #pattern src"}},
     {"awk '{print $1}' f", {"cmd:awk #{print $1} f", "path:read:f"}},

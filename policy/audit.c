@@ -224,7 +224,7 @@ int pol_log_append(const struct pol_log_entry *e)
 		}
 	}
 	jkey(&j, "pid");
-	snprintf(num, sizeof(num), "%ld", (long)getpid());
+	snprintf(num, sizeof(num), "%ld", (long)(e->pid > 0 ? e->pid : getpid()));
 	jraw(&j, num, strlen(num));
 	jkey(&j, "cwd");
 	jstr(&j, e->cwd, 512);

@@ -301,6 +301,7 @@ struct pol_log_entry {
 	const char *agent; /* may be NULL */
 	const char *cwd;   /* may be NULL */
 	const struct pol_result *result;
+	pid_t pid; /* the process the call came from; 0: the caller (getpid()) */
 };
 /* The log file: $DCG_LOG, else $XDG_STATE_HOME/dcg/audit.jsonl, else
  * ~/.local/state/dcg/audit.jsonl. Writes into buf; returns 0 or -ENAMETOOLONG. */

@@ -329,6 +329,7 @@ static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_r
 	    .agent = NULL,
 	    .cwd = cwd[0] ? cwd : NULL,
 	    .result = r,
+	    .pid = (pid_t)c->req->pid,
 	};
 	/* The log is ours, not the tracee's: write it with our own ids. */
 	if (c->creds_switched)
@@ -414,7 +415,8 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 		if (d == POL_WARN)
 			sbx_report(c, shown, &r);
 		else {
-			struct pol_log_entry e = {"sandbox", c->name, shown, NULL, NULL, &r};
+			struct pol_log_entry e = {"sandbox", c->name, shown, NULL, NULL, &r,
+						  (pid_t)c->req->pid};
 			pol_log_append(&e);
 		}
 	}

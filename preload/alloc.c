@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#define PAGE 4096u
-#define SMALL_MAX 2048u       /* larger requests get their own mapping */
+#define PAGE	     4096u
+#define SMALL_MAX    2048u /* larger requests get their own mapping */
 #define REGION_BYTES (256u * 1024)
 
 struct header {
@@ -32,7 +32,7 @@ static _Atomic(struct region *) g_region;
  * blocks, and an mmap/munmap pair per block per exec check showed in profiles. Each
  * slot is taken and filled with one atomic exchange, so no lock is needed. */
 #define CACHE_SLOTS 8
-#define CACHE_MAX (256u * 1024) /* larger mappings go back to the kernel */
+#define CACHE_MAX   (256u * 1024) /* larger mappings go back to the kernel */
 static _Atomic(struct header *) g_cache[CACHE_SLOTS];
 
 static void *map(size_t bytes)

@@ -11,14 +11,14 @@
 
 /* The variables the guard owns: set by `dcg run`, always put back with the values the
  * guard started with, so that a program cannot point its children at another policy. */
-static const char *const owned_vars[] = { "DCG_SNAPSHOT", "DCG_POLICY", "DCG_LOG",
-					  "DCG_INTENT", "DCG_INTENTS_FILE", "DCG_SESSION" };
+static const char *const owned_vars[] = {"DCG_SNAPSHOT", "DCG_POLICY",	     "DCG_LOG",
+					 "DCG_INTENT",	 "DCG_INTENTS_FILE", "DCG_SESSION"};
 #define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
 
 static struct {
 	char preload_entry[2048]; /* "LD_PRELOAD=<entries up to the guard>" */
-	size_t prefix_len;        /* length of the part after '=' */
-	const char *self;         /* inside preload_entry: the guard's own entry */
+	size_t prefix_len;	  /* length of the part after '=' */
+	const char *self;	  /* inside preload_entry: the guard's own entry */
 	size_t self_len;
 	char owned_buf[4 * 1024];
 	char *owned[N_OWNED]; /* "NAME=value" or NULL when not set at start */
@@ -165,7 +165,8 @@ static char *merged_preload(char *const *envp, struct guard_envbuf *buf)
 		dst = buf->preload;
 	} else {
 		size_t bytes = (need + 4095) & ~(size_t)4095;
-		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m =
+		    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (m == MAP_FAILED)
 			return NULL;
@@ -181,7 +182,7 @@ static char *merged_preload(char *const *envp, struct guard_envbuf *buf)
 
 char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
 {
-	int have[N_OWNED] = { 0 };
+	int have[N_OWNED] = {0};
 	int preload_ok = 0, dirty = 0;
 	size_t n = 0, want, out = 0;
 	char **v;
@@ -224,7 +225,8 @@ char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
 		v = buf->slots;
 	} else {
 		size_t bytes = (want * sizeof(char *) + 4095) & ~(size_t)4095;
-		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m =
+		    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (m == MAP_FAILED)
 			return envp; /* cannot do better; the exec goes on unguarded */

@@ -18,8 +18,8 @@ extern char **environ;
 
 /* Checks an exec of path (searched in $PATH when search is set). Returns 0 to go on
  * (with *use pointing at the path to hand the real call), -1 refused. */
-static int check_exec(const char *call, int dirfd, const char *path, int search,
-		      char *const argv[], char *buf, size_t size, const char **use)
+static int check_exec(const char *call, int dirfd, const char *path, int search, char *const argv[],
+		      char *buf, size_t size, const char **use)
 {
 	char found[PATH_MAX];
 	const char *copy;
@@ -192,7 +192,8 @@ static char **collect(const char *arg, va_list ap, char **slots, size_t *map_byt
 	va_end(cp);
 	if (n + 1 > LIST_SLOTS) {
 		size_t bytes = ((n + 1) * sizeof(char *) + 4095) & ~(size_t)4095;
-		void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m =
+		    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (m == MAP_FAILED)
 			return NULL;

@@ -46,8 +46,8 @@ void guard_resolve(void)
 {
 	if (atomic_load_explicit(&g_resolved, memory_order_acquire))
 		return;
-#define GUARD_WRAP(ret, name, params)                                                   \
-	if (!guard_real_##name)                                                         \
+#define GUARD_WRAP(ret, name, params)                                                        \
+	if (!guard_real_##name)                                                              \
 		__atomic_store_n(&guard_real_##name, (ret(*) params)dlsym(RTLD_NEXT, #name), \
 				 __ATOMIC_RELEASE);
 #include "wrap.def"
@@ -124,7 +124,8 @@ static struct pol_policy *load_policy(void)
 	pol_env_from_process(&env, cwd, sizeof(cwd));
 	pol_load_layers(p, &env);
 	if (snap && *snap) {
-		static const char m[] = "dcg: guard: policy snapshot unusable, loaded the policy files\n";
+		static const char m[] =
+		    "dcg: guard: policy snapshot unusable, loaded the policy files\n";
 
 		say(m, sizeof(m) - 1);
 	}
@@ -201,7 +202,8 @@ static void say(const char *line, size_t len)
 
 	if (fstat(2, &st) != 0)
 		return;
-	if (S_ISREG(st.st_mode) && !(g.err_known && st.st_dev == g.err_dev && st.st_ino == g.err_ino)) {
+	if (S_ISREG(st.st_mode) &&
+	    !(g.err_known && st.st_dev == g.err_dev && st.st_ino == g.err_ino)) {
 		int fl = fcntl(2, F_GETFL);
 
 		if (fl < 0 || !(fl & O_APPEND))
@@ -351,13 +353,12 @@ static int check_intent(const char *call, int dirfd, const char *path, enum pol_
 	if (!l || !l->intents || !path || !pol_intent_op_confined(op))
 		return 0;
 	pol_result_init(&r);
-	d = pol_intent_check_path_at(l->intents, dirfd, path, op, flags & ~POL_PATH_CANONICAL,
-				     NULL, pol_home(l->policy), &r);
+	d = pol_intent_check_path_at(l->intents, dirfd, path, op, flags & ~POL_PATH_CANONICAL, NULL,
+				     pol_home(l->policy), &r);
 	return conclude(call, path, &r, d);
 }
 
-int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op,
-		     unsigned flags)
+int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags)
 {
 	struct pol_result r;
 	struct pol_ctx ctx;
@@ -502,8 +503,8 @@ int guard_check_command(const char *call, const char *cmd)
 	return conclude(call, cmd, &r, d);
 }
 
-int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op,
-		     unsigned flags, char *buf, size_t size, const char **use)
+int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags,
+		     char *buf, size_t size, const char **use)
 {
 	int saved = errno, rc;
 	const char *copy;
@@ -659,7 +660,7 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 void guard_warm(void)
 {
 	static _Atomic int warmed;
-	static char *const argv[] = { "true", NULL };
+	static char *const argv[] = {"true", NULL};
 	const struct pol_policy *p;
 	struct pol_result r;
 	struct pol_ctx ctx;

@@ -41,7 +41,8 @@
 
 /* The real function name, resolving every symbol first when a call comes before the
  * constructor. May still be NULL when libc lacks the symbol. */
-#define GUARD_REAL(name) (guard_real_##name ? guard_real_##name : (guard_resolve(), guard_real_##name))
+#define GUARD_REAL(name) \
+	(guard_real_##name ? guard_real_##name : (guard_resolve(), guard_real_##name))
 
 /* glibc's fortify entry points, not declared without _FORTIFY_SOURCE. */
 int __open_2(const char *path, int flags);
@@ -64,8 +65,7 @@ const struct pol_policy *guard_policy(void);
 /* Decides op on path (relative to dirfd, AT_FDCWD for the plain calls). Returns 0
  * when allowed, -1 when refused: the refusal line and the audit line are written.
  * call names the libc function for the messages ("unlink"). Between enter/leave. */
-int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op,
-		     unsigned flags);
+int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags);
 /* The same for the file an open descriptor refers to (via /proc/self/fd). Anything
  * that is not a path (pipes, sockets) is allowed. */
 int guard_check_fd(const char *call, int fd, enum pol_op op);
@@ -90,8 +90,8 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
  * guard_check_path() on the copy, guard_leave(). *use gets the path to hand the real
  * call (the copy, or path itself when it could not be copied). Returns 0 to go on,
  * -1 refused with errno EACCES. errno is unchanged otherwise. */
-int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op,
-		     unsigned flags, char *buf, size_t size, const char **use);
+int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags,
+		     char *buf, size_t size, const char **use);
 /* Whether dirfd/path names a directory (not following a last symlink). */
 int guard_is_dir(int dirfd, const char *path);
 
@@ -110,7 +110,7 @@ int guard_check_command(const char *call, const char *cmd);
 #define GUARD_ENVBUF_SLOTS 256
 struct guard_envbuf {
 	char *slots[GUARD_ENVBUF_SLOTS];
-	char **map;        /* mmap'ed array when slots are not enough */
+	char **map; /* mmap'ed array when slots are not enough */
 	size_t map_bytes;
 	char preload[2048]; /* the merged LD_PRELOAD entry */
 	char *preload_map;  /* mmap'ed when the merged entry does not fit */

@@ -16,14 +16,14 @@ static int no_real(void)
 }
 
 /* A wrapper judging one path argument named `path`, relative to dirfd. */
-#define PATH_WRAP(name, dirfd, op, pfl, params, args)                                 \
-	GUARD_EXPORT int name params                                                  \
-	{                                                                             \
-		char buf[PATH_MAX];                                                   \
-		const char *use;                                                      \
+#define PATH_WRAP(name, dirfd, op, pfl, params, args)                                          \
+	GUARD_EXPORT int name params                                                           \
+	{                                                                                      \
+		char buf[PATH_MAX];                                                            \
+		const char *use;                                                               \
 		if (guard_check_copy(#name, dirfd, path, op, pfl, buf, sizeof(buf), &use) < 0) \
-			return -1;                                                    \
-		return GUARD_REAL(name) ? guard_real_##name args : no_real();         \
+			return -1;                                                             \
+		return GUARD_REAL(name) ? guard_real_##name args : no_real();                  \
 	}
 
 /* A wrapper judging the file behind descriptor fd. */
@@ -76,8 +76,7 @@ PATH_WRAP(setxattr, AT_FDCWD, POL_OP_CHMOD, 0,
 PATH_WRAP(lsetxattr, AT_FDCWD, POL_OP_CHMOD, NOFOLLOW,
 	  (const char *path, const char *name, const void *value, size_t size, int flags),
 	  (use, name, value, size, flags))
-PATH_WRAP(removexattr, AT_FDCWD, POL_OP_CHMOD, 0, (const char *path, const char *name),
-	  (use, name))
+PATH_WRAP(removexattr, AT_FDCWD, POL_OP_CHMOD, 0, (const char *path, const char *name), (use, name))
 PATH_WRAP(lremovexattr, AT_FDCWD, POL_OP_CHMOD, NOFOLLOW, (const char *path, const char *name),
 	  (use, name))
 

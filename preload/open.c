@@ -16,8 +16,16 @@ static int needs_mode(int flags)
 
 /* Which real function an open wrapper ends in. */
 enum which {
-	W_OPEN, W_OPEN64, W_OPENAT, W_OPENAT64, W_OPEN_2, W_OPEN64_2, W_OPENAT_2, W_OPENAT64_2,
-	W_CREAT, W_CREAT64
+	W_OPEN,
+	W_OPEN64,
+	W_OPENAT,
+	W_OPENAT64,
+	W_OPEN_2,
+	W_OPEN64_2,
+	W_OPENAT_2,
+	W_OPENAT64_2,
+	W_CREAT,
+	W_CREAT64
 };
 
 static int no_real(void)
@@ -36,13 +44,15 @@ static int call_real(enum which w, int dirfd, const char *path, int flags, mode_
 	case W_OPENAT:
 		return GUARD_REAL(openat) ? guard_real_openat(dirfd, path, flags, mode) : no_real();
 	case W_OPENAT64:
-		return GUARD_REAL(openat64) ? guard_real_openat64(dirfd, path, flags, mode) : no_real();
+		return GUARD_REAL(openat64) ? guard_real_openat64(dirfd, path, flags, mode)
+					    : no_real();
 	case W_OPEN_2:
 		return GUARD_REAL(__open_2) ? guard_real___open_2(path, flags) : no_real();
 	case W_OPEN64_2:
 		return GUARD_REAL(__open64_2) ? guard_real___open64_2(path, flags) : no_real();
 	case W_OPENAT_2:
-		return GUARD_REAL(__openat_2) ? guard_real___openat_2(dirfd, path, flags) : no_real();
+		return GUARD_REAL(__openat_2) ? guard_real___openat_2(dirfd, path, flags)
+					      : no_real();
 	case W_OPENAT64_2:
 		return GUARD_REAL(__openat64_2) ? guard_real___openat64_2(dirfd, path, flags)
 						: no_real();
@@ -108,13 +118,13 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 	return call_real(w, dirfd, copy, flags, mode);
 }
 
-#define GET_MODE(last)                                   \
-	mode_t mode = 0;                                 \
-	if (needs_mode(flags)) {                         \
-		va_list ap;                              \
-		va_start(ap, last);                      \
-		mode = (mode_t)va_arg(ap, int);          \
-		va_end(ap);                              \
+#define GET_MODE(last)                          \
+	mode_t mode = 0;                        \
+	if (needs_mode(flags)) {                \
+		va_list ap;                     \
+		va_start(ap, last);             \
+		mode = (mode_t)va_arg(ap, int); \
+		va_end(ap);                     \
 	}
 
 GUARD_EXPORT int open(const char *path, int flags, ...)
@@ -312,7 +322,8 @@ static int check_tmpdir(const char *call)
 
 	if (!guard_enter())
 		return 0;
-	rc = guard_check_path(call, AT_FDCWD, P_tmpdir "/tmpfile", POL_OP_CREATE, POL_PATH_NOFOLLOW);
+	rc =
+	    guard_check_path(call, AT_FDCWD, P_tmpdir "/tmpfile", POL_OP_CREATE, POL_PATH_NOFOLLOW);
 	guard_leave();
 	if (rc < 0)
 		errno = EACCES;

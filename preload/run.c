@@ -154,7 +154,8 @@ static int find_preload(char *out, size_t size)
 	if (!slash)
 		return -ENOENT;
 	*slash = '\0';
-	if ((size_t)snprintf(out, size, "%s/libdcg-preload.so", exe) < size && access(out, R_OK) == 0)
+	if ((size_t)snprintf(out, size, "%s/libdcg-preload.so", exe) < size &&
+	    access(out, R_OK) == 0)
 		return 0;
 	if ((size_t)snprintf(out, size, "%s/../lib/dcg/libdcg-preload.so", exe) < size &&
 	    access(out, R_OK) == 0)
@@ -210,7 +211,8 @@ static int snapshot_round_trips(const struct pol_policy *p, const char *buf, siz
 		j = pol_rule_find(q, a.id);
 		if (j < 0 || pol_rule_get(q, (size_t)j, &b) < 0)
 			goto out_free;
-		if (a.kind != b.kind || !same_str(a.pattern, b.pattern) || a.decision != b.decision ||
+		if (a.kind != b.kind || !same_str(a.pattern, b.pattern) ||
+		    a.decision != b.decision ||
 		    (a.kind == POL_RULE_PATH && a.path_kind != b.path_kind))
 			goto out_free;
 	}
@@ -230,7 +232,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *policy_file = dcg_global_policy, *intent = NULL;
 	char policy_abs[PATH_MAX], lib[PATH_MAX], dir[PATH_MAX], snap[PATH_MAX], logp[PATH_MAX];
-	char *default_cmd[2] = { NULL, NULL };
+	char *default_cmd[2] = {NULL, NULL};
 	struct pol_policy *p = NULL;
 	struct pol_result r;
 	struct pol_ctx ctx;
@@ -278,7 +280,8 @@ int cmd_run(int argc, char **argv)
 		policy_file = getenv("DCG_POLICY");
 	if (policy_file && *policy_file) {
 		if (!realpath(policy_file, policy_abs)) {
-			fprintf(stderr, "dcg run: policy file %s: %s\n", policy_file, strerror(errno));
+			fprintf(stderr, "dcg run: policy file %s: %s\n", policy_file,
+				strerror(errno));
 			return 1;
 		}
 		policy_file = policy_abs;
@@ -286,7 +289,8 @@ int cmd_run(int argc, char **argv)
 		policy_file = NULL;
 	}
 	if (find_preload(lib, sizeof(lib)) < 0) {
-		fprintf(stderr, "dcg run: libdcg-preload.so not found next to dcg (set DCG_PRELOAD)\n");
+		fprintf(stderr,
+			"dcg run: libdcg-preload.so not found next to dcg (set DCG_PRELOAD)\n");
 		return 1;
 	}
 
@@ -326,7 +330,8 @@ int cmd_run(int argc, char **argv)
 			goto out_free;
 	}
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */
-	if (pol_log_path(logp, sizeof(logp)) == 0 && logp[0] == '/' && setenv("DCG_LOG", logp, 1) != 0)
+	if (pol_log_path(logp, sizeof(logp)) == 0 && logp[0] == '/' &&
+	    setenv("DCG_LOG", logp, 1) != 0)
 		goto out_free;
 	/* Checks the ID against the project's intents file and sets $DCG_INTENT and
 	 * $DCG_INTENTS_FILE, which the guard reads (and re-injects) in every process. */

@@ -47,33 +47,33 @@ static int specs_for(long nr, long a[6], struct arg_spec s[2])
 
 	switch (nr) {
 	case SYS_open:
-		s[0] = (struct arg_spec){ -1, 0, guard_open_op((int)a[1], &fl), 0 };
+		s[0] = (struct arg_spec){-1, 0, guard_open_op((int)a[1], &fl), 0};
 		s[0].flags = fl;
 		return 1;
 	case SYS_creat:
-		s[0] = (struct arg_spec){ -1, 0, POL_OP_TRUNCATE, 0 };
+		s[0] = (struct arg_spec){-1, 0, POL_OP_TRUNCATE, 0};
 		return 1;
 	case SYS_openat:
-		s[0] = (struct arg_spec){ 0, 1, guard_open_op((int)a[2], &fl), 0 };
+		s[0] = (struct arg_spec){0, 1, guard_open_op((int)a[2], &fl), 0};
 		s[0].flags = fl;
 		return 1;
 #ifdef SYS_openat2
 	case SYS_openat2: {
 		const struct open_how *how = (const struct open_how *)a[2];
 
-		s[0] = (struct arg_spec){ 0, 1, guard_open_op(how ? (int)how->flags : 0, &fl), 0 };
+		s[0] = (struct arg_spec){0, 1, guard_open_op(how ? (int)how->flags : 0, &fl), 0};
 		s[0].flags = fl;
 		return 1;
 	}
 #endif
 	case SYS_unlink:
-		s[0] = (struct arg_spec){ -1, 0, POL_OP_DELETE, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){-1, 0, POL_OP_DELETE, POL_PATH_NOFOLLOW};
 		return 1;
 	case SYS_rmdir:
-		s[0] = (struct arg_spec){ -1, 0, POL_OP_DELETE, POL_PATH_NOFOLLOW | POL_PATH_IS_DIR };
+		s[0] = (struct arg_spec){-1, 0, POL_OP_DELETE, POL_PATH_NOFOLLOW | POL_PATH_IS_DIR};
 		return 1;
 	case SYS_unlinkat:
-		s[0] = (struct arg_spec){ 0, 1, POL_OP_DELETE, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){0, 1, POL_OP_DELETE, POL_PATH_NOFOLLOW};
 		if (a[2] & AT_REMOVEDIR)
 			s[0].flags |= POL_PATH_IS_DIR;
 		return 1;
@@ -82,10 +82,10 @@ static int specs_for(long nr, long a[6], struct arg_spec s[2])
 	case SYS_renameat2: {
 		int two = nr != SYS_rename;
 
-		s[0] = (struct arg_spec){ two ? 0 : -1, two ? 1 : 0, POL_OP_RENAME_FROM,
-					  POL_PATH_NOFOLLOW };
-		s[1] = (struct arg_spec){ two ? 2 : -1, two ? 3 : 1, POL_OP_RENAME_TO,
-					  POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){two ? 0 : -1, two ? 1 : 0, POL_OP_RENAME_FROM,
+					 POL_PATH_NOFOLLOW};
+		s[1] = (struct arg_spec){two ? 2 : -1, two ? 3 : 1, POL_OP_RENAME_TO,
+					 POL_PATH_NOFOLLOW};
 		p = (const char *)a[s[0].path];
 		if (guard_is_dir(two ? (int)a[0] : AT_FDCWD, p))
 			s[0].flags |= POL_PATH_IS_DIR;
@@ -95,30 +95,30 @@ static int specs_for(long nr, long a[6], struct arg_spec s[2])
 		return 2;
 	}
 	case SYS_link:
-		s[0] = (struct arg_spec){ -1, 0, POL_OP_LINK_FROM, POL_PATH_NOFOLLOW };
-		s[1] = (struct arg_spec){ -1, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){-1, 0, POL_OP_LINK_FROM, POL_PATH_NOFOLLOW};
+		s[1] = (struct arg_spec){-1, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW};
 		return 2;
 	case SYS_linkat:
-		s[0] = (struct arg_spec){ 0, 1, POL_OP_LINK_FROM,
-					  (a[4] & AT_SYMLINK_FOLLOW) ? 0 : POL_PATH_NOFOLLOW };
-		s[1] = (struct arg_spec){ 2, 3, POL_OP_CREATE, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){0, 1, POL_OP_LINK_FROM,
+					 (a[4] & AT_SYMLINK_FOLLOW) ? 0 : POL_PATH_NOFOLLOW};
+		s[1] = (struct arg_spec){2, 3, POL_OP_CREATE, POL_PATH_NOFOLLOW};
 		return 2;
 	case SYS_symlink:
-		s[0] = (struct arg_spec){ -1, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){-1, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW};
 		return 1;
 	case SYS_symlinkat:
-		s[0] = (struct arg_spec){ 1, 2, POL_OP_CREATE, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){1, 2, POL_OP_CREATE, POL_PATH_NOFOLLOW};
 		return 1;
 	case SYS_mkdir:
 	case SYS_mknod:
-		s[0] = (struct arg_spec){ -1, 0, POL_OP_CREATE, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){-1, 0, POL_OP_CREATE, POL_PATH_NOFOLLOW};
 		return 1;
 	case SYS_mkdirat:
 	case SYS_mknodat:
-		s[0] = (struct arg_spec){ 0, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){0, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW};
 		return 1;
 	case SYS_truncate:
-		s[0] = (struct arg_spec){ -1, 0, POL_OP_TRUNCATE, 0 };
+		s[0] = (struct arg_spec){-1, 0, POL_OP_TRUNCATE, 0};
 		return 1;
 	case SYS_chmod:
 	case SYS_chown:
@@ -126,30 +126,30 @@ static int specs_for(long nr, long a[6], struct arg_spec s[2])
 	case SYS_utimes:
 	case SYS_setxattr:
 	case SYS_removexattr:
-		s[0] = (struct arg_spec){ -1, 0, POL_OP_CHMOD, 0 };
+		s[0] = (struct arg_spec){-1, 0, POL_OP_CHMOD, 0};
 		return 1;
 	case SYS_lchown:
 	case SYS_lsetxattr:
 	case SYS_lremovexattr:
-		s[0] = (struct arg_spec){ -1, 0, POL_OP_CHMOD, POL_PATH_NOFOLLOW };
+		s[0] = (struct arg_spec){-1, 0, POL_OP_CHMOD, POL_PATH_NOFOLLOW};
 		return 1;
 	case SYS_fchmodat:
-		s[0] = (struct arg_spec){ 0, 1, POL_OP_CHMOD, 0 };
+		s[0] = (struct arg_spec){0, 1, POL_OP_CHMOD, 0};
 		return 1;
 	case SYS_fchownat:
-		s[0] = (struct arg_spec){ 0, 1, POL_OP_CHMOD,
-					  (a[4] & AT_SYMLINK_NOFOLLOW) ? POL_PATH_NOFOLLOW : 0 };
+		s[0] = (struct arg_spec){0, 1, POL_OP_CHMOD,
+					 (a[4] & AT_SYMLINK_NOFOLLOW) ? POL_PATH_NOFOLLOW : 0};
 		return 1;
 	case SYS_utimensat:
 		if (!a[1])
 			return 0; /* the descriptor form: handled below */
-		s[0] = (struct arg_spec){ 0, 1, POL_OP_CHMOD,
-					  (a[3] & AT_SYMLINK_NOFOLLOW) ? POL_PATH_NOFOLLOW : 0 };
+		s[0] = (struct arg_spec){0, 1, POL_OP_CHMOD,
+					 (a[3] & AT_SYMLINK_NOFOLLOW) ? POL_PATH_NOFOLLOW : 0};
 		return 1;
 	case SYS_futimesat:
 		if (!a[1])
 			return 0;
-		s[0] = (struct arg_spec){ 0, 1, POL_OP_CHMOD, 0 };
+		s[0] = (struct arg_spec){0, 1, POL_OP_CHMOD, 0};
 		return 1;
 	default:
 		return 0;

@@ -116,7 +116,8 @@ GUARD_EXPORT int linkat(int olddirfd, const char *oldpath, int newdirfd, const c
 
 	if (check_link("linkat", olddirfd, oldpath, newdirfd, newpath, flags, ob, nb, &ou, &nu) < 0)
 		return -1;
-	return GUARD_REAL(linkat) ? guard_real_linkat(olddirfd, ou, newdirfd, nu, flags) : no_real();
+	return GUARD_REAL(linkat) ? guard_real_linkat(olddirfd, ou, newdirfd, nu, flags)
+				  : no_real();
 }
 
 /* A symlink's target is not opened by creating it (every later use resolves it and
@@ -137,8 +138,8 @@ GUARD_EXPORT int symlinkat(const char *target, int newdirfd, const char *linkpat
 	char buf[PATH_MAX];
 	const char *use;
 
-	if (guard_check_copy("symlinkat", newdirfd, linkpath, POL_OP_CREATE, POL_PATH_NOFOLLOW,
-			     buf, sizeof(buf), &use) < 0)
+	if (guard_check_copy("symlinkat", newdirfd, linkpath, POL_OP_CREATE, POL_PATH_NOFOLLOW, buf,
+			     sizeof(buf), &use) < 0)
 		return -1;
 	return GUARD_REAL(symlinkat) ? guard_real_symlinkat(target, newdirfd, use) : no_real();
 }

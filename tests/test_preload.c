@@ -65,10 +65,10 @@ static int parse_flags(const char *spec)
 		const char *name;
 		int value;
 	} names[] = {
-		{ "O_RDONLY", O_RDONLY }, { "O_WRONLY", O_WRONLY }, { "O_RDWR", O_RDWR },
-		{ "O_CREAT", O_CREAT },   { "O_EXCL", O_EXCL },     { "O_TRUNC", O_TRUNC },
-		{ "O_APPEND", O_APPEND }, { "O_NOFOLLOW", O_NOFOLLOW }, { "O_PATH", O_PATH },
-		{ "O_TMPFILE", O_TMPFILE },
+	    {"O_RDONLY", O_RDONLY},   {"O_WRONLY", O_WRONLY},	  {"O_RDWR", O_RDWR},
+	    {"O_CREAT", O_CREAT},     {"O_EXCL", O_EXCL},	  {"O_TRUNC", O_TRUNC},
+	    {"O_APPEND", O_APPEND},   {"O_NOFOLLOW", O_NOFOLLOW}, {"O_PATH", O_PATH},
+	    {"O_TMPFILE", O_TMPFILE},
 	};
 	const char *tok = spec;
 	int flags = 0;
@@ -108,13 +108,14 @@ Test(preload, open_flags_ask_the_policy_the_right_question)
 
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		cr_assert_eq(sscanf(line, "%127s %255s %15s", fl, path, want), 3, "bad line: %s", line);
+		cr_assert_eq(sscanf(line, "%127s %255s %15s", fl, path, want), 3, "bad line: %s",
+			     line);
 		op = guard_open_op(parse_flags(fl), &pflags);
 		memset(&ctx, 0, sizeof(ctx));
 		pol_result_init(&r);
 		d = pol_check_path_at(p, AT_FDCWD, path, op, pflags, &ctx, &r);
-		cr_expect_eq(d == POL_DENY, !strcmp(want, "deny"), "%s %s: got %s (op %s), want %s", fl,
-			     path, pol_decision_name(d), pol_op_name(op), want);
+		cr_expect_eq(d == POL_DENY, !strcmp(want, "deny"), "%s %s: got %s (op %s), want %s",
+			     fl, path, pol_decision_name(d), pol_op_name(op), want);
 		pol_result_release(&r);
 		cases++;
 	}
@@ -130,17 +131,17 @@ Test(preload, open_flags_map_to_operations)
 		enum pol_op op;
 		unsigned pflags;
 	} cases[] = {
-		{ O_RDONLY, POL_OP_READ, 0 },
-		{ O_RDONLY | O_CLOEXEC | O_DIRECTORY, POL_OP_READ, 0 },
-		{ O_WRONLY, POL_OP_WRITE, 0 },
-		{ O_RDWR, POL_OP_WRITE, 0 },
-		{ O_RDONLY | O_APPEND, POL_OP_WRITE, 0 },
-		{ O_WRONLY | O_TRUNC, POL_OP_TRUNCATE, 0 },
-		{ O_RDONLY | O_TRUNC, POL_OP_TRUNCATE, 0 },
-		{ O_WRONLY | O_CREAT, POL_OP_CREATE, 0 },
-		{ O_WRONLY | O_CREAT | O_EXCL, POL_OP_CREATE, POL_PATH_NOFOLLOW },
-		{ O_RDONLY | O_NOFOLLOW, POL_OP_READ, POL_PATH_NOFOLLOW },
-		{ O_RDWR | O_TMPFILE, POL_OP_CREATE, 0 },
+	    {O_RDONLY, POL_OP_READ, 0},
+	    {O_RDONLY | O_CLOEXEC | O_DIRECTORY, POL_OP_READ, 0},
+	    {O_WRONLY, POL_OP_WRITE, 0},
+	    {O_RDWR, POL_OP_WRITE, 0},
+	    {O_RDONLY | O_APPEND, POL_OP_WRITE, 0},
+	    {O_WRONLY | O_TRUNC, POL_OP_TRUNCATE, 0},
+	    {O_RDONLY | O_TRUNC, POL_OP_TRUNCATE, 0},
+	    {O_WRONLY | O_CREAT, POL_OP_CREATE, 0},
+	    {O_WRONLY | O_CREAT | O_EXCL, POL_OP_CREATE, POL_PATH_NOFOLLOW},
+	    {O_RDONLY | O_NOFOLLOW, POL_OP_READ, POL_PATH_NOFOLLOW},
+	    {O_RDWR | O_TMPFILE, POL_OP_CREATE, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -159,12 +160,12 @@ Test(preload, fopen_modes_map_to_operations)
 		enum pol_op op;
 		unsigned pflags;
 	} cases[] = {
-		{ "r", POL_OP_READ, 0 },	 { "rb", POL_OP_READ, 0 },
-		{ "re", POL_OP_READ, 0 },	 { "r+", POL_OP_WRITE, 0 },
-		{ "rb+", POL_OP_WRITE, 0 },	 { "w", POL_OP_TRUNCATE, 0 },
-		{ "w+", POL_OP_TRUNCATE, 0 }, { "wx", POL_OP_CREATE, POL_PATH_NOFOLLOW },
-		{ "a", POL_OP_WRITE, 0 },	 { "a+", POL_OP_WRITE, 0 },
-		{ "r,ccs=UTF-8", POL_OP_READ, 0 },
+	    {"r", POL_OP_READ, 0},	     {"rb", POL_OP_READ, 0},
+	    {"re", POL_OP_READ, 0},	     {"r+", POL_OP_WRITE, 0},
+	    {"rb+", POL_OP_WRITE, 0},	     {"w", POL_OP_TRUNCATE, 0},
+	    {"w+", POL_OP_TRUNCATE, 0},	     {"wx", POL_OP_CREATE, POL_PATH_NOFOLLOW},
+	    {"a", POL_OP_WRITE, 0},	     {"a+", POL_OP_WRITE, 0},
+	    {"r,ccs=UTF-8", POL_OP_READ, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -210,12 +211,12 @@ static size_t count_var(char *const *env, const char *name)
 }
 
 static char *start_env[] = {
-	"PATH=/usr/bin:/bin",
-	"LD_PRELOAD=/usr/lib/libasan.so.8 /opt/dcg/libdcg-preload.so /usr/lib/other.so",
-	"DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
-	"DCG_LOG=/home/u/.local/state/dcg/audit.jsonl",
-	"HOME=/home/u",
-	NULL,
+    "PATH=/usr/bin:/bin",
+    "LD_PRELOAD=/usr/lib/libasan.so.8 /opt/dcg/libdcg-preload.so /usr/lib/other.so",
+    "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+    "DCG_LOG=/home/u/.local/state/dcg/audit.jsonl",
+    "HOME=/home/u",
+    NULL,
 };
 
 Test(preload, complete_environment_is_passed_unchanged)
@@ -229,7 +230,7 @@ Test(preload, complete_environment_is_passed_unchanged)
 
 Test(preload, empty_environment_gets_the_guard_back)
 {
-	char *empty[] = { NULL };
+	char *empty[] = {NULL};
 	struct guard_envbuf eb;
 	char *const *ne;
 
@@ -249,7 +250,7 @@ Test(preload, empty_environment_gets_the_guard_back)
 
 Test(preload, foreign_preload_is_kept_after_the_guard)
 {
-	char *env[] = { "LD_PRELOAD=/lib/libfaketime.so", "X=1", NULL };
+	char *env[] = {"LD_PRELOAD=/lib/libfaketime.so", "X=1", NULL};
 	struct guard_envbuf eb;
 	char *const *ne;
 
@@ -265,7 +266,7 @@ Test(preload, foreign_preload_is_kept_after_the_guard)
 
 Test(preload, program_cannot_point_children_at_another_snapshot)
 {
-	char *env[] = { "DCG_SNAPSHOT=/tmp/empty", "LD_PRELOAD=/opt/dcg/libdcg-preload.so", NULL };
+	char *env[] = {"DCG_SNAPSHOT=/tmp/empty", "LD_PRELOAD=/opt/dcg/libdcg-preload.so", NULL};
 	struct guard_envbuf eb;
 	char *const *ne;
 
@@ -279,8 +280,8 @@ Test(preload, program_cannot_point_children_at_another_snapshot)
 
 Test(preload, guard_found_by_name_when_preloaded_alone)
 {
-	char *env[] = { "LD_PRELOAD=build/libdcg-preload.so", NULL };
-	char *empty[] = { NULL };
+	char *env[] = {"LD_PRELOAD=build/libdcg-preload.so", NULL};
+	char *empty[] = {NULL};
 	struct guard_envbuf eb;
 
 	cr_assert_eq(guard_env_capture(env, "/abs/build/libdcg-preload.so"), 0);

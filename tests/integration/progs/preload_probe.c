@@ -16,13 +16,13 @@
 #include <unistd.h>
 
 static int fails;
-#define CHECK(cond, ...)                                               \
-	do {                                                           \
-		if (!(cond)) {                                         \
-			fprintf(stderr, "probe: " __VA_ARGS__);        \
-			fputc('\n', stderr);                           \
-			fails++;                                       \
-		}                                                      \
+#define CHECK(cond, ...)                                        \
+	do {                                                    \
+		if (!(cond)) {                                  \
+			fprintf(stderr, "probe: " __VA_ARGS__); \
+			fputc('\n', stderr);                    \
+			fails++;                                \
+		}                                               \
 	} while (0)
 
 static int wait_status(pid_t pid)
@@ -68,14 +68,14 @@ static int mode_fd2(const char *data, const char *nd)
 	return (st.st_size == 0 && fails == 0) ? 0 : 1;
 }
 
-static char *const empty_env[] = { NULL };
+static char *const empty_env[] = {NULL};
 
 /* The children run `sh SCRIPT` (the script tries what the policy forbids): argv shows
  * nothing to refuse, so only a guard re-injected into the empty environment of sh
  * can stop what the script does. */
 static int mode_vfork(const char *script, const char *nd)
 {
-	char *argv[] = { "sh", (char *)script, NULL };
+	char *argv[] = {"sh", (char *)script, NULL};
 	pid_t pid = vfork();
 
 	if (pid == 0) {
@@ -91,8 +91,8 @@ static int mode_vfork(const char *script, const char *nd)
 
 static int mode_spawn(const char *script, const char *za)
 {
-	char *sh_argv[] = { "sh", (char *)script, NULL };
-	char *cat_argv[] = { "cat", (char *)za, NULL };
+	char *sh_argv[] = {"sh", (char *)script, NULL};
+	char *cat_argv[] = {"cat", (char *)za, NULL};
 	pid_t pid;
 	int rc;
 
@@ -217,6 +217,7 @@ int main(int argc, char **argv)
 		return mode_execle(argv[2]);
 	if (!strcmp(m, "stress") && argc == 6)
 		return mode_stress(argv[2], argv[3], argv[4], (int)strtol(argv[5], NULL, 10));
-	fprintf(stderr, "usage: preload_probe errno|fd2|vfork|spawn|syscall|system|execle|stress ...\n");
+	fprintf(stderr,
+		"usage: preload_probe errno|fd2|vfork|spawn|syscall|system|execle|stress ...\n");
 	return 2;
 }

@@ -717,3 +717,40 @@ Test(decide, concurrent_first_decisions_on_a_lazy_policy_agree)
 		pol_free(p);
 	}
 }
+
+/* ---- bytes the shell analysis decodes (needs the shell analysis) ------------------------ */
+
+/* $'\xff' and $'\ud800' decode to bytes that are not UTF-8. The regexes run in UTF mode
+ * without re-checking the subject, so such a unit must be made valid first: the rule
+ * still sees the rest of the command, and nothing reads past the text. */
+Test(decide, words_decoded_to_invalid_utf8_are_still_checked)
+{
+	static const char y[] = "rules:\n  - {id: t.rm, pattern: '^rm\\b.*\\bimportant\\b', "
+				"reason: r}\n"
+				"  - {id: t.tail, pattern: 'x.$', reason: r}\n";
+	static const char *const cmds[] = {
+	    "rm -rf $'\\xff\\xfe' important",
+	    "rm -rf $'\\xc3' important",
+	    "rm -rf $'\\ud800' important",
+	    "rm -rf $'\\xe2\\x82' important",
+	    "ls $'x\\xf4'",
+	};
+	for (unsigned flags = 0; flags <= POL_LOAD_JIT; flags += POL_LOAD_JIT) {
+		struct pol_policy *p = pol_new(flags);
+
+		cr_assert_not_null(p);
+		cr_assert_eq(pol_load_buffer(p, "utf.yaml", y, sizeof(y) - 1), 0);
+		for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
+			struct pol_ctx ctx = {.cwd = root};
+			struct pol_result r;
+
+			cr_expect_eq(pol_check_command(p, cmds[k], strlen(cmds[k]), &ctx, &r),
+				     POL_DENY, "%s (flags %u): rule %s", cmds[k], flags,
+				     r.rule_id ? r.rule_id : "none");
+			for (const unsigned char *m = (const unsigned char *)r.matched; *m; m++)
+				cr_expect(*m != 0xff && *m != 0xfe, "matched text is UTF-8");
+			pol_result_release(&r);
+		}
+		pol_free(p);
+	}
+}

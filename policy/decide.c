@@ -644,11 +644,61 @@ static int catastrophic_target(const struct pol_unit *u, const char *home)
 	return 0;
 }
 
+/* Length of the well-formed UTF-8 sequence at s (at most len bytes), 0 if there is
+ * none (a stray byte, a cut, an overlong form, a surrogate, NUL). */
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+	unsigned c = s[0], cp;
+	size_t k;
+
+	if (c && c < 0x80)
+		return 1;
+	k = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf;
+	if (!k || k >= len)
+		return 0;
+	cp = c & (0x3fu >> k);
+	for (size_t i = 1; i <= k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return k + 1;
+}
+
 static int on_unit(const struct pol_unit *u, void *arg)
 {
 	struct cmd_state *st = arg;
 	const struct pol_policy *p = st->p;
+	struct pol_unit fixed;
 
+	/* The command was checked to be UTF-8, but the analyser decodes $'\xff', $'\0' and
+	 * $'\ud800' into bytes that are not. The regexes match in UTF mode without checking
+	 * the subject again (undefined on such bytes), and the matched text goes into JSON:
+	 * a copy with each such byte replaced by '?' keeps every offset and is matched. */
+	if ((u->kind == POL_UNIT_COMMAND || u->kind == POL_UNIT_SCRIPT) &&
+	    !pol_utf8_valid(u->text, u->len)) {
+		char *t = pol_arena_alloc(st->a, u->len + 1);
+
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = 0; i < u->len;) {
+			size_t n = utf8_seq((const unsigned char *)u->text + i, u->len - i);
+
+			if (n) {
+				memcpy(t + i, u->text + i, n);
+				i += n;
+			} else {
+				t[i++] = '?';
+			}
+		}
+		t[u->len] = '\0';
+		fixed = *u;
+		fixed.text = t;
+		u = &fixed;
+	}
 	switch (u->kind) {
 	case POL_UNIT_COMMAND:
 	case POL_UNIT_SCRIPT: {

@@ -1,7 +1,8 @@
 # tests/fuzz/: the shell analyser's libFuzzer target and its benchmark. Neither is part
 # of `make test`.
-#   make fuzz [FUZZ_TIME=600]   runs the fuzzer, growing tests/fuzz/corpus/
-#   make fuzz-merge             minimizes the grown corpus back into tests/fuzz/corpus/
+#   make fuzz [FUZZ_TIME=600]   runs the fuzzer, growing tests/fuzz/corpus/ (seeded with the
+#                               commands of tests/corpus/ and what earlier runs grew)
+#   make fuzz-merge             shrinks the grown corpus back to a covering set
 #   make bench-shell            decisions per second over tests/corpus, worst-case inputs
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 600
@@ -18,12 +19,13 @@ $(FUZZ_BIN): $(FUZZ_SRCS) policy/shell.h policy/arena.h policy/dcg_policy.h
 
 fuzz: $(FUZZ_BIN)
 	@mkdir -p tests/fuzz/corpus
-	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
-		-dict=tests/fuzz/shell.dict tests/fuzz/corpus tests/fuzz/seeds
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=16384 -len_control=10 -timeout=10 \
+		-rss_limit_mb=2048 -dict=tests/fuzz/shell.dict -artifact_prefix=$(BUILD)/fuzz/ \
+		tests/fuzz/corpus
 
 fuzz-merge: $(FUZZ_BIN)
 	rm -rf $(BUILD)/fuzz/merged && mkdir -p $(BUILD)/fuzz/merged
-	$(FUZZ_BIN) -merge=1 -max_len=16384 $(BUILD)/fuzz/merged tests/fuzz/corpus tests/fuzz/seeds
+	$(FUZZ_BIN) -set_cover_merge=1 -max_len=16384 $(BUILD)/fuzz/merged tests/fuzz/corpus
 	rm -rf tests/fuzz/corpus && mv $(BUILD)/fuzz/merged tests/fuzz/corpus
 
 $(BUILD)/tests/bench_shell: $(BUILD)/tests/bench_shell.o $(POLICY_LIB)

@@ -229,6 +229,9 @@ struct pol_ctx {
 	pol_trace_fn trace; /* optional */
 	void *trace_arg;
 	time_t now; /* for allowlist expiry; 0: time(NULL) */
+	/* The running program's real path (runtime layers: /proc/self/exe), for path
+	 * rules with owners (e.g. git keeps its own .git/ up to date); NULL: none. */
+	const char *exe;
 };
 
 /* Decides whether a shell command may run: every regex rule, the shell analysis

@@ -210,11 +210,40 @@ void pol_path_index_build(struct pol_policy *p)
 	p->bucket_rules = rules;
 }
 
+int pol_rule_owned_by(const struct pol_rule *r, const char *exe)
+{
+	const char *base;
+	size_t n;
+
+	if (!r->n_owners || !exe || exe[0] != '/')
+		return 0;
+	base = strrchr(exe, '/') + 1;
+	for (size_t i = 0; i < r->n_owners; i++) {
+		const char *o = r->owners[i];
+
+		if (o[0] == '/') {
+			if (strcmp(o, exe) == 0)
+				return 1;
+			continue;
+		}
+		/* A name: a system program of that name or its helpers (git, git-*), never a
+		 * copy of that name elsewhere (an agent could make ./git). */
+		if (strncmp(exe, "/usr/", 5) != 0 && strncmp(exe, "/bin/", 5) != 0 &&
+		    strncmp(exe, "/sbin/", 6) != 0)
+			continue;
+		n = strlen(o);
+		if (strncmp(base, o, n) == 0 && (base[n] == '\0' || base[n] == '-'))
+			return 1;
+	}
+	return 0;
+}
+
 struct hit_scan {
 	const struct pol_policy *p;
 	const char *path;
 	const struct pol_path_sig *sig;
 	unsigned kinds;
+	const char *exe;
 	const struct pol_rule *last[3];
 };
 
@@ -222,6 +251,8 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 {
 	if (!(hs->kinds & (1u << r->path_kind)))
 		return;
+	if (r->n_owners && pol_rule_owned_by(r, hs->exe))
+		return; /* its owner manages what it covers */
 	if (hs->last[r->path_kind] && hs->last[r->path_kind] >= r)
 		return; /* a later rule of this kind already matched: it wins anyway */
 	if (pol_pathpat_covers_sig(&r->path, hs->path, hs->sig) ||
@@ -242,10 +273,10 @@ static void scan_bucket(unsigned b, void *arg)
  * load order) wins. The index means only rules whose trigger the path has are tried;
  * the "beneath" check for folders looks at every rule. */
 static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const char *path,
-					    unsigned kinds, int beneath)
+					    unsigned kinds, int beneath, const char *exe)
 {
 	struct pol_path_sig sig;
-	struct hit_scan hs = {p, path, &sig, kinds, {NULL, NULL, NULL}};
+	struct hit_scan hs = {p, path, &sig, kinds, exe, {NULL, NULL, NULL}};
 
 	pol_path_sig_init(&sig, path);
 	if (p->bucket_start && !beneath) {
@@ -256,6 +287,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 
 			try_rule(&hs, r);
 			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
+			    !(r->n_owners && pol_rule_owned_by(r, exe)) &&
 			    hs.last[r->path_kind] != r && covers_beneath(r, path))
 				hs.last[r->path_kind] = r;
 		}
@@ -285,7 +317,7 @@ struct dirent64_raw {
 };
 
 static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *path, size_t len,
-					   unsigned kinds, int depth, long *budget)
+					   unsigned kinds, int depth, long *budget, const char *exe)
 {
 	char buf[1024];
 	const struct pol_rule *hit = NULL;
@@ -321,10 +353,10 @@ static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *pat
 			if (sep)
 				path[len] = '/';
 			memcpy(path + len + sep, d->d_name, nl + 1);
-			hit = path_rule_hit(p, path, kinds, 0);
+			hit = path_rule_hit(p, path, kinds, 0, exe);
 			if (!hit && is_dir)
-				hit =
-				    walk_beneath(p, path, len + sep + nl, kinds, depth + 1, budget);
+				hit = walk_beneath(p, path, len + sep + nl, kinds, depth + 1,
+						   budget, exe);
 			path[len] = '\0';
 		}
 	}
@@ -340,11 +372,12 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	unsigned kinds = (unsigned)op < POL_OP__COUNT ? op_refused_by[op] : ZA | RO | ND;
 	int beneath = (flags & POL_PATH_IS_DIR) &&
 		      (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
-	const struct pol_rule *hit = path_rule_hit(p, lexical, kinds, beneath);
+	const char *exe = ctx ? ctx->exe : NULL;
+	const struct pol_rule *hit = path_rule_hit(p, lexical, kinds, beneath, exe);
 	const char *which = lexical;
 
 	if (!hit && resolved && strcmp(resolved, lexical) != 0) {
-		hit = path_rule_hit(p, resolved, kinds, beneath);
+		hit = path_rule_hit(p, resolved, kinds, beneath, exe);
 		which = resolved;
 	}
 	/* Not for rename onto a folder: that replaces only an empty one (and "mv x /tmp/"
@@ -354,7 +387,7 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 		long budget = BENEATH_MAX_ENTRIES;
 
 		pol_copy_str(walk, sizeof(walk), resolved ? resolved : lexical);
-		hit = walk_beneath(p, walk, strlen(walk), kinds, 0, &budget);
+		hit = walk_beneath(p, walk, strlen(walk), kinds, 0, &budget, exe);
 		which = resolved ? resolved : lexical;
 	}
 	if (ctx && ctx->trace) {

@@ -52,6 +52,8 @@ struct pol_rule {
 	struct pol_pathpat path_canon;
 	int has_canon;
 	char *compile_error; /* set when the regex failed to compile */
+	char **owners;	     /* path rules: programs that may manage what the rule covers */
+	size_t n_owners;
 	int code_index; /* its code in the embedded compiled set (pol_policy.codes_blob), or -1 */
 	int path_owned; /* path globs were expanded at snapshot load: freed even if borrowed */
 	int borrowed;	/* id, pattern, reason, suggestions and globs point into a snapshot
@@ -144,6 +146,9 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 
 /* regex.c: compiles on first use; returns the code or NULL (failed). */
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r);
+
+/* decide.c: 1 when exe (a real path) is one of the rule's owners. */
+int pol_rule_owned_by(const struct pol_rule *r, const char *exe);
 
 /* glob.c */
 int pol_pathpat_covers(const struct pol_pathpat *pp, const char *abs_path);

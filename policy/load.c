@@ -106,6 +106,10 @@ void pol_rule_finish(struct pol_rule *r)
 		free(r->path.glob);
 		free(r->path_canon.glob);
 	}
+	if (!r->borrowed)
+		for (size_t i = 0; i < r->n_owners; i++)
+			free(r->owners[i]);
+	free(r->owners);
 	free(r->suggestions);
 	if (r->code)
 		pcre2_code_free(r->code);
@@ -775,20 +779,61 @@ static void each_item(struct ldr *l, yaml_node_t *seq, const char *key, item_fn 
 	}
 }
 
+static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	struct pol_rule *r = arg;
+	const char *s = scalar(item);
+	char **no;
+
+	if (!s || !s[0]) {
+		err(l, item, r->pattern, "owners must be program names or absolute paths");
+		return;
+	}
+	no = realloc(r->owners, (r->n_owners + 1) * sizeof(*no));
+	if (!no)
+		return;
+	r->owners = no;
+	no[r->n_owners] = strdup(s);
+	if (no[r->n_owners])
+		r->n_owners++;
+}
+
+/* A path entry: a pattern, or {path: PATTERN, owners: [PROGRAM...]} where the
+ * owners (system programs such as git) may manage what it covers at runtime. */
 static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
 	enum pol_path_kind kind = (enum pol_path_kind)(long)arg;
 	const char *s = scalar(item);
+	yaml_node_t *owners = NULL;
 
+	if (item->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
+		     pr < item->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
+			yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
+			const char *ks = scalar(k);
+
+			if (ks && v && !strcmp(ks, "path") && scalar(v))
+				s = scalar(v);
+			else if (ks && v && !strcmp(ks, "owners"))
+				owners = v;
+			else
+				err(l, k ? k : item, pol_path_kind_name(kind),
+				    "unknown key '%s' in a path entry (path, owners)",
+				    ks ? ks : "?");
+		}
+	}
 	if (!s) {
-		err(l, item, pol_path_kind_name(kind), "a path pattern must be a string");
+		err(l, item, pol_path_kind_name(kind),
+		    "a path entry must be a pattern or a mapping with path (and owners)");
 		return;
 	}
 	if (!s[0] || (s[0] == '!' && !s[1])) {
 		err(l, item, pol_path_kind_name(kind), "empty path pattern");
 		return;
 	}
-	add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item));
+	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item)) == 0 && owners)
+		each_item(l, owners, "owners", owner_item, &l->p->rules[l->p->n_rules - 1]);
 }
 
 static void strlist_item(struct ldr *l, yaml_node_t *item, void *arg)

@@ -132,6 +132,11 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		fieldn(&s, (long long)r->n_suggestions);
 		for (size_t k = 0; k < r->n_suggestions; k++)
 			field(&s, r->suggestions[k]);
+		if (r->n_owners) { /* the owners of the rule just written */
+			record(&s, 'O');
+			for (size_t k = 0; k < r->n_owners; k++)
+				field(&s, r->owners[k]);
+		}
 	}
 	for (size_t i = 0; i < p->n_allows; i++) {
 		const struct pol_allow *a = &p->allows[i];
@@ -295,6 +300,18 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	return 0;
 }
 
+static int load_owners(struct pol_rule *r, char **f, size_t n)
+{
+	if (!r->borrowed || r->owners || n < 2)
+		return -EINVAL;
+	r->owners = malloc((n - 1) * sizeof(*r->owners));
+	if (!r->owners)
+		return -ENOMEM;
+	memcpy(r->owners, f + 1, (n - 1) * sizeof(*r->owners));
+	r->n_owners = n - 1;
+	return 0;
+}
+
 static int load_allow(struct pol_policy *p, char **f, size_t n)
 {
 	struct pol_allow a;
@@ -384,6 +401,9 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 			break;
 		case 'A':
 			rc = load_allow(p, f, n);
+			break;
+		case 'O':
+			rc = p->n_rules ? load_owners(&p->rules[p->n_rules - 1], f, n) : -EINVAL;
 			break;
 		default:
 			rc = -EINVAL;

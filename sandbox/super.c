@@ -382,7 +382,16 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	struct pol_result r;
 	struct pol_ctx ctx = {0};
 	enum pol_decision d;
+	char exe_link[64], exe[PATH_MAX];
+	ssize_t n;
 
+	/* The tracee's program, for rules with owners (git manages its own .git/). */
+	snprintf(exe_link, sizeof exe_link, "/proc/%u/exe", c->req->pid);
+	n = readlink(exe_link, exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		ctx.exe = exe;
+	}
 	pol_result_init(&r);
 	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
 	if (resolved_out && resolved_size) {

@@ -9,6 +9,7 @@
  *   finding:RULE                   a built-in rule the analyser decided
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,4 +565,40 @@ Test(shell, cd_holds_for_its_own_shell_only)
 {
 	for (size_t i = 0; i < sizeof(cd_cases) / sizeof(cd_cases[0]); i++)
 		check_case(&cd_cases[i]);
+}
+
+/* Every input the fuzzer kept (tests/fuzz/corpus) is analysed to the end: a regression
+ * run of the fuzz corpus inside `make test` (and under the sanitizers with SAN=1). */
+Test(shell, fuzz_corpus_inputs_are_analysed)
+{
+	DIR *d = opendir("tests/fuzz/corpus");
+	struct dirent *e;
+	size_t n = 0;
+
+	cr_assert(d, "tests/fuzz/corpus is missing");
+	while ((e = readdir(d)) != NULL) {
+		char path[512], *buf;
+		FILE *f;
+		long size;
+		struct rec r;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "tests/fuzz/corpus/%s", e->d_name);
+		f = fopen(path, "rb");
+		cr_assert(f, "%s", path);
+		cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+		size = ftell(f);
+		rewind(f);
+		buf = malloc(size > 0 ? (size_t)size : 1);
+		cr_assert(buf);
+		cr_assert_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
+		fclose(f);
+		cr_assert_geq(analyze(buf, (size_t)size, &r, 0), 0, "%s", path);
+		free(r.buf);
+		free(buf);
+		n++;
+	}
+	closedir(d);
+	cr_assert_gt(n, 100);
 }

@@ -441,3 +441,27 @@ GUARD_EXPORT pid_t fork(void)
 	errno = saved;
 	return guard_real_fork();
 }
+
+/* The opens a posix_spawn child performs (libc's own, unguarded, in the child) are
+ * judged when they are registered; a refusal is the function's error number. The path
+ * is taken relative to the current working directory. */
+GUARD_EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
+						  const char *path, int oflag, mode_t mode)
+{
+	unsigned pflags = 0;
+	int saved = errno, rc = 0;
+
+	if (guard_enter()) {
+		enum pol_op op = guard_open_op(oflag, &pflags);
+
+		rc = guard_check_path("posix_spawn_file_actions_addopen", AT_FDCWD, path, op,
+				      pflags);
+		guard_leave();
+	}
+	errno = saved;
+	if (rc < 0)
+		return EACCES;
+	if (!GUARD_REAL(posix_spawn_file_actions_addopen))
+		return ENOSYS;
+	return guard_real_posix_spawn_file_actions_addopen(fa, fd, path, oflag, mode);
+}

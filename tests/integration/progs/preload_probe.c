@@ -109,6 +109,21 @@ static int mode_spawn(const char *script, const char *za)
 	return fails;
 }
 
+/* posix_spawn's file actions open in the child with libc's own calls: the guard
+ * judges them when they are registered. */
+static int mode_addopen(const char *ro)
+{
+	posix_spawn_file_actions_t fa;
+
+	posix_spawn_file_actions_init(&fa);
+	CHECK(posix_spawn_file_actions_addopen(&fa, 1, ro, O_WRONLY | O_TRUNC, 0644) == EACCES,
+	      "addopen of a read-only file for writing accepted");
+	CHECK(posix_spawn_file_actions_addopen(&fa, 0, ro, O_RDONLY, 0) == 0,
+	      "addopen of a read-only file for reading refused");
+	posix_spawn_file_actions_destroy(&fa);
+	return fails;
+}
+
 static int mode_syscall(const char *nd, const char *za)
 {
 	errno = 0;
@@ -209,6 +224,8 @@ int main(int argc, char **argv)
 		return mode_vfork(argv[2], argv[3]);
 	if (!strcmp(m, "spawn") && argc == 4)
 		return mode_spawn(argv[2], argv[3]);
+	if (!strcmp(m, "addopen") && argc == 3)
+		return mode_addopen(argv[2]);
 	if (!strcmp(m, "syscall") && argc == 4)
 		return mode_syscall(argv[2], argv[3]);
 	if (!strcmp(m, "system") && argc == 3)

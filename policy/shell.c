@@ -2108,6 +2108,21 @@ static const struct wrapper wrappers[] = {
     {"proxychains4", "f", NULL, 0, 0},
     {"busybox", "", NULL, 0, 0},
     {"caffeinate", "tw", NULL, 0, 0},
+    {"unshare", "", NULL, 0, 0},
+    {"nsenter", "tSGwr", NULL, 0, 0},
+    {"firejail", "", NULL, 0, 0},
+    {"systemd-run", "pEMu", NULL, 0, 0},
+    {"setpriv", "", NULL, 0, 0},
+    {"prlimit", "p", NULL, 0, 0},
+    {"strace", "oepsIEPbaUX", NULL, 0, 0},
+    {"ltrace", "oepsaAnu", NULL, 0, 0},
+    {"valgrind", "", NULL, 0, 0},
+    {"xvfb-run", "nslfe", NULL, 0, 0},
+    {"catchsegv", "", NULL, 0, 0},
+    {"flock", "wEc", NULL, 1, 0},
+    {"script", "EOIT", NULL, 0, 0},
+    {"dbus-run-session", "", NULL, 0, 0},
+    {"sg", "", NULL, 1, 0},
     {"then", "", NULL, 0, 0},
 };
 
@@ -2188,6 +2203,14 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 				    (weq(w, "-l") || weq(w, "-v") || weq(w, "-k") || weq(w, "-K") ||
 				     weq(w, "-V") || weq(w, "-e"))) {
 					*query_only = 1;
+					return n;
+				}
+				if ((name_is(nm, nl, "flock") || name_is(nm, nl, "script") ||
+				     name_is(nm, nl, "sg")) &&
+				    (weq(w, "-c") || weq(w, "--command"))) {
+					if (i + 1 < n)
+						analyze_string(P, v[i + 1]->s, v[i + 1]->len,
+							       depth + 1, line, remote);
 					return n;
 				}
 				if (name_is(nm, nl, "env") && w->len >= 2 && w->s[1] == 'S') {
@@ -2434,6 +2457,7 @@ static const struct name_class {
     {"bzip2", K_NONE, F_DEC},
     {"caffeinate", K_NONE, F_WRAP},
     {"cat", K_READER, F_FEED},
+    {"catchsegv", K_NONE, F_WRAP},
     {"cd", K_CD, 0},
     {"chattr", K_CHMOD, 0},
     {"chgrp", K_CHMOD, 0},
@@ -2456,6 +2480,7 @@ static const struct name_class {
     {"curl", K_CURL, F_DL},
     {"cut", K_READER, 0},
     {"dash", K_NONE, F_LANG},
+    {"dbus-run-session", K_NONE, F_WRAP},
     {"dd", K_DD, 0},
     {"declare", K_ECHO, 0},
     {"deno", K_NONE, F_LANG},
@@ -2484,7 +2509,9 @@ static const struct name_class {
     {"figlet", K_ECHO, 0},
     {"file", K_READER, 0},
     {"find", K_FIND, 0},
+    {"firejail", K_NONE, F_WRAP},
     {"fish", K_NONE, F_LANG},
+    {"flock", K_NONE, F_WRAP},
     {"fmt", K_READER, 0},
     {"fold", K_READER, 0},
     {"ftp", K_NONE, F_DL},
@@ -2520,6 +2547,7 @@ static const struct name_class {
     {"look", K_READER, 0},
     {"ls", K_LISTER, 0},
     {"lsd", K_LISTER, 0},
+    {"ltrace", K_NONE, F_WRAP},
     {"lynx", K_NONE, F_DL},
     {"man", K_ECHO, 0},
     {"mariadb", K_NONE, F_DB},
@@ -2546,6 +2574,7 @@ static const struct name_class {
     {"nodejs", K_NONE, F_LANG},
     {"nohup", K_NONE, F_WRAP},
     {"notify-send", K_ECHO, 0},
+    {"nsenter", K_NONE, F_WRAP},
     {"nvim", K_EDITOR, 0},
     {"od", K_READER, 0},
     {"openssl", K_OPENSSL, F_DEC},
@@ -2554,6 +2583,7 @@ static const struct name_class {
     {"pico", K_EDITOR, 0},
     {"pr", K_READER, 0},
     {"printf", K_ECHO, F_FEED},
+    {"prlimit", K_NONE, F_WRAP},
     {"proxychains", K_NONE, F_WRAP},
     {"proxychains4", K_NONE, F_WRAP},
     {"psql", K_NONE, F_DB},
@@ -2570,10 +2600,13 @@ static const struct name_class {
     {"runuser", K_SU, 0},
     {"say", K_ECHO, 0},
     {"scp", K_RSYNC, F_DL},
+    {"script", K_NONE, F_WRAP},
     {"sdiff", K_READER, 0},
     {"sed", K_SED, 0},
     {"setfacl", K_CHMOD, 0},
+    {"setpriv", K_NONE, F_WRAP},
     {"setsid", K_NONE, F_WRAP},
+    {"sg", K_NONE, F_WRAP},
     {"sh", K_NONE, F_LANG},
     {"sha1sum", K_READER, 0},
     {"sha224sum", K_READER, 0},
@@ -2592,10 +2625,12 @@ static const struct name_class {
     {"ssh", K_SSH, 0},
     {"ssh-add", K_READER, 0},
     {"stdbuf", K_NONE, F_WRAP},
+    {"strace", K_NONE, F_WRAP},
     {"strings", K_READER, 0},
     {"su", K_SU, 0},
     {"subl", K_EDITOR, 0},
     {"sudo", K_NONE, F_WRAP},
+    {"systemd-run", K_NONE, F_WRAP},
     {"tac", K_READER, 0},
     {"tail", K_HEADTAIL, 0},
     {"tar", K_TAR, 0},
@@ -2623,10 +2658,12 @@ static const struct name_class {
     {"unexpand", K_READER, 0},
     {"uniq", K_READER, 0},
     {"unlink", K_UNLINK, 0},
+    {"unshare", K_NONE, F_WRAP},
     {"unxz", K_NONE, F_DEC},
     {"unzip", K_UNZIP, 0},
     {"unzstd", K_NONE, F_DEC},
     {"uudecode", K_NONE, F_DEC},
+    {"valgrind", K_NONE, F_WRAP},
     {"vi", K_EDITOR, 0},
     {"view", K_READER, 0},
     {"vim", K_EDITOR, 0},
@@ -2641,6 +2678,7 @@ static const struct name_class {
     {"which", K_ECHO, 0},
     {"xargs", K_NONE, F_WRAP},
     {"xh", K_NONE, F_DL},
+    {"xvfb-run", K_NONE, F_WRAP},
     {"xxd", K_READER, F_DEC},
     {"xz", K_NONE, F_DEC},
     {"xzcat", K_READER, F_DEC},

@@ -178,6 +178,17 @@ if have git && have make; then
 	cd "$WS" || exit 1
 fi
 
+# ask at runtime: asked on /dev/tty; without a terminal (setsid) it is a refusal.
+if command -v setsid >/dev/null; then
+	printf 'bashToolPatterns:\n  - pattern: "\\\\bdcg-ask-me\\\\b"\n    reason: asks first\n    ask: true\n' > "$T/ask.yaml"
+	mkdir -p free/dcg-ask-me
+	printf 'cd free && ls -d dcg-ask-me > asked\n' > "$T/ask.sh"
+	setsid -w "$DCG" run --policy "$T/ask.yaml" -- bash "$T/ask.sh" 2>"$T/ask.log" </dev/null
+	[ -s free/asked ] && bad "an ask rule ran without a terminal to ask on"
+	grep -q '^dcg: blocked execve of ls -d dcg-ask-me: asks first' "$T/ask.log" ||
+		{ bad "no refusal line for the unanswered ask"; cat "$T/ask.log"; }
+fi
+
 # A static program: said once per session, however many processes run it.
 printf 'int main(void) { return 0; }\n' > "$T/st.c"
 if cc -static -o "$T/static_true" "$T/st.c" 2>/dev/null; then

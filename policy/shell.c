@@ -5,11 +5,35 @@
  * of simple commands (words, redirections, pipe neighbours, heredoc bodies); command
  * substitutions, subshells and backticks are parsed where they stand and append their
  * own commands to the same list. The walk then takes the list in order: it strips
- * wrappers, emits units, and analyses strings that are code (bash -c, eval, ssh, heredocs
- * fed to a shell) by parsing them and appending their commands to the end of the list,
- * so it never recurses in C. Only the parser recurses, one frame per nesting level,
- * capped at SH_MAX_NEST. Every byte is read a bounded number of times: a budget of
- * lexed bytes (SH_WORK_FACTOR times the input) stops pathological re-analysis.
+ * wrappers, emits units, and analyses strings that are code (bash -c, eval, ssh, watch,
+ * heredocs fed to a shell) by parsing them and appending their commands to the end of
+ * the list. The parser recurses one frame per nesting level and the walk only for
+ * find -exec and su -- ; both stop at SH_MAX_NEST. Every byte is lexed a bounded number
+ * of times (a budget of SH_WORK_FACTOR times the input), and floods of commands or
+ * words are refused (SH_MAX_CMDS, SH_MAX_WORDS): the input is decided in milliseconds.
+ *
+ * What the units look like:
+ *  - COMMAND: words after quote removal; argv[0] is the command's basename; wrappers
+ *    (sudo, env, xargs, timeout ...) and git's global options stripped. When something
+ *    was stripped, the command as written goes out first, then the normalized one. The
+ *    redirections follow the words as pairs ("2>", "/dev/null"), so a rule can see
+ *    "> /dev/sda". Data words (echo arguments, commit messages, patterns, code handed to
+ *    an interpreter, here-strings) are flagged in word_is_data.
+ *  - SCRIPT: python, node, ruby, perl, php code from -c/-e/-E/-r, heredocs, here-strings,
+ *    echo/printf/cat piped into the interpreter, and files written by a heredoc earlier
+ *    in the same command line and then run (language by interpreter, else shebang).
+ *    Shell code is never a SCRIPT unit: it is parsed and its commands are walked.
+ *  - PATH: the paths a known command touches, with ~, $HOME and variables assigned
+ *    earlier in the line expanded, joined to a directory entered with cd in the same
+ *    shell; words with other expansions are skipped. is_dir_op marks tree-wide
+ *    operations (rm -r, rmdir, mv source, chmod -R, rsync --delete, find -delete, copies
+ *    and archives of a tree). Nothing for ssh's remote side.
+ *  - FINDING: shell.parse.unterminated / error / too_complex, remote-exec.pipe_to_shell,
+ *    remote-exec.decode_to_shell, system.fork_bomb.
+ * Paths wait until their command's unit has gone out, so that a command rule is tried
+ * first. Identical units go out once (after the first SH_DEDUP_AFTER). Heredoc bodies
+ * and variable names may point into the caller's buffer rather than the arena: both
+ * live until pol_shell_analyze() returns.
  */
 #include "shell.h"
 
@@ -2139,7 +2163,6 @@ struct nc {
 	unsigned line;
 	int kind;	 /* enum cmd_kind of name */
 	unsigned kflags; /* F_* of name */
-	int stdin_code;	 /* the command runs its stdin as code (lang) */
 	int query_only;	 /* command -v: nothing runs */
 };
 
@@ -4232,8 +4255,6 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 			git_norm = 1;
 		}
 	}
-	struct sh_word **orig_v = x->v;
-	size_t orig_n = x->n;
 	x->v = nv;
 	x->n = nn;
 	x->data = sh_alloc(P, nn + 1);
@@ -4303,8 +4324,6 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 				wd[a] = x->data[b++];
 		emit_view(P, x, v + aw, wn, wd, NULL, 0);
 	}
-	(void)orig_v;
-	(void)orig_n;
 	P->defer--;
 	emit_view(P, x, nv, nn, x->data, x->name, x->nlen);
 	flush_paths(P, mark);

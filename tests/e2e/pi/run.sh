@@ -119,6 +119,31 @@ install_ext() { # install_ext --project|--user
 		"$DCG" install --agent pi "$1" >"$R/install.txt" 2>&1)
 }
 
+# run_pi_rpc yes|no SCENARIO_JSON: pi in RPC mode, where the extension has a UI;
+# confirm dialogs are answered yes or no; UI requests land in $R/ui.jsonl and the
+# session (with the extension's appendEntry records) in $R/sessions.
+run_pi_rpc() {
+	local answer=$1 scen=$2
+	printf '%s\n' "$scen" | sed "s#{RUN}#$R#g" >"$R/scenario.json"
+	python3 "$HERE/mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
+		--log "$R/requests.jsonl" 2>"$R/mock.err" &
+	local mock=$!
+	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
+	(cd "$R/proj" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" TERM=dumb \
+		LANG=C.UTF-8 SHELL=/bin/bash PI_CODING_AGENT_DIR="$R/home/.pi/agent" PI_OFFLINE=1 \
+		PI_TELEMETRY=0 DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" \
+		python3 "$HERE/rpc_driver.py" --confirm "$answer" --log "$R/ui.jsonl" -- \
+		node "$PI_CLI" --mode rpc --provider mock --model mock-model \
+		--session-dir "$R/sessions" >"$R/out.txt" 2>"$R/err.txt" </dev/null)
+	echo "rc=$?" >"$R/rc.txt"
+	kill "$mock" 2>/dev/null
+	wait "$mock" 2>/dev/null
+	[ -f "$R/requests.jsonl" ] || : >"$R/requests.jsonl"
+}
+
+# ui METHOD TEXT: some UI request of that method carries TEXT
+ui() { grep "\"method\": \"$1\"" "$R/ui.jsonl" 2>/dev/null | grep -qF -- "$2"; }
+
 told() { python3 "$HERE/check.py" "$R/requests.jsonl" "$@"; }
 same() { cmp -s "$1" "$2"; }
 
@@ -226,6 +251,52 @@ if [ ! -e "$R/proj/harmless.txt" ] && told --has "dcg could not check this call"
 else
 	ko "missing dcg: harmless ran=$([ -e "$R/proj/harmless.txt" ] && echo yes || echo no)"
 	told --has "could not check" --dump
+fi
+
+# ---- with a UI (RPC mode): ask confirms, status line, notifications, session log -----------------
+new_run rpc_yes
+good_rules
+install_ext --project
+run_pi_rpc yes "$SCEN_ASK"
+if [ "$(cat "$R/proj/asked.txt" 2>/dev/null)" = ran ] && ui confirm '"timeout": 30000' &&
+	ui confirm "deploys to production"; then
+	ok "an ask rule asks the user (ctx.ui.confirm, 30 s timeout); confirmed, the call runs"
+else
+	ko "ask confirmed: ran=$([ -e "$R/proj/asked.txt" ] && echo yes || echo no) rc=$(cat "$R/rc.txt"); $(head -c 400 "$R/ui.jsonl" 2>/dev/null)"
+fi
+ui setStatus "Damage-Control Active: " && ok "the status line shows the active rule count" || ko "no 'Damage-Control Active: N Rules' status: $(grep setStatus "$R/ui.jsonl" | head -2)"
+ui notify "dcg asks" && ok "a triggered ask rule is notified" || ko "no notify for the ask"
+if grep -rqs '"customType":"damage-control-log"' "$R/sessions" && grep -rqs 'ask-confirmed' "$R/sessions"; then
+	ok "every interception is logged with pi.appendEntry(\"damage-control-log\", ...)"
+else
+	ko "no damage-control-log entry in the session: $(ls -R "$R/sessions" 2>/dev/null | head -5)"
+fi
+
+new_run rpc_no
+good_rules
+install_ext --project
+run_pi_rpc no "$SCEN_ASK"
+if [ ! -e "$R/proj/asked.txt" ] && told --has "User denied execution" >/dev/null; then
+	ok "an ask the user declines blocks the call with \"User denied execution\""
+else
+	ko "ask declined: ran=$([ -e "$R/proj/asked.txt" ] && echo yes || echo no)"
+	told --has "User denied" --dump
+fi
+run_pi_rpc no "$SCEN_RESET"
+if same "$R/proj/work.txt" "$R/work.orig" && ui setStatus "Last Violation: " && ui notify "dcg blocked"; then
+	ok "a block is notified and shown as the last violation in the status line"
+else
+	ko "block with UI: $(grep -E 'setStatus|notify' "$R/ui.jsonl" | tail -3)"
+fi
+
+new_run rpc_broken_rules
+rules "bashToolPatterns: [ this is: not yaml"
+install_ext --project
+run_pi_rpc no "$SCEN_RESET"
+if ui notify "damage-control-rules.yaml has problems" && same "$R/proj/work.txt" "$R/work.orig"; then
+	ok "an unparsable rules file is notified at session start, and the defaults still protect"
+else
+	ko "broken rules with UI: $(grep notify "$R/ui.jsonl" | head -3)"
 fi
 
 # ---- uninstall removes the extension --------------------------------------------------------

@@ -1887,6 +1887,40 @@ static char *join_words(struct sh_an *P, struct sh_word **v, size_t n, size_t *o
 	return s;
 }
 
+static char *expand_word(struct sh_an *P, const struct sh_word *w, size_t prefix_room,
+			 size_t *outlen);
+
+/* Like join_words, with variables whose values are known put in. */
+static char *join_expanded(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen)
+{
+	size_t total = 0, o = 0, l;
+	char **parts = sh_alloc(P, n * sizeof(*parts));
+	size_t *lens = sh_alloc(P, n * sizeof(*lens));
+	char *s;
+
+	if (!parts || !lens)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		parts[i] = v[i]->nhome ? expand_word(P, v[i], 0, &l) : NULL;
+		lens[i] = parts[i] ? l : v[i]->len;
+		if (!parts[i])
+			parts[i] = v[i]->s;
+		total += lens[i] + 1;
+	}
+	s = sh_alloc(P, total + 1);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			s[o++] = ' ';
+		memcpy(s + o, parts[i], lens[i]);
+		o += lens[i];
+	}
+	s[o] = '\0';
+	*outlen = o;
+	return s;
+}
+
 enum { LANG_NONE = 0, LANG_SHELL, LANG_PYTHON, LANG_NODE, LANG_RUBY, LANG_PERL, LANG_PHP };
 
 static const char *lang_name(int lang)
@@ -4229,6 +4263,23 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 	x->n = n - k;
 	base_of(x->v[0], &x->name, &x->nlen);
 	classify(x->name, x->nlen, &x->kind, &x->kflags);
+
+	/* $CMD args, with CMD assigned earlier in the line: the shell splits the value
+	 * into words, so the command is the value followed by the arguments. */
+	if (x->v[0]->nhome == 1 && x->v[0]->home_off[0] == 0 &&
+	    x->v[0]->home_len[0] == x->v[0]->len && !(x->v[0]->flags & W_UNRESOLVED)) {
+		size_t vl, rl = 0;
+		const char *val = var_value(P, x->v[0]->var_name[0], x->v[0]->var_nlen[0], &vl);
+		char *rest = x->n > 1 ? join_expanded(P, x->v + 1, x->n - 1, &rl) : NULL;
+		char *cmd = val ? sh_alloc(P, vl + 1 + rl + 1) : NULL;
+		if (cmd && val != P->home) {
+			memcpy(cmd, val, vl);
+			cmd[vl] = ' ';
+			if (rest)
+				memcpy(cmd + vl + 1, rest, rl);
+			analyze_string(P, cmd, vl + 1 + rl, depth + 1, line, remote);
+		}
+	}
 
 	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
 	 * the normalized view drops them so that rules see "git reset --hard" */

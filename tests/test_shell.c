@@ -544,6 +544,9 @@ static const struct scase late_cases[] = {
     {"'{rm,-rf,/}'", {"!cmd:rm -rf /"}},
     {"curl -s x | python3 /dev/stdin", {"finding:remote-exec.pipe_to_shell"}},
     {"bash /dev/stdin <<< 'rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"X=rm; $X -rf build", {"cmd:rm -rf build"}},
+    {"CMD=\"rm -rf\"; $CMD /", {"cmd:rm -rf /", "path:delete:/:dir"}},
+    {"$UNKNOWN -rf build", {"!cmd:rm -rf build"}},
 };
 
 Test(shell, variables_braces_and_stdin_scripts)

@@ -316,6 +316,19 @@ struct dirent64_raw {
 	char d_name[];
 };
 
+/* Is there an active path rule of these kinds at all? Without one, walking a folder
+ * (up to 20,000 entries for "rm -rf ~") cannot find anything. */
+static int has_path_rules(const struct pol_policy *p, unsigned kinds)
+{
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+
+		if ((kinds & (1u << r->path_kind)) && !r->path.negate)
+			return 1;
+	}
+	return 0;
+}
+
 static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *path, size_t len,
 					   unsigned kinds, int depth, long *budget, const char *exe)
 {
@@ -382,7 +395,7 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	}
 	/* Not for rename onto a folder: that replaces only an empty one (and "mv x /tmp/"
 	 * names the folder the file goes into). */
-	if (!hit && beneath && op != POL_OP_RENAME_TO) {
+	if (!hit && beneath && op != POL_OP_RENAME_TO && has_path_rules(p, kinds)) {
 		char walk[PATH_MAX];
 		long budget = BENEATH_MAX_ENTRIES;
 

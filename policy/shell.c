@@ -48,9 +48,10 @@
 #define SH_MAX_FILES   16 /* heredoc-written files remembered per command line */
 /* No command line an agent sends holds this many simple commands or words; past them
  * the input is refused (shell.parse.too_complex) rather than analysed for seconds. */
-#define SH_MAX_VARS  16
-#define SH_MAX_CMDS  10000
-#define SH_MAX_WORDS 50000
+#define SH_MAX_VARS    16
+#define SH_MAX_VAR_LEN 4096
+#define SH_MAX_CMDS    10000
+#define SH_MAX_WORDS   50000
 
 /* ---- words, redirections, commands -------------------------------------------- */
 
@@ -1718,8 +1719,8 @@ static void record_assignment(struct sh_an *P, const struct sh_word *w)
 	nlen = (size_t)(eq - w->s);
 	sub_word(w, nlen + 1, &val);
 	v = expand_word(P, &val, 0, &vlen);
-	forget_var(P, w->s, nlen); /* an unknown value shadows an older known one */
-	if (!v)
+	forget_var(P, w->s, nlen);	 /* an unknown value shadows an older known one */
+	if (!v || vlen > SH_MAX_VAR_LEN) /* B=$A$A; C=$B$B ... must not double forever */
 		return;
 	if (P->nvars == SH_MAX_VARS) { /* forget the oldest */
 		memmove(P->vars, P->vars + 1, (SH_MAX_VARS - 1) * sizeof(P->vars[0]));

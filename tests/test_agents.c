@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -335,15 +336,34 @@ Test(agents, codex_patch_counts_past_its_buffer_and_refuses_non_patches)
 
 /* ---- settings files -------------------------------------------------------------------------- */
 
+static char tmp_root[256];
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path); /* best effort: a leftover is only clutter in /tmp */
+	return 0;
+}
+
+/* Each test runs in its own process: its scratch folder goes when it exits. */
+static void rm_tmp_root(void)
+{
+	if (tmp_root[0])
+		nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static char *tmpdir_path(const char *name)
 {
-	static char dir[256];
+	char *dir = tmp_root;
 	char *out;
 	size_t len;
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/dcg-test-agents-XXXXXX");
+		snprintf(dir, sizeof(tmp_root), "/tmp/dcg-test-agents-XXXXXX");
 		cr_assert_not_null(mkdtemp(dir));
+		atexit(rm_tmp_root);
 	}
 	len = strlen(dir) + strlen(name) + 2;
 	out = malloc(len);

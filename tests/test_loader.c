@@ -347,7 +347,7 @@ Test(loader, wrong_types_are_reported_and_the_rest_stays_active)
 	} want[] = {
 	    {1, "'bashToolPatterns' must be a list"},
 	    {3, "'zeroAccessPaths' must be a list"},
-	    {5, "a path pattern must be a string"},
+	    {5, "a path entry must be"},
 	    {12, "'pattern' must be a single value"},
 	    {14, "each entry of 'rules' must be a mapping"},
 	    {21, "'ask' must be true or false"},

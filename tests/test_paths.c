@@ -610,6 +610,38 @@ Test(paths, folder_holding_a_named_entry_cannot_be_removed)
 	pol_free(p);
 }
 
+/* Link targets of 4,000 bytes nested three deep: the kernel follows them (each target is
+ * under PATH_MAX), but the text left to walk outgrows any fixed buffer. A path that
+ * cannot be resolved must not be decided on its written form alone. */
+Test(paths, symlinks_too_long_to_resolve_are_refused_not_waved_through)
+{
+	struct pol_policy *p = ssh_policy();
+	char pad[4100], target[PATH_MAX * 2], ln[PATH_MAX], b[PATH_MAX];
+	size_t o = 0;
+	int fd;
+
+	while (o + 2 < 4000) {
+		pad[o++] = '.';
+		pad[o++] = '/';
+	}
+	pad[o] = '\0';
+	snprintf(target, sizeof(target), "%s/.ssh/%s", home, pad);
+	snprintf(ln, sizeof(ln), "%s/l3", root);
+	link_to(target, ln);
+	snprintf(target, sizeof(target), "l3/%s", pad);
+	snprintf(ln, sizeof(ln), "%s/l2", root);
+	link_to(target, ln);
+	snprintf(target, sizeof(target), "l2/%s", pad);
+	snprintf(ln, sizeof(ln), "%s/l1", root);
+	link_to(target, ln);
+	snprintf(b, sizeof(b), "%s/l1/id_rsa", root);
+	fd = open(b, O_RDONLY);
+	cr_assert_geq(fd, 0, "the kernel resolves %s: %s", b, strerror(errno));
+	close(fd);
+	expect_path(p, b, POL_OP_READ, 0, POL_DENY);
+	pol_free(p);
+}
+
 Test(paths, folder_holding_a_protected_entry_deeper_down_cannot_be_moved_or_removed)
 {
 	char b[PATH_MAX];

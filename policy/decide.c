@@ -433,6 +433,23 @@ static int current_cwd(const struct pol_policy *p, const struct pol_ctx *ctx, ch
 	return 0;
 }
 
+/* A path that cannot be checked (too long, or its links cannot be resolved) is
+ * refused, not waved through. */
+static enum pol_decision refuse_unchecked(const struct pol_policy *p, const char *path,
+					  enum pol_op op, struct pol_result *r)
+{
+	ssize_t i = pol_rule_find(p, "input.path_too_long");
+
+	if (i >= 0)
+		fill_from_rule(r, &p->rules[i]);
+	r->decision = POL_DENY;
+	r->detection = POL_DET_PATH;
+	r->op = op;
+	pol_copy_matched(r, path, strlen(path));
+	pol_copy_str(r->path, sizeof(r->path), path);
+	return r->decision;
+}
+
 static enum pol_decision check_path_in(const struct pol_policy *p, const char *base,
 				       const char *path, enum pol_op op, unsigned flags,
 				       const struct pol_ctx *ctx, struct pol_result *r)
@@ -443,18 +460,8 @@ static enum pol_decision check_path_in(const struct pol_policy *p, const char *b
 	pol_result_init(r);
 	if (!path || !path[0])
 		return POL_ALLOW;
-	if (pol_path_normalize(path, base, p->home, lexical, sizeof(lexical)) < 0) {
-		/* A path too long to check is refused, not waved through. */
-		ssize_t i = pol_rule_find(p, "input.path_too_long");
-		if (i >= 0)
-			fill_from_rule(r, &p->rules[i]);
-		r->decision = POL_DENY;
-		r->detection = POL_DET_PATH;
-		r->op = op;
-		pol_copy_matched(r, path, strlen(path));
-		pol_copy_str(r->path, sizeof(r->path), path);
-		return r->decision;
-	}
+	if (pol_path_normalize(path, base, p->home, lexical, sizeof(lexical)) < 0)
+		return refuse_unchecked(p, path, op, r);
 	/* Resolution walks the path as the kernel will, before folding "..": after a
 	 * symlink, ".." is the parent of its target, not of the link. */
 	if (!(flags & POL_PATH_CANONICAL)) {
@@ -468,10 +475,15 @@ static enum pol_decision check_path_in(const struct pol_policy *p, const char *b
 			rest = path + 1;
 		}
 		n = snprintf(joined, sizeof(joined), "%s/%s", start, rest);
-		if (n > 0 && (size_t)n < sizeof(joined) &&
+		/* A path whose links cannot be followed here (nested targets outgrowing the
+		 * buffers, a loop) may still lead somewhere protected for the kernel, which
+		 * keeps no such limit: deciding on its written form alone would wave it
+		 * through. */
+		if (n <= 0 || (size_t)n >= sizeof(joined) ||
 		    pol_path_resolve(joined, !!(flags & POL_PATH_NOFOLLOW), resolved,
-				     sizeof(resolved)) == 0)
-			res = resolved;
+				     sizeof(resolved)) < 0)
+			return refuse_unchecked(p, path, op, r);
+		res = resolved;
 	}
 	return decide_path(p, lexical, res, op, flags, ctx, r);
 }

@@ -428,7 +428,7 @@ static int first_note(const char *file)
 	return 1;
 }
 
-static void note_uncovered(const char *file)
+static void note_uncovered(const char *file, int fd)
 {
 	enum guard_exe_kind k;
 	struct guard_msg m;
@@ -436,7 +436,7 @@ static void note_uncovered(const char *file)
 
 	if (g.noted_exe)
 		return;
-	k = guard_exe_kind(file);
+	k = guard_exe_kind_fd(fd);
 	if ((k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID) || !first_note(file))
 		return;
 	guard_msg_init(&m, line, sizeof(line));
@@ -445,6 +445,24 @@ static void note_uncovered(const char *file)
 	guard_msg_add(&m, k == GUARD_EXE_STATIC ? " is statically linked" : " is set-uid");
 	guard_msg_add(&m, "; the preload guard cannot see inside it (use dcg sandbox)\n");
 	say(m.buf, m.len);
+}
+
+/* The program about to be executed, opened once (reading it has no effect): judged
+ * on the kernel's resolution read back from /proc/self/fd and on the path as written,
+ * then its ELF headers tell whether the guard can follow it. A program that cannot be
+ * opened (missing, execute-only) is judged by path, with resolution. */
+static int check_exec_file(const char *call, int dirfd, const char *file)
+{
+	int fd, rc;
+
+	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return guard_check_path(call, dirfd, file, POL_OP_EXEC, 0);
+	rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);
+	if (rc == 0)
+		note_uncovered(file, fd);
+	close(fd);
+	return rc;
 }
 
 int guard_check_exec(const char *call, int dirfd, const char *file, char *const argv[])
@@ -460,7 +478,7 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 
 	if (!p)
 		return 0;
-	if (file && guard_check_path(call, dirfd, file, POL_OP_EXEC, 0) < 0)
+	if (file && check_exec_file(call, dirfd, file) < 0)
 		return -1;
 	if (argv && argv[0]) {
 		memset(&ctx, 0, sizeof(ctx));
@@ -480,8 +498,6 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 			pol_result_release(&r);
 		}
 	}
-	if (file && dirfd == AT_FDCWD)
-		note_uncovered(file);
 	return 0;
 }
 

@@ -162,5 +162,7 @@ enum guard_exe_kind { GUARD_EXE_DYNAMIC = 0, GUARD_EXE_STATIC, GUARD_EXE_SETUID,
 /* Looks at an executable file's mode and ELF headers (no PT_INTERP: static). Returns
  * GUARD_EXE_OTHER for scripts, unreadable files and anything that is not ELF. */
 enum guard_exe_kind guard_exe_kind(const char *path);
+/* The same for an open descriptor (O_RDONLY; an O_PATH one gives GUARD_EXE_OTHER). */
+enum guard_exe_kind guard_exe_kind_fd(int fd);
 
 #endif /* DCG_GUARD_H */

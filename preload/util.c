@@ -159,40 +159,40 @@ void guard_msg_addu(struct guard_msg *m, unsigned long v)
 
 enum guard_exe_kind guard_exe_kind(const char *path)
 {
+	enum guard_exe_kind kind;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return GUARD_EXE_OTHER;
+	kind = guard_exe_kind_fd(fd);
+	close(fd);
+	return kind;
+}
+
+enum guard_exe_kind guard_exe_kind_fd(int fd)
+{
 	enum guard_exe_kind kind = GUARD_EXE_OTHER;
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	struct stat st;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return GUARD_EXE_OTHER;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		goto out_close;
+		return GUARD_EXE_OTHER;
 	/* The loader ignores LD_PRELOAD for set-id programs run by someone else. */
 	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
-		kind = GUARD_EXE_SETUID;
-		goto out_close;
-	}
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
+		return GUARD_EXE_SETUID;
 	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr))
-		goto out_close;
+		return GUARD_EXE_OTHER;
 	kind = GUARD_EXE_STATIC;
 	for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-		    (ssize_t)sizeof(ph)) {
-			kind = GUARD_EXE_OTHER;
-			break;
-		}
-		if (ph.p_type == PT_INTERP) {
-			kind = GUARD_EXE_DYNAMIC;
-			break;
-		}
+		    (ssize_t)sizeof(ph))
+			return GUARD_EXE_OTHER;
+		if (ph.p_type == PT_INTERP)
+			return GUARD_EXE_DYNAMIC;
 	}
-out_close:
-	close(fd);
 	return kind;
 }

@@ -41,6 +41,7 @@ static struct {
 } g;
 
 static _Atomic int g_resolved;
+static _Atomic int g_no_openat2; /* set once openat2 proved unavailable */
 
 void guard_resolve(void)
 {
@@ -661,9 +662,14 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		how.mode = mode & 07777;
 	how.resolve = RESOLVE_NO_SYMLINKS;
+	if (atomic_load_explicit(&g_no_openat2, memory_order_relaxed))
+		return -2;
 	fd = guard_real_syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 	if (fd >= 0)
 		return (int)fd;
+	/* No openat2 here (old kernel, a seccomp filter): never try it again. */
+	if (errno == ENOSYS || errno == EPERM)
+		atomic_store_explicit(&g_no_openat2, 1, memory_order_relaxed);
 	/* A symlink on the way (ELOOP), flags openat2 refuses that open ignores (EINVAL),
 	 * no openat2 (ENOSYS, or EPERM from a seccomp filter): nothing was opened,
 	 * created or truncated, so the caller falls back to the full check. */

@@ -43,6 +43,8 @@ probe vfork 30 vfork free/rm.sh nd/f1
 probe spawn 30 spawn free/rm.sh za/secret
 probe syscall 30 syscall nd/f1 za/secret
 probe addopen 30 addopen ro/a.txt
+probe linkfd 30 linkfd ro/a.txt free/alias
+[ -e free/alias ] && bad "a hard link to a read-only file was made through its descriptor"
 probe system 30 system "$WS/free/rm.sh"
 probe stress 240 stress nd/f1 "$WS/za/secret" "$WS/ro" 300
 timeout 30 "$DCG" run --policy "$WS/policy.yaml" -- "$PROBE" fd2 "$WS/free/data" nd/f1 >/dev/null 2>&1

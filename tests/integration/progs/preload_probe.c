@@ -124,6 +124,25 @@ static int mode_addopen(const char *ro)
 	return fails;
 }
 
+/* A new name for protected data through its descriptor: /proc/self/fd/N followed, and
+ * AT_EMPTY_PATH. */
+static int mode_linkfd(const char *ro, const char *newpath)
+{
+	char proc[64];
+	int fd = open(ro, O_RDONLY);
+
+	CHECK(fd >= 0, "cannot read %s", ro);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	errno = 0;
+	CHECK(linkat(AT_FDCWD, proc, AT_FDCWD, newpath, AT_SYMLINK_FOLLOW) == -1 && errno == EACCES,
+	      "linkat(/proc/self/fd/N, AT_SYMLINK_FOLLOW): errno %d", errno);
+	errno = 0;
+	CHECK(linkat(fd, "", AT_FDCWD, newpath, AT_EMPTY_PATH) == -1 && errno == EACCES,
+	      "linkat(fd, \"\", AT_EMPTY_PATH): errno %d", errno);
+	close(fd);
+	return fails;
+}
+
 static int mode_syscall(const char *nd, const char *za)
 {
 	errno = 0;
@@ -224,6 +243,8 @@ int main(int argc, char **argv)
 		return mode_vfork(argv[2], argv[3]);
 	if (!strcmp(m, "spawn") && argc == 4)
 		return mode_spawn(argv[2], argv[3]);
+	if (!strcmp(m, "linkfd") && argc == 4)
+		return mode_linkfd(argv[2], argv[3]);
 	if (!strcmp(m, "addopen") && argc == 3)
 		return mode_addopen(argv[2]);
 	if (!strcmp(m, "syscall") && argc == 4)

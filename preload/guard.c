@@ -1,9 +1,10 @@
 /* guard.c - start-up, real symbols, the recursion flag and the decision glue.
  *
- * Start-up is cheap on purpose (make starts thousands of processes): `dcg run` loads
- * and compiles the policy once and leaves its snapshot in a file named by
- * $DCG_SNAPSHOT; the constructor maps that file and hands it to pol_snapshot_load(),
- * no YAML parsed. Without a snapshot the guard loads the layered policy itself. */
+ * Start-up is cheap on purpose (make starts thousands of processes): the constructor
+ * only resolves symbols and notes the environment. `dcg run` loads and compiles the
+ * policy once and leaves its snapshot in a file named by $DCG_SNAPSHOT; a process
+ * reads it at its first decision (pol_snapshot_load(), no YAML parsed). Without a
+ * snapshot the guard loads the layered policy files itself. */
 #include "guard.h"
 
 #include "intent.h"
@@ -133,9 +134,9 @@ static struct pol_policy *load_policy(void)
 	return p;
 }
 
-/* The policy (and the intent scope), loaded at the first decision rather than at start-up: most processes of
- * a build or a shell loop (/bin/true, echo, sed on a pipe) never make a guarded call,
- * so they never pay for it. Threads racing here each load a copy and the first to
+/* The policy (and the intent scope), loaded at the first decision rather than at
+ * start-up: most processes of a build or a shell loop (/bin/true, echo, sed on a
+ * pipe) never make a guarded call, so they never pay for it. Threads racing here each load a copy and the first to
  * publish wins: no lock, so nothing to deadlock on after fork. A fork child inherits
  * the parent's policy; a vfork child's load lands in the parent's memory. */
 static const struct loaded *loaded_get(void)

@@ -604,8 +604,8 @@ void hook_codex_release(void *state)
  * that the final decision (hook_decide_call) sees the file that refuses the patch. */
 const struct pol_policy *hook_codex_patch_policy;
 
-static void pick_worst(const struct hook_call *call, struct hook_patch_file *files, size_t n,
-		       char **copies)
+void hook_agents_worst_first(const struct hook_call *call, const char **paths, enum pol_op *ops,
+			     size_t n)
 {
 	struct pol_policy *own = NULL;
 	const struct pol_policy *pol = hook_codex_patch_policy;
@@ -614,6 +614,8 @@ static void pick_worst(const struct hook_call *call, struct hook_patch_file *fil
 	size_t i, j;
 	enum pol_decision *d;
 
+	if (n <= HOOK_CALL_MAX_PATHS)
+		return; /* all of them fit: the decision sees every one */
 	if (!pol)
 		pol = own = hook_policy_open(dcg_global_policy, call->cwd, NULL);
 	d = calloc(n, sizeof(*d));
@@ -627,11 +629,10 @@ static void pick_worst(const struct hook_call *call, struct hook_patch_file *fil
 	ctx.cwd = call->cwd && call->cwd[0] == '/' ? call->cwd : NULL;
 	for (i = 0; i < n; i++) {
 		pol_result_init(&r);
-		d[i] = pol_check_path(pol, copies[i], files[i].op, 0, &ctx, &r);
+		d[i] = pol_check_path(pol, paths[i], ops[i], 0, &ctx, &r);
 		pol_result_release(&r);
 		if (d[i] < POL_DENY) { /* a file outside the active intent's scope counts too */
-			enum pol_decision sd =
-			    hook_intent_path_decision(call, copies[i], files[i].op);
+			enum pol_decision sd = hook_intent_path_decision(call, paths[i], ops[i]);
 			d[i] = sd > d[i] ? sd : d[i];
 		}
 	}
@@ -642,14 +643,14 @@ static void pick_worst(const struct hook_call *call, struct hook_patch_file *fil
 			if (d[j] > d[best])
 				best = j;
 		if (best != i) {
-			struct hook_patch_file f = files[best];
-			char *c = copies[best];
+			const char *c = paths[best];
+			enum pol_op o = ops[best];
 			enum pol_decision bd = d[best];
-			memmove(&files[i + 1], &files[i], (best - i) * sizeof(*files));
-			memmove(&copies[i + 1], &copies[i], (best - i) * sizeof(*copies));
+			memmove(&paths[i + 1], &paths[i], (best - i) * sizeof(*paths));
+			memmove(&ops[i + 1], &ops[i], (best - i) * sizeof(*ops));
 			memmove(&d[i + 1], &d[i], (best - i) * sizeof(*d));
-			files[i] = f;
-			copies[i] = c;
+			paths[i] = c;
+			ops[i] = o;
 			d[i] = bd;
 		}
 	}
@@ -657,12 +658,13 @@ static void pick_worst(const struct hook_call *call, struct hook_patch_file *fil
 	pol_free(own);
 }
 
-/* Turns a patch into a PATH call over its files. */
 static void patch_call(struct hook_call *call, struct codex_state *st, const char *patch)
 {
 	size_t len = strlen(patch), i, total = 0;
 	struct hook_patch_file *files = NULL;
-	char **copies = NULL, *p;
+	const char **copies = NULL;
+	enum pol_op *ops = NULL;
+	char *p;
 	long n;
 
 	n = hook_codex_patch_files(patch, len, NULL, 0);
@@ -677,7 +679,8 @@ static void patch_call(struct hook_call *call, struct codex_state *st, const cha
 	}
 	files = calloc((size_t)n, sizeof(*files));
 	copies = calloc((size_t)n, sizeof(*copies));
-	if (!files || !copies)
+	ops = calloc((size_t)n, sizeof(*ops));
+	if (!files || !copies || !ops)
 		goto oom;
 	hook_codex_patch_files(patch, len, files, (size_t)n);
 	for (i = 0; i < (size_t)n; i++)
@@ -689,19 +692,21 @@ static void patch_call(struct hook_call *call, struct codex_state *st, const cha
 		memcpy(p, files[i].path, files[i].len);
 		p[files[i].len] = '\0';
 		copies[i] = p;
+		ops[i] = files[i].op;
 		p += files[i].len + 1;
 	}
-	if ((size_t)n > HOOK_CALL_MAX_PATHS)
-		pick_worst(call, files, (size_t)n, copies);
+	hook_agents_worst_first(call, copies, ops, (size_t)n);
 	call->kind = HOOK_CALL_PATH;
 	for (i = 0; i < (size_t)n && i < HOOK_CALL_MAX_PATHS; i++)
-		add_path(call, copies[i], files[i].op);
+		add_path(call, copies[i], ops[i]);
 	free(files);
 	free(copies);
+	free(ops);
 	return;
 oom:
 	free(files);
 	free(copies);
+	free(ops);
 	set_invalid(call, "dcg ran out of memory reading the patch");
 }
 

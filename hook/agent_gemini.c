@@ -41,6 +41,9 @@ static const char *path_of(const cJSON *in, const char *key, const char *old_key
 static void read_many(struct hook_call *call, const cJSON *in)
 {
 	const cJSON *inc = cJSON_GetObjectItemCaseSensitive(in, "include"), *it;
+	const char **paths;
+	enum pol_op *ops;
+	size_t n = 0, i;
 
 	if (!inc)
 		inc = cJSON_GetObjectItemCaseSensitive(in, "paths");
@@ -53,24 +56,35 @@ static void read_many(struct hook_call *call, const cJSON *in)
 		call->invalid = "the read_many_files call names no files";
 		return;
 	}
-	if (cJSON_GetArraySize(inc) > HOOK_CALL_MAX_PATHS) {
-		/* Each pattern must be checked; more than a call holds is refused whole. */
-		call->kind = HOOK_CALL_INVALID;
-		call->invalid = "the read_many_files call names more patterns than dcg checks at "
-				"once (4): split it";
-		return;
-	}
 	cJSON_ArrayForEach(it, inc)
 	{
 		if (!cJSON_IsString(it) || !it->valuestring[0]) {
 			call->kind = HOOK_CALL_INVALID;
 			call->invalid =
 			    "the read_many_files call has an include entry that is not a path";
-			call->n_paths = 0;
 			return;
 		}
-		hook_agents_file(call, it->valuestring, POL_OP_READ);
 	}
+	paths = calloc((size_t)cJSON_GetArraySize(inc), sizeof(*paths));
+	ops = calloc((size_t)cJSON_GetArraySize(inc), sizeof(*ops));
+	if (!paths || !ops) {
+		free(paths);
+		free(ops);
+		call->kind = HOOK_CALL_INVALID;
+		call->invalid = "dcg ran out of memory reading the call";
+		return;
+	}
+	cJSON_ArrayForEach(it, inc)
+	{
+		paths[n] = it->valuestring;
+		ops[n++] = POL_OP_READ;
+	}
+	/* Every pattern must be checked: more than a call holds go worst first. */
+	hook_agents_worst_first(call, paths, ops, n);
+	for (i = 0; i < n && i < HOOK_CALL_MAX_PATHS; i++)
+		hook_agents_file(call, paths[i], ops[i]);
+	free(paths);
+	free(ops);
 }
 
 static void shell_call(struct hook_call *call, const cJSON *in)

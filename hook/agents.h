@@ -112,10 +112,15 @@ struct hook_patch_file {
  * "*** Begin Patch" line) or names a file with an empty path. */
 long hook_codex_patch_files(const char *patch, size_t len, struct hook_patch_file *out, size_t max);
 
-/* The policy that chooses which files of a patch naming more than
- * HOOK_CALL_MAX_PATHS files go into the call (the worst first, so that the decision
- * sees the file that refuses the patch). NULL (default): the layered policy of
- * hook_policy_open() with dcg's global --policy, loaded for that. Tests set it. */
+/* When a call names more paths than a struct hook_call holds (a Codex patch, Gemini
+ * CLI's read_many_files), orders paths and ops (n entries) worst first, so that the
+ * HOOK_CALL_MAX_PATHS that go into the call include the path that refuses it: each is
+ * decided with hook_codex_patch_policy, or when NULL (default) with the layered policy
+ * of hook_policy_open() and dcg's global --policy, loaded for that, and ranked by the
+ * active intent's scope too. n <= HOOK_CALL_MAX_PATHS: nothing to do. */
+void hook_agents_worst_first(const struct hook_call *call, const char **paths, enum pol_op *ops,
+			     size_t n);
+/* The policy of hook_agents_worst_first(); tests set it. */
 extern const struct pol_policy *hook_codex_patch_policy;
 
 /* ---- the adapters ----------------------------------------------------------------------- */

@@ -8,11 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir[] = "/tmp/dcg-test-audit.XXXXXX";
@@ -492,5 +495,84 @@ Test(audit, concurrent_writers_never_tear_a_line)
 	cr_expect_eq(n, WRITERS * LINES);
 	for (int w = 0; w < WRITERS; w++)
 		cr_expect_eq(counts[w], LINES, "writer %d: %u lines", w, counts[w]);
+	free(log);
+}
+
+/* ---- after fork ------------------------------------------------------------------------ */
+
+static volatile int hammering = 1;
+
+static void *hammer_time(void *arg)
+{
+	(void)arg;
+	while (hammering) {
+		time_t t = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		localtime_r(&t, &tm);
+	}
+	return NULL;
+}
+
+/* The preload logs in a child between fork and exec. If the logger took a libc lock
+ * (gmtime_r takes glibc's tz lock) that another thread held at the fork, the child
+ * would wait forever: found as a hang in the preload's stress test. */
+Test(audit, logging_in_a_child_forked_while_another_thread_formats_time_never_hangs)
+{
+	pthread_t th;
+	int hung = 0;
+
+	cr_assert_eq(pthread_create(&th, NULL, hammer_time, NULL), 0);
+	for (int i = 0; i < 300 && !hung; i++) {
+		pid_t pid = fork();
+		int st;
+
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			struct pol_result r;
+			struct pol_log_entry e = {
+			    .layer = "preload", .tool = "unlink", .input = "x", .result = &r};
+
+			alarm(5);
+			deny_result(&r);
+			_exit(pol_log_append(&e) == 0 ? 0 : 1);
+		}
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+			hung = 1;
+	}
+	hammering = 0;
+	pthread_join(th, NULL);
+	cr_expect_not(hung, "a child hung in pol_log_append");
+}
+
+Test(audit, time_field_is_the_current_utc_time)
+{
+	struct pol_result r;
+	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .input = "x", .result = &r};
+	time_t before = time(NULL), after;
+	size_t len;
+	char *log, want_a[32], want_b[32];
+	struct tm tm;
+	cJSON *j;
+
+	deny_result(&r);
+	cr_assert_eq(pol_log_append(&e), 0);
+	after = time(NULL);
+	log = read_log(&len);
+	j = cJSON_Parse(log);
+	cr_assert_not_null(j);
+	gmtime_r(&before, &tm);
+	strftime(want_a, sizeof(want_a), "%Y-%m-%dT%H:%M:%S", &tm);
+	gmtime_r(&after, &tm);
+	strftime(want_b, sizeof(want_b), "%Y-%m-%dT%H:%M:%S", &tm);
+	const char *t = jstr(j, "time");
+	cr_assert_not_null(t);
+	cr_expect(strncmp(t, want_a, 19) == 0 || strncmp(t, want_b, 19) == 0, "%s vs %s", t,
+		  want_a);
+	cr_expect_eq(t[19], '.');
+	cr_expect_eq(t[23], 'Z');
+	cJSON_Delete(j);
 	free(log);
 }

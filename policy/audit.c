@@ -167,6 +167,35 @@ static int ensure_dir(char *path)
 	return rc;
 }
 
+/* UTC calendar fields of t, by arithmetic (days to civil date, proleptic Gregorian).
+ * Not gmtime_r: glibc's takes its time-zone lock, and the preload logs in a child
+ * between fork and exec, where a lock another thread held at the fork is never
+ * released: the child hung (test_audit, the preload's stress test). */
+static void utc_time(time_t t, struct tm *tm)
+{
+	long long days = (long long)t / 86400, rem = (long long)t % 86400, era, y;
+	unsigned doe, yoe, doy, mp;
+
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	memset(tm, 0, sizeof(*tm));
+	tm->tm_hour = (int)(rem / 3600);
+	tm->tm_min = (int)(rem % 3600 / 60);
+	tm->tm_sec = (int)(rem % 60);
+	days += 719468; /* from 1970-01-01 to 0000-03-01 */
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = (unsigned)(days - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = (long long)yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	tm->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+	tm->tm_mon = (int)(mp < 10 ? mp + 2 : mp - 10); /* 0-based, from January */
+	tm->tm_year = (int)(y + (tm->tm_mon <= 1) - 1900);
+}
+
 int pol_log_append(const struct pol_log_entry *e)
 {
 	char line[LOG_LINE_MAX], path[PATH_MAX], redacted[1024], num[32], ts[96];
@@ -180,7 +209,7 @@ int pol_log_append(const struct pol_log_entry *e)
 	if (pol_log_path(path, sizeof(path)) < 0)
 		return -ENAMETOOLONG;
 	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
+	utc_time(now.tv_sec, &tm);
 	snprintf(ts, sizeof(ts), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (long)(now.tv_nsec / 1000000) % 1000);

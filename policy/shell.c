@@ -3246,6 +3246,13 @@ static void set_feed(struct sh_an *P, struct nc *x)
 		return;
 	}
 	if (NM("cat") || NM("tee")) {
+		/* cat and tee pass on what a pipe brings them (echo x | tee log | sh) */
+		if (c->pipe_prev && c->pipe_prev->feed) {
+			c->feed = c->pipe_prev->feed;
+			c->feed_len = c->pipe_prev->feed_len;
+			c->feed_heredoc = c->pipe_prev->feed_heredoc;
+			c->feed_line = c->pipe_prev->feed_line;
+		}
 		for (size_t i = 0; i < c->nr; i++) {
 			if (c->r[i].kind == R_HEREDOC && c->r[i].hd) {
 				c->feed = heredoc_text(P, c->r[i].hd, &c->feed_len);

@@ -547,6 +547,8 @@ static const struct scase late_cases[] = {
     {"X=rm; $X -rf build", {"cmd:rm -rf build"}},
     {"CMD=\"rm -rf\"; $CMD /", {"cmd:rm -rf /", "path:delete:/:dir"}},
     {"$UNKNOWN -rf build", {"!cmd:rm -rf build"}},
+    {"echo 'rm -rf /x' | tee log | sh", {"cmd:rm -rf /x"}},
+    {"cat <<EOF | cat | python3\nimport os\nEOF", {"script:python:h:2:import os\n"}},
 };
 
 Test(shell, variables_braces_and_stdin_scripts)

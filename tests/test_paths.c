@@ -424,6 +424,31 @@ Test(paths, rule_naming_a_symlink_covers_the_real_folder)
 	pol_free(p);
 }
 
+Test(paths, wildcard_rule_under_a_symlinked_folder_covers_the_real_folder)
+{
+	char real[1100], ln[1100], b[PATH_MAX];
+	struct pol_policy *p;
+
+	snprintf(real, sizeof(real), "%s/vault-real/sub", root);
+	mkpath(real);
+	snprintf(real, sizeof(real), "%s/vault-real", root);
+	snprintf(ln, sizeof(ln), "%s/vault", home);
+	link_to(real, ln);
+	p = policy_from("zeroAccessPaths: ['~/vault/*.key', '~/vault/**/*.pem']\n"
+			"noDeletePaths: ['~/vault/keep.txt']\n");
+	snprintf(b, sizeof(b), "%s/a.key", real);
+	expect_path(p, b, POL_OP_READ, 0, POL_DENY);
+	snprintf(b, sizeof(b), "%s/sub/a.key", real);
+	expect_path(p, b, POL_OP_READ, 0, POL_ALLOW);
+	snprintf(b, sizeof(b), "%s/sub/deep/c.pem", real);
+	expect_path(p, b, POL_OP_READ, 0, POL_DENY);
+	snprintf(b, sizeof(b), "%s/keep.txt", real);
+	expect_path(p, b, POL_OP_DELETE, 0, POL_DENY);
+	snprintf(b, sizeof(b), "%s/keep.txt", ln);
+	expect_path(p, b, POL_OP_DELETE, POL_PATH_NOFOLLOW, POL_DENY);
+	pol_free(p);
+}
+
 Test(paths, symlink_loop_does_not_hang_or_crash)
 {
 	struct pol_policy *p = ssh_policy();

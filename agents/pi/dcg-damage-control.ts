@@ -166,11 +166,18 @@ export default function (pi: ExtensionAPI) {
 
 	pi.on("tool_call", async (event, ctx) => {
 		const cwd = ctx.cwd;
+		// dcg decides write and edit on their path: the new content (which can be
+		// large) stays out of the call.
+		const raw: any = event.input;
+		const input =
+			(event.toolName === "write" || event.toolName === "edit") && raw && typeof raw === "object"
+				? { path: raw.path }
+				: raw;
 		const payload = JSON.stringify({
 			type: "tool_call",
 			toolName: event.toolName,
 			toolCallId: event.toolCallId,
-			input: event.input,
+			input,
 			cwd,
 		});
 		let ans: DcgAnswer;

@@ -145,6 +145,11 @@ export default function (pi: ExtensionAPI) {
 				safeUi(ctx, (ui) =>
 					ui.notify(`dcg: cannot load the policy (${st.error ?? short(st.stderr, 200)}); every call will be checked and refused if dcg cannot answer`, "error"),
 				);
+			if (pargs.length && process.env.DCG_POLICY)
+				// dcg takes one extra policy file: --policy wins over $DCG_POLICY.
+				safeUi(ctx, (ui) =>
+					ui.notify(`dcg: ${RULES_FILE} is used instead of $DCG_POLICY (${process.env.DCG_POLICY}) for pi's calls`, "warning"),
+				);
 			if (pargs.length) {
 				const lint = await runDcg(["rules", "lint", pargs[1]], "", cwd, HOOK_TIMEOUT_MS);
 				if (lint.code !== 0) {

@@ -298,6 +298,9 @@ Test(loader, syntax_error_is_fatal_with_file_line_and_column)
 	cr_expect_geq(d->line, 4, "the error is at or after the unterminated quote (line 4)");
 	cr_expect_gt(d->col, 0);
 	cr_expect_not_null(strstr(d->msg, "YAML syntax error"), "%s", d->msg);
+	/* libyaml notices the missing quote at the end of the file: the message also says
+	 * where the unterminated scalar began. */
+	cr_expect_not_null(strstr(d->msg, "line 4, column 14"), "%s", d->msg);
 	/* Nothing from a file that does not parse: not even the rule before the error. */
 	cr_expect_eq(count_rules(p, "syntax_error.yaml", POL_RULE_COMMAND, -1), 0);
 	pol_free(p);

@@ -1228,11 +1228,19 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &doc)) {
+		/* Where the problem was noticed can be the end of the file (an unclosed
+		 * quote); the context mark says where the construct at fault began. */
+		char began[64] = "";
+		if (parser.context && (parser.context_mark.line != parser.problem_mark.line ||
+				       parser.context_mark.column != parser.problem_mark.column))
+			snprintf(began, sizeof(began), " (started at line %u, column %u)",
+				 (unsigned)parser.context_mark.line + 1,
+				 (unsigned)parser.context_mark.column + 1);
 		pol_diag_add(p, name, (unsigned)parser.problem_mark.line + 1,
 			     (unsigned)parser.problem_mark.column + 1, NULL, 1,
-			     "YAML syntax error: %s%s%s: file ignored",
+			     "YAML syntax error: %s%s%s%s: file ignored",
 			     parser.problem ? parser.problem : "unknown", parser.context ? " " : "",
-			     parser.context ? parser.context : "");
+			     parser.context ? parser.context : "", began);
 		rc = -EINVAL;
 		goto out_parser;
 	}

@@ -147,6 +147,44 @@ Test(allowlist, paths_limit_a_path_rule_entry_to_those_paths)
 	pol_free(p);
 }
 
+/* An entry meant for some paths must never become an entry for every path because its
+ * paths were malformed. */
+Test(allowlist, entry_whose_paths_are_all_malformed_allows_nothing)
+{
+	static const char *const paths[] = {"[{a: b}]", "[[x]]", "[]", "''", "{x: y}"};
+
+	for (size_t k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+		struct pol_policy *p = policy_with(NULL);
+		char y[256], cwd[PATH_MAX];
+		struct pol_result r;
+
+		snprintf(y, sizeof(y), "allow:\n  - {rule: t.reset, reason: x, paths: %s}\n",
+			 paths[k]);
+		pol_load_buffer(p, "bad-paths.yaml", y, strlen(y));
+		cr_expect_geq(pol_diag_count(p), 1, "paths: %s is reported", paths[k]);
+		snprintf(cwd, sizeof(cwd), "%s/anywhere", home);
+		cr_expect_eq(cmd_at(p, "git reset --hard", cwd, 0, &r), POL_DENY,
+			     "paths: %s allows nothing", paths[k]);
+		pol_free(p);
+	}
+}
+
+Test(allowlist, entry_with_some_malformed_paths_keeps_the_good_ones)
+{
+	struct pol_policy *p = policy_with(NULL);
+	static const char y[] =
+	    "allow:\n  - {rule: t.reset, reason: x, paths: [[bad], sandbox/]}\n";
+	char cwd[PATH_MAX];
+	struct pol_result r;
+
+	pol_load_buffer(p, "some-bad.yaml", y, sizeof(y) - 1);
+	cr_expect_eq(pol_diag_count(p), 1);
+	snprintf(cwd, sizeof(cwd), "%s/sandbox", root);
+	cr_expect_eq(cmd_at(p, "git reset --hard", cwd, 0, &r), POL_ALLOW);
+	cr_expect_eq(cmd_at(p, "git reset --hard", home, 0, &r), POL_DENY);
+	pol_free(p);
+}
+
 Test(allowlist, expiry_date_holds_through_its_day_in_utc)
 {
 	struct pol_policy *p = policy_with(

@@ -1070,6 +1070,15 @@ static void allow_item(struct ldr *l, yaml_node_t *item, void *arg)
 		} dst = {&v, &n, "paths"};
 
 		each_item(l, paths, "paths", strlist_item, &dst);
+		/* No path left means "everywhere" to the allowlist: an entry meant for some
+		 * paths whose paths are all malformed (or an empty list) is dropped instead. */
+		if (n == 0) {
+			err(l, paths, rule,
+			    "allow entry with 'paths' but no usable path (entry ignored): "
+			    "leave 'paths' out to allow everywhere");
+			free(v);
+			return;
+		}
 		for (size_t i = 0; i < n; i++) {
 			char buf[PATH_MAX];
 

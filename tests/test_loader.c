@@ -229,6 +229,27 @@ Test(loader, disable_key_turns_a_rule_off_by_id_or_pack_prefix)
 	pol_free(p);
 }
 
+/* A typo in 'enabled' must not switch a rule off without a word. */
+Test(loader, enabled_that_is_not_a_boolean_is_reported_and_keeps_the_rule_on)
+{
+	static const char y[] =
+	    "rules:\n"
+	    "  - {id: t.typo, pattern: '^typo\\b', reason: r, enabled: ture}\n"
+	    "  - {id: t.off, pattern: '^off\\b', reason: r, enabled: no}\n"
+	    "  - {id: t.case, pattern: '^CASE\\b', reason: r, caseless: maybe}\n";
+	struct pol_policy *p = new_policy();
+	const char *id;
+
+	pol_load_buffer(p, "typo.yaml", y, sizeof(y) - 1);
+	dump_diags(p);
+	cr_expect_eq(pol_diag_count(p), 2, "'ture' and 'maybe' are reported");
+	cr_expect_not_null(find_diag(p, "'enabled' must be true or false"));
+	cr_expect_eq(cmd_id(p, "typo now", &id), POL_DENY, "the rule stays on");
+	cr_expect_eq(cmd_id(p, "off now", &id), POL_ALLOW);
+	cr_expect_eq(cmd_id(p, "CASE x", &id), POL_DENY);
+	pol_free(p);
+}
+
 Test(loader, dcg_rules_are_case_sensitive_damage_control_rules_are_not)
 {
 	struct pol_policy *p = new_policy();

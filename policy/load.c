@@ -923,8 +923,15 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 		} else if (!damage_control && !strcmp(ks, "language")) {
 			lang = vs;
 		} else if (!damage_control && !strcmp(ks, "enabled")) {
-			enabled = is_true(vs);
+			/* A typo ("ture") must not switch a rule off silently: it stays on. */
+			if (!is_bool(vs))
+				err(l, v, id ? id : pattern,
+				    "'enabled' must be true or false (rule left enabled)");
+			else
+				enabled = is_true(vs);
 		} else if (!damage_control && !strcmp(ks, "caseless")) {
+			if (!is_bool(vs))
+				err(l, v, id ? id : pattern, "'caseless' must be true or false");
 			caseless = is_true(vs);
 		} else {
 			err(l, k, id ? id : pattern, "unknown key '%s' in %s entry (ignored)", ks,

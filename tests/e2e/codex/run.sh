@@ -113,6 +113,7 @@ same() { cmp -s "$1" "$2"; }
 SCEN_RESET='{"steps": [{"name": "exec_command", "input": {"cmd": "git reset --hard", "workdir": "{RUN}/proj"}}], "final_text": "E2E done."}'
 SCEN_PATCH_RO='{"steps": [{"name": "apply_patch", "input": {"input": "*** Begin Patch\n*** Update File: {RUN}/ro/keep.txt\n@@\n-read-only line\n+patched line\n*** End Patch\n"}}], "final_text": "E2E done."}'
 SCEN_PATCH_MIXED='{"steps": [{"name": "apply_patch", "input": {"input": "*** Begin Patch\n*** Add File: {RUN}/proj/new1.txt\n+one\n*** Add File: {RUN}/proj/new2.txt\n+two\n*** Update File: {RUN}/ro/keep.txt\n@@\n-read-only line\n+patched line\n*** End Patch\n"}}], "final_text": "E2E done."}'
+SCEN_PATCH_SIX='{"steps": [{"name": "apply_patch", "input": {"input": "*** Begin Patch\n*** Add File: {RUN}/proj/m1.txt\n+1\n*** Add File: {RUN}/proj/m2.txt\n+2\n*** Add File: {RUN}/proj/m3.txt\n+3\n*** Add File: {RUN}/proj/m4.txt\n+4\n*** Add File: {RUN}/proj/m5.txt\n+5\n*** Delete File: {RUN}/ro/keep.txt\n*** End Patch\n"}}], "final_text": "E2E done."}'
 SCEN_SHELL_PATCH_RO='{"steps": [{"name": "exec_command", "input": {"cmd": "apply_patch <<'"'"'EOF'"'"'\n*** Begin Patch\n*** Delete File: {RUN}/ro/keep.txt\n*** End Patch\nEOF\n", "workdir": "{RUN}/proj"}}], "final_text": "E2E done."}'
 SCEN_ASK='{"steps": [{"name": "exec_command", "input": {"cmd": "deploy-prod --now || true; echo ran > asked.txt", "workdir": "{RUN}/proj"}}], "final_text": "E2E done."}'
 SCEN_HARMLESS='{"steps": [{"name": "exec_command", "input": {"cmd": "echo harmless > harmless.txt", "workdir": "{RUN}/proj"}}, {"name": "apply_patch", "input": {"input": "*** Begin Patch\n*** Add File: {RUN}/proj/added.txt\n+added by patch\n*** End Patch\n"}}], "final_text": "E2E done."}'
@@ -152,6 +153,12 @@ if same "$R/ro/keep.txt" "$R/ro.orig" && [ ! -e "$R/proj/new1.txt" ] && [ ! -e "
 	ok "one refused file refuses the whole patch (no file of it is written)"
 else
 	ko "mixed patch: new1=$([ -e "$R/proj/new1.txt" ] && echo yes || echo no) ro survived=$(same "$R/ro/keep.txt" "$R/ro.orig" && echo yes || echo no)"
+fi
+run_codex "$SCEN_PATCH_SIX"
+if [ -e "$R/ro/keep.txt" ] && [ ! -e "$R/proj/m1.txt" ] && told --has "read-only path" >/dev/null; then
+	ok "a patch of six files whose last one is refused is refused whole (more files than a call holds)"
+else
+	ko "six-file patch: ro exists=$([ -e "$R/ro/keep.txt" ] && echo yes || echo no) m1=$([ -e "$R/proj/m1.txt" ] && echo yes || echo no)"
 fi
 run_codex "$SCEN_SHELL_PATCH_RO"
 if [ -e "$R/ro/keep.txt" ] && told --has "read-only path" >/dev/null; then

@@ -501,6 +501,28 @@ Test(decide, argv_is_joined_and_checked)
 	pol_free(p);
 }
 
+Test(decide, argv_too_long_to_check_is_refused_without_reading_past_an_argument)
+{
+	struct pol_policy *p = new_policy();
+	size_t n = 600000; /* each "ab" counts 4 * 2 + 3 bytes: past the 4 MiB limit */
+	char **argv = calloc(n + 1, sizeof(*argv));
+	struct pol_result r;
+
+	cr_assert_not_null(argv);
+	for (size_t i = 0; i < n; i++) {
+		argv[i] = malloc(3);
+		cr_assert_not_null(argv[i]);
+		memcpy(argv[i], "ab", 3);
+	}
+	cr_expect_eq(pol_check_argv(p, argv, NULL, &r), POL_DENY);
+	cr_expect_str_eq(r.rule_id ? r.rule_id : "", "input.too_long");
+	cr_expect_leq(strlen(r.matched), 60);
+	for (size_t i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
+	pol_free(p);
+}
+
 /* ---- tracing -------------------------------------------------------------------------- */
 
 struct trace_count {

@@ -928,8 +928,9 @@ enum pol_decision pol_check_argv(const struct pol_policy *p, char *const argv[],
 	for (size_t i = 0; argv[i]; i++) {
 		size_t n = strlen(argv[i]);
 		need += 4 * n + 3;
+		/* The argument where the limit is crossed may be shorter than 60 bytes. */
 		if (need > POL_COMMAND_MAX + 1024)
-			return builtin_deny(p, "input.too_long", argv[i], 60, r);
+			return builtin_deny(p, "input.too_long", argv[i], n < 60 ? n : 60, r);
 	}
 	pol_arena_init(&a, 0);
 	buf = pol_arena_alloc(&a, need);

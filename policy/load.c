@@ -1059,6 +1059,14 @@ static void allow_item(struct ldr *l, yaml_node_t *item, void *arg)
 		err(l, item, NULL, "allow entry without a rule ID (ignored)");
 		return;
 	}
+	/* A glob may name a pack (core.git.*), never everything: '*' or '?*' would lift
+	 * every rule, the defaults included, in one line. */
+	size_t lit = strcspn(rule, "*?[");
+	if (rule[lit] && (lit == 0 || !memchr(rule, '.', lit))) {
+		err(l, item, rule,
+		    "allow entry must name a rule or a pack such as core.git.* (ignored)");
+		return;
+	}
 	if (!reason || !reason[0]) {
 		err(l, item, rule, "allow entry without a reason (ignored): say why it is safe");
 		return;

@@ -424,8 +424,8 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 		if (d == POL_WARN)
 			sbx_report(c, shown, &r);
 		else {
-			struct pol_log_entry e = {"sandbox", c->name, shown, NULL, NULL, &r,
-						  (pid_t)c->req->pid};
+			struct pol_log_entry e = {"sandbox", c->name,		shown, NULL, NULL,
+						  &r,	     (pid_t)c->req->pid};
 			pol_log_append(&e);
 		}
 	}

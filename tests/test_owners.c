@@ -39,22 +39,22 @@ static const struct {
 	enum pol_op op;
 	enum pol_decision want;
 } cases[] = {
-	{"/usr/bin/git", "/home/u/proj/.git/index.lock", POL_OP_DELETE, POL_ALLOW},
-	{"/usr/bin/git", "/home/u/proj/.git/index", POL_OP_RENAME_TO, POL_ALLOW},
-	{"/usr/lib/git-core/git-gc", "/home/u/proj/.git/objects/ab/cd", POL_OP_DELETE, POL_ALLOW},
-	/* a program named git outside the system folders is not git */
-	{"/home/u/proj/git", "/home/u/proj/.git/index", POL_OP_DELETE, POL_DENY},
-	{"/tmp/git-evil", "/home/u/proj/.git/HEAD", POL_OP_DELETE, POL_DENY},
-	/* a name is a whole name: gitk or /usr/bin/legit are not owners */
-	{"/usr/bin/gitk", "/home/u/proj/.git/HEAD", POL_OP_DELETE, POL_DENY},
-	{"/usr/bin/legit", "/home/u/proj/.git/HEAD", POL_OP_DELETE, POL_DENY},
-	{"/usr/bin/rm", "/home/u/proj/.git/index", POL_OP_DELETE, POL_DENY},
-	{NULL, "/home/u/proj/.git/index", POL_OP_DELETE, POL_DENY},
-	/* git owns .git/, not the other rules */
-	{"/usr/bin/git", "/home/u/proj/README.md", POL_OP_DELETE, POL_DENY},
-	/* an absolute owner is that file only */
-	{"/usr/bin/rsync", "/srv/data/x", POL_OP_WRITE, POL_ALLOW},
-	{"/usr/local/bin/rsync", "/srv/data/x", POL_OP_WRITE, POL_DENY},
+    {"/usr/bin/git", "/home/u/proj/.git/index.lock", POL_OP_DELETE, POL_ALLOW},
+    {"/usr/bin/git", "/home/u/proj/.git/index", POL_OP_RENAME_TO, POL_ALLOW},
+    {"/usr/lib/git-core/git-gc", "/home/u/proj/.git/objects/ab/cd", POL_OP_DELETE, POL_ALLOW},
+    /* a program named git outside the system folders is not git */
+    {"/home/u/proj/git", "/home/u/proj/.git/index", POL_OP_DELETE, POL_DENY},
+    {"/tmp/git-evil", "/home/u/proj/.git/HEAD", POL_OP_DELETE, POL_DENY},
+    /* a name is a whole name: gitk or /usr/bin/legit are not owners */
+    {"/usr/bin/gitk", "/home/u/proj/.git/HEAD", POL_OP_DELETE, POL_DENY},
+    {"/usr/bin/legit", "/home/u/proj/.git/HEAD", POL_OP_DELETE, POL_DENY},
+    {"/usr/bin/rm", "/home/u/proj/.git/index", POL_OP_DELETE, POL_DENY},
+    {NULL, "/home/u/proj/.git/index", POL_OP_DELETE, POL_DENY},
+    /* git owns .git/, not the other rules */
+    {"/usr/bin/git", "/home/u/proj/README.md", POL_OP_DELETE, POL_DENY},
+    /* an absolute owner is that file only */
+    {"/usr/bin/rsync", "/srv/data/x", POL_OP_WRITE, POL_ALLOW},
+    {"/usr/local/bin/rsync", "/srv/data/x", POL_OP_WRITE, POL_DENY},
 };
 
 Test(owners, only_the_owner_may_manage_what_a_rule_covers)

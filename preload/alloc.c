@@ -82,19 +82,22 @@ void *guard_alloc(size_t size)
 		size_t bytes = (need + PAGE - 1) & ~(size_t)(PAGE - 1);
 
 		for (int i = 0; i < CACHE_SLOTS; i++) {
-			struct header *c = atomic_load_explicit(&g_cache[i], memory_order_relaxed);
+			struct header *c, *old;
 
-			if (!c || c->bytes < bytes)
+			/* Take the block out before reading its header: a block seen in a
+			 * slot may be taken, used and unmapped by another thread meanwhile. */
+			if (!atomic_load_explicit(&g_cache[i], memory_order_relaxed))
 				continue;
 			c = atomic_exchange(&g_cache[i], NULL);
 			if (!c)
 				continue;
 			if (c->bytes >= bytes)
 				return c + 1;
-			/* Another thread swapped in a smaller one meanwhile: put it back. */
-			c = atomic_exchange(&g_cache[i], c);
-			if (c)
-				munmap(c, c->bytes);
+			/* Too small: back in its slot (a free block that came in meanwhile
+			 * is ours alone once swapped out, so it may be unmapped). */
+			old = atomic_exchange(&g_cache[i], c);
+			if (old)
+				munmap(old, old->bytes);
 		}
 		h = map(bytes);
 		if (!h)

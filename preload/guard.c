@@ -30,6 +30,9 @@ static __thread int t_busy __attribute__((tls_model("initial-exec")));
 struct loaded {
 	struct pol_policy *policy;
 	struct pol_intent_set *intents; /* `dcg run --intent ID`, else NULL */
+	/* This program's real path, for path rules with owners (git may manage its own
+	 * .git/); empty when unknown. A fork child runs the same program. */
+	char exe[4096];
 };
 
 static struct {
@@ -154,6 +157,11 @@ static const struct loaded *loaded_get(void)
 		return NULL;
 	}
 	mine->intents = pol_intent_open_env();
+	{
+		ssize_t n = readlink("/proc/self/exe", mine->exe, sizeof(mine->exe) - 1);
+
+		mine->exe[n > 0 ? n : 0] = '\0';
+	}
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -168,6 +176,17 @@ static const struct pol_policy *policy_get(void)
 	const struct loaded *l = loaded_get();
 
 	return l ? l->policy : NULL;
+}
+
+/* A decision context for this process: no cwd (the calls resolve against the real
+ * working directory), this program for owner rules. */
+static void ctx_init(struct pol_ctx *ctx)
+{
+	const struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE);
+
+	memset(ctx, 0, sizeof(*ctx));
+	if (l && l->exe[0])
+		ctx->exe = l->exe;
 }
 
 static void guard_init(void) __attribute__((constructor));
@@ -370,7 +389,7 @@ int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op 
 
 	if (!path || !(p = policy_get()))
 		return 0;
-	memset(&ctx, 0, sizeof(ctx));
+	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path_at(p, dirfd, path, op, flags, &ctx, &r);
 	if (conclude(call, path, &r, d) < 0)
@@ -483,7 +502,7 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 	if (file && check_exec_file(call, dirfd, file) < 0)
 		return -1;
 	if (argv && argv[0]) {
-		memset(&ctx, 0, sizeof(ctx));
+		ctx_init(&ctx);
 		ctx.cwd = getcwd(cwd, sizeof(cwd));
 		pol_result_init(&r);
 		d = pol_check_argv(p, argv, &ctx, &r);
@@ -514,7 +533,7 @@ int guard_check_command(const char *call, const char *cmd)
 
 	if (!cmd || !(p = policy_get()))
 		return 0;
-	memset(&ctx, 0, sizeof(ctx));
+	ctx_init(&ctx);
 	ctx.cwd = getcwd(cwd, sizeof(cwd));
 	pol_result_init(&r);
 	d = pol_check_command(p, cmd, strlen(cmd), &ctx, &r);
@@ -568,7 +587,7 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 	if (n <= 0 || resolved[0] != '/')
 		return guard_check_path(call, dirfd, path, op, 0); /* no /proc: the slow way */
 	resolved[n] = '\0';
-	memset(&ctx, 0, sizeof(ctx));
+	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path(p, resolved, op, POL_PATH_CANONICAL, &ctx, &r);
 	if (d != POL_ALLOW)
@@ -643,7 +662,7 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	if (base_of(dirfd, path, base, sizeof(base)) < 0 ||
 	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0)
 		return -2;
-	memset(&ctx, 0, sizeof(ctx));
+	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path(p, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r);
 	if (d != POL_ALLOW) {
@@ -691,7 +710,7 @@ void guard_warm(void)
 	if (atomic_load_explicit(&warmed, memory_order_relaxed) || !(p = policy_get()))
 		return;
 	atomic_store_explicit(&warmed, 1, memory_order_relaxed);
-	memset(&ctx, 0, sizeof(ctx));
+	ctx_init(&ctx);
 	ctx.cwd = "/";
 	pol_result_init(&r);
 	pol_check_argv(p, argv, &ctx, &r);

@@ -189,6 +189,20 @@ if command -v setsid >/dev/null; then
 		{ bad "no refusal line for the unanswered ask"; cat "$T/ask.log"; }
 fi
 
+# git keeps its own .git/ (the default policy's no-delete rule names git as its owner),
+# while nobody else may delete or move it.
+if have git; then
+	G=$T/gitwork
+	mkdir -p "$G" && cd "$G" || exit 1
+	printf 'git init -q && echo a > a && git add a && git -c user.email=t@t -c user.name=t commit -qm one && echo b >> a && git -c user.email=t@t -c user.name=t commit -qam two\n' > "$T/git.sh"
+	"$DCG" run -- bash "$T/git.sh" >"$T/git.log" 2>&1 || { bad "git init/add/commit failed under the guard"; cat "$T/git.log"; }
+	[ "$(git log --oneline 2>/dev/null | wc -l)" -eq 2 ] || bad "git history incomplete"
+	printf 'mv .git .git2\n' > "$T/gitmv.sh"
+	"$DCG" run -- bash "$T/gitmv.sh" >/dev/null 2>&1
+	[ -d .git ] && [ ! -e .git2 ] || bad "mv .git .git2 was not refused"
+	cd "$WS" || exit 1
+fi
+
 # A static program: said once per session, however many processes run it.
 printf 'int main(void) { return 0; }\n' > "$T/st.c"
 if cc -static -o "$T/static_true" "$T/st.c" 2>/dev/null; then

@@ -26,12 +26,33 @@ echo keep > nd/f1
 printf 'zeroAccessPaths: [za/]\nreadOnlyPaths: [ro/]\nnoDeletePaths: [nd/]\n' > policy.yaml
 ino=$(stat -c %i nd/f1)
 
+# Runs the probe under the guard; a run still going after its time is a hang: the
+# threads' kernel wait channels and user stacks are printed before it is killed.
 probe() { # name, timeout seconds, probe arguments...
-	local name=$1 secs=$2
+	local name=$1 secs=$2 pid rc waited=0
 	shift 2
-	timeout -k 5 "$secs" "$DCG" run --policy "$WS/policy.yaml" -- "$PROBE" "$@" >"$T/$name.log" 2>&1
-	local rc=$?
-	[ $rc -eq 124 ] || [ $rc -eq 137 ] && { bad "$name: hung (timeout)"; return; }
+	"$DCG" run --policy "$WS/policy.yaml" -- "$PROBE" "$@" >"$T/$name.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && [ $waited -lt $((secs * 10)) ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		bad "$name: hung (still running after ${secs}s)"
+		for p in $pid $(pgrep -P "$pid"); do
+			echo "    pid $p: $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
+			for t in /proc/$p/task/*; do
+				echo "      task ${t##*/}: $(cat "$t/wchan" 2>/dev/null) $(cat "$t/stat" 2>/dev/null | cut -d' ' -f3)"
+			done
+			command -v gdb >/dev/null && timeout 20 gdb -p "$p" -batch -ex 'thread apply all bt 8' 2>/dev/null | grep -E '^#|^Thread' | head -40 | sed 's/^/      /'
+		done
+		pkill -KILL -P "$pid" 2>/dev/null
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return
+	fi
+	wait "$pid"
+	rc=$?
 	[ $rc -eq 0 ] || { bad "$name: exit $rc"; sed 's/^/    /' "$T/$name.log" | tail -n 8; }
 }
 

@@ -105,6 +105,7 @@ SCEN_RESET='{"steps": [{"name": "run_shell_command", "input": {"command": "git r
 SCEN_WRITE_RO='{"steps": [{"name": "write_file", "input": {"file_path": "{RUN}/proj/vendor/keep.txt", "content": "overwritten\n"}}], "final_text": "E2E done."}'
 SCEN_REPLACE_RO='{"steps": [{"name": "replace", "input": {"file_path": "{RUN}/proj/vendor/keep.txt", "old_string": "read-only line", "new_string": "replaced line", "instruction": "change it"}}], "final_text": "E2E done."}'
 SCEN_READ_SECRET='{"steps": [{"name": "read_file", "input": {"file_path": "{RUN}/proj/certs/prod.pem"}}], "final_text": "E2E done."}'
+SCEN_GREP_PEM='{"steps": [{"name": "grep_search", "input": {"pattern": "SECRET", "include_pattern": "*.pem"}}], "final_text": "E2E done."}'
 SCEN_ASK='{"steps": [{"name": "run_shell_command", "input": {"command": "deploy-prod --now || true; echo ran > asked.txt"}}], "final_text": "E2E done."}'
 SCEN_HARMLESS='{"steps": [{"name": "run_shell_command", "input": {"command": "echo harmless > harmless.txt"}}, {"name": "write_file", "input": {"file_path": "{RUN}/proj/notes.txt", "content": "fine\n"}}], "final_text": "E2E done."}'
 
@@ -120,6 +121,8 @@ run_gemini "$SCEN_WRITE_RO"
 same "$R/proj/vendor/keep.txt" "$R/ro.orig" && ko "control: write_file did not run: $(tail -3 "$R/err.txt")" || ok "control: write_file overwrites the read-only file without dcg"
 run_gemini "$SCEN_READ_SECRET"
 told --has SECRET-KEY-MATERIAL >/dev/null && ok "control: the model reads the secret without dcg" || ko "control: read_file did not reach the secret"
+run_gemini "$SCEN_GREP_PEM"
+told --has SECRET-KEY-MATERIAL >/dev/null && ok "control: grep_search finds the secret without dcg" || ko "control: grep_search did not reach the secret"
 
 # ---- user settings (~/.gemini/settings.json) ------------------------------------------------------
 new_run user_hook
@@ -155,6 +158,13 @@ if told --lacks SECRET-KEY-MATERIAL --has "zero-access" >/dev/null; then
 	ok "read_file of a *.pem file (zero-access) is blocked: the model never sees the secret"
 else
 	ko "read_file of a secret"
+	told --lacks SECRET-KEY-MATERIAL --dump
+fi
+run_gemini "$SCEN_GREP_PEM"
+if told --lacks SECRET-KEY-MATERIAL --has "zero-access" >/dev/null; then
+	ok "grep_search over *.pem files (zero-access) is blocked: the model never sees the secret"
+else
+	ko "grep_search over secrets"
 	told --lacks SECRET-KEY-MATERIAL --dump
 fi
 run_gemini "$SCEN_ASK"

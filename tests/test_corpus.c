@@ -189,3 +189,47 @@ Test(corpus, tree_operations_in_a_real_project)
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
 	cr_assert_eq(system(path), 0);
 }
+
+/* Long, harmless command lines stay allowed: no rule of the default policy may hit a
+ * PCRE2 limit on them (a limit hit counts as a match, so it would be a false deny). */
+Test(corpus, long_harmless_commands_hit_no_match_limit)
+{
+	static const struct {
+		const char *head, *pre, *post, *tail;
+		unsigned times;
+	} cases[] = {
+	    {"ls", " f", ".c", "", 5000},
+	    {"git add", " src/f", ".c", "", 5000},
+	    {"echo", " word", "", "", 5000},
+	    {"aws s3 cp", " --exclude x", "", " a b", 3000},
+	    {"docker run", " -e X", "=1", " img", 3000},
+	    {"kubectl get", " pod", "", "", 5000},
+	    {"rm", " f", ".o", "", 5000},
+	    {"git reset", " f", "", "", 5000},
+	    {"chmod 644", " f", "", "", 5000},
+	    {"rm -rf", " /tmp/x", "", "", 2000},
+	    {"gcloud compute instances list --filter", " name=x", "", "", 3000},
+	};
+	struct pol_policy *p = corpus_policy();
+	struct pol_ctx ctx = {.cwd = "/work/proj"};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t cap = strlen(cases[i].head) + cases[i].times * 32 + 64, o;
+		char *cmd = malloc(cap);
+		struct pol_result r;
+
+		cr_assert(cmd);
+		o = (size_t)snprintf(cmd, cap, "%s", cases[i].head);
+		for (unsigned k = 0; k < cases[i].times; k++)
+			o += (size_t)snprintf(cmd + o, cap - o, "%s%u%s", cases[i].pre, k,
+					      cases[i].post);
+		o += (size_t)snprintf(cmd + o, cap - o, "%s", cases[i].tail);
+		pol_check_command(p, cmd, o, &ctx, &r);
+		cr_expect_eq(r.decision, POL_ALLOW, "%s ... x%u: %s %s (limit hit %d)",
+			     cases[i].head, cases[i].times, pol_decision_name(r.decision),
+			     r.rule_id ? r.rule_id : "-", r.limit_hit);
+		pol_result_release(&r);
+		free(cmd);
+	}
+	pol_free(p);
+}

@@ -209,12 +209,19 @@ Test(corpus, long_harmless_commands_hit_no_match_limit)
 	    {"chmod 644", " f", "", "", 5000},
 	    {"rm -rf", " /tmp/x", "", "", 2000},
 	    {"gcloud compute instances list --filter", " name=x", "", "", 3000},
+	    {"python3 - <<'EOF'\nimport os\n", "p",
+	     " = str(Path('/data/f')) + os.path.join('/srv', 'a')\n", "EOF\n", 5000},
+	    {"node -e \"", "fs.readFileSync('/etc/x", "');", "\"", 5000},
+	    {"perl -e '", "print \"x", "\";", "'", 5000},
+	    {"ruby -e '", "puts \"x", "\";", "'", 5000},
 	};
 	struct pol_policy *p = corpus_policy();
 	struct pol_ctx ctx = {.cwd = "/work/proj"};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		size_t cap = strlen(cases[i].head) + cases[i].times * 32 + 64, o;
+		size_t cap = strlen(cases[i].head) + strlen(cases[i].tail) + 64 +
+			     cases[i].times * (strlen(cases[i].pre) + strlen(cases[i].post) + 12),
+		       o;
 		char *cmd = malloc(cap);
 		struct pol_result r;
 

@@ -30,7 +30,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'
 
 # measure VAR CMD...: sets VAR_wall and VAR_cpu (milliseconds) to the best of the runs.
 TIMEFORMAT='%3R %3U %3S'
-once() { { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ printf "%d %d", $1 * 1000, ($2 + $3) * 1000 }'; }
+# A failed run would look fast: it is reported and the figure marked.
+once() {
+	local rc
+	{ time "$@" >/dev/null 2>&1; rc=$?; } 2>"$T/time"
+	[ $rc -eq 0 ] || echo "bench-preload: FAILED (exit $rc): $*" >&2
+	awk '{ printf "%d %d", $1 * 1000, ($2 + $3) * 1000 }' "$T/time"
+}
 pair() { # name rounds shell-command [cleanup]: bare and guarded alternating
 	local name=$1 rounds=$2 cmd=$3 cleanup=${4:-true} bw=0 bc=0 gw=0 gc=0 w c
 	for _ in $(seq "$rounds"); do

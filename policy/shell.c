@@ -2477,6 +2477,7 @@ enum cmd_kind {
 	K_WATCH,
 	K_WGET,
 	K_ZIP,
+	K_CONTAINER,
 };
 
 /* Every name the walk knows, sorted by bytes (generated; keep sorted: binary search). */
@@ -2545,6 +2546,7 @@ static const struct name_class {
     {"diff", K_READER, 0},
     {"dir", K_LISTER, 0},
     {"doas", K_NONE, F_WRAP},
+    {"docker", K_CONTAINER, 0},
     {"dos2unix", K_READER, 0},
     {"du", K_LISTER, 0},
     {"duckdb", K_NONE, F_DB},
@@ -2597,6 +2599,7 @@ static const struct name_class {
     {"jq", K_JQ, 0},
     {"kate", K_EDITOR, 0},
     {"ksh", K_NONE, F_LANG},
+    {"kubectl", K_CONTAINER, 0},
     {"less", K_READER, 0},
     {"links", K_NONE, F_DL},
     {"ln", K_MVCP, 0},
@@ -2634,11 +2637,13 @@ static const struct name_class {
     {"notify-send", K_ECHO, 0},
     {"nsenter", K_NONE, F_WRAP},
     {"nvim", K_EDITOR, 0},
+    {"oc", K_CONTAINER, 0},
     {"od", K_READER, 0},
     {"openssl", K_OPENSSL, F_DEC},
     {"paste", K_READER, 0},
     {"pcregrep", K_GREP, 0},
     {"pico", K_EDITOR, 0},
+    {"podman", K_CONTAINER, 0},
     {"pr", K_READER, 0},
     {"printf", K_ECHO, F_FEED},
     {"prlimit", K_NONE, F_WRAP},
@@ -3952,6 +3957,72 @@ static void h_find(struct sh_an *P, struct nc *x)
 }
 
 /* ssh [options] host [command...]: the command runs in a remote shell. */
+/* docker|podman exec/run ... CMD, kubectl|oc exec ... -- CMD: the command runs in a
+ * container, like ssh's on another machine: command rules apply, local paths do not. */
+static void h_container(struct sh_an *P, struct nc *x)
+{
+	static const char *const run_long[] = {
+	    "--name",	  "--network",	 "--env",	 "--volume",
+	    "--workdir",  "--user",	 "--entrypoint", "--env-file",
+	    "--label",	  "--mount",	 "--publish",	 "--platform",
+	    "--restart",  "--memory",	 "--cpus",	 "--hostname",
+	    "--add-host", "--device",	 "--dns",	 "--expose",
+	    "--gpus",	  "--ipc",	 "--log-driver", "--log-opt",
+	    "--pid",	  "--pull",	 "--runtime",	 "--security-opt",
+	    "--shm-size", "--tmpfs",	 "--ulimit",	 "--cap-add",
+	    "--cap-drop", "--container", "--namespace",	 "--context",
+	    NULL};
+	size_t i = 1;
+
+	if (NM("kubectl") || NM("oc")) {
+		for (; i < x->n; i++)
+			if (weq(x->v[i], "exec"))
+				break;
+		for (; i < x->n; i++)
+			if (weq(x->v[i], "--"))
+				break;
+		if (i + 1 < x->n) {
+			mark_data_from(x, i + 1);
+			process_words(P, NULL, x->v + i + 1, x->n - i - 1, x->depth + 1, 1,
+				      x->line);
+		}
+		return;
+	}
+	/* docker [global options] exec|run [options] CONTAINER|IMAGE CMD... */
+	while (i < x->n && x->v[i]->s[0] == '-')
+		i += (weq(x->v[i], "-H") || weq(x->v[i], "--host") || weq(x->v[i], "-c") ||
+		      weq(x->v[i], "--context") || weq(x->v[i], "--config"))
+			 ? 2
+			 : 1;
+	if (i >= x->n)
+		return;
+	if (weq(x->v[i], "container") && i + 1 < x->n)
+		i++;
+	if (!weq(x->v[i], "exec") && !weq(x->v[i], "run"))
+		return;
+	for (i++; i < x->n; i++) {
+		struct sh_word *w = x->v[i];
+		if (weq(w, "--")) {
+			i++;
+			break;
+		}
+		if (w->len < 2 || w->s[0] != '-')
+			break;
+		if (w->s[1] == '-') {
+			if (long_takes_arg(run_long, w))
+				i++;
+			continue;
+		}
+		if (strchr("aceEhlmpuvw", w->s[w->len - 1]) && w->len == 2)
+			i++;
+	}
+	i++; /* the container or image */
+	if (i < x->n) {
+		mark_data_from(x, i);
+		process_words(P, NULL, x->v + i, x->n - i, x->depth + 1, 1, x->line);
+	}
+}
+
 static void h_ssh(struct sh_an *P, struct nc *x)
 {
 	size_t i = 1;
@@ -4343,6 +4414,8 @@ static void process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v,
 		h_find(P, x);
 	} else if (x->kind == K_SSH) {
 		h_ssh(P, x);
+	} else if (x->kind == K_CONTAINER) {
+		h_container(P, x);
 	} else if (x->kind == K_WATCH) {
 		h_watch(P, x);
 	} else if (x->kind == K_SU) {

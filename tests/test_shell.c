@@ -547,6 +547,10 @@ static const struct scase late_cases[] = {
     {"X=rm; $X -rf build", {"cmd:rm -rf build"}},
     {"CMD=\"rm -rf\"; $CMD /", {"cmd:rm -rf /", "path:delete:/:dir"}},
     {"$UNKNOWN -rf build", {"!cmd:rm -rf build"}},
+    {"kubectl exec -it web-0 -- rm -rf /data", {"cmd:rm -rf /data", "!path:delete:/data:dir"}},
+    {"docker exec -it db sh -c 'rm -rf /x'", {"cmd:rm -rf /x", "!path:delete:/x:dir"}},
+    {"docker run --rm -v a:/w -w /w alpine rm -rf /w/b", {"cmd:rm -rf /w/b"}},
+    {"docker run -e X=1 --name t img", {"!cmd:img", "!cmd:t"}},
     {"echo 'rm -rf /x' | tee log | sh", {"cmd:rm -rf /x"}},
     {"cat <<EOF | cat | python3\nimport os\nEOF", {"script:python:h:2:import os\n"}},
 };

@@ -9,6 +9,7 @@
 #include "../hook/commands.h"
 #include "../hook/hook.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -99,8 +100,10 @@ static int write_snapshot(const char *dir, const char *buf, size_t len, char *ou
 	n = snprintf(out, size, "%s/snap-%016llx", dir, (unsigned long long)fnv1a(buf, len));
 	if (n < 0 || (size_t)n >= size)
 		return -ENAMETOOLONG;
-	if (same_content(out, buf, len))
+	if (same_content(out, buf, len)) {
+		utimensat(AT_FDCWD, out, NULL, 0); /* in use: not stale */
 		return 0;
+	}
 	n = snprintf(tmp, sizeof(tmp), "%s/.snap-XXXXXX", dir);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -ENAMETOOLONG;
@@ -134,6 +137,30 @@ out_unlink:
 		close(fd);
 	unlink(tmp);
 	return rc;
+}
+
+/* Snapshots and notes of sessions not used for a week go: a process still running
+ * from one that old falls back to loading the policy files. */
+#define STALE_SECONDS (7 * 24 * 3600)
+static void remove_stale(const char *dir)
+{
+	time_t now = time(NULL);
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (strncmp(e->d_name, "snap-", 5) != 0 && strncmp(e->d_name, "noted-", 6) != 0 &&
+		    strncmp(e->d_name, ".snap-", 6) != 0)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && now - st.st_mtime > STALE_SECONDS)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
 }
 
 /* The guard library: $DCG_PRELOAD, else next to the dcg binary, else ../lib/dcg/. */
@@ -306,6 +333,7 @@ int cmd_run(int argc, char **argv)
 
 		if (n > 0 && (size_t)n < sizeof(extra) && !strchr(dir, '\''))
 			pol_load_buffer(p, "<dcg run>", extra, (size_t)n);
+		remove_stale(dir);
 		buf = pol_snapshot_save(p, &len);
 		if (buf && !snapshot_round_trips(p, buf, len))
 			fprintf(stderr, "dcg run: the policy snapshot does not load back as saved; "

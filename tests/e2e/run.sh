@@ -35,9 +35,14 @@ fi
 echo "e2e: $("$CLAUDE" --version 2>/dev/null), $("$DCG" --version)"
 
 # Not under /tmp: the default policy lets an agent clean its scratch space there, and
-# the victims must be real user data. tests/e2e/runs/ is ignored by git.
-mkdir -p "$HERE/runs"
-RUNS=$(mktemp -d "$HERE/runs/run-XXXXXX")
+# the victims must be real user data. tests/e2e/runs/ is ignored by git; when the
+# checkout itself lies in a temporary folder (a CI clone under /tmp), the runs go to
+# the cache folder instead.
+RUNS_BASE=$HERE/runs
+case $RUNS_BASE/ in /tmp/* | /var/tmp/* | "${TMPDIR:-/nonexistent}"/*) RUNS_BASE=$CACHE/runs ;; esac
+case $RUNS_BASE/ in /tmp/* | /var/tmp/*) RUNS_BASE=/var/lib/dcg-e2e/runs ;; esac
+mkdir -p "$RUNS_BASE"
+RUNS=$(mktemp -d "$RUNS_BASE/run-XXXXXX")
 [ -n "${DCG_E2E_KEEP:-}" ] || trap 'rm -rf "$RUNS"' EXIT
 PASS=0
 FAIL=0

@@ -274,11 +274,21 @@ char *hook_agent_reason(const struct pol_result *r)
 		return strdup(json);
 	hook_buf_addf(&b, "dcg: %s: %.*s.", r->rule_id ? r->rule_id : "policy",
 		      (int)reason_len(reason), reason);
+	/* The agent sees only this string: besides what and why, it needs a way on, so
+	 * the first safe alternative goes in too (DESIGN.md's example had only the
+	 * allow hint, which is the user's move, not the agent's). */
+	if (r->n_suggestions && r->suggestions[0] &&
+	    strncmp(r->suggestions[0], "If intentional:", 15) != 0) {
+		const char *s = r->suggestions[0];
+		size_t n = strlen(s);
+
+		while (n && (s[n - 1] == '.' || s[n - 1] == ' '))
+			n--;
+		hook_buf_addf(&b, " Alternative: %.*s.", (int)n, s);
+	}
 	if (allowable(r)) {
 		hook_allow_hint(r, hint, sizeof(hint));
 		hook_buf_addf(&b, " %s", hint);
-	} else if (r->n_suggestions && r->suggestions[0]) {
-		hook_buf_addf(&b, " %s", r->suggestions[0]);
 	}
 	return hook_buf_detach(&b);
 }

@@ -211,6 +211,11 @@ size_t pol_rule_suggest(const struct pol_policy *p, const char *id, const char *
 enum pol_ctx_flags {
 	POL_CTX_KEEP_SCRIPT = 1 << 0, /* copy the script text into the result (needs free) */
 	POL_CTX_NO_ANALYSIS = 1 << 1, /* raw regex matching only, no shell analysis */
+	/* The caller sees every real file operation of the command it asks about (the
+	 * preload's and the sandbox's exec checks): a command's path arguments are then
+	 * checked as written, without resolving symlinks or walking folders, which the
+	 * runtime checks of each operation do anyway. Keeps an exec check cheap. */
+	POL_CTX_RUNTIME = 1 << 2,
 };
 
 /* One step of an explanation, for `dcg explain`. */

@@ -22,6 +22,9 @@
 #include "internal.h"
 #include "shell.h"
 
+/* Internal path flag: no walk of a folder's contents (POL_CTX_RUNTIME). */
+#define PATH_NO_WALK (1u << 8)
+
 #define POL_COMMAND_MAX (4u * 1024 * 1024)
 
 /* Path rule kinds that refuse each operation (bit per pol_path_kind). */
@@ -395,7 +398,8 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	}
 	/* Not for rename onto a folder: that replaces only an empty one (and "mv x /tmp/"
 	 * names the folder the file goes into). */
-	if (!hit && beneath && op != POL_OP_RENAME_TO && has_path_rules(p, kinds)) {
+	if (!hit && beneath && op != POL_OP_RENAME_TO && !(flags & PATH_NO_WALK) &&
+	    has_path_rules(p, kinds)) {
 		char walk[PATH_MAX];
 		long budget = BENEATH_MAX_ENTRIES;
 
@@ -812,8 +816,11 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		return 0;
 	}
 	case POL_UNIT_PATH: {
-		enum pol_decision d = pol_check_path(
-		    p, u->path, u->op, u->is_dir_op ? POL_PATH_IS_DIR : 0, st->ctx, &st->cand);
+		unsigned pflags = u->is_dir_op ? POL_PATH_IS_DIR : 0;
+
+		if (st->ctx && (st->ctx->flags & POL_CTX_RUNTIME))
+			pflags |= POL_PATH_CANONICAL | PATH_NO_WALK;
+		enum pol_decision d = pol_check_path(p, u->path, u->op, pflags, st->ctx, &st->cand);
 		if (d != POL_ALLOW) {
 			st->cand.line = u->line > 1 ? u->line : 0;
 			merge(&st->best, &st->cand);

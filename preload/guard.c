@@ -503,6 +503,7 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 		return -1;
 	if (argv && argv[0]) {
 		ctx_init(&ctx);
+		ctx.flags |= POL_CTX_RUNTIME; /* the child's own calls are checked as they come */
 		ctx.cwd = getcwd(cwd, sizeof(cwd));
 		pol_result_init(&r);
 		d = pol_check_argv(p, argv, &ctx, &r);

@@ -1254,6 +1254,8 @@ static int sbx_h_exec(struct sbx_call *c, int dirfd, uint64_t addr, uint64_t arg
 			cwd[k] = '\0';
 			ctx.cwd = cwd;
 		}
+		/* the supervisor sees the program's own calls: no folder walks here */
+		ctx.flags |= POL_CTX_RUNTIME;
 		pol_result_init(&r);
 		enum pol_decision d = pol_check_argv(c->s->policy, argv, &ctx, &r);
 		if (d == POL_ASK)

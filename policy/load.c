@@ -290,13 +290,32 @@ static void extract_keyword(struct pol_rule *r)
 	char buf[64];
 	size_t n = 0;
 
+	/* A top-level alternation means the leading literal is not required; one inside a
+	 * group or a class does not touch the literal, which ends before the group. */
+	int depth = 0, in_class = 0;
 	for (const char *t = s; *t; t++) {
 		if (*t == '\\' && t[1]) {
 			t++;
 			continue;
 		}
-		if (*t == '|')
+		if (in_class) {
+			if (*t == ']')
+				in_class = 0;
+			continue;
+		}
+		if (*t == '[') {
+			in_class = 1;
+			if (t[1] == '^')
+				t++;
+			if (t[1] == ']') /* a leading ] is a member */
+				t++;
+		} else if (*t == '(') {
+			depth++;
+		} else if (*t == ')') {
+			depth = depth ? depth - 1 : 0;
+		} else if (*t == '|' && depth == 0) {
 			return;
+		}
 	}
 	for (;;) {
 		if (*s == '^')

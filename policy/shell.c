@@ -3368,7 +3368,11 @@ static void h_files(struct sh_an *P, struct nc *x)
 			else
 				path(P, x, d, dst, 0);
 		}
-		ops_path(P, x, &o, 0, last, src, sdir);
+		/* ln -s: the target is only text stored in the new link (and relative to
+		 * the link's folder, not ours): nothing is done to it. */
+		int sym = ln && (o.seen['s'] || has_long(x->v, x->n, 1, "--symbolic"));
+		if (!sym)
+			ops_path(P, x, &o, 0, last, src, sdir);
 		if (dir && !x->remote)
 			for (size_t k = 0; k < last; k++)
 				emit_path_into(P, dir, x->v[o.op[k]], dst, x->remote, x->depth);

@@ -65,7 +65,9 @@ $(PRELOAD_SO): $(PRELOAD_OBJS) $(PRELOAD_POLICY_OBJS) preload/exports.map
 all: $(PRELOAD_SO)
 
 # `dcg run` lives in the dcg binary.
-DCG_EXTRA_OBJS += $(BUILD)/preload/run.o
+DCG_EXTRA_OBJS += $(BUILD)/preload/run.o $(BUILD)/preload/rundir.o
+# What dcg run and dcg sandbox both hand the guarded processes (rundir.h).
+RUNDIR_OBJ := $(BUILD)/preload/rundir.o
 
 # The preload unit tests link the guard's helpers.
 $(BUILD)/tests/test_preload: $(PRELOAD_GLUE_OBJS)

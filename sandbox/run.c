@@ -7,6 +7,7 @@
  * the preload guard in its environment.
  */
 #include "sandbox.h"
+#include "../preload/rundir.h"
 
 #include "../hook/hook.h"
 
@@ -174,159 +175,6 @@ static char **sbx_child_env(const struct sbx_envspec *e)
 		}
 	env[k] = NULL;
 	return env;
-}
-
-/* The guard library next to the dcg binary, as `dcg run` finds it. */
-static int sbx_find_preload(char *out, size_t size)
-{
-	char exe[PATH_MAX], *slash;
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	const char *env = getenv("DCG_PRELOAD");
-
-	if (env && *env)
-		return realpath(env, out) && size >= PATH_MAX ? 0 : -ENOENT;
-	if (len <= 0)
-		return -ENOENT;
-	exe[len] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = '\0';
-	if ((size_t)snprintf(out, size, "%s/libdcg-preload.so", exe) < size &&
-	    access(out, R_OK) == 0)
-		return 0;
-	return -ENOENT;
-}
-
-/* ---- the policy snapshot for the preloaded processes ------------------------------ */
-
-/* Like `dcg run`, the guard in each process gets the compiled policy from a file
- * ($DCG_SNAPSHOT) instead of parsing YAML, and decides from the same policy as the
- * supervisor whatever folder it starts in. Same folder and names as dcg run's, so
- * the two share their files. */
-static int sbx_private_dir(char *out, size_t size)
-{
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	int n;
-
-	if (rt && rt[0] == '/')
-		n = snprintf(out, size, "%s/dcg", rt);
-	else
-		n = snprintf(out, size, "/tmp/dcg-%u", (unsigned)getuid());
-	if (n < 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
-	if (mkdir(out, 0700) != 0 && errno != EEXIST)
-		return -errno;
-	/* Refused when someone else owns it or may write in it (a swapped snapshot). */
-	if (lstat(out, &st) != 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
-		return -EPERM;
-	return 0;
-}
-
-static uint64_t sbx_fnv1a(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-/* Writes buf to dir/snap-HASH unless a file of that name holds it already. */
-static int sbx_write_snapshot(const char *dir, const char *buf, size_t len, char *out, size_t size)
-{
-	char tmp[PATH_MAX];
-	struct stat st;
-	int n, fd, rc = 0;
-	size_t off = 0;
-
-	n = snprintf(out, size, "%s/snap-%016llx", dir, (unsigned long long)sbx_fnv1a(buf, len));
-	if (n < 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
-	fd = open(out, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0) {
-		int same = 0;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
-			char *old = malloc(len ? len : 1);
-			same =
-			    old && read(fd, old, len) == (ssize_t)len && memcmp(old, buf, len) == 0;
-			free(old);
-		}
-		close(fd);
-		if (same)
-			return 0;
-	}
-	n = snprintf(tmp, sizeof tmp, "%s/.snap-XXXXXX", dir);
-	if (n < 0 || (size_t)n >= sizeof tmp)
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = w < 0 ? -errno : -EIO;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, out) != 0)
-		rc = -errno;
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
-}
-
-/* The snapshot gives back every rule of the policy (else the guard would decide from
- * less than the supervisor does: better let it read the files). */
-static int sbx_snapshot_ok(const struct pol_policy *p, const char *buf, size_t len)
-{
-	struct pol_policy *q = pol_new(0);
-	int ok = 0;
-
-	if (!q)
-		return 0;
-	if (pol_snapshot_load(q, buf, len) == 0 && pol_rule_count(q) >= pol_rule_count(p)) {
-		ok = 1;
-		for (size_t i = 0; ok && i < pol_rule_count(p); i++) {
-			struct pol_rule_info a;
-			ok = pol_rule_get(p, i, &a) == 0 && a.id && pol_rule_find(q, a.id) >= 0;
-		}
-	}
-	pol_free(q);
-	return ok;
-}
-
-/* Protects the snapshot folder (read-only for the tree) and writes the snapshot.
- * Returns 0 with its path in out, or a negative errno (the guard then loads files). */
-static int sbx_snapshot(struct pol_policy *p, char *out, size_t size)
-{
-	char dir[PATH_MAX], extra[PATH_MAX + 64];
-	size_t len = 0;
-	char *buf;
-	int n, rc;
-
-	rc = sbx_private_dir(dir, sizeof dir);
-	if (rc < 0)
-		return rc;
-	n = snprintf(extra, sizeof extra, "readOnlyPaths: ['%s/']\n", dir);
-	if (n > 0 && (size_t)n < sizeof extra && !strchr(dir, '\''))
-		pol_load_buffer(p, "<dcg sandbox>", extra, (size_t)n);
-	buf = pol_snapshot_save(p, &len);
-	if (!buf)
-		return -ENOMEM;
-	rc = sbx_snapshot_ok(p, buf, len) ? sbx_write_snapshot(dir, buf, len, out, size) : -EINVAL;
-	free(buf);
-	return rc;
 }
 
 static int sbx_has_zero_access(const struct pol_policy *p)
@@ -570,9 +418,9 @@ int cmd_sandbox(int argc, char **argv)
 	}
 	char lib[PATH_MAX], snap[PATH_MAX], logp[PATH_MAX];
 	struct sbx_envspec spec = {.policy_abs = policy_arg ? policy_abs : NULL};
-	if (!no_preload && sbx_find_preload(lib, sizeof lib) == 0) {
+	if (!no_preload && run_find_preload(lib, sizeof lib) == 0) {
 		spec.preload = lib;
-		if (sbx_snapshot(policy, snap, sizeof snap) == 0)
+		if (run_write_snapshot(policy, "<dcg sandbox>", snap, sizeof snap) == 0)
 			spec.snapshot = snap;
 	}
 	if (pol_log_path(logp, sizeof logp) == 0 && logp[0] == '/')

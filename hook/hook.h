@@ -166,8 +166,8 @@ struct hook_agent {
 	int (*settings_path)(int user, const char *cwd, char *out, size_t size);
 };
 
-/* Finds an agent by name ("claude", ...); NULL when unknown. Agents listed without
- * functions are known but not implemented yet (their parse is NULL). */
+/* Finds an agent by name ("claude", "codex", "gemini", "cursor", "pi"); NULL when
+ * unknown. */
 const struct hook_agent *hook_agent_find(const char *name);
 /* The table, for help texts: count and entry i. */
 size_t hook_agent_count(void);

@@ -277,6 +277,11 @@ enum pol_decision pol_check_argv(const struct pol_policy *p, char *const argv[],
 void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, const char *path,
 			 struct pol_result *r);
 
+/* Builds now what decisions would otherwise build lazily and share afterwards (the
+ * embedded rules' compiled regexes), so that processes forked afterwards share it
+ * instead of each building its own copy. Call it before forking; safe to repeat. */
+void pol_warm(const struct pol_policy *p);
+
 /* ---- paths -------------------------------------------------------------------------- */
 
 /* Glob matching with dcg's path semantics on an absolute, normalized path: `*` within

@@ -100,6 +100,7 @@ struct pol_policy {
 	 * pcre2_serialize_encode(): decoded all at once at the first regex a decision
 	 * needs (codes_state: 0 untried, 1 decoding, 2 done, 3 unusable). */
 	const uint8_t *codes_blob;
+	const char *embedded_version; /* 'V' record: which default.yaml the rules came from */
 	int32_t n_codes;
 	int codes_state;
 	char **snap_bufs; /* snapshot texts that borrowed rules point into */
@@ -135,6 +136,13 @@ int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);
 int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp);
 /* Sets r->path_canon when the pattern's literal folders resolve elsewhere. */
 void pol_rule_canon_path(struct pol_rule *r);
+
+/* embedded.c: this build's compiled set of embedded regexes (NULL when none) and the
+ * version of default.yaml it was built from. */
+const uint8_t *pol_embedded_codes_get(const char **version);
+/* Gives the embedded regex rules loaded since rule first their compiled codes, when the
+ * policy's embedded_version is this build's. */
+void pol_embedded_attach(struct pol_policy *p, size_t first);
 
 /* embedded.c: 1 when r is a regex rule of the embedded policy (one of the compiled
  * set, in load order). */

@@ -423,6 +423,13 @@ static void decode_embedded_codes(const struct pol_policy *cp)
 	__atomic_store_n(&p->codes_state, 2, __ATOMIC_RELEASE);
 }
 
+void pol_warm(const struct pol_policy *p)
+{
+	if (p->codes_blob && !(p->flags & POL_LOAD_JIT) &&
+	    __atomic_load_n(&p->codes_state, __ATOMIC_ACQUIRE) == 0)
+		decode_embedded_codes(p);
+}
+
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r)
 {
 	pcre2_code *code = __atomic_load_n(&r->code, __ATOMIC_ACQUIRE), *expected = NULL;

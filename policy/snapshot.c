@@ -89,6 +89,10 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 	struct sbuf s = {0};
 
 	put(&s, SNAP_MAGIC, strlen(SNAP_MAGIC) - 1);
+	if (p->embedded_version) { /* first: pol_embedded_codes_get() reads it there */
+		record(&s, 'V');
+		field(&s, p->embedded_version);
+	}
 	if (!portable) {
 		record(&s, 'H');
 		field(&s, p->home);
@@ -349,6 +353,7 @@ static int load_allow(struct pol_policy *p, char **f, size_t n)
 
 int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 {
+	size_t first = p->n_rules;
 	size_t ml = strlen(SNAP_MAGIC);
 	char *copy, *line, *next;
 	char *f[18 + SNAP_MAX_FIELDS];
@@ -402,6 +407,10 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 		case 'A':
 			rc = load_allow(p, f, n);
 			break;
+		case 'V':
+			if (n > 1 && !p->embedded_version)
+				p->embedded_version = f[1]; /* in the kept text */
+			break;
 		case 'O':
 			rc = p->n_rules ? load_owners(&p->rules[p->n_rules - 1], f, n) : -EINVAL;
 			break;
@@ -409,6 +418,8 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 			rc = -EINVAL;
 		}
 	}
+	if (rc == 0)
+		pol_embedded_attach(p, first);
 	pol_rules_refresh(p);
 	return rc;
 }

@@ -711,6 +711,7 @@ void guard_warm(void)
 	if (atomic_load_explicit(&warmed, memory_order_relaxed) || !(p = policy_get()))
 		return;
 	atomic_store_explicit(&warmed, 1, memory_order_relaxed);
+	pol_warm(p); /* the children share the decoded regexes instead of decoding their own */
 	ctx_init(&ctx);
 	ctx.cwd = "/";
 	pol_result_init(&r);

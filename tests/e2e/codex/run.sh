@@ -16,48 +16,17 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 KIT=$ROOT/tests/e2e/pi # the scripted model and the checker
 CODEX_VERSION=0.169.0
-CACHE=${DCG_E2E_CACHE:-$HOME/.cache/dcg-e2e-agents}/codex
-RUNS=${DCG_E2E_RUNS:-$ROOT/tests/e2e/runs}/codex
-DCG=${DCG:-$ROOT/${DCG_BUILD:-build}/dcg}
-DCG=$(readlink -f "$DCG")
-CODEX_JS=$CACHE/node_modules/@openai/codex/bin/codex.js
 PORT=${PORT:-18932}
 
-skip() { echo "SKIP codex e2e: $*"; echo "0 passed, 0 failed (skipped)"; exit 77; }
-
-if [ -z "${DCG_E2E_IN_NETNS:-}" ]; then
-	[ -x "$DCG" ] || { echo "no dcg binary at $DCG (make first)"; echo "0 passed, 1 failed"; exit 1; }
-	command -v node >/dev/null && command -v npm >/dev/null || skip "node and npm are needed"
-	command -v python3 >/dev/null && command -v git >/dev/null || skip "python3 and git are needed"
-	if [ ! -f "$CODEX_JS" ]; then
-		echo "installing @openai/codex@$CODEX_VERSION into $CACHE"
-		mkdir -p "$CACHE" && { [ -f "$CACHE/package.json" ] || echo '{"private":true}' >"$CACHE/package.json"; }
-		npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error \
-			"@openai/codex@$CODEX_VERSION" >"$CACHE/install.log" 2>&1 ||
-			skip "npm install failed (see $CACHE/install.log)"
-	fi
-	NS=(unshare -n)
-	[ "$(id -u)" = 0 ] || NS=(unshare -rn)
-	"${NS[@]}" true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
-	exec env DCG_E2E_IN_NETNS=1 DCG="$DCG" "${NS[@]}" "$0" "$@"
-fi
-ip link set lo up 2>/dev/null || true
-
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); echo "PASS $*"; }
-ko() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+. "$ROOT/tests/e2e/lib.sh"
+e2e_client codex @openai/codex "$CODEX_VERSION" bin/codex.js python3 git -- "$@"
+CODEX_JS=$CLIENT
 
 new_run() {
 	R=$RUNS/$1
 	rm -rf "$R"
 	mkdir -p "$R/proj" "$R/home/.codex" "$R/ro"
-	git -C "$R/proj" init -q
-	printf 'committed\n' >"$R/proj/work.txt"
-	git -C "$R/proj" -c user.email=e2e@dcg -c user.name=e2e add work.txt
-	git -C "$R/proj" -c user.email=e2e@dcg -c user.name=e2e commit -qm init
-	printf 'precious uncommitted work\n' >"$R/proj/work.txt"
-	cp "$R/proj/work.txt" "$R/work.orig"
+	e2e_git_victim "$R"
 	printf 'read-only line\n' >"$R/ro/keep.txt"
 	cp "$R/ro/keep.txt" "$R/ro.orig"
 	# the project's dcg policy: a read-only folder and an ask rule
@@ -194,5 +163,4 @@ fi
 (cd "$R/proj" && "$DCG" uninstall --agent codex --project >/dev/null 2>&1)
 grep -q "dcg" "$R/proj/.codex/hooks.json" 2>/dev/null && ko "uninstall left dcg in .codex/hooks.json" || ok "dcg uninstall --agent codex removes the hook"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+e2e_finish

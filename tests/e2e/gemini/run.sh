@@ -15,48 +15,17 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 KIT=$ROOT/tests/e2e/pi # the scripted model and the checker
 GEMINI_VERSION=0.61.0
-CACHE=${DCG_E2E_CACHE:-$HOME/.cache/dcg-e2e-agents}/gemini
-RUNS=${DCG_E2E_RUNS:-$ROOT/tests/e2e/runs}/gemini
-DCG=${DCG:-$ROOT/${DCG_BUILD:-build}/dcg}
-DCG=$(readlink -f "$DCG")
-GEMINI_JS=$CACHE/node_modules/@google/gemini-cli/bundle/gemini.js
 PORT=${PORT:-18933}
 
-skip() { echo "SKIP gemini e2e: $*"; echo "0 passed, 0 failed (skipped)"; exit 77; }
-
-if [ -z "${DCG_E2E_IN_NETNS:-}" ]; then
-	[ -x "$DCG" ] || { echo "no dcg binary at $DCG (make first)"; echo "0 passed, 1 failed"; exit 1; }
-	command -v node >/dev/null && command -v npm >/dev/null || skip "node and npm are needed"
-	command -v python3 >/dev/null && command -v git >/dev/null || skip "python3 and git are needed"
-	if [ ! -f "$GEMINI_JS" ]; then
-		echo "installing @google/gemini-cli@$GEMINI_VERSION into $CACHE"
-		mkdir -p "$CACHE" && { [ -f "$CACHE/package.json" ] || echo '{"private":true}' >"$CACHE/package.json"; }
-		npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error \
-			"@google/gemini-cli@$GEMINI_VERSION" >"$CACHE/install.log" 2>&1 ||
-			skip "npm install failed (see $CACHE/install.log)"
-	fi
-	NS=(unshare -n)
-	[ "$(id -u)" = 0 ] || NS=(unshare -rn)
-	"${NS[@]}" true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
-	exec env DCG_E2E_IN_NETNS=1 DCG="$DCG" "${NS[@]}" "$0" "$@"
-fi
-ip link set lo up 2>/dev/null || true
-
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); echo "PASS $*"; }
-ko() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+. "$ROOT/tests/e2e/lib.sh"
+e2e_client gemini @google/gemini-cli "$GEMINI_VERSION" bundle/gemini.js python3 git -- "$@"
+GEMINI_JS=$CLIENT
 
 new_run() {
 	R=$RUNS/$1
 	rm -rf "$R"
 	mkdir -p "$R/proj/vendor" "$R/proj/certs" "$R/home/.gemini"
-	git -C "$R/proj" init -q
-	printf 'committed\n' >"$R/proj/work.txt"
-	git -C "$R/proj" -c user.email=e2e@dcg -c user.name=e2e add work.txt
-	git -C "$R/proj" -c user.email=e2e@dcg -c user.name=e2e commit -qm init
-	printf 'precious uncommitted work\n' >"$R/proj/work.txt"
-	cp "$R/proj/work.txt" "$R/work.orig"
+	e2e_git_victim "$R"
 	# Gemini CLI refuses paths outside the workspace by itself: the victims live inside
 	printf 'read-only line\n' >"$R/proj/vendor/keep.txt"
 	cp "$R/proj/vendor/keep.txt" "$R/ro.orig"
@@ -194,5 +163,4 @@ fi
 (cd "$R/proj" && "$DCG" uninstall --agent gemini --project >/dev/null 2>&1)
 grep -q "hook --agent" "$R/proj/.gemini/settings.json" 2>/dev/null && ko "uninstall left dcg in .gemini/settings.json" || ok "dcg uninstall --agent gemini removes the hook"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+e2e_finish

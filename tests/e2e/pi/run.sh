@@ -16,39 +16,11 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 PI_VERSION=0.73.1
-CACHE=${DCG_E2E_CACHE:-$HOME/.cache/dcg-e2e-agents}/pi
-RUNS=${DCG_E2E_RUNS:-$ROOT/tests/e2e/runs}/pi
-DCG=${DCG:-$ROOT/${DCG_BUILD:-build}/dcg}
-DCG=$(readlink -f "$DCG")
-PI_CLI=$CACHE/node_modules/@mariozechner/pi-coding-agent/dist/cli.js
 PORT=${PORT:-18931}
 
-skip() { echo "SKIP pi e2e: $*"; echo "0 passed, 0 failed (skipped)"; exit 77; }
-
-if [ -z "${DCG_E2E_IN_NETNS:-}" ]; then
-	[ -x "$DCG" ] || { echo "no dcg binary at $DCG (make first)"; echo "0 passed, 1 failed"; exit 1; }
-	command -v node >/dev/null && command -v npm >/dev/null || skip "node and npm are needed"
-	command -v python3 >/dev/null || skip "python3 is needed"
-	if [ ! -f "$PI_CLI" ]; then
-		echo "installing @mariozechner/pi-coding-agent@$PI_VERSION into $CACHE"
-		mkdir -p "$CACHE" && { [ -f "$CACHE/package.json" ] || echo '{"private":true}' > "$CACHE/package.json"; }
-		npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error \
-			"@mariozechner/pi-coding-agent@$PI_VERSION" >"$CACHE/install.log" 2>&1 ||
-			skip "npm install failed (see $CACHE/install.log)"
-	fi
-	# A private network namespace: nothing leaves the machine. Root gets one directly,
-	# others through a user namespace.
-	NS=(unshare -n)
-	[ "$(id -u)" = 0 ] || NS=(unshare -rn)
-	"${NS[@]}" true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
-	exec env DCG_E2E_IN_NETNS=1 DCG="$DCG" "${NS[@]}" "$0" "$@"
-fi
-ip link set lo up 2>/dev/null || true
-
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); echo "PASS $*"; }
-ko() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+. "$ROOT/tests/e2e/lib.sh"
+e2e_client pi @mariozechner/pi-coding-agent "$PI_VERSION" dist/cli.js python3 -- "$@"
+PI_CLI=$CLIENT
 
 # new_run NAME: a fresh run dir with a project, a home and the victims.
 new_run() {
@@ -56,18 +28,13 @@ new_run() {
 	rm -rf "$R"
 	mkdir -p "$R/proj" "$R/home/.pi/agent" "$R/home/.ssh" "$R/ro" "$R/doomed"
 	# victim 1: a git repo with uncommitted work (git reset --hard would lose it)
-	git -C "$R/proj" init -q
-	printf 'committed\n' >"$R/proj/work.txt"
-	git -C "$R/proj" -c user.email=e2e@dcg -c user.name=e2e add work.txt
-	git -C "$R/proj" -c user.email=e2e@dcg -c user.name=e2e commit -qm init
-	printf 'precious uncommitted work\n' >"$R/proj/work.txt"
+	e2e_git_victim "$R"
 	# victim 2: a read-only file (the project's damage-control rules say so)
 	printf 'read-only bytes\n' >"$R/ro/keep.txt"
 	# victim 3: a folder a rm -rf rule protects
 	printf 'doomed bytes\n' >"$R/doomed/keep.txt"
 	# victim 4: a secret under ~/.ssh (zero-access in dcg's defaults)
 	printf 'SECRET-KEY-MATERIAL\n' >"$R/home/.ssh/id_e2e"
-	cp "$R/proj/work.txt" "$R/work.orig"
 	cp "$R/ro/keep.txt" "$R/ro.orig"
 	cat >"$R/home/.pi/agent/models.json" <<JSON
 { "providers": { "mock": {
@@ -303,5 +270,4 @@ fi
 (cd "$R/proj" && "$DCG" uninstall --agent pi --project >/dev/null 2>&1)
 [ ! -e "$R/proj/.pi/extensions/dcg-damage-control.ts" ] && ok "dcg uninstall --agent pi removes the extension" || ko "uninstall left the extension"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+e2e_finish

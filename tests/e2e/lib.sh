@@ -1,0 +1,72 @@
+# tests/e2e/lib.sh: what the agent e2e scripts (pi, codex, gemini) share. Source it,
+# then call e2e_client; ROOT must be the repository root.
+#
+#   e2e_client NAME NPM-PACKAGE VERSION ENTRY [TOOL...] -- "$@"
+#
+# Sets CACHE (npm prefix, outside git), RUNS (run folders), DCG (the binary) and CLIENT
+# (the client's entry script); checks node, npm and the TOOLs, installs the client when
+# missing, then runs the calling script again inside a network namespace with only
+# loopback (unshare -n; unshare -rn when not root), so nothing leaves the machine.
+# Exits 77 with a reason when the run cannot happen here.
+
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); echo "PASS $*"; }
+ko() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+
+# Prints the closing line and returns the script's status.
+e2e_finish() {
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+}
+
+e2e_client() {
+	local name=$1 pkg=$2 version=$3 entry=$4 tool NS
+	shift 4
+	local tools=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		tools+=("$1")
+		shift
+	done
+	[ "${1:-}" = -- ] && shift
+	E2E_NAME=$name
+	CACHE=${DCG_E2E_CACHE:-$HOME/.cache/dcg-e2e-agents}/$name
+	RUNS=${DCG_E2E_RUNS:-$ROOT/tests/e2e/runs}/$name
+	DCG=$(readlink -f "${DCG:-$ROOT/${DCG_BUILD:-build}/dcg}")
+	CLIENT=$CACHE/node_modules/$pkg/$entry
+	[ -n "${DCG_E2E_IN_NETNS:-}" ] && { ip link set lo up 2>/dev/null || true; return 0; }
+
+	[ -x "$DCG" ] || { echo "no dcg binary at $DCG (make first)"; echo "0 passed, 1 failed"; exit 1; }
+	for tool in node npm "${tools[@]}"; do
+		command -v "$tool" >/dev/null || e2e_skip "$tool is needed"
+	done
+	if [ ! -f "$CLIENT" ]; then
+		echo "installing $pkg@$version into $CACHE"
+		mkdir -p "$CACHE" && { [ -f "$CACHE/package.json" ] || echo '{"private":true}' >"$CACHE/package.json"; }
+		npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error \
+			"$pkg@$version" >"$CACHE/install.log" 2>&1 ||
+			e2e_skip "npm install failed (see $CACHE/install.log)"
+	fi
+	NS=(unshare -n)
+	[ "$(id -u)" = 0 ] || NS=(unshare -rn)
+	"${NS[@]}" true 2>/dev/null || e2e_skip "cannot create a network namespace (unshare -n)"
+	exec env DCG_E2E_IN_NETNS=1 DCG="$DCG" "${NS[@]}" "$0" "$@"
+}
+
+e2e_skip() {
+	echo "SKIP ${E2E_NAME:-e2e} e2e: $*"
+	echo "0 passed, 0 failed (skipped)"
+	exit 77
+}
+
+# e2e_git_victim RUN: RUN/proj becomes a git repository whose work.txt holds
+# uncommitted work (what git reset --hard would lose); RUN/work.orig keeps its bytes.
+e2e_git_victim() {
+	local r=$1
+	git -C "$r/proj" init -q
+	printf 'committed\n' >"$r/proj/work.txt"
+	git -C "$r/proj" -c user.email=e2e@dcg -c user.name=e2e add work.txt
+	git -C "$r/proj" -c user.email=e2e@dcg -c user.name=e2e commit -qm init
+	printf 'precious uncommitted work\n' >"$r/proj/work.txt"
+	cp "$r/proj/work.txt" "$r/work.orig"
+}

@@ -2,8 +2,7 @@
  *
  * Each agent is an adapter over hook_decide_call(): parse its tool call into a
  * struct hook_call, answer the decision in its protocol, edit its settings file.
- * Codex, Gemini CLI, Cursor and pi are listed so that `--agent` names them, and get
- * their functions when their protocols are written (issue 7). */
+ * Codex, Gemini CLI, Cursor and pi have theirs in agent_*.c. */
 #include "hook.h"
 
 #include "agents.h"
@@ -18,60 +17,19 @@
  * is this long, and the time budget of a hook call holds for any input. */
 #define HOOK_MAX_COMMAND (1024 * 1024)
 
-/* 1 when the JSON text holds an escaped NUL (\u0000): cJSON would cut the string
- * there and the policy would decide on less than the agent runs. */
-static int has_escaped_nul(const char *s, size_t len)
-{
-	size_t i, bs;
-
-	for (i = 0; i + 6 <= len; i++) {
-		if (s[i] != '\\')
-			continue;
-		/* count the run of backslashes: an odd run escapes what follows */
-		for (bs = 0; i + bs < len && s[i + bs] == '\\'; bs++)
-			;
-		if ((bs & 1) && i + bs + 5 <= len && s[i + bs] == 'u' &&
-		    !memcmp(s + i + bs + 1, "0000", 4))
-			return 1;
-		i += bs - 1;
-	}
-	return 0;
-}
-
 int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void **state)
 {
 	cJSON *root = NULL;
 	const cJSON *tool, *input, *cwd, *event;
 
 	*state = NULL;
-	memset(call, 0, offsetof(struct hook_call, scratch));
-	call->kind = HOOK_CALL_INVALID;
-	if (len == 0) {
-		call->invalid = "the hook received no input (expected one JSON tool call)";
-		return 0;
-	}
-	if (memchr(buf, '\0', len)) {
-		call->invalid = "the input contains a NUL byte";
-		return 0;
-	}
-	if (!hook_utf8_valid(buf, len)) {
-		call->invalid = "the input is not valid UTF-8";
-		return 0;
-	}
-	if (has_escaped_nul(buf, len)) {
-		call->invalid = "the input contains an escaped NUL character (\\u0000)";
-		return 0;
-	}
-	root = cJSON_ParseWithLength(buf, len);
-	if (!root) {
-		call->invalid = "the input is not valid JSON";
-		return 0;
-	}
+	/* The checks every protocol shares: empty, NUL bytes, invalid UTF-8, an escaped
+	 * NUL, not JSON, not an object (agent_codex.c). */
+	root = hook_agents_parse_input(buf, len, call);
 	*state = root;
-	if (!cJSON_IsObject(root)) {
-		call->invalid = "the input is not a JSON object";
+	if (!root || !cJSON_IsObject(root))
 		return 0;
-	}
+	call->kind = HOOK_CALL_INVALID;
 	event = cJSON_GetObjectItemCaseSensitive(root, "hook_event_name");
 	tool = cJSON_GetObjectItemCaseSensitive(root, "tool_name");
 	input = cJSON_GetObjectItemCaseSensitive(root, "tool_input");

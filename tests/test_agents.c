@@ -163,10 +163,11 @@ static const struct refusal refusals[] = {
     {"pi", "\"action\":\"deny\",\"block\":true"},
 };
 
-static void expect_refused(const char *what, const char *in, size_t len)
+/* Returns how many protocols refused it; each test asserts that all did. */
+static size_t expect_refused(const char *what, const char *in, size_t len)
 {
 	struct pol_policy *p = test_policy();
-	size_t i;
+	size_t i, refused = 0;
 
 	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
 		const struct hook_agent *ag = hook_agent_find(refusals[i].agent);
@@ -180,33 +181,39 @@ static void expect_refused(const char *what, const char *in, size_t len)
 			      strstr(got, HOOK_RULE_BAD_INPUT) != NULL,
 			  "%s, %s: refused without the bad-input rule: %s", refusals[i].agent, what,
 			  got);
+		if (code == 0 && strstr(got, refusals[i].marker) &&
+		    (strstr(got, "hook.invalid_input") || strstr(got, HOOK_RULE_BAD_INPUT)))
+			refused++;
 		free(got);
 	}
 	pol_free(p);
+	return refused;
 }
+
+#define N_PROTOCOLS (sizeof(refusals) / sizeof(refusals[0]))
 
 Test(agents, empty_input_is_refused_everywhere)
 {
-	expect_refused("empty input", "", 0);
+	cr_assert_eq(expect_refused("empty input", "", 0), N_PROTOCOLS);
 }
 
 Test(agents, non_json_is_refused_everywhere)
 {
-	expect_refused("not JSON", "rm -rf /", 8);
-	expect_refused("truncated JSON", "{\"tool_name\": \"Bash\"", 20);
+	cr_assert_eq(expect_refused("not JSON", "rm -rf /", 8), N_PROTOCOLS);
+	cr_assert_eq(expect_refused("truncated JSON", "{\"tool_name\": \"Bash\"", 20), N_PROTOCOLS);
 }
 
 Test(agents, json_that_is_not_an_object_is_refused_everywhere)
 {
-	expect_refused("array", "[1,2]", 5);
-	expect_refused("string", "\"git reset --hard\"", 18);
+	cr_assert_eq(expect_refused("array", "[1,2]", 5), N_PROTOCOLS);
+	cr_assert_eq(expect_refused("string", "\"git reset --hard\"", 18), N_PROTOCOLS);
 }
 
 Test(agents, nul_bytes_are_refused_everywhere)
 {
 	static const char in[] = "{\"command\":\"ls\0 -la\"}";
 
-	expect_refused("NUL byte", in, sizeof(in) - 1);
+	cr_assert_eq(expect_refused("NUL byte", in, sizeof(in) - 1), N_PROTOCOLS);
 }
 
 Test(agents, escaped_nul_is_refused_everywhere)
@@ -225,15 +232,15 @@ Test(agents, escaped_nul_is_refused_everywhere)
 	size_t i;
 
 	for (i = 0; i < 4; i++)
-		expect_refused("escaped NUL", ins[i], strlen(ins[i]));
+		cr_assert_eq(expect_refused("escaped NUL", ins[i], strlen(ins[i])), N_PROTOCOLS);
 }
 
 Test(agents, invalid_utf8_is_refused_everywhere)
 {
 	static const char in[] = "{\"command\":\"ls \xff\xfe\"}";
 
-	expect_refused("invalid UTF-8", in, sizeof(in) - 1);
-	expect_refused("overlong slash", "{\"c\":\"\xc0\xaf\"}", 10);
+	cr_assert_eq(expect_refused("invalid UTF-8", in, sizeof(in) - 1), N_PROTOCOLS);
+	cr_assert_eq(expect_refused("overlong slash", "{\"c\":\"\xc0\xaf\"}", 10), N_PROTOCOLS);
 }
 
 /* A command over the 1 MiB limit is refused in every protocol, never analysed. */

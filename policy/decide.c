@@ -282,8 +282,9 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	struct hit_scan hs = {p, path, &sig, kinds, exe, {NULL, NULL, NULL}};
 
 	pol_path_sig_init(&sig, path);
-	if (p->bucket_start && !beneath) {
-		pol_path_buckets(path, scan_bucket, &hs);
+	if (p->bucket_start && !beneath && !sig.overflow) {
+		for (unsigned b = 0; b < sig.n_buckets; b++)
+			scan_bucket(sig.buckets[b], &hs);
 	} else {
 		for (size_t i = 0; i < p->n_path_rules; i++) {
 			const struct pol_rule *r = &p->rules[p->path_rules[i]];

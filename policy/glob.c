@@ -260,14 +260,32 @@ static int sig_has(const uint64_t *set, unsigned bit)
 	return (set[bit >> 6] >> (bit & 63)) & 1;
 }
 
+static unsigned anchor_bucket(const char *comp, size_t len);
+
+static void sig_bucket(struct pol_path_sig *sig, unsigned bucket)
+{
+	if (sig->n_buckets < POL_SIG_BUCKETS)
+		sig->buckets[sig->n_buckets++] = (uint16_t)bucket;
+	else
+		sig->overflow = 1;
+}
+
+/* One walk over the components: the signature bits and the index buckets. */
 void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
 {
 	const unsigned char *s = (const unsigned char *)path;
+	int first = 1;
 
-	memset(sig, 0, sizeof(*sig));
+	memset(sig->literal, 0, sizeof(sig->literal));
+	memset(sig->first2, 0, sizeof(sig->first2));
+	memset(sig->last2, 0, sizeof(sig->last2));
+	sig->n_buckets = 0;
+	sig->overflow = 0;
+	sig_bucket(sig, POL_PI_ALWAYS);
 	while (*s) {
 		const unsigned char *e;
 		size_t len;
+		unsigned lit, f2, l2;
 
 		while (*s == '/')
 			s++;
@@ -277,9 +295,20 @@ void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
 		while (*e && *e != '/')
 			e++;
 		len = (size_t)(e - s);
-		sig_set(sig->literal, sig_bit((unsigned)len, s[0]));
-		sig_set(sig->first2, sig_bit(s[0], len > 1 ? s[1] : 0));
-		sig_set(sig->last2, sig_bit(len > 1 ? e[-2] : 0, e[-1]));
+		lit = sig_bit((unsigned)len, s[0]);
+		f2 = sig_bit(s[0], len > 1 ? s[1] : 0);
+		l2 = sig_bit(len > 1 ? e[-2] : 0, e[-1]);
+		sig_set(sig->literal, lit);
+		sig_set(sig->first2, f2);
+		sig_set(sig->last2, l2);
+		if (first)
+			sig_bucket(sig, anchor_bucket((const char *)s, len));
+		first = 0;
+		sig_bucket(sig, POL_PI_LIT + lit);
+		if (len >= 2) {
+			sig_bucket(sig, POL_PI_FIRST2 + f2);
+			sig_bucket(sig, POL_PI_LAST2 + l2);
+		}
 		s = e;
 	}
 }
@@ -349,36 +378,6 @@ unsigned pol_pathpat_bucket(const struct pol_pathpat *pp)
 	if (e == c || (size_t)(e - pp->glob) > pp->literal_len)
 		return POL_PI_ALWAYS;
 	return anchor_bucket(c, (size_t)(e - c));
-}
-
-void pol_path_buckets(const char *path, void (*fn)(unsigned bucket, void *arg), void *arg)
-{
-	const unsigned char *s = (const unsigned char *)path;
-	int first = 1;
-
-	fn(POL_PI_ALWAYS, arg);
-	while (*s) {
-		const unsigned char *e;
-		size_t len;
-
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		e = s;
-		while (*e && *e != '/')
-			e++;
-		len = (size_t)(e - s);
-		if (first)
-			fn(anchor_bucket((const char *)s, len), arg);
-		first = 0;
-		fn(POL_PI_LIT + sig_bit((unsigned)len, s[0]), arg);
-		if (len >= 2)
-			fn(POL_PI_FIRST2 + sig_bit(s[0], s[1]), arg);
-		if (len >= 2)
-			fn(POL_PI_LAST2 + sig_bit(e[-2], e[-1]), arg);
-		s = e;
-	}
 }
 
 int pol_path_normalize(const char *path, const char *base, const char *home, char *out, size_t size)

@@ -167,6 +167,12 @@ struct pol_path_sig {
 	uint64_t literal[16]; /* (length, first byte) of each component */
 	uint64_t first2[16];  /* first two bytes */
 	uint64_t last2[16];   /* last two bytes */
+	/* The index buckets the path selects (pol_path_index_build), gathered in the same
+	 * walk; past POL_SIG_BUCKETS the caller tries every rule (overflow set). */
+#define POL_SIG_BUCKETS 96
+	uint16_t buckets[POL_SIG_BUCKETS];
+	unsigned n_buckets;
+	int overflow;
 };
 void pol_path_sig_init(struct pol_path_sig *sig, const char *abs_path);
 
@@ -180,8 +186,6 @@ void pol_path_sig_init(struct pol_path_sig *sig, const char *abs_path);
 #define POL_PI_BUCKETS 3329
 /* The bucket a pattern belongs to. */
 unsigned pol_pathpat_bucket(const struct pol_pathpat *pp);
-/* Calls fn(bucket, arg) for each bucket a path's components select (may repeat). */
-void pol_path_buckets(const char *abs_path, void (*fn)(unsigned bucket, void *arg), void *arg);
 /* Builds the path index over p->path_rules; on allocation failure it is left NULL and
  * decisions try every rule. */
 void pol_path_index_build(struct pol_policy *p);

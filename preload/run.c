@@ -6,8 +6,8 @@
  * is named by a hash of its content and kept: a daemon started under the guard can
  * still exec after this command is gone, and the next run with the same policy reuses
  * it. dcg run execs CMD itself, so CMD's exit status and signals are its own. */
-#include "../hook/commands.h"
-#include "../hook/hook.h"
+#include "../cli/commands.h"
+#include "../cli/hook.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include "sandbox.h"
 #include "../preload/rundir.h"
 
-#include "../hook/hook.h"
+#include "../cli/hook.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 extern char **environ;
-/* `dcg --policy F sandbox`: hook/main.c sets it; weak so that sbx-run links alone. */
+/* `dcg --policy F sandbox`: cli/main.c sets it; weak so that sbx-run links alone. */
 extern const char *dcg_global_policy __attribute__((weak));
-/* `--intent ID` (hook/cmd_intent.c): checks the ID, sets DCG_INTENT and
+/* `--intent ID` (cli/cmd_intent.c): checks the ID, sets DCG_INTENT and
  * DCG_INTENTS_FILE for the supervisor and the tree; weak for the same reason. */
 int hook_intent_prepare_run(const char *id, FILE *err) __attribute__((weak));
 

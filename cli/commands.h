@@ -5,16 +5,16 @@
 #ifndef DCG_COMMANDS_H
 #define DCG_COMMANDS_H
 
-int cmd_hook(int argc, char **argv);	/* hook/cmd_hook.c */
-int cmd_check(int argc, char **argv);	/* hook/cmd_check.c */
-int cmd_explain(int argc, char **argv); /* hook/cmd_check.c */
-int cmd_allow(int argc, char **argv);	/* hook/cmd_allow.c */
-int cmd_rules(int argc, char **argv);	/* hook/cmd_rules.c */
-int cmd_status(int argc, char **argv);	/* hook/cmd_rules.c */
-int cmd_log(int argc, char **argv);	/* hook/cmd_log.c */
-int cmd_install(int argc, char **argv); /* hook/cmd_install.c */
+int cmd_hook(int argc, char **argv);	/* cli/cmd_hook.c */
+int cmd_check(int argc, char **argv);	/* cli/cmd_check.c */
+int cmd_explain(int argc, char **argv); /* cli/cmd_check.c */
+int cmd_allow(int argc, char **argv);	/* cli/cmd_allow.c */
+int cmd_rules(int argc, char **argv);	/* cli/cmd_rules.c */
+int cmd_status(int argc, char **argv);	/* cli/cmd_rules.c */
+int cmd_log(int argc, char **argv);	/* cli/cmd_log.c */
+int cmd_install(int argc, char **argv); /* cli/cmd_install.c */
 int cmd_uninstall(int argc, char **argv);
-int cmd_intent(int argc, char **argv); /* hook/cmd_intent.c */
+int cmd_intent(int argc, char **argv); /* cli/cmd_intent.c */
 
 /* Provided by other layers when they are linked in (DCG_EXTRA_OBJS): declared weak in
  * main.c so that the binary links, and says "not built in", without them. */

@@ -14,12 +14,9 @@ int cmd_status(int argc, char **argv);	/* cli/cmd_rules.c */
 int cmd_log(int argc, char **argv);	/* cli/cmd_log.c */
 int cmd_install(int argc, char **argv); /* cli/cmd_install.c */
 int cmd_uninstall(int argc, char **argv);
-int cmd_intent(int argc, char **argv); /* cli/cmd_intent.c */
-
-/* Provided by other layers when they are linked in (DCG_EXTRA_OBJS): declared weak in
- * main.c so that the binary links, and says "not built in", without them. */
-int cmd_run(int argc, char **argv);	/* preload/run.c */
-int cmd_sandbox(int argc, char **argv); /* sandbox */
+int cmd_intent(int argc, char **argv);	/* cli/cmd_intent.c */
+int cmd_run(int argc, char **argv);	/* cli/cmd_run.c */
+int cmd_sandbox(int argc, char **argv); /* cli/cmd_sandbox.c */
 
 /* The --policy FILE given before the subcommand (`dcg --policy F check ...`), or NULL:
  * commands use it when they get no --policy of their own. */

@@ -1,7 +1,9 @@
-# cli/: the dcg binary (the agent hook and the everyday commands).
-#   $(BUILD)/libdcgcli.a  every cli/*.c but main.c, so that tests link it directly
-#   $(BUILD)/dcg           main.o + $(DCG_EXTRA_OBJS) (preload, sandbox) + the libraries
-CLI_SRCS := $(filter-out cli/main.c,$(wildcard cli/*.c))
+# cli/: the dcg binary (the agent hook, the launchers of dcg run and dcg sandbox, the
+# everyday commands).
+#   $(BUILD)/libdcgcli.a   every cli/*.c but the two mains, so that tests link it directly
+#   $(BUILD)/dcg           main.o + libdcgcli.a + libdcgsandbox.a + libdcgpolicy.a
+#   $(BUILD)/sandbox/sbx-run  `dcg sandbox` alone (sbx_main.c), for sandbox/bench.sh
+CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c,$(wildcard cli/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 # `dcg hook` starts once per tool call: link PCRE2, libyaml and libseccomp statically
@@ -23,9 +25,11 @@ $(CLI_LIB): $(CLI_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/dcg: $(BUILD)/cli/main.o $(DCG_EXTRA_OBJS) $(CLI_LIB) $(POLICY_LIB)
-	$(CC) $(ALL_LDFLAGS) $(BUILD)/cli/main.o $(DCG_EXTRA_OBJS) $(CLI_LIB) $(POLICY_LIB) \
-		$(DCG_LIBS) -o $@
+$(BUILD)/dcg: $(BUILD)/cli/main.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+	$(CC) $(ALL_LDFLAGS) $^ $(DCG_LIBS) -o $@
+
+$(BUILD)/sandbox/sbx-run: $(BUILD)/cli/sbx_main.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+	$(CC) $(ALL_LDFLAGS) $^ $(DCG_LIBS) -o $@
 
 all: $(BUILD)/dcg
 

@@ -2,7 +2,7 @@
 # scripts (tests/integration/test_*.sh).
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-TEST_LINK := $(HOOK_LIB) $(POLICY_LIB)
+TEST_LINK := $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
 
 $(BUILD)/tests/%.o: ALL_CFLAGS += $(CRITERION_CFLAGS)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LINK)

@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *str_member(const cJSON *obj, const char *key)
 {
@@ -81,7 +82,7 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 		set_invalid(call, "the tool call has no tool_name");
 		return;
 	}
-	if (!strcmp(tool, "Bash")) {
+	if (!strcasecmp(tool, "Bash")) {
 		if (!cJSON_IsObject(in)) {
 			set_invalid(call, "the Bash call has no tool_input object");
 			return;
@@ -96,25 +97,25 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 		call->command_len = strlen(cmd->valuestring);
 		return;
 	}
-	if (!strcmp(tool, "Read") || !strcmp(tool, "Write") || !strcmp(tool, "Edit") ||
-	    !strcmp(tool, "MultiEdit") || !strcmp(tool, "NotebookEdit") || !strcmp(tool, "Glob") ||
-	    !strcmp(tool, "Grep") || !strcmp(tool, "LS")) {
+	if (!strcasecmp(tool, "Read") || !strcasecmp(tool, "Write") || !strcasecmp(tool, "Edit") ||
+	    !strcasecmp(tool, "MultiEdit") || !strcasecmp(tool, "NotebookEdit") || !strcasecmp(tool, "Glob") ||
+	    !strcasecmp(tool, "Grep") || !strcasecmp(tool, "LS")) {
 		if (!cJSON_IsObject(in)) {
 			set_invalid(call, "the tool call has no tool_input object");
 			return;
 		}
 	}
-	if (!strcmp(tool, "Read"))
+	if (!strcasecmp(tool, "Read"))
 		file_tool(call, in, "file_path", POL_OP_READ);
-	else if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") || !strcmp(tool, "MultiEdit"))
+	else if (!strcasecmp(tool, "Write") || !strcasecmp(tool, "Edit") || !strcasecmp(tool, "MultiEdit"))
 		file_tool(call, in, "file_path", POL_OP_WRITE);
-	else if (!strcmp(tool, "NotebookEdit"))
+	else if (!strcasecmp(tool, "NotebookEdit"))
 		file_tool(call, in, "notebook_path", POL_OP_WRITE);
-	else if (!strcmp(tool, "Glob"))
+	else if (!strcasecmp(tool, "Glob"))
 		search_tool(call, in, "pattern", POL_OP_LIST);
-	else if (!strcmp(tool, "Grep"))
+	else if (!strcasecmp(tool, "Grep"))
 		search_tool(call, in, "glob", POL_OP_READ);
-	else if (!strcmp(tool, "LS"))
+	else if (!strcasecmp(tool, "LS"))
 		search_tool(call, in, NULL, POL_OP_LIST);
 	else
 		call->kind = HOOK_CALL_OTHER;

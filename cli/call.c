@@ -98,8 +98,8 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 		return;
 	}
 	if (!strcasecmp(tool, "Read") || !strcasecmp(tool, "Write") || !strcasecmp(tool, "Edit") ||
-	    !strcasecmp(tool, "MultiEdit") || !strcasecmp(tool, "NotebookEdit") || !strcasecmp(tool, "Glob") ||
-	    !strcasecmp(tool, "Grep") || !strcasecmp(tool, "LS")) {
+	    !strcasecmp(tool, "MultiEdit") || !strcasecmp(tool, "NotebookEdit") ||
+	    !strcasecmp(tool, "Glob") || !strcasecmp(tool, "Grep") || !strcasecmp(tool, "LS")) {
 		if (!cJSON_IsObject(in)) {
 			set_invalid(call, "the tool call has no tool_input object");
 			return;
@@ -107,7 +107,8 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 	}
 	if (!strcasecmp(tool, "Read"))
 		file_tool(call, in, "file_path", POL_OP_READ);
-	else if (!strcasecmp(tool, "Write") || !strcasecmp(tool, "Edit") || !strcasecmp(tool, "MultiEdit"))
+	else if (!strcasecmp(tool, "Write") || !strcasecmp(tool, "Edit") ||
+		 !strcasecmp(tool, "MultiEdit"))
 		file_tool(call, in, "file_path", POL_OP_WRITE);
 	else if (!strcasecmp(tool, "NotebookEdit"))
 		file_tool(call, in, "notebook_path", POL_OP_WRITE);

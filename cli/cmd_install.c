@@ -86,8 +86,7 @@ static cJSON *install_residue(const struct hook_agent *ag, const char *command)
 
 /* After an uninstall: a settings file that now holds only what dcg's install put
  * there (nothing of anyone else's) is deleted, so that uninstall leaves no trace. */
-static void remove_if_dcg_alone(const struct hook_agent *ag, const char *path,
-				const char *command)
+static void remove_if_dcg_alone(const struct hook_agent *ag, const char *path, const char *command)
 {
 	char *text = NULL;
 	size_t len;
@@ -139,9 +138,12 @@ struct install_opts {
 static int parse_install(int argc, char **argv, struct install_opts *o)
 {
 	static const struct option opts[] = {
-	    {"agent", required_argument, NULL, 'a'},  {"project", no_argument, NULL, 'j'},
-	    {"user", no_argument, NULL, 'u'},	      {"settings", required_argument, NULL, 's'},
-	    {"managed", no_argument, NULL, 'm'},      {"help", no_argument, NULL, 'h'},
+	    {"agent", required_argument, NULL, 'a'},
+	    {"project", no_argument, NULL, 'j'},
+	    {"user", no_argument, NULL, 'u'},
+	    {"settings", required_argument, NULL, 's'},
+	    {"managed", no_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -245,14 +247,16 @@ static int run(int argc, char **argv, int remove)
 		fprintf(err ? stderr : stdout, "dcg: %s\n", msg);
 		if (!err) {
 			changed = 1;
-			snprintf(done_list + strlen(done_list), sizeof(done_list) - strlen(done_list),
-				 "%s%s", done_list[0] ? ", " : "", ag->name);
+			snprintf(done_list + strlen(done_list),
+				 sizeof(done_list) - strlen(done_list), "%s%s",
+				 done_list[0] ? ", " : "", ag->name);
 		}
 		if (!err && remove)
 			remove_if_dcg_alone(ag, path, command);
 	}
 	if (!known) {
-		fprintf(stderr, "dcg: unknown agent '%s' (claude, codex, gemini, cursor, pi, all)\n",
+		fprintf(stderr,
+			"dcg: unknown agent '%s' (claude, codex, gemini, cursor, pi, all)\n",
 			o.name);
 		return 1;
 	}

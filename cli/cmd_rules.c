@@ -268,8 +268,8 @@ int cmd_packs(int argc, char **argv)
 				break;
 		if (k == n) {
 			if (n == cap) {
-				struct pack_count *m = realloc(packs, (cap = cap ? cap * 2 : 32) *
-									  sizeof(*packs));
+				struct pack_count *m =
+				    realloc(packs, (cap = cap ? cap * 2 : 32) * sizeof(*packs));
 				if (!m) {
 					rc = 1;
 					goto out;

@@ -299,7 +299,8 @@ static void doctor_hooks(struct doctor *d)
 	n = reg_inspect_all(cwd, regs, MAX_REGS);
 	for (size_t i = 0; i < n; i++) {
 		const struct reg_report *r = &regs[i];
-		snprintf(what, sizeof(what), "hook %s (%s)", r->agent, r->user ? "user" : "project");
+		snprintf(what, sizeof(what), "hook %s (%s)", r->agent,
+			 r->user ? "user" : "project");
 		if (!r->registered && !r->n_problems) {
 			if (d->json || r->user) {
 				snprintf(detail, sizeof(detail), "not registered in %s", r->path);
@@ -309,8 +310,12 @@ static void doctor_hooks(struct doctor *d)
 		}
 		if (!r->n_problems) {
 			snprintf(detail, sizeof(detail),
-				 "registered in %s, covering the tools dcg checks; %s answers", r->path,
-				 r->binary);
+				 r->answers > 0
+				     ? "registered in %s, covering the tools dcg checks; "
+				       "%s answers"
+				     : "registered in %s, covering the tools dcg checks; "
+				       "%s is not this dcg, not run from a project file",
+				 r->path, r->binary);
 			check(d, what, 1, detail, "");
 			continue;
 		}

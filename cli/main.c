@@ -67,7 +67,8 @@ static void usage(FILE *f)
 	for (i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
-		"\n`dcg help COMMAND` or `dcg COMMAND --help` tells more. Policy files: the embedded defaults,\n"
+		"\n`dcg help COMMAND` or `dcg COMMAND --help` tells more. Policy files: the "
+		"embedded defaults,\n"
 		"$XDG_CONFIG_HOME/dcg/policy.yaml, .dcg/policy.yaml upwards from the working\n"
 		"directory, then $DCG_POLICY or --policy FILE.\n"
 		"Exit status of check: 0 allowed, 2 denied, 3 ask, 1 usage or internal error.\n");

@@ -45,4 +45,4 @@ bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook
 bench: bench-hook
 
 # tests/test_cli.c runs the binary itself.
-$(BUILD)/tests/test_cli: $(BUILD)/dcg
+$(BUILD)/tests/test_cli $(BUILD)/tests/test_registration: $(BUILD)/dcg

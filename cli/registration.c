@@ -1,10 +1,12 @@
 /* registration.c - is dcg's hook registration in an agent's settings sound? For
  * `dcg status` and `dcg doctor` (registration.h).
  *
- * Nothing read from a settings file is ever run: a project's settings arrive with
- * every cloned repository. The registered binary is run only as `BIN check CMD`, and
- * only when it is a regular executable file; the fail-closed test runs the command
- * dcg install would write itself, never the registered text. */
+ * Nothing read from a settings file is ever run as it is written: a project's
+ * settings arrive with every cloned repository. The registered binary is run only as
+ * `BIN check CMD`, only when it is a regular executable file, and for a project's
+ * settings only when it is this very dcg (a cloned repository could name its own
+ * program); the fail-closed test runs the command dcg install would write, built
+ * here, never the registered text. */
 #include "registration.h"
 
 #include "agents.h"
@@ -26,7 +28,7 @@
 #define PROBE_TIMEOUT 10 /* seconds a probe of the binary may take */
 
 static void add_problem(struct reg_report *r, const char *fix, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void add_problem(struct reg_report *r, const char *fix, const char *fmt, ...)
 {
@@ -48,14 +50,17 @@ static void fix_install(const struct reg_report *r, char *out, size_t size)
 		 r->user ? "--user" : "--project (in the project folder)");
 }
 
-/* The first hook command string under root that dcg installed (hook_is_dcg_command),
- * and the object holding it. */
-static const cJSON *find_dcg_command(const cJSON *node, const cJSON **holder)
+/* The first hook command string under node that dcg installed (hook_is_dcg_command);
+ * *holder: the object holding it, *entry: the nearest object on the way with a
+ * "matcher" (the entry that says which tools it covers), or NULL. */
+static const cJSON *find_dcg_command(const cJSON *node, const cJSON **holder, const cJSON **entry)
 {
-	const cJSON *c;
+	const cJSON *c, *saved = *entry;
 
 	if (cJSON_IsObject(node)) {
 		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(node, "command");
+		if (cJSON_GetObjectItemCaseSensitive(node, "matcher"))
+			*entry = node;
 		if (cJSON_IsString(cmd) && hook_is_dcg_command(cmd->valuestring)) {
 			*holder = node;
 			return cmd;
@@ -65,10 +70,11 @@ static const cJSON *find_dcg_command(const cJSON *node, const cJSON **holder)
 		return NULL;
 	cJSON_ArrayForEach(c, node)
 	{
-		const cJSON *hit = find_dcg_command(c, holder);
+		const cJSON *hit = find_dcg_command(c, holder, entry);
 		if (hit)
 			return hit;
 	}
+	*entry = saved;
 	return NULL;
 }
 
@@ -127,8 +133,9 @@ static int resolve_binary(char *bin, size_t size)
 		return 0;
 	while (*path) {
 		size_t n = strcspn(path, ":");
-		if (n && (size_t)snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, path, bin) <
-			     sizeof(cand) &&
+		if (n &&
+		    (size_t)snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, path, bin) <
+			sizeof(cand) &&
 		    access(cand, X_OK) == 0) {
 			snprintf(bin, size, "%s", cand);
 			return 0;
@@ -208,6 +215,10 @@ static void probe_binary(struct reg_report *r)
 		add_problem(r, fix, "its binary %s is not an executable file", r->binary);
 		return;
 	}
+	if (!r->user && !reg_same_file(r->binary, "/proc/self/exe")) {
+		r->answers = -1; /* not run: named by a project file */
+		return;
+	}
 	rc = run_quiet(argv, NULL);
 	if (rc != 2)
 		add_problem(r, fix,
@@ -231,7 +242,8 @@ static int install_changes(const struct hook_agent *ag, const char *text, size_t
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/settings", dir);
-	if (hook_write_atomic(path, text, len, 0600) == 0 && ag->install(path, command, msg, sizeof(msg)) == 0 &&
+	if (hook_write_atomic(path, text, len, 0600) == 0 &&
+	    ag->install(path, command, msg, sizeof(msg)) == 0 &&
 	    hook_read_file(path, SETTINGS_MAX, &after, &alen) == 0)
 		rc = alen != len || memcmp(after, text, len) != 0;
 	free(after);
@@ -259,18 +271,19 @@ static void inspect_json(const struct hook_agent *ag, struct reg_report *r, cons
 			 size_t len)
 {
 	char fix[REG_TEXT], want[PATH_MAX + 256];
-	const cJSON *holder = NULL, *cmd;
+	const cJSON *holder = NULL, *entry = NULL, *cmd;
 	cJSON *root = cJSON_Parse(text);
 	int changes;
 
 	fix_install(r, fix, sizeof(fix));
 	if (!cJSON_IsObject(root)) {
 		r->registered = strstr(text, " hook") && strstr(text, "dcg");
-		add_problem(r, fix, "%s is not a JSON object: %s cannot read it", r->path, ag->name);
+		add_problem(r, fix, "%s is not a JSON object: %s cannot read it", r->path,
+			    ag->name);
 		cJSON_Delete(root);
 		return;
 	}
-	cmd = find_dcg_command(root, &holder);
+	cmd = find_dcg_command(root, &holder, &entry);
 	if (!cmd) {
 		cJSON_Delete(root);
 		return;
@@ -296,12 +309,13 @@ static void inspect_json(const struct hook_agent *ag, struct reg_report *r, cons
 	}
 	changes = install_changes(ag, text, len, cmd->valuestring);
 	if (changes == 1) {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(holder, "matcher");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(entry, "matcher");
 		add_problem(r, fix,
 			    "its entry is not what dcg install writes: malformed, or not covering "
 			    "every tool dcg checks%s%s%s",
 			    cJSON_IsString(m) ? " (matcher \"" : "",
-			    cJSON_IsString(m) ? m->valuestring : "", cJSON_IsString(m) ? "\")" : "");
+			    cJSON_IsString(m) ? m->valuestring : "",
+			    cJSON_IsString(m) ? "\")" : "");
 	}
 	cJSON_Delete(root);
 }
@@ -322,8 +336,9 @@ static void inspect_pi(struct reg_report *r, const char *text)
 	probe_binary(r);
 	want = hook_pi_extension_for(r->binary);
 	if (want && strcmp(want, text) != 0)
-		add_problem(r, fix, "the extension %s is not the one this dcg installs (edited, "
-				    "or from another version)",
+		add_problem(r, fix,
+			    "the extension %s is not the one this dcg installs (edited, "
+			    "or from another version)",
 			    r->path);
 	free(want);
 }

@@ -24,9 +24,10 @@ struct reg_report {
 	const char *agent; /* hook_agent name (static) */
 	int user;	   /* 1: the user's settings, 0: the project's */
 	char path[PATH_MAX];
-	int exists;	    /* the settings file exists */
-	int registered;	    /* it holds a dcg entry */
-	int answers;	    /* the registered binary decided a probe command */
+	int exists;	/* the settings file exists */
+	int registered; /* it holds a dcg entry */
+	int answers;	/* 1: the registered binary decided a probe command; -1: not run (a
+		      * project file names another program than this dcg) */
 	char command[PATH_MAX + 64]; /* the registered hook command */
 	char binary[PATH_MAX];
 	size_t n_problems;

@@ -20,6 +20,7 @@ static const struct subcommand commands[] = {
     {"check", cmd_check, "decide one shell command (or a path with --tool)"},
     {"explain", cmd_explain, "every rule tried on a command, and why it matched or not"},
     {"allow", cmd_allow, "add an allowlist entry for a rule, or list them (--list)"},
+    {"unallow", cmd_unallow, "remove an allowlist entry"},
     {"run", cmd_run, "a shell (or CMD) under the preload guard"},
     {"sandbox", cmd_sandbox, "CMD under the seccomp sandbox"},
     {"rules", cmd_rules, "list the active rules, or lint a policy file"},

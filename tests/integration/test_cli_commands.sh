@@ -128,4 +128,36 @@ export DCG_CLAUDE_MANAGED_SETTINGS=$T/etc/claude-code/managed-settings.json
 grep -q "hook --agent claude" "$DCG_CLAUDE_MANAGED_SETTINGS" || fail "no managed entry"
 "$DCG" uninstall --agent claude --managed >/dev/null || fail "uninstall --managed"
 [ -e "$DCG_CLAUDE_MANAGED_SETTINGS" ] && fail "uninstall --managed left the file"
+# the allowlist: list, merge, past dates, unallow
+unset DCG_CLAUDE_MANAGED_SETTINGS
+U=$XDG_CONFIG_HOME/dcg/policy.yaml
+mkdir -p "$(dirname "$U")"
+printf '# mine\nallow:\n  - rule: core.git.reset_hard  # keep me\n    reason: scratch\n    paths: [~/scratch/**]\n' >"$U"
+"$DCG" allow core.git.clean_force -r "builds" --user >/dev/null || fail "allow"
+out=$("$DCG" allow core.git.clean_force -r "builds" --user) || fail "allow again"
+echo "$out" | grep -q "already allowed" || fail "a second identical allow: $out"
+[ "$(grep -c 'rule: core.git.clean_force' "$U")" = 1 ] || fail "identical entry doubled: $(cat "$U")"
+"$DCG" allow core.git.clean_force -r "until spring" --expires 2099-03-01 --user | grep -q "replacing" ||
+	fail "an entry for the same rule and paths is not replaced"
+[ "$(grep -c 'rule: core.git.clean_force' "$U")" = 1 ] || fail "same rule and paths doubled: $(cat "$U")"
+"$DCG" allow core.git.clean_force -r x --expires 2020-01-01 --user 2>/dev/null && fail "a past date accepted"
+"$DCG" allow core.git.clean_force -r x --expires 2031-02-30 --user 2>/dev/null && fail "2031-02-30 accepted"
+"$DCG" allow core.git.clean_force -r x --expires "$(date -u +%F)" --user 2>/dev/null && fail "today accepted"
+list=$("$DCG" allow --list)
+echo "$list" | grep -E -q "^core.git.reset_hard +~/scratch/\*\* +never +scratch +$U:3" ||
+	fail "allow --list: $list"
+echo "$list" | grep -E -q "^core.git.clean_force +everywhere +2099-03-01 +until spring" ||
+	fail "allow --list: $list"
+"$DCG" allow --list --json | isjson || fail "allow --list --json"
+"$DCG" check 'git reset --hard' >/dev/null 2>&1
+[ $? -eq 2 ] || fail "reset allowed outside ~/scratch"
+"$DCG" unallow core.git.clean_force >/dev/null || fail "unallow"
+"$DCG" check 'git clean -fdx' >/dev/null 2>&1
+[ $? -eq 2 ] || fail "git clean still allowed after unallow"
+grep -q "keep me" "$U" || fail "unallow lost a comment: $(cat "$U")"
+"$DCG" unallow core.git.reset_hard --path '~/elsewhere/**' 2>/dev/null && fail "unallow of a path never allowed"
+"$DCG" unallow core.git.reset_hard --path '~/scratch/**' >/dev/null || fail "unallow --path"
+"$DCG" allow --list | grep -q "^0 allow entries" || fail "entries left: $("$DCG" allow --list)"
+"$DCG" unallow core.git.reset_hard 2>/dev/null && fail "unallow of nothing: exit 0"
+"$DCG" rules lint "$U" >/dev/null || fail "the edited file does not lint: $(cat "$U")"
 echo ok

@@ -157,19 +157,6 @@ out:
 	return rc;
 }
 
-enum pol_decision hook_intent_path_decision(const struct hook_call *call, const char *path,
-					    enum pol_op op)
-{
-	struct pol_intent_set *s;
-	struct pol_result r;
-	int err;
-
-	s = intents_for(NULL, call->cwd, call->session_id, &err);
-	if (!s)
-		return err && err != -ENOENT ? POL_DENY : POL_ALLOW;
-	return pol_intent_check_path(s, path, op, 0, call->cwd, getenv("HOME"), &r);
-}
-
 /* ---- dcg intent ------------------------------------------------------------------------------ */
 
 static void usage(FILE *f)

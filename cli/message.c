@@ -2,6 +2,8 @@
  * JSON: the formats of DESIGN.md "Messages". */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "intent.h"
 
 #include <cjson/cJSON.h>

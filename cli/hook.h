@@ -38,11 +38,6 @@ void hook_buf_addf(struct hook_buf *b, const char *fmt, ...) __attribute__((form
 char *hook_buf_detach(struct hook_buf *b);
 void hook_buf_release(struct hook_buf *b);
 
-/* ---- input checks --------------------------------------------------------------------- */
-
-/* 1 when s (len bytes) is valid UTF-8 without overlongs or surrogates, else 0. */
-int hook_utf8_valid(const char *s, size_t len);
-
 /* ---- messages ---------------------------------------------------------------------------- */
 
 #define HOOK_MATCHED_CHARS  120 /* Matched: line, in characters */

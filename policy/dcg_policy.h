@@ -327,8 +327,20 @@ int pol_log_append(const struct pol_log_entry *e);
 /* Redacts quoted strings ('...' and "...") in text: their content becomes "***".
  * Writes at most size-1 bytes and a NUL; returns the length written. */
 size_t pol_redact(const char *text, size_t len, char *out, size_t size);
+/* The length (1 to 4) of the well-formed UTF-8 character at s (len bytes available;
+ * NUL is a character), or 0 when there is none (a stray byte, a cut sequence, an
+ * overlong form, a surrogate, past U+10FFFF). */
+size_t pol_utf8_char(const char *s, size_t len);
+/* 1 when s (len bytes) is well-formed UTF-8 without NUL, else 0. */
+int pol_utf8_valid(const char *s, size_t len);
 /* Copies at most max_chars UTF-8 characters of text into out (size bytes), adding
  * "..." when cut. Returns the bytes written. */
 size_t pol_truncate_utf8(const char *text, size_t len, size_t max_chars, char *out, size_t size);
+
+/* The one atomic file write of dcg: data goes to a temporary file beside path
+ * (PATH.dcg-XXXXXX), which is synced and renamed over path, so that a reader sees the
+ * old file or the new one, never a part. A new file gets mode; a file replaced keeps
+ * its own. The folder must exist. Returns 0 or a negative errno (nothing changed). */
+int pol_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
 
 #endif /* DCG_POLICY_H */

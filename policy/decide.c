@@ -707,30 +707,6 @@ static int catastrophic_target(const struct pol_unit *u, const char *home)
 	return 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (at most len bytes), 0 if there is
- * none (a stray byte, a cut, an overlong form, a surrogate, NUL). */
-static size_t utf8_seq(const unsigned char *s, size_t len)
-{
-	unsigned c = s[0], cp;
-	size_t k;
-
-	if (c && c < 0x80)
-		return 1;
-	k = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf;
-	if (!k || k >= len)
-		return 0;
-	cp = c & (0x3fu >> k);
-	for (size_t i = 1; i <= k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return k + 1;
-}
-
 static int on_unit(const struct pol_unit *u, void *arg)
 {
 	struct cmd_state *st = arg;
@@ -748,7 +724,7 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		if (!t)
 			return -ENOMEM;
 		for (size_t i = 0; i < u->len;) {
-			size_t n = utf8_seq((const unsigned char *)u->text + i, u->len - i);
+			size_t n = u->text[i] ? pol_utf8_char(u->text + i, u->len - i) : 0;
 
 			if (n) {
 				memcpy(t + i, u->text + i, n);

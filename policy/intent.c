@@ -1680,8 +1680,8 @@ static int mkdirs(char *path, size_t upto)
 
 int pol_intent_selection_set(const char *root, const char *session, const char *id)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 32], data[INTENT_ID_MAX + PATH_MAX + 4];
-	int rc, fd, n;
+	char path[PATH_MAX], data[INTENT_ID_MAX + PATH_MAX + 4];
+	int rc, n;
 	char *slash;
 
 	rc = pol_intent_state_path(root, session, path, sizeof(path));
@@ -1701,23 +1701,7 @@ int pol_intent_selection_set(const char *root, const char *session, const char *
 	n = snprintf(data, sizeof(data), "%s\n%s\n", id, root);
 	if (n < 0 || (size_t)n >= sizeof(data))
 		return -ENAMETOOLONG;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, data, (size_t)n) != n) {
-		rc = -EIO;
-		close(fd);
-		unlink(tmp);
-		return rc;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		rc = -errno;
-		unlink(tmp);
-		return rc;
-	}
-	return 0;
+	return pol_write_atomic(path, data, (size_t)n, 0600);
 }
 
 struct pol_intent_set *pol_intent_open(const char *cwd, const char *session,

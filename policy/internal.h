@@ -196,7 +196,6 @@ int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *abs_path,
 /* util.c */
 char *pol_strdup(const char *s);
 char *pol_strndup(const char *s, size_t n);
-int pol_utf8_valid(const char *s, size_t len);
 void pol_copy_matched(struct pol_result *r, const char *text, size_t len);
 void pol_copy_str(char *dst, size_t size, const char *src);
 

@@ -388,7 +388,7 @@ Test(messages, json_output_stays_valid_with_invalid_utf8_in_matched_text)
 	design_result(&r);
 	snprintf(r.matched, sizeof(r.matched), "rm \xff\xfe -rf");
 	json = hook_claude_answer(&a, &code);
-	cr_assert(hook_utf8_valid(json, strlen(json)), "%s", json);
+	cr_assert(pol_utf8_valid(json, strlen(json)), "%s", json);
 	cr_assert(strstr(json, "rm ?? -rf"), "%s", json);
 	free(json);
 	pol_result_release(&r);
@@ -893,12 +893,19 @@ Test(settings, dcg_commands_are_recognised)
 
 Test(utf8, validity)
 {
-	cr_assert(hook_utf8_valid("plain ascii, long enough to use the word loop", 45));
-	cr_assert(hook_utf8_valid("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9));
-	cr_assert_not(hook_utf8_valid("\xc3", 1));
-	cr_assert_not(hook_utf8_valid("\xe0\x80\xaf", 3));
-	cr_assert_not(hook_utf8_valid("\xf4\x90\x80\x80", 4));
-	cr_assert_not(hook_utf8_valid("abcdefgh\x80", 9));
+	cr_assert(pol_utf8_valid("plain ascii, long enough to use the word loop", 45));
+	cr_assert(pol_utf8_valid("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9));
+	cr_assert_not(pol_utf8_valid("\xc3", 1));
+	cr_assert_not(pol_utf8_valid("\xe0\x80\xaf", 3));
+	cr_assert_not(pol_utf8_valid("\xf4\x90\x80\x80", 4));
+	cr_assert_not(pol_utf8_valid("abcdefgh\x80", 9));
+	/* NUL is a character, but not valid input, inside the eight-byte loop or not */
+	cr_assert_not(pol_utf8_valid("ab\0cdefghijk", 12));
+	cr_assert_not(pol_utf8_valid("abcdefghij\0", 11));
+	cr_assert_eq(pol_utf8_char("\0", 1), 1);
+	cr_assert_eq(pol_utf8_char("\xed\xa0\x80", 3), 0, "a surrogate");
+	cr_assert_eq(pol_utf8_char("\xf0\x9f\x98\x80", 4), 4);
+	cr_assert_eq(pol_utf8_char("\xf0\x9f\x98", 3), 0, "cut");
 }
 
 /* ---- mutated input ------------------------------------------------------------------ */

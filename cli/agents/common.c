@@ -41,7 +41,7 @@ struct cJSON *hook_agents_parse_input(const char *buf, size_t len, struct hook_c
 		call->invalid = "the input contains a NUL byte";
 		return NULL;
 	}
-	if (!hook_utf8_valid(buf, len)) {
+	if (!pol_utf8_valid(buf, len)) {
 		call->invalid = "the input is not valid UTF-8";
 		return NULL;
 	}

@@ -365,6 +365,32 @@ Test(agents, a_call_holds_every_file_of_a_patch_or_a_read_many)
 	hook_call_release(&call);
 }
 
+/* The agents' read-only tools (an intent never confines them) live in the adapters. */
+Test(agents, read_only_tools_are_the_adapters_knowledge)
+{
+	static const struct {
+		const char *tool;
+		int reads_only;
+	} cases[] = {
+	    {"Read", 1},
+	    {"Grep", 1},
+	    {"TodoWrite", 1},
+	    {"read_many_files", 1},
+	    {"google_web_search", 1},
+	    {"Write", 0},
+	    {"Bash", 0},
+	    {"run_shell_command", 0},
+	    {"apply_patch", 0},
+	    {"mcp__x__y", 0},
+	    {"", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(hook_agents_tool_reads_only(cases[i].tool), cases[i].reads_only, "%s",
+			     cases[i].tool);
+	cr_expect_eq(hook_agents_tool_reads_only(NULL), 0);
+}
+
 Test(agents, codex_patch_counts_past_its_buffer_and_refuses_non_patches)
 {
 	static const char patch[] = "*** Begin Patch\n*** Add File: a\n*** Add File: b\n"

@@ -13,6 +13,12 @@
  * times out lets the tool run. */
 #define CLAUDE_TIMEOUT 30
 
+/* Claude Code's tools that only read: an intent never confines them. */
+const char *const hook_claude_read_only_tools[] = {
+    "Read",	"Glob",	     "Grep", "LS",	     "NotebookRead", "WebFetch", "WebSearch",
+    "TodoRead", "TodoWrite", "Task", "ExitPlanMode", "BashOutput",   NULL,
+};
+
 void hook_call_from_claude(const char *tool, const void *tool_input, const char *cwd,
 			   struct hook_call *call)
 {

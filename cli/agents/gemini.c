@@ -16,6 +16,12 @@
 	"grep_search)$"
 #define GEMINI_TIMEOUT_MS 30000
 
+/* Gemini CLI's tools that only read: an intent never confines them. */
+const char *const hook_gemini_read_only_tools[] = {
+    "read_file",	   "read_many_files", "list_directory",	   "glob", "grep_search",
+    "search_file_content", "web_fetch",	      "google_web_search", NULL,
+};
+
 struct gemini_state {
 	cJSON *root;
 };

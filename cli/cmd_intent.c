@@ -3,8 +3,6 @@
  * (policy/intent.h). */
 #include "hook.h"
 
-#include "agents/agents.h"
-
 #include "commands.h"
 #include "intent.h"
 
@@ -107,7 +105,7 @@ void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 		}
 		break;
 	case HOOK_CALL_OTHER:
-		pol_intent_check_tool(s, call->tool, hook_agents_tool_reads_only(call->tool), &t);
+		pol_intent_check_tool(s, call->tool, call->tool_reads_only, &t);
 		break;
 	default:
 		break;

@@ -96,6 +96,7 @@ struct hook_call {
 	enum pol_op *ops;
 	size_t cap_paths;
 	const char *invalid;	/* INVALID: why, as a sentence for the agent */
+	int tool_reads_only;	/* OTHER: the adapter knows the tool only reads */
 	const char *session_id; /* the agent's session (Claude Code's session_id), may be NULL */
 	char scratch[2][4096];	/* built paths (e.g. Grep's path joined with its glob) */
 };

@@ -369,26 +369,39 @@ Test(agents, a_call_holds_every_file_of_a_patch_or_a_read_many)
 Test(agents, read_only_tools_are_the_adapters_knowledge)
 {
 	static const struct {
-		const char *tool;
+		const char *agent, *tool;
 		int reads_only;
 	} cases[] = {
-	    {"Read", 1},
-	    {"Grep", 1},
-	    {"TodoWrite", 1},
-	    {"read_many_files", 1},
-	    {"google_web_search", 1},
-	    {"Write", 0},
-	    {"Bash", 0},
-	    {"run_shell_command", 0},
-	    {"apply_patch", 0},
-	    {"mcp__x__y", 0},
-	    {"", 0},
+	    {"claude", "WebFetch", 1},
+	    {"claude", "TodoWrite", 1},
+	    {"claude", "Task", 1},
+	    {"claude", "mcp__x__y", 0},
+	    {"claude", "web_fetch", 0},
+	    {"gemini", "web_fetch", 1},
+	    {"gemini", "google_web_search", 1},
+	    {"gemini", "mcp__x__y", 0},
+	    {"gemini", "Task", 0},
+	    {"codex", "WebFetch", 0},
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		cr_expect_eq(hook_agents_tool_reads_only(cases[i].tool), cases[i].reads_only, "%s",
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct hook_agent *ag = hook_agent_find(cases[i].agent);
+		struct hook_call call;
+		void *state = NULL;
+		char in[256];
+		int n = snprintf(in, sizeof(in),
+				 "{\"hook_event_name\":\"%s\",\"tool_name\":\"%s\","
+				 "\"tool_input\":{}}",
+				 strcmp(cases[i].agent, "gemini") ? "PreToolUse" : "BeforeTool",
+				 cases[i].tool);
+
+		ag->parse(in, (size_t)n, &call, &state);
+		cr_expect_eq(call.kind, HOOK_CALL_OTHER, "%s %s", cases[i].agent, cases[i].tool);
+		cr_expect_eq(call.tool_reads_only, cases[i].reads_only, "%s %s", cases[i].agent,
 			     cases[i].tool);
-	cr_expect_eq(hook_agents_tool_reads_only(NULL), 0);
+		ag->release(state);
+		hook_call_release(&call);
+	}
 }
 
 Test(agents, codex_patch_counts_past_its_buffer_and_refuses_non_patches)

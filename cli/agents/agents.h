@@ -58,16 +58,11 @@ struct hook_agent {
 	int (*uninstall)(const char *settings_path, char *msg, size_t msgsize);
 	/* Where its settings live: user (1) or project (0). Writes into out. */
 	int (*settings_path)(int user, const char *cwd, char *out, size_t size);
-	/* Its tools that only read (NULL-terminated; NULL: none known). */
-	const char *const *read_only_tools;
 };
 
 /* Finds an agent by name ("claude", "codex", "gemini", "cursor", "pi"); NULL when
  * unknown. */
 const struct hook_agent *hook_agent_find(const char *name);
-/* 1 when tool is one an agent lists as reading only (an intent never confines it);
- * every agent's list counts, since tool names do not say whose they are. */
-int hook_agents_tool_reads_only(const char *tool);
 /* The table, for help texts: count and entry i. */
 size_t hook_agent_count(void);
 const struct hook_agent *hook_agent_get(size_t i);
@@ -79,7 +74,6 @@ void hook_claude_release(void *state);
 int hook_claude_install(const char *settings_path, const char *command, char *msg, size_t msgsize);
 int hook_claude_uninstall(const char *settings_path, char *msg, size_t msgsize);
 int hook_claude_settings_path(int user, const char *cwd, char *out, size_t size);
-extern const char *const hook_claude_read_only_tools[];
 
 /* ---- Claude Code settings.json ---------------------------------------------------------------- */
 
@@ -112,6 +106,10 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
  * returned, e.g. for a JSON array, and must be freed). call is initialised first
  * (hook_call_init). */
 struct cJSON *hook_agents_parse_input(const char *buf, size_t len, struct hook_call *call);
+
+/* 1 when tool is in list (NULL-terminated): an adapter's tools that only read, which
+ * an intent never confines (call->tool_reads_only). */
+int hook_agents_tool_in(const char *const *list, const char *tool);
 
 /* The string member key of obj, or NULL when missing or not a string. */
 const char *hook_agents_str(const struct cJSON *obj, const char *key);
@@ -210,7 +208,6 @@ char *hook_gemini_answer(const struct hook_answer *a, int *exit_code);
 int hook_gemini_install(const char *settings_path, const char *command, char *msg, size_t msgsize);
 int hook_gemini_uninstall(const char *settings_path, char *msg, size_t msgsize);
 int hook_gemini_settings_path(int user, const char *cwd, char *out, size_t size);
-extern const char *const hook_gemini_read_only_tools[];
 
 int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void **state);
 void hook_cursor_release(void *state);

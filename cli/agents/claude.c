@@ -14,7 +14,7 @@
 #define CLAUDE_TIMEOUT 30
 
 /* Claude Code's tools that only read: an intent never confines them. */
-const char *const hook_claude_read_only_tools[] = {
+static const char *const read_only_tools[] = {
     "Read",	"Glob",	     "Grep", "LS",	     "NotebookRead", "WebFetch", "WebSearch",
     "TodoRead", "TodoWrite", "Task", "ExitPlanMode", "BashOutput",   NULL,
 };
@@ -63,6 +63,8 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 				   POL_OP_READ);
 	else if (!strcmp(tool, "LS"))
 		hook_agents_search(call, hook_agents_str(in, "path"), NULL, POL_OP_LIST);
+	else
+		call->tool_reads_only = hook_agents_tool_in(read_only_tools, tool);
 }
 
 int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void **state)

@@ -62,6 +62,14 @@ struct cJSON *hook_agents_parse_input(const char *buf, size_t len, struct hook_c
 	return root;
 }
 
+int hook_agents_tool_in(const char *const *list, const char *tool)
+{
+	for (; tool && *list; list++)
+		if (!strcmp(*list, tool))
+			return 1;
+	return 0;
+}
+
 const char *hook_agents_str(const struct cJSON *obj, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -134,15 +142,15 @@ void hook_agents_reason_free(char *reason)
 
 static const struct hook_agent agents[] = {
     {"claude", hook_claude_parse, hook_claude_release, hook_claude_answer, hook_claude_install,
-     hook_claude_uninstall, hook_claude_settings_path, hook_claude_read_only_tools},
+     hook_claude_uninstall, hook_claude_settings_path},
     {"codex", hook_codex_parse, hook_codex_release, hook_codex_answer, hook_codex_install,
-     hook_codex_uninstall, hook_codex_settings_path, NULL},
+     hook_codex_uninstall, hook_codex_settings_path},
     {"gemini", hook_gemini_parse, hook_gemini_release, hook_gemini_answer, hook_gemini_install,
-     hook_gemini_uninstall, hook_gemini_settings_path, hook_gemini_read_only_tools},
+     hook_gemini_uninstall, hook_gemini_settings_path},
     {"cursor", hook_cursor_parse, hook_cursor_release, hook_cursor_answer, hook_cursor_install,
-     hook_cursor_uninstall, hook_cursor_settings_path, NULL},
+     hook_cursor_uninstall, hook_cursor_settings_path},
     {"pi", hook_pi_parse, hook_pi_release, hook_pi_answer, hook_pi_install, hook_pi_uninstall,
-     hook_pi_settings_path, NULL},
+     hook_pi_settings_path},
 };
 
 const struct hook_agent *hook_agent_find(const char *name)
@@ -163,15 +171,4 @@ size_t hook_agent_count(void)
 const struct hook_agent *hook_agent_get(size_t i)
 {
 	return i < hook_agent_count() ? &agents[i] : NULL;
-}
-
-int hook_agents_tool_reads_only(const char *tool)
-{
-	if (!tool || !tool[0])
-		return 0;
-	for (size_t i = 0; i < hook_agent_count(); i++)
-		for (const char *const *t = agents[i].read_only_tools; t && *t; t++)
-			if (!strcmp(*t, tool))
-				return 1;
-	return 0;
 }

@@ -17,7 +17,7 @@
 #define GEMINI_TIMEOUT_MS 30000
 
 /* Gemini CLI's tools that only read: an intent never confines them. */
-const char *const hook_gemini_read_only_tools[] = {
+static const char *const read_only_tools[] = {
     "read_file",	   "read_many_files", "list_directory",	   "glob", "grep_search",
     "search_file_content", "web_fetch",	      "google_web_search", NULL,
 };
@@ -140,7 +140,9 @@ int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void 
 			return 0;
 		}
 	} else {
-		return 0; /* OTHER: web_fetch, MCP tools, ... touch no command or path */
+		/* OTHER: web_fetch, MCP tools, ... touch no command or path */
+		call->tool_reads_only = hook_agents_tool_in(read_only_tools, tool);
+		return 0;
 	}
 	if (!strcmp(tool, "run_shell_command"))
 		shell_call(call, in);

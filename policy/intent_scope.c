@@ -526,19 +526,14 @@ static void j_str(struct jbuf *b, const char *t)
 		} else if (*p < 0x80) {
 			esc[n++] = (char)*p;
 		} else {
-			/* a valid UTF-8 sequence is copied whole, anything else becomes '?' */
-			size_t need = (*p >= 0xf0 && *p < 0xf5) ? 4
-				      : (*p >= 0xe0)		? 3
-				      : (*p >= 0xc2)		? 2
-								: 0;
-			size_t k = 1;
+			/* a well-formed character is copied whole, anything else becomes '?'
+			 * (pol_utf8_char stops at the NUL: it is no continuation byte) */
+			size_t k = pol_utf8_char((const char *)p, 4);
 
-			while (need && k < need && (p[k] & 0xc0) == 0x80)
-				k++;
-			if (need && k == need && *p < 0xf5) {
-				memcpy(esc, p, need);
-				n = need;
-				adv = need;
+			if (k) {
+				memcpy(esc, p, k);
+				n = k;
+				adv = k;
 			} else {
 				esc[n++] = '?';
 			}

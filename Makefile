@@ -39,6 +39,8 @@ all:
 bench:
 
 include policy/module.mk
+# The runtime core, before the two layers that link it.
+-include runtime/module.mk
 # Order matters: preload and sandbox append to DCG_EXTRA_OBJS, which hook/ links into dcg.
 -include preload/module.mk
 -include sandbox/module.mk

@@ -11,7 +11,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,103 +243,31 @@ static void say(const char *line, size_t len)
 
 static void log_result(const char *call, const char *input, const struct pol_result *r)
 {
-	struct pol_log_entry e;
 	char cwd[4096];
 
-	memset(&e, 0, sizeof(e));
-	e.layer = "preload";
-	e.tool = call;
-	e.input = input;
-	e.cwd = getcwd(cwd, sizeof(cwd));
-	e.result = r;
-	pol_log_append(&e);
+	rt_audit("preload", call, input, r, 0, getcwd(cwd, sizeof(cwd)));
 }
 
-static void describe(struct guard_msg *m, const char *what, const char *call, const char *input,
-		     const struct pol_result *r)
-{
-	char red[512];
-
-	guard_msg_add(m, "dcg: ");
-	guard_msg_add(m, what);
-	guard_msg_add(m, " ");
-	guard_msg_add(m, call);
-	guard_msg_add(m, " of ");
-	if (r->detection == POL_DET_PATH) {
-		guard_msg_add(m, input);
-		guard_msg_add(m, ": ");
-		guard_msg_add(m, pol_path_kind_name(r->path_kind));
-		guard_msg_add(m, " ");
-		guard_msg_add(m, r->pattern ? r->pattern : "?");
-	} else if (r->detection == POL_DET_SCOPE) {
-		/* The reason starts with the error code (SCOPE_VIOLATION, MISSING_INTENT...). */
-		guard_msg_add(m, input);
-		guard_msg_add(m, ": ");
-		guard_msg_add(m, r->reason ? r->reason : "outside the intent's scope");
-	} else {
-		const char *t = r->matched[0] ? r->matched : input;
-		size_t n = pol_redact(t, strlen(t), red, sizeof(red));
-
-		guard_msg_addn(m, red, n);
-		guard_msg_add(m, ": ");
-		guard_msg_add(m, r->reason ? r->reason : "refused");
-	}
-	guard_msg_add(m, " [");
-	guard_msg_add(m, r->rule_id ? r->rule_id : "?");
-	guard_msg_add(m, "]");
-}
-
-/* ask at runtime: a question on /dev/tty, 30 seconds, no terminal means no. */
-static int ask_tty(const char *question)
-{
-	char ans[8];
-	struct pollfd pfd;
-	int fd, yes = 0;
-
-	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return 0;
-	if (write(fd, question, strlen(question)) < 0)
-		goto out_close;
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 30000) == 1) {
-		ssize_t n = read(fd, ans, sizeof(ans));
-
-		yes = n > 0 && (ans[0] == 'y' || ans[0] == 'Y');
-	}
-	if (!yes && write(fd, "denied\n", 7) < 0)
-		yes = 0;
-out_close:
-	close(fd);
-	return yes;
-}
-
-/* Turns a decision into the guard's answer: 0 go on, -1 refuse. */
+/* Turns a decision into the guard's answer: 0 go on, -1 refuse. Only a refusal (and
+ * the question of an ask) is said on stderr; warnings and logs go to the audit log. */
 static int conclude(const char *call, const char *input, struct pol_result *r, enum pol_decision d)
 {
 	char line[1536];
-	struct guard_msg m;
+	struct rt_msg m;
 	int refuse = 0;
 
 	switch (d) {
 	case POL_ALLOW:
 		break;
 	case POL_LOG:
-		log_result(call, input, r);
-		break;
 	case POL_WARN:
-		guard_msg_init(&m, line, sizeof(line) - 1);
-		describe(&m, "warning:", call, input, r);
-		guard_msg_add(&m, "\n");
-		say(m.buf, m.len);
 		log_result(call, input, r);
 		break;
 	case POL_ASK:
-		guard_msg_init(&m, line, sizeof(line) - 1);
-		describe(&m, "asks: allow", call, input, r);
-		guard_msg_add(&m, "? [y/N] ");
-		if (ask_tty(m.buf)) {
+		rt_msg_init(&m, line, sizeof(line) - 1);
+		rt_describe(&m, "asks: allow", call, input, r);
+		rt_msg_add(&m, "? [y/N] ");
+		if (rt_ask_tty(m.buf)) {
 			log_result(call, input, r);
 			break;
 		}
@@ -348,9 +275,9 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 		/* fall through */
 	case POL_DENY:
 	default:
-		guard_msg_init(&m, line, sizeof(line) - 1);
-		describe(&m, "blocked", call, input, r);
-		guard_msg_add(&m, "\n");
+		rt_msg_init(&m, line, sizeof(line) - 1);
+		rt_describe(&m, "blocked", call, input, r);
+		rt_msg_add(&m, "\n");
 		say(m.buf, m.len);
 		log_result(call, input, r);
 		refuse = 1;
@@ -397,15 +324,27 @@ int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op 
 	return check_intent(call, dirfd, path, op, flags);
 }
 
+int guard_check_builtin(const char *call, const char *rule_id, const char *input)
+{
+	const struct pol_policy *p = policy_get();
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+
+	ctx_init(&ctx);
+	d = rt_builtin(p, rule_id, input && input[0] == '/' ? input : NULL, &ctx, &r);
+	return conclude(call, input ? input : call, &r, d);
+}
+
 int guard_check_fd(const char *call, int fd, enum pol_op op)
 {
 	char proc[64], target[4096];
-	struct guard_msg m;
+	struct rt_msg m;
 	ssize_t n;
 
-	guard_msg_init(&m, proc, sizeof(proc));
-	guard_msg_add(&m, "/proc/self/fd/");
-	guard_msg_addu(&m, (unsigned long)fd);
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)fd);
 	n = readlink(proc, target, sizeof(target) - 1);
 	if (n <= 0 || target[0] != '/')
 		return 0; /* pipes, sockets, anonymous files: no path to protect */
@@ -421,7 +360,7 @@ static int first_note(const char *file)
 	const char *snap = getenv("DCG_SNAPSHOT"), *slash, *session = getenv("DCG_SESSION");
 	unsigned long long h = 1469598103934665603ull;
 	char path[4096], hex[17];
-	struct guard_msg m;
+	struct rt_msg m;
 	int fd;
 
 	if (g.noted_exe)
@@ -434,12 +373,12 @@ static int first_note(const char *file)
 	for (int i = 15; i >= 0; i--, h >>= 4)
 		hex[i] = "0123456789abcdef"[h & 15];
 	hex[16] = '\0';
-	guard_msg_init(&m, path, sizeof(path));
-	guard_msg_addn(&m, snap, (size_t)(slash - snap));
-	guard_msg_add(&m, "/noted-");
-	guard_msg_add(&m, session ? session : "0");
-	guard_msg_add(&m, "-");
-	guard_msg_add(&m, hex);
+	rt_msg_init(&m, path, sizeof(path));
+	rt_msg_addn(&m, snap, (size_t)(slash - snap));
+	rt_msg_add(&m, "/noted-");
+	rt_msg_add(&m, session ? session : "0");
+	rt_msg_add(&m, "-");
+	rt_msg_add(&m, hex);
 	if (m.len >= sizeof(path) - 1)
 		return 1;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -452,7 +391,7 @@ static int first_note(const char *file)
 static void note_uncovered(const char *file, int fd)
 {
 	enum guard_exe_kind k;
-	struct guard_msg m;
+	struct rt_msg m;
 	char line[1200];
 
 	if (g.noted_exe)
@@ -460,11 +399,11 @@ static void note_uncovered(const char *file, int fd)
 	k = guard_exe_kind_fd(fd);
 	if ((k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID) || !first_note(file))
 		return;
-	guard_msg_init(&m, line, sizeof(line));
-	guard_msg_add(&m, "dcg: note: ");
-	guard_msg_add(&m, file);
-	guard_msg_add(&m, k == GUARD_EXE_STATIC ? " is statically linked" : " is set-uid");
-	guard_msg_add(&m, "; the preload guard cannot see inside it (use dcg sandbox)\n");
+	rt_msg_init(&m, line, sizeof(line));
+	rt_msg_add(&m, "dcg: note: ");
+	rt_msg_add(&m, file);
+	rt_msg_add(&m, k == GUARD_EXE_STATIC ? " is statically linked" : " is set-uid");
+	rt_msg_add(&m, "; the preload guard cannot see inside it (use dcg sandbox)\n");
 	say(m.buf, m.len);
 }
 
@@ -493,7 +432,7 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 	enum pol_decision d;
 	char cwd[4096];
 	char joined[1024];
-	struct guard_msg m;
+	struct rt_msg m;
 
 	const struct pol_policy *p = policy_get();
 
@@ -508,11 +447,11 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 		pol_result_init(&r);
 		d = pol_check_argv(p, argv, &ctx, &r);
 		if (d != POL_ALLOW) {
-			guard_msg_init(&m, joined, sizeof(joined));
+			rt_msg_init(&m, joined, sizeof(joined));
 			for (size_t i = 0; argv[i] && m.len < sizeof(joined) - 1; i++) {
 				if (i)
-					guard_msg_add(&m, " ");
-				guard_msg_add(&m, argv[i]);
+					rt_msg_add(&m, " ");
+				rt_msg_add(&m, argv[i]);
 			}
 			if (conclude(call, m.buf, &r, d) < 0)
 				return -1;
@@ -535,6 +474,7 @@ int guard_check_command(const char *call, const char *cmd)
 	if (!cmd || !(p = policy_get()))
 		return 0;
 	ctx_init(&ctx);
+	ctx.flags |= POL_CTX_RUNTIME; /* the shell and its children are guarded too */
 	ctx.cwd = getcwd(cwd, sizeof(cwd));
 	pol_result_init(&r);
 	d = pol_check_command(p, cmd, strlen(cmd), &ctx, &r);
@@ -575,15 +515,15 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 	const struct pol_policy *p;
 	struct pol_result r;
 	struct pol_ctx ctx;
-	struct guard_msg m;
+	struct rt_msg m;
 	enum pol_decision d;
 	ssize_t n;
 
 	if (!path || !(p = policy_get()))
 		return 0;
-	guard_msg_init(&m, proc, sizeof(proc));
-	guard_msg_add(&m, "/proc/self/fd/");
-	guard_msg_addu(&m, (unsigned long)fd);
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)fd);
 	n = readlink(proc, resolved, sizeof(resolved) - 1);
 	if (n <= 0 || resolved[0] != '/')
 		return guard_check_path(call, dirfd, path, op, 0); /* no /proc: the slow way */
@@ -604,9 +544,9 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 		if (!getcwd(base, sizeof(base)))
 			return guard_check_path(call, dirfd, path, op, 0);
 	} else {
-		guard_msg_init(&m, proc, sizeof(proc));
-		guard_msg_add(&m, "/proc/self/fd/");
-		guard_msg_addu(&m, (unsigned long)dirfd);
+		rt_msg_init(&m, proc, sizeof(proc));
+		rt_msg_add(&m, "/proc/self/fd/");
+		rt_msg_addu(&m, (unsigned long)dirfd);
 		n = readlink(proc, base, sizeof(base) - 1);
 		if (n <= 0 || base[0] != '/')
 			return guard_check_path(call, dirfd, path, op, 0);
@@ -625,7 +565,7 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 static int base_of(int dirfd, const char *path, char *base, size_t size)
 {
 	char proc[64];
-	struct guard_msg m;
+	struct rt_msg m;
 	ssize_t n;
 
 	if (path[0] == '/') {
@@ -635,9 +575,9 @@ static int base_of(int dirfd, const char *path, char *base, size_t size)
 	}
 	if (dirfd == AT_FDCWD)
 		return getcwd(base, size) ? 0 : -1;
-	guard_msg_init(&m, proc, sizeof(proc));
-	guard_msg_add(&m, "/proc/self/fd/");
-	guard_msg_addu(&m, (unsigned long)dirfd);
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)dirfd);
 	n = readlink(proc, base, size - 1);
 	if (n <= 0 || base[0] != '/')
 		return -1;

@@ -31,6 +31,7 @@
 #include <utime.h>
 
 #include "dcg_policy.h"
+#include "rt.h"
 
 #define GUARD_EXPORT __attribute__((visibility("default")))
 
@@ -66,6 +67,10 @@ const struct pol_policy *guard_policy(void);
  * when allowed, -1 when refused: the refusal line and the audit line are written.
  * call names the libc function for the messages ("unlink"). Between enter/leave. */
 int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags);
+/* Decides a call that a built-in runtime rule refuses whatever its path (rule_id, e.g.
+ * RT_RULE_MOUNT): refused with the line and the audit line unless the allowlist names
+ * the rule. input names the call's path or NULL. Returns 0 or -1. Between enter/leave. */
+int guard_check_builtin(const char *call, const char *rule_id, const char *input);
 /* The same for the file an open descriptor refers to (via /proc/self/fd). Anything
  * that is not a path (pipes, sockets) is allowed. */
 int guard_check_fd(const char *call, int fd, enum pol_op op);
@@ -135,7 +140,8 @@ int guard_path_search(const char *file, const char *path_env, char *out, size_t 
  * reports the error itself). */
 const char *guard_copy_path(const char *path, char *buf, size_t size);
 
-/* Maps open(2) flags to the operation the path rules judge, and adds
+/* Maps open(2) flags to the operation the path rules judge before the open (the
+ * runtime core's rt_open_op() with the file's existence unknown), and adds
  * POL_PATH_NOFOLLOW to *flags for O_NOFOLLOW and O_CREAT|O_EXCL. */
 enum pol_op guard_open_op(int oflags, unsigned *flags);
 /* The same for an fopen() mode string ("r", "w+", "ax", ...). */
@@ -147,15 +153,7 @@ enum pol_op guard_fopen_op(const char *mode, unsigned *flags);
 void *guard_alloc(size_t size);
 void guard_free(void *ptr);
 
-/* A message built in a caller's buffer, without stdio: appends cut at the end. */
-struct guard_msg {
-	char *buf;
-	size_t len, size;
-};
-void guard_msg_init(struct guard_msg *m, char *buf, size_t size);
-void guard_msg_add(struct guard_msg *m, const char *s);
-void guard_msg_addn(struct guard_msg *m, const char *s, size_t n);
-void guard_msg_addu(struct guard_msg *m, unsigned long v);
+/* Messages are built with the runtime core's struct rt_msg (rt.h). */
 
 /* What a program is, for the "not covered" note on exec. */
 enum guard_exe_kind { GUARD_EXE_DYNAMIC = 0, GUARD_EXE_STATIC, GUARD_EXE_SETUID, GUARD_EXE_OTHER };

@@ -12,11 +12,11 @@
 # helpers (alloc, env, util) with the sanitizers.
 
 PRELOAD_SO := $(BUILD)/libdcg-preload.so
-PRELOAD_SRCS := preload/guard.c preload/alloc.c preload/env.c preload/util.c \
+PRELOAD_SRCS := runtime/rt.c preload/guard.c preload/alloc.c preload/env.c preload/util.c \
 	preload/exec.c preload/open.c preload/unlink.c preload/rename.c preload/meta.c \
 	preload/syscall.c
 # The helpers the unit tests drive directly (no wrappers in them).
-PRELOAD_GLUE_OBJS := $(BUILD)/preload/alloc.o $(BUILD)/preload/env.o $(BUILD)/preload/util.o
+PRELOAD_GLUE_OBJS := $(BUILD)/runtime/rt.o $(BUILD)/preload/alloc.o $(BUILD)/preload/env.o $(BUILD)/preload/util.o
 
 # Our own definitions of open() and friends must not meet the fortify inlines; and
 # programs do pass NULL where glibc's prototypes say nonnull (the kernel answers
@@ -71,7 +71,7 @@ RUNDIR_OBJ := $(BUILD)/preload/rundir.o
 
 # The preload unit tests link the guard's helpers.
 $(BUILD)/tests/test_preload: $(PRELOAD_GLUE_OBJS)
-$(BUILD)/tests/test_preload: TEST_LINK += $(PRELOAD_GLUE_OBJS)
+$(BUILD)/tests/test_preload: TEST_LINK = $(PRELOAD_GLUE_OBJS) $(HOOK_LIB) $(POLICY_LIB)
 
 # Small programs the integration tests run under the guard.
 PRELOAD_PROGS := $(patsubst tests/integration/progs/%.c,$(BUILD)/progs/%,\

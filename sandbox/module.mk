@@ -5,13 +5,13 @@ SANDBOX_OBJS := $(SANDBOX_SRCS:%.c=$(BUILD)/%.o)
 
 DCG_EXTRA_OBJS += $(SANDBOX_OBJS)
 
-$(BUILD)/tests/test_sandbox: $(SANDBOX_OBJS) $(RUNDIR_OBJ)
+$(BUILD)/tests/test_sandbox: $(SANDBOX_OBJS) $(RUNDIR_OBJ) $(RUNTIME_OBJS)
 # Before the libraries, whose symbols the objects use.
-$(BUILD)/tests/test_sandbox: TEST_LINK = $(SANDBOX_OBJS) $(RUNDIR_OBJ) $(HOOK_LIB) $(POLICY_LIB)
+$(BUILD)/tests/test_sandbox: TEST_LINK = $(SANDBOX_OBJS) $(RUNDIR_OBJ) $(RUNTIME_OBJS) $(HOOK_LIB) $(POLICY_LIB)
 
 # A stand-alone `dcg sandbox` (sbx-run ARGS == dcg sandbox ARGS) for the benchmark
 # and for debugging the supervisor without the rest of dcg.
-$(BUILD)/sandbox/sbx-run: $(BUILD)/sandbox/main.o $(SANDBOX_OBJS) $(RUNDIR_OBJ) $(HOOK_LIB) $(POLICY_LIB)
+$(BUILD)/sandbox/sbx-run: $(BUILD)/sandbox/main.o $(SANDBOX_OBJS) $(RUNDIR_OBJ) $(RUNTIME_OBJS) $(HOOK_LIB) $(POLICY_LIB)
 	$(CC) $(ALL_LDFLAGS) $^ $(DEPS_LIBS) -o $@
 
 # The cost of one notified call and of a real build under the sandbox, as ratios.

@@ -2,6 +2,7 @@
  * syscall table, the open-flags rule, the refusal line, the built-in runtime rules. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 

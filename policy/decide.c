@@ -849,8 +849,11 @@ static int on_unit(const struct pol_unit *u, void *arg)
 	case POL_UNIT_PATH: {
 		unsigned pflags = u->is_dir_op ? POL_PATH_IS_DIR : 0;
 
+		/* At runtime each real deletion and rename is checked when it happens, when
+		 * it is known whether the file is the session's own (an atomic save's): the
+		 * exec check leaves no-delete to that check. */
 		if (st->ctx && (st->ctx->flags & POL_CTX_RUNTIME))
-			pflags |= POL_PATH_CANONICAL | PATH_NO_WALK;
+			pflags |= POL_PATH_CANONICAL | PATH_NO_WALK | POL_PATH_SESSION_NEW;
 		enum pol_decision d = pol_check_path(p, u->path, u->op, pflags, st->ctx, &st->cand);
 		if (d != POL_ALLOW) {
 			st->cand.line = u->line > 1 ? u->line : 0;

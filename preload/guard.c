@@ -32,6 +32,13 @@ struct loaded {
 	/* This program's real path, for path rules with owners (git may manage its own
 	 * .git/); empty when unknown. A fork child runs the same program. */
 	char exe[4096];
+	/* The session's dcg binary (next to this object), for rules owned by ":dcg";
+	 * empty when unknown. */
+	char dcg_exe[4096];
+	/* From $DCG_SESSION: the wrapped agent's pid (rules owned by ":agent") and the
+	 * session's start (atomic saves in no-delete folders); 0 when unknown. */
+	pid_t agent_pid;
+	long long session_start; /* ns */
 };
 
 static struct {
@@ -40,7 +47,8 @@ static struct {
 	int err_known; /* fd 2 as the process started, to tell it from a reused fd */
 	dev_t err_dev;
 	ino_t err_ino;
-	int noted_exe; /* the "not covered" note was given */
+	int noted_exe;	       /* the "not covered" note was given */
+	const char *self_path; /* this object's path, from the loader (dladdr) */
 } g;
 
 static _Atomic int g_resolved;
@@ -161,6 +169,21 @@ static const struct loaded *loaded_get(void)
 
 		mine->exe[n > 0 ? n : 0] = '\0';
 	}
+	mine->dcg_exe[0] = '\0';
+	{
+		const char *slash = g.self_path ? strrchr(g.self_path, '/') : NULL;
+		char dcg[4096];
+		struct rt_msg m;
+
+		if (slash) {
+			rt_msg_init(&m, dcg, sizeof(dcg));
+			rt_msg_addn(&m, g.self_path, (size_t)(slash - g.self_path));
+			rt_msg_add(&m, "/dcg");
+			if (m.len < sizeof(dcg) - 1 && !realpath(dcg, mine->dcg_exe))
+				mine->dcg_exe[0] = '\0';
+		}
+	}
+	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -186,6 +209,36 @@ static void ctx_init(struct pol_ctx *ctx)
 	memset(ctx, 0, sizeof(*ctx));
 	if (l && l->exe[0])
 		ctx->exe = l->exe;
+	if (l && l->dcg_exe[0])
+		ctx->dcg_exe = l->dcg_exe;
+}
+
+/* A refusal gets a second look when what the first one could not know cheaply would
+ * change it: a no-delete refusal of a file this session created (an atomic save's
+ * temporary file may be deleted or renamed away), or any path refusal of the wrapped
+ * agent's own process (rules owned by ":agent"). Both cost a system call, paid only
+ * on refusals. Returns the decision, r updated. */
+static enum pol_decision second_look(const struct pol_policy *p, int dirfd, const char *path,
+				     enum pol_op op, unsigned flags, struct pol_ctx *ctx,
+				     struct pol_result *r, enum pol_decision d)
+{
+	const struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE);
+	unsigned more = 0, ctx_more = 0;
+
+	if (d < POL_ASK || r->detection != POL_DET_PATH || !l)
+		return d;
+	if (r->path_kind == POL_PATH_NO_DELETE && !(flags & POL_PATH_SESSION_NEW) &&
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
+	    rt_created_since(dirfd, path, l->session_start))
+		more = POL_PATH_SESSION_NEW;
+	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid)
+		ctx_more = POL_CTX_AGENT;
+	if (!more && !ctx_more)
+		return d;
+	pol_result_release(r);
+	pol_result_init(r);
+	ctx->flags |= ctx_more;
+	return pol_check_path_at(p, dirfd, path, op, flags | more, ctx, r);
 }
 
 static void guard_init(void) __attribute__((constructor));
@@ -203,8 +256,10 @@ static void guard_init(void)
 		g.err_dev = st.st_dev;
 		g.err_ino = st.st_ino;
 	}
-	if (dladdr((void *)guard_init, &info) && info.dli_fname)
+	if (dladdr((void *)guard_init, &info) && info.dli_fname) {
+		g.self_path = info.dli_fname;
 		guard_env_capture(environ, info.dli_fname);
+	}
 	/* Decisions allocate only through the fork-safe allocator. */
 	pol_set_allocator(guard_alloc, guard_free);
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
@@ -319,6 +374,7 @@ int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op 
 	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path_at(p, dirfd, path, op, flags, &ctx, &r);
+	d = second_look(p, dirfd, path, op, flags, &ctx, &r, d);
 	if (conclude(call, path, &r, d) < 0)
 		return -1;
 	return check_intent(call, dirfd, path, op, flags);
@@ -499,6 +555,13 @@ int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op 
 	return rc;
 }
 
+int guard_session_new(int dirfd, const char *path)
+{
+	const struct loaded *l = loaded_get();
+
+	return l && l->session_start && rt_created_since(dirfd, path, l->session_start);
+}
+
 int guard_is_dir(int dirfd, const char *path)
 {
 	struct stat st;
@@ -531,6 +594,7 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path(p, resolved, op, POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, resolved, op, POL_PATH_CANONICAL, &ctx, &r, d);
 	if (d != POL_ALLOW)
 		return conclude(call, path, &r, d);
 	pol_result_release(&r);
@@ -558,6 +622,7 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 		return 0;
 	pol_result_init(&r);
 	d = pol_check_path(p, lexical, op, POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, lexical, op, POL_PATH_CANONICAL, &ctx, &r, d);
 	return conclude(call, path, &r, d);
 }
 
@@ -606,6 +671,7 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path(p, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r, d);
 	if (d != POL_ALLOW) {
 		if (conclude(call, path, &r, d) < 0) {
 			errno = EACCES;

@@ -97,6 +97,8 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
  * -1 refused with errno EACCES. errno is unchanged otherwise. */
 int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags,
 		     char *buf, size_t size, const char **use);
+/* Whether dirfd/path was created during this `dcg run` session ($DCG_SESSION). */
+int guard_session_new(int dirfd, const char *path);
 /* Whether dirfd/path names a directory (not following a last symlink). */
 int guard_is_dir(int dirfd, const char *path);
 

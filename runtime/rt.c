@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -107,6 +108,54 @@ enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags)
 	if (exists == RT_EXISTS_DIR || (oflags & O_DIRECTORY))
 		return POL_OP_LIST;
 	return POL_OP_READ;
+}
+
+/* ---- sessions ------------------------------------------------------------------- */
+
+int rt_created_since(int dirfd, const char *path, long long start_ns)
+{
+	const struct statx_timestamp *born;
+	struct statx stx;
+	int saved = errno;
+
+	if (!start_ns || !path)
+		return 0;
+	if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BTIME | STATX_CTIME,
+		  &stx) != 0) {
+		errno = saved;
+		return 0;
+	}
+	born = (stx.stx_mask & STATX_BTIME) ? &stx.stx_btime : &stx.stx_ctime;
+	return (long long)born->tv_sec * 1000000000LL + born->tv_nsec >= start_ns;
+}
+
+int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)
+{
+	unsigned long long pid = 0, t = 0, ns = 0;
+	int has_ns = 0;
+	const char *c = value;
+
+	*agent = 0;
+	*start_ns = 0;
+	if (!c)
+		return -EINVAL;
+	for (; *c >= '0' && *c <= '9'; c++)
+		pid = pid * 10 + (unsigned)(*c - '0');
+	if (*c++ != '.' || !pid || pid > 0x7fffffff)
+		return -EINVAL;
+	for (; *c >= '0' && *c <= '9' && t <= 0x7fffffffffULL; c++)
+		t = t * 10 + (unsigned)(*c - '0');
+	if (*c == '.') {
+		has_ns = 1;
+		for (c++; *c >= '0' && *c <= '9' && ns < 1000000000ULL; c++)
+			ns = ns * 10 + (unsigned)(*c - '0');
+	}
+	if (*c || !t || t > 0x7fffffffffULL || ns >= 1000000000ULL)
+		return -EINVAL;
+	*agent = (pid_t)pid;
+	*start_ns =
+	    has_ns ? (long long)(t * 1000000000ULL + ns) : (long long)(t + 1) * 1000000000LL;
+	return 0;
 }
 
 /* ---- messages ---------------------------------------------------------------------- */

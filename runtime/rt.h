@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "dcg_policy.h"
 
@@ -87,6 +88,22 @@ enum rt_exists { RT_EXISTS_UNKNOWN = 0, RT_EXISTS_FILE, RT_EXISTS_DIR, RT_EXISTS
  * else READ (O_PATH always). Adds POL_PATH_NOFOLLOW to *pflags for O_NOFOLLOW and for
  * O_CREAT|O_EXCL (which never follows a last symlink). */
 enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags);
+
+/* ---- sessions ------------------------------------------------------------------- */
+
+/* Whether dirfd/path (not following a last symlink) was created at or after start_ns
+ * (nanoseconds since the epoch): its birth time where the file system keeps one, else
+ * its change time. 0 when start_ns is 0 or the file cannot be looked at. An atomic
+ * save's temporary file made during the session passes; a file that existed before
+ * does not. */
+int rt_created_since(int dirfd, const char *path, long long start_ns);
+
+/* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS", set by the
+ * launcher): the wrapped agent's pid and the session's start in nanoseconds. Without
+ * nanoseconds the start is taken as the next whole second, so that a file made in
+ * the session's first second, before it began, never counts as the session's.
+ * Returns 0, or -EINVAL (both 0). */
+int rt_session_parse(const char *value, pid_t *agent, long long *start_ns);
 
 /* ---- messages -------------------------------------------------------------------- */
 

@@ -82,6 +82,9 @@ struct sbx_super {
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	struct sbx_stats stats;
+	long long session_start; /* ns: files born since then are the session's */
+	pid_t agent_tgid;	 /* the first process that called: the command dcg sandbox ran */
+	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
 };
 
 /* What the handler decided to answer. */
@@ -103,6 +106,11 @@ struct sbx_call {
 	const struct sbx_creds *creds;
 	mode_t umask_saved;
 	int umask_set;
+	/* rename: the folder of a source made during the session (an atomic save may
+	 * replace a no-delete name in that same folder) */
+	int src_new;
+	dev_t src_dev;
+	ino_t src_ino;
 };
 
 /* ---- tracee memory ----------------------------------------------------------------- */
@@ -390,8 +398,18 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 		exe[n] = '\0';
 		ctx.exe = exe;
 	}
+	ctx.dcg_exe = c->s->dcg_exe[0] ? c->s->dcg_exe : NULL;
 	pol_result_init(&r);
 	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	/* The wrapped agent's own process keeps its own state and settings (":agent"):
+	 * looked up only on a refusal. */
+	if (d >= POL_ASK && r.detection == POL_DET_PATH && c->s->agent_tgid &&
+	    sbx_who_tgid(&c->who) == c->s->agent_tgid) {
+		pol_result_release(&r);
+		pol_result_init(&r);
+		ctx.flags |= POL_CTX_AGENT;
+		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	}
 	if (resolved_out && resolved_size) {
 		size_t l = strnlen(r.path, sizeof r.path);
 		if (l >= resolved_size)
@@ -918,6 +936,25 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		    S_ISDIR(st.st_mode))
 			flags |= POL_PATH_IS_DIR;
 	}
+	if (mode == SBX_WALK_PARENT && (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
+	    rt_created_since(t->pin.fd, t->pin.name, c->s->session_start)) {
+		/* made during the session: no-delete lets it go (an atomic save's file) */
+		struct stat dir;
+
+		flags |= POL_PATH_SESSION_NEW;
+		if (op == POL_OP_RENAME_FROM && fstat(t->pin.fd, &dir) == 0) {
+			c->src_new = 1;
+			c->src_dev = dir.st_dev;
+			c->src_ino = dir.st_ino;
+		}
+	}
+	if (mode == SBX_WALK_PARENT && op == POL_OP_RENAME_TO && c->src_new) {
+		struct stat dir;
+
+		if (fstat(t->pin.fd, &dir) == 0 && dir.st_dev == c->src_dev &&
+		    dir.st_ino == c->src_ino)
+			flags |= POL_PATH_SESSION_NEW;
+	}
 	return sbx_check(c, t->a.base_abs, t->a.path, &t->pin, op, flags);
 }
 
@@ -949,8 +986,11 @@ static long long sbx_h_rename(struct sbx_call *c, int odir, uint64_t oaddr, int 
 	sbx_target_init(&o);
 	sbx_target_init(&n);
 	rc = sbx_target(c, odir, oaddr, SBX_WALK_PARENT, POL_OP_RENAME_FROM, 0, 0, &o);
+	if (flags & RENAME_EXCHANGE)
+		c->src_new = 0; /* an exchange moves the target away too: no atomic save */
 	if (rc == 0)
 		rc = sbx_target(c, ndir, naddr, SBX_WALK_PARENT, POL_OP_RENAME_TO, 0, 0, &n);
+	c->src_new = 0;
 	if (rc == 0 && (flags & RENAME_EXCHANGE)) {
 		/* Both names move: each is also a source and a destination. */
 		rc = sbx_check(c, n.a.base_abs, n.a.path, &n.pin, POL_OP_RENAME_FROM,
@@ -1509,6 +1549,17 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->quiet = opts->quiet;
 	s->err_fd = opts->err_fd;
 	s->self = getpid();
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+	}
+	{
+		ssize_t n = readlink("/proc/self/exe", s->dcg_exe, sizeof s->dcg_exe - 1);
+
+		s->dcg_exe[n > 0 ? n : 0] = '\0';
+	}
 	s->euid = geteuid();
 	s->egid = getegid();
 	/* The intent's files are read now, with our own ids, not later in a call made
@@ -1577,7 +1628,9 @@ int sbx_super_handle_one(struct sbx_super *s)
 	c.s = s;
 	c.req = s->req;
 	c.who.tid = (pid_t)s->req->pid;
-	c.who.tgid = 0; /* looked up only when a /proc path needs it */
+	c.who.tgid = 0;	    /* looked up only when a /proc path needs it */
+	if (!s->agent_tgid) /* the first caller is the command dcg sandbox started */
+		s->agent_tgid = sbx_who_tgid(&c.who);
 	{
 		const struct rt_syscall *row = rt_syscall_find((long)s->req->data.nr);
 

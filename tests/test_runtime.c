@@ -1,6 +1,7 @@
 /* test_runtime.c - the runtime core both runtime layers share (runtime/rt.h): the
  * syscall table, the open-flags rule, the refusal line, the built-in runtime rules. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -196,4 +197,21 @@ Test(runtime, builtin_runtime_rules_are_listed_and_allowable)
 	cr_expect_eq(rt_builtin(p, RT_RULE_MOUNT, "/mnt", &ctx, &r), POL_ALLOW);
 	cr_expect_eq(rt_builtin(p, RT_RULE_RAW_WRITE, "/dev/sda", &ctx, &r), POL_DENY);
 	pol_free(p);
+}
+
+Test(runtime, session_start_never_counts_an_older_file_as_new)
+{
+	pid_t pid;
+	long long ns;
+
+	cr_assert_eq(rt_session_parse("123.1700000000", &pid, &ns), 0);
+	cr_expect_eq(pid, 123);
+	cr_expect_eq(ns, 1700000001LL * 1000000000LL, "whole seconds: the next second");
+	cr_assert_eq(rt_session_parse("123.1700000000.250000000", &pid, &ns), 0);
+	cr_expect_eq(ns, 1700000000LL * 1000000000LL + 250000000LL);
+	cr_expect_eq(rt_session_parse("x.1", &pid, &ns), -EINVAL);
+	cr_expect_eq(rt_session_parse("12", &pid, &ns), -EINVAL);
+	cr_expect_eq(rt_session_parse(NULL, &pid, &ns), -EINVAL);
+	cr_expect_eq(pid, 0);
+	cr_expect_eq(ns, 0);
 }

@@ -85,6 +85,7 @@ struct sbx_super {
 	long long session_start; /* ns: files born since then are the session's */
 	pid_t agent_tgid;	 /* the first process that called: the command dcg sandbox ran */
 	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
+	char log_path[PATH_MAX]; /* the audit log: the preload in every tracee appends to it */
 };
 
 /* What the handler decided to answer. */
@@ -555,6 +556,36 @@ static int sbx_raw_guard(struct sbx_call *c, const char *shown, const struct sta
 	return sbx_builtin(c, RT_RULE_RAW_WRITE, abs, -EACCES);
 }
 
+/* ---- the audit log ----------------------------------------------------------------------- */
+
+/* The audit log's folder, made now with our ids, so that the preload in each tracee (dcg's
+ * code, logging its own refusals) finds it. */
+static void sbx_log_prepare(struct sbx_super *s)
+{
+	char dir[PATH_MAX];
+
+	s->log_path[0] = '\0';
+	if (pol_log_path(s->log_path, sizeof s->log_path) < 0 || s->log_path[0] != '/') {
+		s->log_path[0] = '\0';
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s", s->log_path);
+	for (char *sl = strchr(dir + 1, '/'); sl; sl = strchr(sl + 1, '/')) {
+		*sl = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return;
+		*sl = '/';
+	}
+}
+
+/* An append to the audit log itself (no truncation): dcg's own line, allowed to every
+ * tracee, which can add lines but never remove one. */
+static int sbx_log_append_ok(const struct sbx_call *c, const char *abs, int flags)
+{
+	return c->s->log_path[0] && (flags & O_APPEND) && !(flags & O_TRUNC) &&
+	       (flags & O_ACCMODE) == O_WRONLY && strcmp(abs, c->s->log_path) == 0;
+}
+
 /* ---- bases ----------------------------------------------------------------------------- */
 
 /* An O_PATH descriptor on the directory a relative path starts from (the tracee's cwd
@@ -807,7 +838,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 				rc = sbx_proc_guard(c, pin.abs);
 			if (rc == 0 && writes && !(flags & O_PATH))
 				rc = sbx_raw_guard(c, a.path, &st, pin.abs);
-			if (rc == 0)
+			if (rc == 0 && !sbx_log_append_ok(c, pin.abs, flags))
 				rc = sbx_check(c, a.base_abs, a.path, &pin, op, 0);
 			if (rc < 0)
 				goto out;
@@ -836,7 +867,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		rc = sbx_still_valid(c);
 		if (rc == 0)
 			rc = sbx_proc_guard(c, pin.abs);
-		if (rc == 0)
+		if (rc == 0 && !sbx_log_append_ok(c, pin.abs, flags))
 			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE,
 				       POL_PATH_NOFOLLOW);
 		if (rc < 0)
@@ -1551,10 +1582,16 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->self = getpid();
 	{
 		struct timespec now;
+		pid_t agent;
 
+		/* The launcher's start (DCG_SESSION), else ours: files born since are the
+		 * session's own. */
 		clock_gettime(CLOCK_REALTIME, &now);
 		s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+		if (rt_session_parse(getenv("DCG_SESSION"), &agent, &s->session_start) < 0)
+			s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 	}
+	sbx_log_prepare(s);
 	{
 		ssize_t n = readlink("/proc/self/exe", s->dcg_exe, sizeof s->dcg_exe - 1);
 

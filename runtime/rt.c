@@ -122,8 +122,12 @@ int rt_created_since(int dirfd, const char *path, long long start_ns)
 		return 0;
 	if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BTIME | STATX_CTIME,
 		  &stx) != 0) {
+		/* Nothing there: nothing to protect (git unlinks MERGE_HEAD whether or not it
+		 * exists); the call gets the kernel's ENOENT. */
+		int missing = errno == ENOENT;
+
 		errno = saved;
-		return 0;
+		return missing;
 	}
 	born = (stx.stx_mask & STATX_BTIME) ? &stx.stx_btime : &stx.stx_ctime;
 	return (long long)born->tv_sec * 1000000000LL + born->tv_nsec >= start_ns;

@@ -93,9 +93,10 @@ enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags);
 
 /* Whether dirfd/path (not following a last symlink) was created at or after start_ns
  * (nanoseconds since the epoch): its birth time where the file system keeps one, else
- * its change time. 0 when start_ns is 0 or the file cannot be looked at. An atomic
- * save's temporary file made during the session passes; a file that existed before
- * does not. */
+ * its change time; also 1 when there is nothing at that name (ENOENT: nothing to
+ * protect, the call will fail by itself). 0 when start_ns is 0 or the file cannot be
+ * looked at. An atomic save's temporary file made during the session passes; a file
+ * that existed before does not. */
 int rt_created_since(int dirfd, const char *path, long long start_ns);
 
 /* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS", set by the

@@ -21,6 +21,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -44,6 +46,9 @@
  * constructor. May still be NULL when libc lacks the symbol. */
 #define GUARD_REAL(name) \
 	(guard_real_##name ? guard_real_##name : (guard_resolve(), guard_real_##name))
+
+/* glibc exports pivot_root without declaring it. */
+int pivot_root(const char *new_root, const char *put_old);
 
 /* glibc's fortify entry points, not declared without _FORTIFY_SOURCE. */
 int __open_2(const char *path, int flags);

@@ -45,6 +45,8 @@ SANDBOX_LIB := $(BUILD)/libdcgsandbox.a
 CLI_LIB := $(BUILD)/libdcgcli.a
 
 include policy/module.mk
+# The runtime core, before the two layers that link it.
+-include runtime/module.mk
 -include preload/module.mk
 -include sandbox/module.mk
 -include cli/module.mk

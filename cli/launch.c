@@ -295,13 +295,18 @@ static int set_snapshot(struct pol_policy *p, const char *name)
 /* DCG_POLICY, DCG_SESSION, DCG_LOG, the intent, LD_PRELOAD, DCG_SANDBOX. */
 static int set_environment(const struct launch_args *a, const char *policy_abs, const char *lib)
 {
-	char sess[64], logp[PATH_MAX];
+	char sess[96], logp[PATH_MAX];
+	struct timespec now;
 
 	if (policy_abs && setenv("DCG_POLICY", policy_abs, 1) != 0)
 		return -1;
 	/* One session per launch: the guard says once per session that a program it
-	 * cannot follow (static, set-uid) ran. */
-	snprintf(sess, sizeof(sess), "%ld.%ld", (long)getpid(), (long)time(NULL));
+	 * cannot follow (static, set-uid) ran; the wrapped agent's pid (dcg run execs it;
+	 * dcg sandbox's child puts its own) and the start, to the nanosecond, which tells
+	 * the session's own new files (atomic saves) from older ones (runtime/rt.h). */
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(sess, sizeof(sess), "%ld.%lld.%09ld", (long)getpid(), (long long)now.tv_sec,
+		 (long)now.tv_nsec);
 	if (setenv("DCG_SESSION", sess, 1) != 0)
 		return -1;
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */

@@ -9,7 +9,7 @@
  * here, never the registered text. */
 #include "registration.h"
 
-#include "agents.h"
+#include "agents/agents.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -8,6 +8,7 @@
 #ifndef DCG_REGISTRATION_H
 #define DCG_REGISTRATION_H
 
+#include "agents/agents.h"
 #include "hook.h"
 
 #include <limits.h>

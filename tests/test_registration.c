@@ -3,7 +3,7 @@
  * not deciding, half-installed (an entry that no longer covers every tool), not a
  * settings file at all. The good registrations are written by the agents' own install
  * functions; the probe runs the dcg of this build (DCG_BUILD, default build). */
-#include "../cli/agents.h"
+#include "../cli/agents/agents.h"
 #include "../cli/registration.h"
 
 #include <cjson/cJSON.h>

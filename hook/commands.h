@@ -15,6 +15,8 @@ int cmd_log(int argc, char **argv);	/* hook/cmd_log.c */
 int cmd_install(int argc, char **argv); /* hook/cmd_install.c */
 int cmd_uninstall(int argc, char **argv);
 int cmd_intent(int argc, char **argv); /* hook/cmd_intent.c */
+int cmd_trust(int argc, char **argv);  /* hook/cmd_trust.c */
+int cmd_untrust(int argc, char **argv);
 
 /* Provided by other layers when they are linked in (DCG_EXTRA_OBJS): declared weak in
  * main.c so that the binary links, and says "not built in", without them. */

@@ -69,6 +69,9 @@ void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, 
 	time_t now = ctx && ctx->now ? ctx->now : time(NULL);
 	const char *where = path && path[0] == '/' ? path : (ctx && ctx->cwd ? ctx->cwd : p->root);
 
+	const struct pol_rule *rule = NULL;
+	int looked = 0;
+
 	if (!r->rule_id || r->decision == POL_ALLOW)
 		return;
 	for (size_t i = 0; i < p->n_allows; i++) {
@@ -77,6 +80,15 @@ void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, 
 		if (a->expires && now >= a->expires)
 			continue;
 		if (strcmp(a->rule, r->rule_id) != 0 && !pol_glob_match(a->rule, r->rule_id))
+			continue;
+		if (!looked) {
+			ssize_t k = pol_rule_find(p, r->rule_id);
+
+			rule = k >= 0 ? &p->rules[k] : NULL;
+			looked = 1;
+		}
+		/* A system rule is allowed only by the system file itself. */
+		if (rule && rule->guarded && (!a->origin || strcmp(a->origin, rule->origin) != 0))
 			continue;
 		if (!allow_covers(a, where))
 			continue;
@@ -241,26 +253,77 @@ int pol_rule_owned_by(const struct pol_rule *r, const char *exe)
 	return 0;
 }
 
+/* The last matching rule of each class, per kind. Within a kind the last matching
+ * pattern wins, except that an exclusion lifts only what it may (pol_load_layers):
+ * a guarded (system) rule only by a guarded exclusion, a rule from before the
+ * untrusted project file not by that file's exclusions. */
+enum {
+	HIT_POS_GUARDED,
+	HIT_POS_LOW,
+	HIT_POS_HIGH,
+	HIT_NEG_GUARDED,
+	HIT_NEG,
+	HIT_NEG_UNTRUSTED,
+	HIT__N
+};
+
 struct hit_scan {
 	const struct pol_policy *p;
 	const char *path;
 	const struct pol_path_sig *sig;
 	unsigned kinds;
 	const char *exe;
-	const struct pol_rule *last[3];
+	const struct pol_rule *last[3][HIT__N];
+	const struct pol_rule *beneath[3];
 };
+
+static int hit_class(const struct pol_policy *p, const struct pol_rule *r)
+{
+	if (r->path.negate)
+		return r->guarded ? HIT_NEG_GUARDED : r->untrusted ? HIT_NEG_UNTRUSTED : HIT_NEG;
+	if (r->guarded)
+		return HIT_POS_GUARDED;
+	return (size_t)(r - p->rules) >= p->untrusted_from ? HIT_POS_HIGH : HIT_POS_LOW;
+}
 
 static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 {
+	const struct pol_rule **slot;
+
 	if (!(hs->kinds & (1u << r->path_kind)))
 		return;
 	if (r->n_owners && pol_rule_owned_by(r, hs->exe))
 		return; /* its owner manages what it covers */
-	if (hs->last[r->path_kind] && hs->last[r->path_kind] >= r)
-		return; /* a later rule of this kind already matched: it wins anyway */
+	slot = &hs->last[r->path_kind][hit_class(hs->p, r)];
+	if (*slot && *slot >= r)
+		return; /* a later rule of this class already matched: it wins anyway */
 	if (pol_pathpat_covers_sig(&r->path, hs->path, hs->sig) ||
 	    (r->has_canon && pol_pathpat_covers(&r->path_canon, hs->path)))
-		hs->last[r->path_kind] = r;
+		*slot = r;
+}
+
+/* Is the positive rule pos lifted by a later exclusion that may lift it? */
+static int lifted(const struct pol_rule *const *last, const struct pol_rule *pos, int may_untrusted)
+{
+	const struct pol_rule *g = last[HIT_NEG_GUARDED], *n = last[HIT_NEG],
+			      *u = last[HIT_NEG_UNTRUSTED];
+
+	if (pos->guarded)
+		return g && g > pos;
+	return (g && g > pos) || (n && n > pos) || (may_untrusted && u && u > pos);
+}
+
+/* The rule that refuses, of one kind: the latest positive match not lifted. */
+static const struct pol_rule *kind_hit(const struct pol_rule *const *last)
+{
+	const struct pol_rule *best = NULL;
+	const struct pol_rule *cand[3] = {last[HIT_POS_GUARDED], last[HIT_POS_LOW],
+					  last[HIT_POS_HIGH]};
+
+	for (int c = 0; c < 3; c++)
+		if (cand[c] && !lifted(last, cand[c], c == 2) && (!best || cand[c] > best))
+			best = cand[c];
+	return best;
 }
 
 static void scan_bucket(unsigned b, void *arg)
@@ -279,7 +342,14 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 					    unsigned kinds, int beneath, const char *exe)
 {
 	struct pol_path_sig sig;
-	struct hit_scan hs = {p, path, &sig, kinds, exe, {NULL, NULL, NULL}};
+	struct hit_scan hs;
+
+	memset(&hs, 0, sizeof(hs));
+	hs.p = p;
+	hs.path = path;
+	hs.sig = &sig;
+	hs.kinds = kinds;
+	hs.exe = exe;
 
 	pol_path_sig_init(&sig, path);
 	if (p->bucket_start && !beneath && !sig.overflow) {
@@ -291,14 +361,19 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 
 			try_rule(&hs, r);
 			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
-			    !(r->n_owners && pol_rule_owned_by(r, exe)) &&
-			    hs.last[r->path_kind] != r && covers_beneath(r, path))
-				hs.last[r->path_kind] = r;
+			    !hs.beneath[r->path_kind] &&
+			    !(r->n_owners && pol_rule_owned_by(r, exe)) && covers_beneath(r, path))
+				hs.beneath[r->path_kind] = r;
 		}
 	}
-	for (int k = 0; k < 3; k++)
-		if (hs.last[k] && !hs.last[k]->path.negate)
-			return hs.last[k];
+	for (int k = 0; k < 3; k++) {
+		const struct pol_rule *hit = kind_hit(hs.last[k]);
+
+		if (hit)
+			return hit;
+		if (hs.beneath[k])
+			return hs.beneath[k];
+	}
 	return NULL;
 }
 

@@ -528,7 +528,7 @@ Test(cli, install_merges_into_existing_settings_and_uninstall_restores_them)
 	const char *settings = "{\"model\": \"opus\", \"hooks\": {\"PreToolUse\": ["
 			       "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", "
 			       "\"command\": \"mine\"}]}]}}\n";
-	const char *const inst[] = {"install", "--agent", "claude", "--project", NULL};
+	const char *const inst[] = {"install", "--agent", "claude", "--project", "--force", NULL};
 	const char *const uninst[] = {"uninstall", "--agent", "claude", NULL};
 	char dir[512], *once, *twice, *gone;
 	cJSON *a, *b;

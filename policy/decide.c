@@ -731,6 +731,13 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 	return k + 1;
 }
 
+/* The rules that guard against deleting or overwriting files: a command whose every
+ * such target lies in a temporary folder passes them. */
+static int temp_exempt(const struct pol_rule *r)
+{
+	return !strncmp(r->id, "core.filesystem.", 16);
+}
+
 static int on_unit(const struct pol_unit *u, void *arg)
 {
 	struct cmd_state *st = arg;
@@ -782,6 +789,10 @@ static int on_unit(const struct pol_unit *u, void *arg)
 				: rule->kind != POL_RULE_COMMAND)
 				continue;
 			if (!rule->active)
+				continue;
+			/* A dry run changes nothing; deleting in a temporary folder is what
+			 * it is for (the analyser says which command units are either). */
+			if (!is_script && (u->dry_run || (u->temp_only && temp_exempt(rule))))
 				continue;
 			/* Once a deny is found, only rules that could be reported instead
 			 * matter when tracing; otherwise stop looking. */

@@ -216,6 +216,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"gawk", K_AWK, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"gedit", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
     {"gh", K_GH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"gio", K_TRASH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"git", K_GIT, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"glab", K_GH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"gojq", K_OPERANDS, 0, POL_OP_READ, O_DATA1, "f", jq_long, NULL, NULL, NULL, 0},
@@ -254,9 +255,26 @@ const struct sh_cmdspec sh_cmds[] = {
     {"md5sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"micro", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
     {"mkdir", K_OPERANDS, 0, POL_OP_CREATE, 0, "m", mkdir_long, NULL, NULL, NULL, 0},
+    {"mke2fs", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL, "F",
+     0},
     {"mkfifo", K_OPERANDS, 0, POL_OP_CREATE, 0, "m", mkdir_long, NULL, NULL, NULL, 0},
+    {"mkfs", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL, "F",
+     0},
+    {"mkfs.btrfs", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "dLmnOrU", NULL, NULL, NULL, "f", 0},
+    {"mkfs.ext2", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL,
+     "F", 0},
+    {"mkfs.ext3", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL,
+     "F", 0},
+    {"mkfs.ext4", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL,
+     "F", 0},
+    {"mkfs.fat", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "abCDfFghiIlmMnrRsS", NULL, NULL, NULL, NULL,
+     0},
+    {"mkfs.vfat", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "abCDfFghiIlmMnrRsS", NULL, NULL, NULL, NULL,
+     0},
+    {"mkfs.xfs", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bdilLmnprs", NULL, NULL, NULL, "f", 0},
     {"mknod", K_OPERANDS, 0, POL_OP_CREATE, O_ONE, "m", mkdir_long, NULL, NULL, NULL, 0},
     {"mksh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"mkswap", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "LUpe", NULL, NULL, NULL, "f", 0},
     {"mongo", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"mongosh", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"more", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
@@ -304,6 +322,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"script", K_NONE, F_WRAP, 0, 0, "EOIT", NULL, NULL, NULL, NULL, 0},
     {"sdiff", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"sed", K_SED, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"set", K_SET, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"setfacl", K_CHMOD, 0, 0, 0, NULL, NULL, "R", "--recursive", NULL, 0},
     {"setpriv", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"setsid", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
@@ -347,6 +366,8 @@ const struct sh_cmdspec sh_cmds[] = {
     {"torsocks", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"touch", K_OPERANDS, 0, POL_OP_CREATE, 0, "dtr", touch_long, NULL, NULL, NULL, 0},
     {"tr", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"trash", K_TRASH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"trash-put", K_TRASH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"tree", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
     {"true", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"truncate", K_TRUNCATE, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
@@ -377,6 +398,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"whatis", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"whereis", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"which", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"wipefs", K_OPERANDS, 0, POL_OP_WRITE, 0, "ot", NULL, NULL, NULL, "f", 0},
     {"xargs", K_NONE, F_WRAP, 0, 0, "adEILnPs", xargs_long, NULL, NULL, NULL, 0},
     {"xh", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"xvfb-run", K_NONE, F_WRAP, 0, 0, "nslfe", NULL, NULL, NULL, NULL, 0},
@@ -528,6 +550,9 @@ static void h_echo(struct sh_an *P, struct nc *x)
 		x->data[1] = x->data[2] = 0;
 }
 
+static int is_disposal(struct sh_an *P, const struct sh_word *w);
+static void disposed(struct sh_an *P, struct nc *x, const struct sh_word *src);
+
 static void h_mvcp(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
@@ -565,6 +590,74 @@ static void h_mvcp(struct sh_an *P, struct nc *x)
 	if (dir && !x->remote)
 		for (size_t k = 0; k < last; k++)
 			sh_emit_path_into(P, dir, x->v[o.op[k]], dst, x->remote, x->depth);
+	/* mv ~/work /tmp/x, then rm -rf /tmp/x: moving a folder into a temporary folder,
+	 * the trash or /dev/null is deleting it */
+	if (mv && !x->remote && o.nop >= 2 && is_disposal(P, t ? t : x->v[o.op[o.nop - 1]]))
+		for (size_t k = 0; k < last; k++)
+			disposed(P, x, x->v[o.op[k]]);
+}
+
+/* Is w a temporary folder (or beneath one), the trash or /dev/null? */
+static int is_disposal(struct sh_an *P, const struct sh_word *w)
+{
+	static const char *const roots[] = {"/tmp",	"/var/tmp",  "/private/tmp",
+					    "/dev/shm", "/dev/null", NULL};
+	size_t len;
+	char *p = sh_path_form(P, w, &len);
+
+	if (!p)
+		return 0;
+	for (size_t i = 0; roots[i]; i++) {
+		size_t rl = strlen(roots[i]);
+		if (!strncmp(p, roots[i], rl) && (p[rl] == '\0' || p[rl] == '/'))
+			return 1;
+	}
+	return strstr(p, "/.local/share/Trash") || strstr(p, "/.Trash");
+}
+
+/* A folder (by its name: a trailing /, ., ~, a glob, no extension) that is not itself
+ * in a temporary folder goes away: the walk-around of a delete. */
+static void disposed(struct sh_an *P, struct nc *x, const struct sh_word *src)
+{
+	size_t len, b;
+	char *p = sh_path_form(P, src, &len);
+	const char *base;
+
+	if (p && sh_path_is_temp(p))
+		return;
+	if (p) {
+		while (len > 1 && p[len - 1] == '/')
+			len--;
+		b = len;
+		while (b > 0 && p[b - 1] != '/')
+			b--;
+		base = p + b;
+		/* a file: a dot after the first character of its name (notes.txt, .env.local) */
+		if (p[strlen(p) - 1] != '/' && (src->flags & W_GLOB) == 0 && len - b > 1 &&
+		    memchr(base + 1, '.', len - b - 1) && strcmp(base, ".."))
+			return;
+	}
+	/* after the command's own units and paths (shell_walk.c), so that a rule on the
+	 * command or a path rule, with its better message, is reported first */
+	if (!P->disposed) {
+		P->disposed = src;
+		P->disposed_line = x->line;
+	}
+}
+
+/* trash-put DIR, gio trash DIR: into the trash, as far as the project is concerned gone. */
+static void h_trash(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+	size_t from = NM("gio") ? 2 : 0;
+
+	if (NM("gio") && !(x->n > 1 && weq(x->v[1], "trash")))
+		return;
+	scan_opts(x->v, x->n, 1, "", NULL, &o);
+	for (size_t k = from ? 1 : 0; k < o.nop; k++) {
+		sh_path(P, x, x->v[o.op[k]], POL_OP_DELETE, 1);
+		disposed(P, x, x->v[o.op[k]]);
+	}
 }
 
 static void h_dd(struct sh_an *P, struct nc *x)
@@ -1250,6 +1343,8 @@ void sh_h_cd(struct sh_an *P, struct nc *x)
 	if (weq(x->v[i], "-"))
 		return;
 	p = sh_path_form(P, x->v[i], &plen);
+	if (!p && sh_is_mktemp(x->v[i]))
+		p = "/tmp/tmp.XXXXXXXXXX"; /* cd "$(mktemp -d)": a new folder in /tmp */
 	if (p)
 		P->walk_scope->cwd = p;
 }
@@ -1267,7 +1362,26 @@ static void h_eval(struct sh_an *P, struct nc *x)
 		sh_analyze_string(P, s, len, x->depth + 1, x->line, x->remote);
 }
 
+/* set -- A B C (or set A B C): the positional parameters; set -e, set -o x: options. */
+static void h_set(struct sh_an *P, struct nc *x)
+{
+	size_t i = 1;
+
+	while (i < x->n && (x->v[i]->s[0] == '-' || x->v[i]->s[0] == '+')) {
+		if (weq(x->v[i], "--")) {
+			i++;
+			break;
+		}
+		if (weq(x->v[i], "-o") || weq(x->v[i], "+o"))
+			i++;
+		i++;
+	}
+	if (i < x->n || (i > 1 && weq(x->v[i - 1], "--")))
+		sh_set_positional(P, x->v + i, x->n - i, 0);
+}
+
 const sh_handler sh_handlers[K_COUNT] = {
+    [K_SET] = h_set,	   [K_TRASH] = h_trash,
     [K_NONE] = NULL,	   [K_OPERANDS] = h_operands,
     [K_AWK] = h_awk,	   [K_CD] = sh_h_cd,
     [K_CHMOD] = h_chmod,   [K_CONTAINER] = sh_h_container,

@@ -164,8 +164,8 @@ static void h_redirs(struct sh_an *P, struct nc *x)
 }
 
 /* Emits a command view: words v[from..n) with their data flags, then the redirections. */
-static void emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
-		      const unsigned char *data, const char *name0, size_t name0_len)
+void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
+		  const unsigned char *data, const char *name0, size_t name0_len)
 {
 	struct sh_cmd *c = x->c;
 	size_t nr = c ? c->nr : 0, k = 0;
@@ -275,6 +275,53 @@ static struct sh_word **brace_split(struct sh_an *P, struct sh_word **v, size_t 
 	return nv;
 }
 
+/* Do the paths queued after mark that the command deletes or overwrites all lie in
+ * temporary folders (and is there one)? */
+static int only_temp(struct sh_an *P, struct sh_pq *mark)
+{
+	int any = 0;
+
+	for (struct sh_pq *q = mark ? mark->next : P->pq_head; q; q = q->next) {
+		switch (q->u.op) {
+		case POL_OP_READ:
+		case POL_OP_LIST:
+		case POL_OP_EXEC:
+			continue;
+		default:
+			break;
+		}
+		if (!sh_path_is_temp(q->u.path))
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+/* A dry run: --dry-run (not --dry-run=none) among the options, or -n where the tool
+ * means it (rsync, git clean/push/rm/add/mv, make). */
+static int dry_run(const struct nc *x)
+{
+	int n_means_dry = NM("rsync") || NM("make") || NM("gmake") ||
+			  (NM("git") && x->n > 1 &&
+			   (weq(x->v[1], "clean") || weq(x->v[1], "push") || weq(x->v[1], "rm") ||
+			    weq(x->v[1], "add") || weq(x->v[1], "mv")));
+
+	for (size_t i = 1; i < x->n; i++) {
+		const struct sh_word *w = x->v[i];
+		if (x->data[i] || w->s[0] != '-')
+			continue;
+		if (weq(w, "--"))
+			return 0;
+		if (weq(w, "--dry-run") || weq(w, "--dryrun") || weq(w, "--dry_run") ||
+		    weq(w, "--dry-run=client") || weq(w, "--dry-run=server") ||
+		    weq(w, "--just-print") || weq(w, "--simulate"))
+			return 1;
+		if (n_means_dry && w->s[1] != '-' && memchr(w->s, 'n', w->len) &&
+		    !(NM("git") && weq(x->v[1], "push") && w->len > 2))
+			return 1;
+	}
+	return 0;
+}
 void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
 		      unsigned depth, int remote, unsigned line)
 {
@@ -329,7 +376,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		/* only wrappers (or env -S / command -v): emit what was written */
 		x->v = v + aw;
 		x->n = n - aw;
-		emit_view(P, x, v + aw, n - aw, NULL, NULL, 0);
+		sh_emit_view(P, x, v + aw, n - aw, NULL, NULL, 0);
 		h_redirs(P, x);
 		return;
 	}
@@ -343,22 +390,9 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	if (!x->spec && x->nlen && strchr("pnr", x->name[0]))
 		x->kflags = F_LANG;
 
-	/* $CMD args, with CMD assigned earlier in the line: the shell splits the value
-	 * into words, so the command is the value followed by the arguments. */
-	if (x->v[0]->nhome == 1 && x->v[0]->home_off[0] == 0 &&
-	    x->v[0]->home_len[0] == x->v[0]->len && !(x->v[0]->flags & W_UNRESOLVED)) {
-		size_t vl, rl = 0;
-		const char *val = sh_var_value(P, x->v[0]->var_name[0], x->v[0]->var_nlen[0], &vl);
-		char *rest = x->n > 1 ? sh_join_expanded(P, x->v + 1, x->n - 1, &rl) : NULL;
-		char *cmd = val ? sh_alloc(P, vl + 1 + rl + 1) : NULL;
-		if (cmd && val != P->home) {
-			memcpy(cmd, val, vl);
-			cmd[vl] = ' ';
-			if (rest)
-				memcpy(cmd + vl + 1, rest, rl);
-			sh_analyze_string(P, cmd, vl + 1 + rl, depth + 1, line, remote);
-		}
-	}
+	/* a name the shell computes: $CMD, ${a}${b}, $(printf %s rm), a function */
+	if (!sh_eval_name(P, x))
+		sh_unknown_name(P, x, x->v, x->n);
 
 	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
 	 * the normalized view drops them so that rules see "git reset --hard" */
@@ -393,6 +427,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	memset(x->data, 0, nn + 1);
 
 	struct sh_pq *mark = P->pq_tail;
+	unsigned unknown0 = P->paths_unknown;
 	P->defer++;
 	int lang = (x->kflags & F_LANG) ? sh_lang_from_name(x->name, x->nlen) : LANG_NONE;
 	if (query_only) {
@@ -420,9 +455,13 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		if (x->kflags & F_FEED)
 			sh_set_feed(P, x);
 	}
+	int temp_only = P->paths_unknown == unknown0 && only_temp(P, mark);
+	int dry = dry_run(x);
 	h_redirs(P, x);
 
 	/* the units: as written (when wrappers or git options were stripped), normalized */
+	P->unit_temp_only = temp_only;
+	P->unit_dry_run = dry;
 	if (k > aw || git_norm) {
 		size_t wn = n - aw;
 		unsigned char *wd = sh_alloc(P, wn + 1);
@@ -433,11 +472,26 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		for (size_t a = 0, b = 0; a < wn && b < nn; a++)
 			if (v[aw + a] == nv[b])
 				wd[a] = x->data[b++];
-		emit_view(P, x, v + aw, wn, wd, NULL, 0);
+		sh_emit_view(P, x, v + aw, wn, wd, NULL, 0);
 	}
 	P->defer--;
-	emit_view(P, x, nv, nn, x->data, x->name, x->nlen);
+	sh_emit_view(P, x, nv, nn, x->data, x->name, x->nlen);
+	P->unit_temp_only = P->unit_dry_run = 0;
+	if (dry) { /* a dry run touches nothing: its paths are dropped */
+		if (mark)
+			mark->next = NULL;
+		else
+			P->pq_head = NULL;
+		P->pq_tail = mark;
+	}
 	sh_flush_paths(P, mark);
+	if (P->disposed) {
+		const struct sh_word *d = P->disposed;
+		P->disposed = NULL;
+		if (!dry)
+			sh_emit_finding(P, "core.filesystem.move_to_temp", d->s, d->len,
+					P->disposed_line, depth);
+	}
 }
 
 static void walk(struct sh_an *P)
@@ -518,6 +572,9 @@ int pol_shell_register_builtins(struct pol_policy *p)
 	     POL_SEV_CRITICAL},
 	    {"remote-exec.decode_to_shell", "Decoded or obfuscated content is executed as code",
 	     "Decode to a file and review it before running it", POL_SEV_HIGH},
+	    {"core.filesystem.move_to_temp",
+	     "moving a folder into a temporary folder, the trash or /dev/null deletes it",
+	     "Move it aside inside the project instead: mv DIR DIR.old", POL_SEV_HIGH},
 	    {"system.fork_bomb",
 	     "A function that pipes into itself in the background exhausts the process table",
 	     "Run the workload once, or bound it with a loop counter", POL_SEV_CRITICAL},

@@ -505,6 +505,14 @@ void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
  * when v is NULL. name is not copied either. */
 void sh_set_var(struct sh_an *P, const char *name, size_t nlen, const char *v, size_t vlen);
 
+/* One SCRIPT unit out. */
+void sh_emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
+			 unsigned line, unsigned depth);
+/* Code in an interpreter's language (shell_script.c): the SCRIPT unit, again with
+ * aliases written out, decoded payloads, and the paths the code names. */
+void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
+		     unsigned line, unsigned depth);
+
 /* ---- the shell's own evaluation (shell_eval.c) ---- */
 
 /* Is w exactly $(mktemp ...) or `mktemp ...` making a file or folder in /tmp? */

@@ -203,7 +203,7 @@ static const char *lang_name(int lang)
 	}
 }
 
-static void emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
+void sh_emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
 			     unsigned line, unsigned depth)
 {
 	struct pol_unit u;
@@ -664,5 +664,5 @@ void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int hered
 	if (lang == LANG_SHELL)
 		sh_analyze_string(P, s, len, depth + 1, line, remote);
 	else if (lang != LANG_NONE)
-		emit_script_unit(P, lang, s, len, heredoc, line, depth);
+		sh_script_units(P, lang, s, len, heredoc, line, depth);
 }

@@ -111,6 +111,9 @@ static const char *const xargs_long[] = {"--arg-file",	       "--delimiter", "--
 					 "--process-slot-var", NULL};
 static const char *const stdbuf_long[] = {"--input", "--output", "--error", NULL};
 
+static const char *const npx_long[] = {"--package", "--call", NULL};
+static const char *const parallel_long[] = {"--jobs",	"--sshlogin", "--arg-file", "--delimiter",
+					    "--joblog", "--results",  "--tmpdir",   NULL};
 static const char *const touch_long[] = {"--date", "--reference", NULL};
 static const char *const mkdir_long[] = {"--mode", NULL};
 static const char *const headtail_long[] = {
@@ -147,6 +150,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"bsdtar", K_TAR, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"builtin", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"bun", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"bunx", K_NONE, F_WRAP, 0, 0, "p", npx_long, NULL, NULL, NULL, 0},
     {"bunzip2", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"busybox", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"busybox-sh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
@@ -180,6 +184,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"dbus-run-session", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"dd", K_DD, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"declare", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"del-cli", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, "", NULL, NULL, NULL, NULL, 0},
     {"deno", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"diff", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"dir", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
@@ -291,14 +296,17 @@ const struct sh_cmdspec sh_cmds[] = {
     {"nodejs", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"nohup", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"notify-send", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"npx", K_NONE, F_WRAP, 0, 0, "pc", npx_long, NULL, NULL, NULL, 0},
     {"nsenter", K_NONE, F_WRAP, 0, 0, "tSGwr", NULL, NULL, NULL, NULL, 0},
     {"nvim", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
     {"oc", K_CONTAINER, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"od", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"openssl", K_OPENSSL, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"parallel", K_NONE, F_WRAP, 0, 0, "jSaIdEPnNsl", parallel_long, NULL, NULL, NULL, 0},
     {"paste", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"pcregrep", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"pico", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"pnpx", K_NONE, F_WRAP, 0, 0, "p", npx_long, NULL, NULL, NULL, 0},
     {"podman", K_CONTAINER, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"pr", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"printf", K_ECHO, F_FEED, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
@@ -313,6 +321,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"redis-cli", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"rev", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"rg", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"rimraf", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, "", NULL, NULL, NULL, NULL, 0},
     {"rm", K_OPERANDS, 0, POL_OP_DELETE, 0, "", NULL, "rRd", "--recursive|--dir", "fi", 0},
     {"rmdir", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, "", NULL, NULL, NULL, NULL, 0},
     {"rsync", K_RSYNC, 0, 0, 0, NULL, NULL, "ra", "--recursive|--delete", NULL, 0},
@@ -760,6 +769,28 @@ static void h_grep(struct sh_an *P, struct nc *x)
 	ops_path(P, x, &o, first, o.nop, POL_OP_READ, 0);
 }
 
+/* The string literals of an awk program that runs commands, each analysed as shell. */
+static void awk_commands(struct sh_an *P, struct nc *x, const struct sh_word *prog)
+{
+	const char *s = prog->s;
+	size_t n = prog->len;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+		if (s[i] != '"')
+			continue;
+		for (k = i + 1; k < n && s[k] != '"'; k++)
+			if (s[k] == '\\')
+				k++;
+		if (k >= n)
+			return;
+		if (k > i + 1)
+			sh_analyze_string(P, s + i + 1, k - i - 1, x->depth + 1, x->line,
+					  x->remote);
+		i = k;
+	}
+}
+
 static void h_awk(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
@@ -771,9 +802,12 @@ static void h_awk(struct sh_an *P, struct nc *x)
 		sh_path(P, x, f, POL_OP_READ, 0);
 	} else if (o.nop) {
 		const struct sh_word *prog = x->v[o.op[0]];
-		/* a program that runs commands is not data */
+		/* a program that runs commands is not data; the commands it runs are its
+		 * string literals: system("rm -rf x"), print "..." | "sh" */
 		if (!memmem(prog->s, prog->len, "system", 6) && !memchr(prog->s, '|', prog->len))
 			x->data[o.op[0]] = 1;
+		else
+			awk_commands(P, x, prog);
 		first = 1;
 	}
 	for (size_t k = first; k < o.nop; k++)
@@ -919,10 +953,13 @@ static void h_tar(struct sh_an *P, struct nc *x)
 			sh_path(P, x, &dot, POL_OP_WRITE, 0);
 		}
 	} else if (create) {
+		/* --remove-files: the sources are deleted once packed */
+		enum pol_op sop =
+		    has_long(x->v, x->n, 1, "--remove-files") ? POL_OP_DELETE : POL_OP_READ;
 		sh_path(P, x, archive, POL_OP_WRITE, 0);
 		for (; i < x->n; i++)
 			if (x->v[i]->s[0] != '-')
-				sh_path(P, x, x->v[i], POL_OP_READ, 1);
+				sh_path(P, x, x->v[i], sop, 1);
 	}
 }
 
@@ -948,7 +985,11 @@ static void h_zip(struct sh_an *P, struct nc *x)
 	scan_opts(x->v, x->n, 1, "bnPtx", NULL, &o);
 	if (o.nop) {
 		sh_path(P, x, x->v[o.op[0]], POL_OP_WRITE, 0);
-		ops_path(P, x, &o, 1, o.nop, POL_OP_READ, o.seen['r']);
+		/* -m / --move: the sources are deleted once packed */
+		ops_path(P, x, &o, 1, o.nop,
+			 o.seen['m'] || has_long(x->v, x->n, 1, "--move") ? POL_OP_DELETE
+									  : POL_OP_READ,
+			 o.seen['r']);
 	}
 }
 

@@ -204,7 +204,7 @@ static const char *lang_name(int lang)
 }
 
 void sh_emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
-			     unsigned line, unsigned depth)
+			 unsigned line, unsigned depth)
 {
 	struct pol_unit u;
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 /* Does a short option letter take an argument? Long options with an argument are
  * listed as "--name" (the "--name=value" form needs no list). */
@@ -209,6 +210,68 @@ static void h_fork_bomb(struct sh_an *P, struct nc *x)
 		}
 }
 
+/* SQL with the contents of its string literals taken out: in a read-only query,
+ * 'DROP TABLE x' is data. NULL when nothing changes, or when the text runs code held
+ * in a string (EXECUTE, PREPARE, DO, CALL, EVAL, sp_executesql). dq: "..." are strings
+ * too (Mongo's JavaScript), not identifiers. */
+static const char *sql_data_out(struct sh_an *P, const char *s, size_t n, int dq, size_t *outlen)
+{
+	static const char *const dyn[] = {"exec", "prepare",   "do ", "do$", "call ",
+					  "eval", "immediate", "$$",  NULL};
+	char *out, q = 0;
+	size_t o = 0;
+
+	if (!memchr(s, '\'', n) && !(dq && memchr(s, '"', n)))
+		return NULL;
+	for (size_t k = 0; dyn[k]; k++) {
+		size_t dl = strlen(dyn[k]);
+		for (size_t i = 0; i + dl <= n; i++)
+			if (!strncasecmp(s + i, dyn[k], dl) &&
+			    (i == 0 || !((s[i - 1] | 32) >= 'a' && (s[i - 1] | 32) <= 'z')))
+				return NULL;
+	}
+	out = sh_alloc(P, n + 1);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!q) {
+			if (c == '\'' || (dq && c == '"'))
+				q = c;
+			out[o++] = c;
+		} else if (c == '\\' && dq && i + 1 < n) {
+			i++;
+		} else if (c == q && i + 1 < n && s[i + 1] == q) {
+			i++; /* '' inside a string */
+		} else if (c == q) {
+			q = 0;
+			out[o++] = c;
+		}
+	}
+	out[o] = '\0';
+	*outlen = o;
+	return out;
+}
+
+/* The data in a database client's words and stdin: see sql_data_out. */
+static int sql_quotes(const struct nc *x)
+{
+	return NM("redis-cli") ? -1 : (NM("mongo") || NM("mongosh")) ? 1 : 0;
+}
+
+static void db_emit(struct sh_an *P, struct nc *x, struct vw *view, unsigned line)
+{
+	int dq = sql_quotes(x);
+	size_t len;
+	const char *t = dq >= 0 ? sql_data_out(P, view[1].s, view[1].len, dq, &len) : NULL;
+
+	if (t) {
+		view[1].s = t;
+		view[1].len = len;
+	}
+	sh_emit_command(P, view, 2, line, x->depth);
+}
+
 /* SQL or commands fed to a database client on stdin are matched as its command line:
  * psql <<EOF DROP TABLE x; EOF reads as "psql DROP TABLE x;". */
 static void h_db_stdin(struct sh_an *P, struct nc *x)
@@ -224,17 +287,17 @@ static void h_db_stdin(struct sh_an *P, struct nc *x)
 		if (c->r[i].kind == R_HEREDOC && c->r[i].hd) {
 			view[1].s = sh_heredoc_text(P, c->r[i].hd, &view[1].len);
 			if (view[1].s)
-				sh_emit_command(P, view, 2, c->r[i].hd->line, x->depth);
+				db_emit(P, x, view, c->r[i].hd->line);
 		} else if (c->r[i].kind == R_HERESTR) {
 			view[1].s = c->r[i].target.s;
 			view[1].len = c->r[i].target.len;
-			sh_emit_command(P, view, 2, x->line, x->depth);
+			db_emit(P, x, view, x->line);
 		}
 	}
 	if (c->pipe_prev && c->pipe_prev->feed) {
 		view[1].s = c->pipe_prev->feed;
 		view[1].len = c->pipe_prev->feed_len;
-		sh_emit_command(P, view, 2, c->pipe_prev->feed_line, x->depth);
+		db_emit(P, x, view, c->pipe_prev->feed_line);
 	}
 }
 
@@ -462,6 +525,15 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	/* the units: as written (when wrappers or git options were stripped), normalized */
 	P->unit_temp_only = temp_only;
 	P->unit_dry_run = dry;
+	if ((x->kflags & F_DB) && sql_quotes(x) >= 0) /* psql -c "SELECT 'DROP TABLE'" */
+		for (size_t j = 1; j < nn; j++) {
+			size_t len;
+			const char *t = sql_data_out(P, nv[j]->s, nv[j]->len, sql_quotes(x), &len);
+			if (t) {
+				nv[j]->s = (char *)t;
+				nv[j]->len = len;
+			}
+		}
 	if (k > aw || git_norm) {
 		size_t wn = n - aw;
 		unsigned char *wd = sh_alloc(P, wn + 1);

@@ -343,6 +343,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"sha384sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"sha512sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"shasum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"shift", K_SHIFT, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"shred", K_OPERANDS, 0, POL_OP_DELETE, 0, "ns", NULL, NULL, NULL, "f", 0},
     {"slogin", K_SSH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"socat", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
@@ -1421,20 +1422,63 @@ static void h_set(struct sh_an *P, struct nc *x)
 		sh_set_positional(P, x->v + i, x->n - i, 0);
 }
 
+/* shift [N]: $2 becomes $1 ... */
+static void h_shift(struct sh_an *P, struct nc *x)
+{
+	static const char *const names = "0123456789";
+	size_t by = 1, vl, len;
+	const char *vals[10];
+	size_t lens[10];
+	struct sh_word words[9], *wp[9];
+	size_t nw = 0;
+
+	if (x->n > 1 && x->v[1]->len == 1 && x->v[1]->s[0] >= '0' && x->v[1]->s[0] <= '9')
+		by = (size_t)(x->v[1]->s[0] - '0');
+	for (size_t k = 1; k <= 9; k++) {
+		vals[k] = sh_var_value(P, names + k, 1, &vl);
+		lens[k] = vals[k] ? vl : 0;
+	}
+	for (size_t k = 1 + by; k <= 9 && vals[k]; k++) {
+		memset(&words[nw], 0, sizeof(words[0]));
+		words[nw].s = (char *)vals[k];
+		words[nw].len = lens[k];
+		wp[nw] = &words[nw];
+		nw++;
+	}
+	(void)len;
+	sh_set_positional(P, wp, nw, 0);
+}
+
 const sh_handler sh_handlers[K_COUNT] = {
-    [K_SET] = h_set,	   [K_TRASH] = h_trash,
-    [K_NONE] = NULL,	   [K_OPERANDS] = h_operands,
-    [K_AWK] = h_awk,	   [K_CD] = sh_h_cd,
-    [K_CHMOD] = h_chmod,   [K_CONTAINER] = sh_h_container,
-    [K_CURL] = h_curl,	   [K_DD] = h_dd,
-    [K_ECHO] = h_echo,	   [K_EVAL] = h_eval,
-    [K_FIND] = sh_h_find,  [K_GH] = h_gh,
-    [K_GIT] = h_git,	   [K_GREP] = h_grep,
-    [K_MVCP] = h_mvcp,	   [K_OPENSSL] = h_openssl,
-    [K_READER] = h_reader, [K_RSYNC] = h_rsync,
-    [K_SED] = h_sed,	   [K_SORT] = h_sort,
-    [K_SSH] = sh_h_ssh,	   [K_SU] = sh_h_su,
-    [K_TAR] = h_tar,	   [K_TRUNCATE] = h_truncate,
-    [K_UNZIP] = h_unzip,   [K_WATCH] = sh_h_watch,
-    [K_WGET] = h_wget,	   [K_ZIP] = h_zip,
+    [K_SET] = h_set,
+    [K_SHIFT] = h_shift,
+    [K_TRASH] = h_trash,
+    [K_NONE] = NULL,
+    [K_OPERANDS] = h_operands,
+    [K_AWK] = h_awk,
+    [K_CD] = sh_h_cd,
+    [K_CHMOD] = h_chmod,
+    [K_CONTAINER] = sh_h_container,
+    [K_CURL] = h_curl,
+    [K_DD] = h_dd,
+    [K_ECHO] = h_echo,
+    [K_EVAL] = h_eval,
+    [K_FIND] = sh_h_find,
+    [K_GH] = h_gh,
+    [K_GIT] = h_git,
+    [K_GREP] = h_grep,
+    [K_MVCP] = h_mvcp,
+    [K_OPENSSL] = h_openssl,
+    [K_READER] = h_reader,
+    [K_RSYNC] = h_rsync,
+    [K_SED] = h_sed,
+    [K_SORT] = h_sort,
+    [K_SSH] = sh_h_ssh,
+    [K_SU] = sh_h_su,
+    [K_TAR] = h_tar,
+    [K_TRUNCATE] = h_truncate,
+    [K_UNZIP] = h_unzip,
+    [K_WATCH] = sh_h_watch,
+    [K_WGET] = h_wget,
+    [K_ZIP] = h_zip,
 };

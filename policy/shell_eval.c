@@ -119,8 +119,8 @@ static char *expanded_name(struct sh_an *P, const struct sh_word *w, size_t *len
 static int call_function(struct sh_an *P, struct nc *x)
 {
 	for (size_t i = 0; i < P->nfnames; i++) {
-		if (P->fnames[i].len != x->nlen || memcmp(P->fnames[i].s, x->name, x->nlen) ||
-		    !P->fbody[i].body)
+		if (!x->nlen || !P->fnames[i].s || P->fnames[i].len != x->nlen ||
+		    memcmp(P->fnames[i].s, x->name, x->nlen) || !P->fbody[i].body)
 			continue;
 		if (P->fbody[i].expanded >= 4) /* recursion: the body was seen */
 			return 1;
@@ -174,27 +174,132 @@ int sh_eval_name(struct sh_an *P, struct nc *x)
 	return 1;
 }
 
+/* Do the arguments look like rm's: only rm's options, and at least one operand? */
+static int rm_like(struct sh_word **v, size_t n)
+{
+	static const char *const longs[] = {
+	    "--recursive",   "--force",		  "--dir", "--verbose", "--no-preserve-root",
+	    "--interactive", "--one-file-system", "--",	   NULL};
+	int operand = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		const struct sh_word *w = v[i];
+		if (w->len > 1 && w->s[0] == '-' && w->s[1] == '-') {
+			if (!sh_word_is(w, longs))
+				return 0;
+		} else if (w->len > 1 && w->s[0] == '-') {
+			if (strspn(w->s + 1, "rRfdivI") != w->len - 1)
+				return 0;
+		} else {
+			operand = 1;
+		}
+	}
+	return operand;
+}
+
+/* Which commands the arguments of an unknown name fit. */
+static int fits(const char *name, struct sh_word **v, size_t n)
+{
+	static const char *const git_subs[] = {
+	    "reset",   "push",		"clean",       "checkout",   "switch",
+	    "restore", "stash",		"branch",      "reflog",     "gc",
+	    "prune",   "filter-branch", "filter-repo", "update-ref", NULL};
+	static const char *const kube_subs[] = {"delete", "drain", "replace", "scale", NULL};
+	static const char *const tf_subs[] = {"destroy", "apply", "state", "workspace", NULL};
+
+	if (!strcmp(name, "rm"))
+		return rm_like(v, n);
+	if (!strcmp(name, "git"))
+		return sh_word_is(v[1], git_subs);
+	if (!strcmp(name, "kubectl"))
+		return sh_word_is(v[1], kube_subs);
+	if (!strcmp(name, "terraform"))
+		return sh_word_is(v[1], tf_subs);
+	for (size_t i = 1; i < n; i++) {
+		const struct sh_word *w = v[i];
+		if ((!strcmp(name, "dd") && w->len > 3 && !memcmp(w->s, "of=", 3)) ||
+		    (!strcmp(name, "find") &&
+		     (weq(w, "-delete") || weq(w, "-exec") || weq(w, "-execdir"))) ||
+		    ((!strcmp(name, "chmod") || !strcmp(name, "chown")) &&
+		     (weq(w, "-R") || weq(w, "--recursive"))) ||
+		    (!strcmp(name, "rsync") && w->len > 7 && !memcmp(w->s, "--delete", 8)) ||
+		    (!strcmp(name, "mv") && (weq(w, "/dev/null") || weq(w, "/tmp/"))))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is the name of the word unknown? $X, $(cmd), ${X:-y}; not $(npm bin)/eslint, whose
+ * name is the literal after the last slash, nor $HOME/bin/tool. */
+static int name_unknown(struct sh_an *P, const struct sh_word *w0)
+{
+	const char *slash = memrchr(w0->s, '/', w0->len);
+	size_t vl;
+
+	if (slash) {
+		size_t k = (size_t)(slash - w0->s) + 1;
+		if (k < w0->len && !memchr(w0->s + k, '$', w0->len - k) &&
+		    !memchr(w0->s + k, '`', w0->len - k) && !memchr(w0->s + k, ')', w0->len - k))
+			return 0;
+	}
+	if (w0->flags & (W_UNRESOLVED | W_SUBST))
+		return 1;
+	for (unsigned i = 0; i < w0->nhome; i++)
+		if (!sh_var_value(P, w0->var_name[i], w0->var_nlen[i], &vl))
+			return 1;
+	return 0;
+}
+
 void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n)
 {
 	/* commands whose arguments alone say they destroy: rm -rf, git reset --hard,
 	 * dd of=/dev/..., find -delete, chmod -R 777, rsync --delete ... */
-	static const char *const names[] = {"rm",	"git",	   "dd",	"find",
-					    "chmod",	"chown",   "rsync",	"mv",
-					    "truncate", "kubectl", "terraform", NULL};
-	const struct sh_word *w0 = v[0];
-	int unknown = (w0->flags & (W_UNRESOLVED | W_SUBST)) != 0;
-	size_t vl;
+	static const char *const names[] = {"rm",      "git",	    "dd",    "find",
+					    "chmod",   "chown",	    "rsync", "mv",
+					    "kubectl", "terraform", NULL};
 
-	for (unsigned i = 0; i < w0->nhome && !unknown; i++)
-		unknown = !sh_var_value(P, w0->var_name[i], w0->var_nlen[i], &vl);
-	if (n < 2 || !unknown)
+	if (n < 2 || !name_unknown(P, v[0]))
 		return;
 	for (size_t i = 0; names[i]; i++)
-		sh_emit_view(P, x, v, n, x->data, names[i], strlen(names[i]));
+		if (fits(names[i], v, n))
+			sh_emit_view(P, x, v, n, x->data, names[i], strlen(names[i]));
 	for (size_t i = 1; i + 1 < n; i++)
 		if (weq(v[i], "-c")) { /* $SHELL -c CODE */
 			sh_analyze_string(P, v[i + 1]->s, v[i + 1]->len, x->depth + 1, x->line,
 					  x->remote);
 			break;
 		}
+}
+
+/* Arguments that hold positional parameters ("$@", $1) known from set -- or a function
+ * call: the command is analysed again with them put in. Returns 1 when it was. */
+int sh_eval_positional_args(struct sh_an *P, struct nc *x)
+{
+	int any = 0;
+	size_t vl, len, rl;
+	char *rest, *cmd;
+
+	for (size_t i = 1; i < x->n && !any; i++)
+		for (unsigned k = 0; k < x->v[i]->nhome; k++) {
+			char c = x->v[i]->var_name[k][0];
+			if (x->v[i]->var_nlen[k] == 1 &&
+			    ((c >= '0' && c <= '9') || c == '@' || c == '*')) {
+				if (!sh_var_value(P, x->v[i]->var_name[k], 1, &vl))
+					return 0;
+				any = 1;
+			}
+		}
+	if (!any || x->depth > SH_MAX_NEST - 2)
+		return 0;
+	rest = sh_join_expanded(P, x->v + 1, x->n - 1, &rl);
+	len = x->v[0]->len;
+	cmd = rest ? sh_alloc(P, len + 1 + rl + 1) : NULL;
+	if (!cmd)
+		return 0;
+	memcpy(cmd, x->v[0]->s, len);
+	cmd[len] = ' ';
+	memcpy(cmd + len + 1, rest, rl);
+	cmd[len + 1 + rl] = '\0';
+	sh_analyze_string(P, cmd, len + 1 + rl, x->depth + 1, x->line, x->remote);
+	return 1;
 }

@@ -320,6 +320,7 @@ enum cmd_kind {
 	K_RSYNC,
 	K_SED,
 	K_SET,
+	K_SHIFT,
 	K_SORT,
 	K_SSH,
 	K_SU,
@@ -527,5 +528,8 @@ int sh_eval_name(struct sh_an *P, struct nc *x);
 /* A command name nobody can know ($X, $(cmd)): its arguments are tried under the
  * names of the commands whose arguments they look like (rm, git, dd ...). */
 void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n);
+/* rm "$@" after set -- -rf /srv: arguments with known positional parameters are put
+ * in and the command is analysed again. Returns 1 when it was. */
+int sh_eval_positional_args(struct sh_an *P, struct nc *x);
 
 #endif /* DCG_SHELL_INT_H */

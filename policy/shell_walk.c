@@ -454,8 +454,10 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		x->kflags = F_LANG;
 
 	/* a name the shell computes: $CMD, ${a}${b}, $(printf %s rm), a function */
-	if (!sh_eval_name(P, x))
+	if (!sh_eval_name(P, x)) {
 		sh_unknown_name(P, x, x->v, x->n);
+		sh_eval_positional_args(P, x);
+	}
 
 	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
 	 * the normalized view drops them so that rules see "git reset --hard" */

@@ -275,10 +275,36 @@ static void find_aliases(struct scan *S)
 		if (v1 == v0 || k >= le || (s[k] != '=' && !word_at(s, le, k, "from")) ||
 		    (k + 1 < le && s[k] == '=' && s[k + 1] == '='))
 			continue;
+		int from = s[k] != '=';
 		k = skip_sp(s, le, k + (s[k] == '=' ? 1 : 4));
 		if (k < le && word_at(s, le, k, "await"))
 			k = skip_sp(s, le, k + 5);
-		if (loader_module(s, le, k, &m, &ml)) {
+		if (s[v0] != '{' && !from && word_at(s, le, k, "getattr")) {
+			/* f = getattr(mod, 'name') */
+			size_t a0 = skip_sp(s, le, ident(s, le, k, 0) + 1),
+			       a1 = ident(s, le, a0, 1);
+			size_t c = skip_sp(s, le, a1);
+			if (c < le && s[c] == ',' &&
+			    literal_at(s, le, skip_sp(s, le, c + 1), &q, &ql))
+				add_alias(S, s + v0, v1 - v0, s + a0, a1 - a0, q, ql);
+			continue;
+		}
+		if (s[v0] != '{' && !from && k < le && is_id((unsigned char)s[k])) {
+			/* f = shutil.rmtree, rm = os.remove: a function under another name */
+			size_t e2 = ident(s, le, k, 1), e3 = skip_sp(s, le, e2);
+			if (memchr(s + k, '.', e2 - k) &&
+			    (e3 >= le || s[e3] == ';' || s[e3] == '\n'))
+				add_alias(S, s + v0, v1 - v0, "", 0, s + k, e2 - k);
+		}
+		if (from && literal_at(s, le, k, &m, &ml)) {
+			if (ml > 5 && !memcmp(m, "node:", 5)) {
+				m += 5;
+				ml -= 5;
+			}
+		} else if (!loader_module(s, le, k, &m, &ml)) {
+			m = NULL;
+		}
+		if (m) {
 			if (s[v0] != '{') {
 				add_alias(S, s + v0, v1 - v0, "", 0, m, ml);
 				continue;
@@ -636,7 +662,7 @@ static int pathish(const char *b, size_t bl)
 		if (b[i] == ' ' || b[i] == '{' || b[i] == '%' || b[i] == '$' || b[i] == '\\' ||
 		    b[i] == '<' || b[i] == '*' || b[i] == '\n')
 			return 0;
-	return b[1] != '/';
+	return b[0] == '~' || b[1] != '/'; /* not //host/path */
 }
 
 /* Home expressions, after which string literals are path components. */
@@ -672,6 +698,50 @@ static size_t home_expr(const char *s, size_t n, size_t i)
 		if (i + hl <= n && !memcmp(s + i, homes[k], hl))
 			return hl;
 	}
+	return 0;
+}
+
+/* A string that starts with the home folder: "$ENV{HOME}/.ssh", "#{Dir.home}/x",
+ * f"{Path.home()}/x", `${os.homedir()}/x`. Returns the length of that start. */
+static size_t home_in_string(const char *b, size_t bl)
+{
+	static const char *const homes[] = {"$ENV{HOME}",
+					    "${HOME}",
+					    "$HOME",
+					    "#{Dir.home}",
+					    "#{ENV['HOME']}",
+					    "#{ENV[\"HOME\"]}",
+					    "{os.environ['HOME']}",
+					    "{Path.home()}",
+					    "${os.homedir()}",
+					    "${process.env.HOME}",
+					    "{$_SERVER['HOME']}",
+					    NULL};
+	for (size_t k = 0; homes[k]; k++) {
+		size_t hl = strlen(homes[k]);
+		if (bl > hl && !memcmp(b, homes[k], hl) && b[hl] == '/')
+			return hl;
+	}
+	return 0;
+}
+
+/* Is the literal at s[i] the first argument of a call that opens a file? */
+static int opens_file(const char *s, size_t i)
+{
+	static const char *const calls[] = {
+	    "open(",	  "Path(",	"readFileSync(",      "readFile(",
+	    "File.read(", "File.open(", "file_get_contents(", "fopen(",
+	    "IO.read(",	  "read_text(", "createReadStream(",  NULL};
+	size_t k = i;
+
+	while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == 'r' || s[k - 1] == 'b' || s[k - 1] == 'f'))
+		k--; /* open( r'x'), open(b"x") */
+	if (k > 0 && s[k - 1] == '(')
+		for (size_t c = 0; calls[c]; c++) {
+			size_t cl = strlen(calls[c]);
+			if (k >= cl && !memcmp(s + k - cl, calls[c], cl))
+				return 1;
+		}
 	return 0;
 }
 
@@ -720,7 +790,16 @@ static void find_paths(struct scan *S)
 		}
 		if ((s[i] == '\'' || s[i] == '"' || s[i] == '`') &&
 		    (e = literal_at(s, n, i, &b, &bl))) {
-			if (pathish(b, bl)) {
+			size_t hk = home_in_string(b, bl);
+			if (hk) {
+				path_unit(S, S->P->home ? S->P->home : "~",
+					  S->P->home ? S->P->home_len : 1, b + hk, bl - hk, i);
+			} else if (opens_file(s, i) && bl && bl < 200 && !memchr(b, ' ', bl) &&
+				   !memchr(b, '{', bl) && !memchr(b, '%', bl) &&
+				   !memchr(b, '$', bl) && b[0] != '/' && b[0] != '~') {
+				path_unit(S, "", 0, b, bl,
+					  i); /* open('.env'): relative to the cwd */
+			} else if (pathish(b, bl)) {
 				if (b[0] == '~')
 					path_unit(S, S->P->home ? S->P->home : "~",
 						  S->P->home ? S->P->home_len : 1, b + 2, bl - 2,

@@ -26,9 +26,18 @@ static const char allow_usage[] =
     "The file keeps its comments and layout; it is replaced atomically.\n"
     "--list: every allow entry of the active policy files: rule, scope, reason,\n"
     "expiry, file. dcg unallow takes one back.\n"
+    "  --path GLOB  scopes the targets, not where you stand: a command is allowed when\n"
+    "             every path it touches (resolved like the path rules: ~, the working\n"
+    "             directory, .., symlinks) lies under GLOB, whatever the working\n"
+    "             directory; a command whose targets cannot be known ($VAR, $(...)) is\n"
+    "             not. A command that names no path (git reset --hard) is judged by the\n"
+    "             folder it runs in. For a path rule, GLOB scopes the path checked.\n"
+    "             Relative globs are relative to the project root.\n"
     "  --project  .dcg/policy.yaml of the project (found upwards; else created here)\n"
     "  --user     $XDG_CONFIG_HOME/dcg/policy.yaml (~/.config/dcg/policy.yaml)\n"
     "Default: the project file when there is one, else the user file.\n"
+    "A project file's allow entries apply only while you trust it (dcg trust): a\n"
+    "trusted or new project file is trusted again after the edit.\n"
     "An unknown RULE-ID is refused, with the closest known IDs.\n";
 
 /* The nearest .dcg/policy.yaml upwards from cwd (or a .dcg folder), into out. */
@@ -145,6 +154,29 @@ static int unknown_rule(struct pol_policy *pol, const char *id)
 	return 1;
 }
 
+/* Is this content of the project file trusted now? */
+static int trusted_now(const char *file, const char *text, size_t len)
+{
+	char trust[PATH_MAX], real[PATH_MAX], hex[65], why[160];
+
+	if (pol_trust_path(trust, sizeof(trust)) < 0 || !realpath(file, real))
+		return 0;
+	pol_sha256_hex(text, len, hex);
+	return pol_trust_lookup(trust, real, hex, why, sizeof(why)) == POL_TRUST_TRUSTED;
+}
+
+static void retrust(const char *file)
+{
+	char trust[PATH_MAX];
+	int err = pol_trust_path(trust, sizeof(trust));
+
+	if (!err)
+		err = pol_trust_add(trust, file, NULL, 0);
+	if (err)
+		fprintf(stderr, "dcg: allow: could not record trust of %s: %s\n", file,
+			strerror(-err));
+}
+
 /* ---- --list ----------------------------------------------------------------------------- */
 
 static const char *scope_of(const struct hook_allow_item *it, char *buf, size_t size)
@@ -251,7 +283,7 @@ static int unallow_file(const char *file, const char *rule, const char *path)
 	struct hook_allow_item *items = NULL;
 	size_t n = 0, len;
 	char *text = NULL, *cut;
-	int removed = 0, err;
+	int removed = 0, err, was_trusted;
 
 	err = hook_read_file(file, 16 * 1024 * 1024, &text, &len);
 	if (err == -ENOENT)
@@ -265,6 +297,8 @@ static int unallow_file(const char *file, const char *rule, const char *path)
 		free(text);
 		return -1;
 	}
+	/* a trusted project file stays trusted: taking an entry out only tightens */
+	was_trusted = trusted_now(file, text, len);
 	/* from the end, so that the spans before stay valid */
 	for (size_t i = n; i-- > 0;) {
 		const struct hook_allow_item *it = &items[i];
@@ -311,6 +345,8 @@ static int unallow_file(const char *file, const char *rule, const char *path)
 			fprintf(stderr, "dcg: unallow: cannot write %s: %s\n", file,
 				strerror(-err));
 			removed = -1;
+		} else if (was_trusted) {
+			retrust(file);
 		}
 	}
 out:
@@ -405,8 +441,8 @@ int cmd_allow(int argc, char **argv)
 	char *text = NULL, *out = NULL;
 	struct pol_policy *pol = NULL;
 	struct hook_allow_item *items = NULL;
-	int c, where = 0, rc = 1, err, replaced = 0, list = 0,
-	       json = 0; /* where: 0 default, 1 project, 2 user */
+	int c, where = 0, rc = 1, err, replaced = 0, list = 0, json = 0, is_project = 0,
+	       was_trusted = 0; /* where: 0 default, 1 project, 2 user */
 	size_t len = 0, n_items = 0;
 
 	optind = 1;
@@ -490,7 +526,10 @@ int cmd_allow(int argc, char **argv)
 				"dcg: allow: no HOME or XDG_CONFIG_HOME for the user file\n");
 			goto out;
 		}
-	} else if (find_project_file(cwd, target, sizeof(target)) != 0) {
+	} else if (find_project_file(cwd, target, sizeof(target)) == 0) {
+		is_project = 1;
+	} else {
+		is_project = where == 1;
 		if (where == 1) {
 			if (snprintf(target, sizeof(target), "%s/.dcg/policy.yaml", cwd) >=
 			    (int)sizeof(target))
@@ -507,6 +546,10 @@ int cmd_allow(int argc, char **argv)
 		fprintf(stderr, "dcg: allow: cannot read %s: %s\n", target, strerror(-err));
 		goto out;
 	}
+	/* A project file's loosening holds only while the user trusts its content: an
+	 * edit keeps a trusted (or new) file trusted, and never trusts a file that was
+	 * not (its other entries may come from anyone who wrote to the repository). */
+	was_trusted = is_project && (!text || trusted_now(target, text, len));
 	/* The same rule and paths again: the same entry, replaced, never doubled. */
 	if (text && hook_allow_items(text, len, &items, &n_items) == 0) {
 		for (size_t i = n_items; i-- > 0;) {
@@ -547,6 +590,13 @@ int cmd_allow(int argc, char **argv)
 		fprintf(stderr, "dcg: allow: cannot write %s: %s\n", target, strerror(-err));
 		goto out;
 	}
+	if (was_trusted)
+		retrust(target);
+	else if (is_project)
+		fprintf(stderr,
+			"dcg: allow: %s is not trusted, so its allow entries do not apply yet; "
+			"read it, then: dcg trust %s\n",
+			target, target);
 	printf("dcg: %s is now allowed%s%s%s%s (%s%s)\n", e.rule, e.path ? " under " : "",
 	       e.path ? e.path : "", e.expires ? " until " : "", e.expires ? e.expires : "", target,
 	       replaced ? ", replacing its earlier entry" : "");

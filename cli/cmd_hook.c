@@ -239,6 +239,8 @@ int cmd_hook(int argc, char **argv)
 			msg = hook_msg_human(&res, &mo);
 			if (msg)
 				write_all(2, msg, strlen(msg));
+			if (pol)
+				hook_print_trust_notes(stderr, pol, 1);
 		}
 		/* an allowlisted pass is logged too, with the entry that let it pass */
 		log_input(&call, logged, sizeof(logged));

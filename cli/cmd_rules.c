@@ -149,6 +149,7 @@ static int rules_list(struct pol_policy *pol)
 			printf("    %s\n", info.pattern);
 	}
 	printf("%zu rules\n", n);
+	hook_print_trust_notes(stdout, pol, 0);
 	return 0;
 }
 

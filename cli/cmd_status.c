@@ -246,6 +246,7 @@ int cmd_status(int argc, char **argv)
 		       n);
 	else
 		printf("problems:    none\n");
+	hook_print_trust_notes(stdout, pol, 0);
 	print_regs(regs, nregs);
 	if (log[0]) {
 		printf("audit log:   %s\n", log);

@@ -200,13 +200,18 @@ int hook_write_atomic(const char *path, const char *data, size_t len, unsigned m
 
 /* ---- policy loading for the commands ---------------------------------------------------------- */
 
-/* Builds the layered policy (embedded, user, project from cwd, then policy_file or
- * $DCG_POLICY). Diagnostics go to err as "file:line:col: rule: message" lines, and
+/* Builds the layered policy (embedded, system, user, project from cwd, then
+ * policy_file or $DCG_POLICY). Diagnostics go to err as "file:line:col: rule: message" lines, and
  * the embedded defaults stay active. cwd NULL: the process's. Returns the policy or
  * NULL when even an empty policy could not be allocated. */
 struct pol_policy *hook_policy_open(const char *policy_file, const char *cwd, FILE *err);
 
 /* Prints one diagnostic in the file:line:col: rule: message form. */
 void hook_print_diag(FILE *out, const struct pol_diag *d);
+
+/* Says which loosening entries of an untrusted project policy file were ignored and
+ * how the user trusts it (hook/cmd_trust.c): one line when brief (the hook's stderr),
+ * else one line per entry (status, rules list). Prints nothing when there are none. */
+void hook_print_trust_notes(FILE *out, const struct pol_policy *p, int brief);
 
 #endif /* DCG_HOOK_H */

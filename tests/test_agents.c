@@ -648,13 +648,13 @@ static int exists(const char *dir, const char *rel)
 Test(agents, install_all_installs_only_where_an_agent_folder_exists)
 {
 	char *proj = tmpdir_path("all-proj");
-	char *argv[] = {"install", "--agent", "all", "--project", NULL};
+	char *argv[] = {"install", "--agent", "all", "--project", "--force", NULL};
 
 	cr_assert_eq(mkdir(proj, 0755), 0);
 	cr_assert_eq(chdir(proj), 0);
 	cr_assert_eq(mkdir(".codex", 0755), 0);
 	cr_assert_eq(mkdir(".pi", 0755), 0);
-	cr_expect_eq(cmd_install(4, argv), 0);
+	cr_expect_eq(cmd_install(5, argv), 0);
 	cr_expect(exists(proj, ".codex/hooks.json"), "codex was skipped");
 	cr_expect(exists(proj, ".pi/extensions/dcg-damage-control.ts"), "pi was skipped");
 	cr_expect(!exists(proj, ".claude"), "claude was installed without a .claude folder");

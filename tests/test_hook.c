@@ -373,7 +373,8 @@ Test(messages, agent_reason_names_rule_reason_and_the_way_out)
 	/* what was refused, why, what to do instead, and the user's way to allow it */
 	cr_assert_str_eq(s, "dcg: heredoc.python.os_system: os.system() executes shell commands. "
 			    "Alternative: Use subprocess with explicit arguments instead. "
-			    "If intentional: dcg allow heredoc.python.os_system -r \"reason\"");
+			    "If it is intended, ask the user to run: "
+			    "dcg allow heredoc.python.os_system -r \"reason\"");
 	free(s);
 	pol_result_release(&r);
 }

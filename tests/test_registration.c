@@ -225,6 +225,10 @@ Test(registration, a_hand_written_command_is_not_what_install_writes)
 	inspect("claude", path, &r);
 	cr_expect(r.registered);
 	cr_expect(has_problem(&r, "not the one dcg install writes"));
+	/* dcg install writes a command that refuses the call when dcg cannot run; this
+	 * one, as older dcg versions wrote it, lets the call through */
+	cr_expect(has_problem(&r, "does not fail closed"), "%s",
+		  r.n_problems ? r.problems[0].what : "no problem");
 }
 
 Test(registration, pi_extension_sound_then_edited)

@@ -60,11 +60,11 @@ done
 [ $? -eq 2 ] || fail "check --tool bash"
 
 # install --agent all: nothing set up here, so it says so and fails
-out=$("$DCG" install --agent all --user 2>&1) && fail "install --agent all with no agent: exit 0"
+out=$("$DCG" install --force --agent all --user 2>&1) && fail "install --agent all with no agent: exit 0"
 echo "$out" | grep -q "nothing installed" || fail "install --agent all: $out"
 [ -e "$HOME/.claude" ] && fail "install --agent all created .claude"
 mkdir -p "$HOME/.claude" "$HOME/.gemini"
-out=$("$DCG" install --agent all --user 2>&1) || fail "install --agent all: $out"
+out=$("$DCG" install --force --agent all --user 2>&1) || fail "install --agent all: $out"
 echo "$out" | grep -q "installed: claude, gemini" || fail "install --agent all summary: $out"
 # status: each agent once, even in $HOME where project and user files are one
 st=$(cd "$HOME" && "$DCG" status)
@@ -74,7 +74,7 @@ echo "$st" | grep -q "not installed for codex, cursor, pi" || fail "status: $st"
 (cd "$HOME" && "$DCG" doctor >"$T/doctor.out") || fail "doctor on a good set-up: $(cat "$T/doctor.out")"
 # uninstall takes away the files dcg alone filled, and keeps a file with more in it
 echo '{"model": "opus"}' >"$HOME/.gemini/settings.json"
-"$DCG" install --agent gemini --user >/dev/null || fail "install gemini"
+"$DCG" install --force --agent gemini --user >/dev/null || fail "install gemini"
 "$DCG" uninstall --agent all --user >/dev/null || fail "uninstall --agent all"
 [ -e "$HOME/.claude/settings.json" ] && fail "uninstall left $(cat "$HOME/.claude/settings.json")"
 grep -q '"model"' "$HOME/.gemini/settings.json" || fail "uninstall lost the user's gemini settings"
@@ -82,7 +82,7 @@ grep -q '"model"' "$HOME/.gemini/settings.json" || fail "uninstall lost the user
 # a broken set-up: the registered binary is gone
 mkdir -p "$T/old"
 cp "$DCG" "$T/old/dcg"
-"$T/old/dcg" install --agent claude --user >/dev/null || fail "install from a copy"
+"$T/old/dcg" install --force --agent claude --user >/dev/null || fail "install from a copy"
 rm "$T/old/dcg"
 st=$("$DCG" status)
 echo "$st" | grep -q "BROKEN for claude" || fail "status misses the broken claude hook: $st"
@@ -91,7 +91,7 @@ echo "$st" | grep -q "fix: dcg install --agent claude --user" || fail "status gi
 out=$("$DCG" doctor) && fail "doctor on a broken set-up: exit 0"
 echo "$out" | grep -q "^FAIL hook claude (user)" || fail "doctor: $out"
 "$DCG" doctor --json | grep -q '"ok":false' || fail "doctor --json on a broken set-up"
-"$DCG" install --agent claude --user >/dev/null || fail "reinstall"
+"$DCG" install --force --agent claude --user >/dev/null || fail "reinstall"
 "$DCG" doctor >/dev/null || fail "doctor after the fix: $("$DCG" doctor)"
 
 # half-installed: an entry that covers only Bash
@@ -123,8 +123,8 @@ rm -rf "$T/proj/.claude" "$T/proj/dcg"
 
 # --managed: Claude Code's managed settings, path moved for the test
 export DCG_CLAUDE_MANAGED_SETTINGS=$T/etc/claude-code/managed-settings.json
-"$DCG" install --agent codex --managed 2>/dev/null && fail "--managed for codex accepted"
-"$DCG" install --agent claude --managed >/dev/null || fail "install --managed"
+"$DCG" install --force --agent codex --managed 2>/dev/null && fail "--managed for codex accepted"
+"$DCG" install --force --agent claude --managed >/dev/null || fail "install --managed"
 grep -q "hook --agent claude" "$DCG_CLAUDE_MANAGED_SETTINGS" || fail "no managed entry"
 "$DCG" uninstall --agent claude --managed >/dev/null || fail "uninstall --managed"
 [ -e "$DCG_CLAUDE_MANAGED_SETTINGS" ] && fail "uninstall --managed left the file"

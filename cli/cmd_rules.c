@@ -111,6 +111,8 @@ static int rules_list_json(struct pol_policy *pol)
 		cJSON_AddNumberToObject(o, "line", info.line);
 		if (info.kind == POL_RULE_PATH)
 			cJSON_AddStringToObject(o, "path_kind", pol_path_kind_name(info.path_kind));
+		if (info.alias)
+			cJSON_AddStringToObject(o, "alias", info.alias);
 		if (info.pattern)
 			cJSON_AddStringToObject(o, "pattern", info.pattern);
 		if (info.reason)

@@ -110,6 +110,7 @@ void pol_rule_finish(struct pol_rule *r)
 {
 	if (!r->borrowed) {
 		free(r->id);
+		free(r->alias);
 		free(r->pattern);
 		free(r->reason);
 		for (size_t i = 0; i < r->n_suggestions; i++)
@@ -598,9 +599,38 @@ int pol_rule_index_add(struct pol_policy *p, size_t i)
 	return index_put(p->id_index, p->id_cap, p->rules, i);
 }
 
+/* Allow and disable entries naming a path rule by its old positional ID
+ * (default.zero_access.18) name it by its ID from now on: the aliases are read for a
+ * while, so that existing policy files keep working. */
+static void resolve_aliases(struct pol_policy *p)
+{
+	for (size_t i = 0; i < p->n_allows; i++) {
+		ssize_t k;
+		char *id;
+		if (pol_rule_find(p, p->allows[i].rule) >= 0 ||
+		    (k = pol_rule_find_alias(p, p->allows[i].rule)) < 0 ||
+		    !(id = strdup(p->rules[k].id)))
+			continue;
+		free(p->allows[i].rule);
+		p->allows[i].rule = id;
+	}
+	for (size_t i = 0; i < p->n_disable; i++) {
+		ssize_t k;
+		char *id;
+		if (pol_rule_find(p, p->disable[i]) >= 0 ||
+		    (k = pol_rule_find_alias(p, p->disable[i])) < 0 || !(id = strdup(p->rules[k].id)))
+			continue;
+		free(p->disable[i]);
+		p->disable[i] = id;
+	}
+}
+
 void pol_rules_refresh(struct pol_policy *p)
 {
-	size_t *pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
+	size_t *pr;
+
+	resolve_aliases(p);
+	pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
 
 	if (pr)
 		p->path_rules = pr;
@@ -736,28 +766,102 @@ static int add_allow_suggestion(struct pol_rule *r)
 	return add_suggestion(r, buf);
 }
 
+/* A path rule's ID from its pattern, so that it stays when a list is reordered:
+ * letters and digits kept (lower case), '~' at the start "home", '*' "any", "**"
+ * "all", '?' "one", a leading '!' "not", anything else a '_' between words.
+ * ~/.ssh/ -> home_ssh, *.pem -> any_pem, .env.* -> env_any. Longer than 40: cut,
+ * with a hash of the whole pattern. */
+static void path_slug(const char *pat, char *out, size_t size)
+{
+	char buf[256];
+	size_t o = 0, h = 1469598103934665603ull;
+	const char *s = pat;
+
+	for (const char *c = pat; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+#define SLUG_WORD(w)                                                                     \
+	do {                                                                             \
+		if (o && buf[o - 1] != '_' && o + 1 < sizeof(buf))                         \
+			buf[o++] = '_';                                                  \
+		for (const char *wp = (w); *wp && o + 1 < sizeof(buf); wp++)               \
+			buf[o++] = *wp;                                                  \
+		if (o + 1 < sizeof(buf))                                                 \
+			buf[o++] = '_';                                                  \
+	} while (0)
+	if (*s == '!') {
+		SLUG_WORD("not");
+		s++;
+	}
+	if (*s == '~') {
+		SLUG_WORD("home");
+		s++;
+	}
+	for (; *s && o + 1 < sizeof(buf); s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+			buf[o++] = (char)c;
+		else if (c >= 'A' && c <= 'Z')
+			buf[o++] = (char)(c - 'A' + 'a');
+		else if (c == '*' && s[1] == '*') {
+			SLUG_WORD("all");
+			s++;
+		} else if (c == '*')
+			SLUG_WORD("any");
+		else if (c == '?')
+			SLUG_WORD("one");
+		else if (o && buf[o - 1] != '_')
+			buf[o++] = '_';
+	}
+#undef SLUG_WORD
+	while (o && buf[o - 1] == '_')
+		o--;
+	buf[o] = '\0';
+	if (!o)
+		snprintf(out, size, "root");
+	else if (o > 40)
+		snprintf(out, size, "%.31s_%08x", buf, (unsigned)(h & 0xffffffffu));
+	else
+		snprintf(out, size, "%.40s", buf);
+}
+
 static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
-			 const char *file, unsigned line, unsigned col)
+			 const char *file, unsigned line, unsigned col, const char *given)
 {
 	struct pol_rule *r;
-	char id[64];
+	char id[192], alias[64], slug[64];
 	int rc;
 
 	size_t *count = &p->path_count[p->scope][kind];
-	snprintf(id, sizeof(id), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind], ++*count);
+	snprintf(alias, sizeof(alias), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind],
+		 ++*count);
+	if (given && strchr(given, '.')) {
+		snprintf(id, sizeof(id), "%s", given);
+	} else {
+		if (!given)
+			path_slug(pat, slug, sizeof(slug));
+		snprintf(id, sizeof(id), "%s.%s.%.120s", scope_names[p->scope],
+			 path_kind_ids[kind], given ? given : slug);
+	}
+	/* the same words twice in one scope (.env and .env/): the later one numbered */
+	if (pol_rule_find(p, id) >= 0) {
+		size_t base = strlen(id);
+		for (int k = 2; k < 1000 && pol_rule_find(p, id) >= 0; k++)
+			snprintf(id + base, sizeof(id) - base, "_%d", k);
+	}
 	r = pol_rule_new(p);
 	if (!r)
 		return -ENOMEM;
 	r->kind = POL_RULE_PATH;
 	r->path_kind = kind;
 	r->id = strdup(id);
+	r->alias = strdup(alias);
 	r->pattern = strdup(pat);
 	r->reason = strdup(path_reasons[kind]);
 	r->severity = kind == POL_PATH_ZERO_ACCESS ? POL_SEV_CRITICAL : POL_SEV_HIGH;
 	r->decision = POL_DENY;
 	r->origin = pol_origin_intern(p, file);
 	r->line = line;
-	if (!r->id || !r->pattern || !r->reason)
+	if (!r->id || !r->alias || !r->pattern || !r->reason)
 		return -ENOMEM;
 	pol_rule_index_add(p, p->n_rules - 1);
 	rc = pol_pathpat_expand(p, pat, &r->path);
@@ -881,12 +985,23 @@ static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
 		r->n_owners++;
 }
 
-/* A path entry: a pattern, or {path: PATTERN, owners: [PROGRAM...]} where the
+static int valid_id(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+		      (s[n] >= '0' && s[n] <= '9') || s[n] == '.' || s[n] == '_' || s[n] == '-'))
+			return 0;
+	return n > 0 && n < 120 && s[0] != '.' && s[n - 1] != '.';
+}
+
+/* A path entry: a pattern, or {path: PATTERN, id: ID, owners: [PROGRAM...]} where the
  * owners (system programs such as git) may manage what it covers at runtime. */
 static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
 	enum pol_path_kind kind = (enum pol_path_kind)(long)arg;
-	const char *s = scalar(item);
+	const char *s = scalar(item), *given = NULL;
 	yaml_node_t *owners = NULL;
 
 	if (item->type == YAML_MAPPING_NODE) {
@@ -900,9 +1015,15 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 				s = scalar(v);
 			else if (ks && v && !strcmp(ks, "owners"))
 				owners = v;
+			else if (ks && v && !strcmp(ks, "id") && scalar(v) && valid_id(scalar(v)))
+				given = scalar(v);
+			else if (ks && v && !strcmp(ks, "id"))
+				err(l, v, pol_path_kind_name(kind),
+				    "id must be letters, digits, '.', '_' or '-' (the ID from the "
+				    "pattern is used)");
 			else
 				err(l, k ? k : item, pol_path_kind_name(kind),
-				    "unknown key '%s' in a path entry (path, owners)",
+				    "unknown key '%s' in a path entry (path, id, owners)",
 				    ks ? ks : "?");
 		}
 	}
@@ -915,7 +1036,7 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 		err(l, item, pol_path_kind_name(kind), "empty path pattern");
 		return;
 	}
-	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item)) < 0)
+	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item), given) < 0)
 		return;
 	if (owners)
 		each_item(l, owners, "owners", owner_item, &l->p->rules[l->p->n_rules - 1]);
@@ -1644,6 +1765,7 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 	info->line = r->line;
 	info->suggestions = (const char *const *)r->suggestions;
 	info->n_suggestions = r->n_suggestions;
+	info->alias = r->alias;
 	return 0;
 }
 
@@ -1656,6 +1778,16 @@ ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 		if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
 			return (ssize_t)(p->id_index[h] - 1);
 	return -ENOENT;
+}
+
+ssize_t pol_rule_find_alias(const struct pol_policy *p, const char *id)
+{
+	ssize_t i = pol_rule_find(p, id);
+
+	for (size_t k = 0; i < 0 && k < p->n_rules; k++)
+		if (p->rules[k].alias && !strcmp(p->rules[k].alias, id))
+			i = (ssize_t)k;
+	return i;
 }
 
 ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,

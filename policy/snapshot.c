@@ -137,6 +137,10 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		fieldn(&s, (long long)r->n_suggestions);
 		for (size_t k = 0; k < r->n_suggestions; k++)
 			field(&s, r->suggestions[k]);
+		if (r->alias) { /* its old positional ID, still accepted (pol_rule_find_alias) */
+			record(&s, 'L');
+			field(&s, r->alias);
+		}
 		if (r->n_owners) { /* the owners of the rule just written */
 			record(&s, 'O');
 			for (size_t k = 0; k < r->n_owners; k++)
@@ -420,6 +424,14 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 			break;
 		case 'O':
 			rc = p->n_rules ? load_owners(&p->rules[p->n_rules - 1], f, n) : -EINVAL;
+			break;
+		case 'L':
+			if (n < 2 || p->n_rules <= first || !p->rules[p->n_rules - 1].borrowed ||
+			    p->rules[p->n_rules - 1].alias) {
+				rc = -EINVAL;
+				break;
+			}
+			p->rules[p->n_rules - 1].alias = f[1]; /* in the kept text, as the ID */
 			break;
 		case 'K':
 			if (n < 3 || p->n_rules <= first) {

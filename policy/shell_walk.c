@@ -353,7 +353,7 @@ static int only_temp(struct sh_an *P, struct sh_pq *mark)
 		default:
 			break;
 		}
-		if (!sh_path_is_temp(q->u.path))
+		if (!sh_path_is_temp(P, q->u.path))
 			return 0;
 		any = 1;
 	}

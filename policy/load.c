@@ -21,6 +21,7 @@
 
 #include "internal.h"
 #include "shell.h"
+#include "yamlread.h"
 
 #define POL_FILE_MAX (16u * 1024 * 1024)
 
@@ -188,8 +189,8 @@ struct ldr {
  * largest real policies hold a few hundred entries. */
 #define POL_FILE_ENTRIES_MAX 50000
 
-#define LINE(n) ((unsigned)(n)->start_mark.line + 1)
-#define COL(n)	((unsigned)(n)->start_mark.column + 1)
+#define LINE(n) POL_YAML_LINE((n)->start_mark)
+#define COL(n)	POL_YAML_COL((n)->start_mark)
 
 static void err(struct ldr *l, yaml_node_t *n, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -204,11 +205,6 @@ static void err(struct ldr *l, yaml_node_t *n, const char *rule, const char *fmt
 	va_end(ap);
 	pol_diag_add(l->p, l->file, n ? LINE(n) : 0, n ? COL(n) : 0, rule, 0, "%s", msg);
 	l->errors++;
-}
-
-static const char *scalar(yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
 static int is_true(const char *s)
@@ -228,7 +224,7 @@ typedef void (*item_fn)(struct ldr *l, yaml_node_t *item, void *arg);
 
 static void each_item(struct ldr *l, yaml_node_t *seq, const char *key, item_fn fn, void *arg)
 {
-	if (seq->type == YAML_SCALAR_NODE && scalar(seq)[0] == '\0')
+	if (seq->type == YAML_SCALAR_NODE && pol_yaml_scalar(seq)[0] == '\0')
 		return; /* "key:" with nothing: an empty list */
 	if (seq->type != YAML_SEQUENCE_NODE) {
 		err(l, seq, key, "'%s' must be a list", key);
@@ -256,7 +252,7 @@ static void each_item(struct ldr *l, yaml_node_t *seq, const char *key, item_fn 
 static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
 	struct pol_rule *r = arg;
-	const char *s = scalar(item);
+	const char *s = pol_yaml_scalar(item);
 	char **no;
 
 	if (!s || !s[0] || (s[0] == ':' && strcmp(s, ":agent") != 0 && strcmp(s, ":dcg") != 0)) {
@@ -278,7 +274,7 @@ static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
 static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
 	enum pol_path_kind kind = (enum pol_path_kind)(long)arg;
-	const char *s = scalar(item);
+	const char *s = pol_yaml_scalar(item);
 	yaml_node_t *owners = NULL;
 
 	if (item->type == YAML_MAPPING_NODE) {
@@ -286,10 +282,10 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 		     pr < item->data.mapping.pairs.top; pr++) {
 			yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
 			yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
-			const char *ks = scalar(k);
+			const char *ks = pol_yaml_scalar(k);
 
-			if (ks && v && !strcmp(ks, "path") && scalar(v))
-				s = scalar(v);
+			if (ks && v && !strcmp(ks, "path") && pol_yaml_scalar(v))
+				s = pol_yaml_scalar(v);
 			else if (ks && v && !strcmp(ks, "owners"))
 				owners = v;
 			else
@@ -320,14 +316,14 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 /* A loosening entry of an untrusted file: noted, not applied. */
 static void ignored_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
-	const char *what = arg, *text = scalar(item);
+	const char *what = arg, *text = pol_yaml_scalar(item);
 
 	if (item->type == YAML_MAPPING_NODE)
 		for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
 		     pr < item->data.mapping.pairs.top; pr++) {
-			const char *ks = scalar(yaml_document_get_node(l->doc, pr->key));
+			const char *ks = pol_yaml_scalar(yaml_document_get_node(l->doc, pr->key));
 			if (ks && !strcmp(ks, "rule"))
-				text = scalar(yaml_document_get_node(l->doc, pr->value));
+				text = pol_yaml_scalar(yaml_document_get_node(l->doc, pr->value));
 		}
 	pol_ignored_add(l->p, l->file, LINE(item), what, text ? text : "?",
 			"the file is not trusted");
@@ -340,7 +336,7 @@ static void strlist_item(struct ldr *l, yaml_node_t *item, void *arg)
 		size_t *n;
 		const char *key;
 	} *dst = arg;
-	const char *s = scalar(item);
+	const char *s = pol_yaml_scalar(item);
 	char **nv;
 
 	if (!s || !s[0]) {
@@ -359,7 +355,7 @@ static void strlist_item(struct ldr *l, yaml_node_t *item, void *arg)
 static void suggestion_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
 	struct pol_rule *r = arg;
-	const char *s = scalar(item);
+	const char *s = pol_yaml_scalar(item);
 
 	if (!s) {
 		err(l, item, r->id, "suggestions must be strings");
@@ -388,7 +384,7 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	     pr < item->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
-		const char *ks = scalar(k), *vs = scalar(v);
+		const char *ks = pol_yaml_scalar(k), *vs = pol_yaml_scalar(v);
 
 		if (!ks || !v) {
 			err(l, k ? k : item, key, "keys must be strings");
@@ -538,7 +534,7 @@ static void allow_item(struct ldr *l, yaml_node_t *item, void *arg)
 	     pr < item->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
-		const char *ks = scalar(k);
+		const char *ks = pol_yaml_scalar(k);
 
 		if (!ks || !v)
 			continue;
@@ -546,16 +542,16 @@ static void allow_item(struct ldr *l, yaml_node_t *item, void *arg)
 			paths = v;
 			continue;
 		}
-		if (!scalar(v)) {
+		if (!pol_yaml_scalar(v)) {
 			err(l, v, rule, "'%s' must be a single value", ks);
 			continue;
 		}
 		if (!strcmp(ks, "rule"))
-			rule = scalar(v);
+			rule = pol_yaml_scalar(v);
 		else if (!strcmp(ks, "reason"))
-			reason = scalar(v);
+			reason = pol_yaml_scalar(v);
 		else if (!strcmp(ks, "expires"))
-			expires = scalar(v);
+			expires = pol_yaml_scalar(v);
 		else
 			err(l, k, rule, "unknown key '%s' in allow entry (ignored)", ks);
 	}
@@ -629,7 +625,7 @@ static void load_document(struct ldr *l)
 
 	if (!root)
 		return; /* an empty file: nothing to add */
-	if (root->type == YAML_SCALAR_NODE && scalar(root)[0] == '\0')
+	if (root->type == YAML_SCALAR_NODE && pol_yaml_scalar(root)[0] == '\0')
 		return;
 	if (root->type != YAML_MAPPING_NODE) {
 		err(l, root, NULL,
@@ -641,7 +637,7 @@ static void load_document(struct ldr *l)
 	     pr < root->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
-		const char *ks = scalar(k);
+		const char *ks = pol_yaml_scalar(k);
 
 		if (!ks || !v) {
 			err(l, k ? k : root, NULL, "top-level keys must be strings");
@@ -701,48 +697,6 @@ static void load_document(struct ldr *l)
  * to nest deeper than the limit, a first pass over the events refuses the file at the
  * first collection nested too deep, before the document is built. Block collections
  * ("- - - x") cost linear time and need no check. */
-#define POL_YAML_DEPTH_MAX 64
-
-static int check_flow_depth(struct pol_policy *p, const char *name, const char *buf, size_t len)
-{
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	size_t openers = 0;
-	int depth = 0, rc = 0;
-
-	for (size_t i = 0; i < len && openers <= POL_YAML_DEPTH_MAX; i++)
-		if (buf[i] == '[' || buf[i] == '{')
-			openers++;
-	if (openers <= POL_YAML_DEPTH_MAX)
-		return 0;
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	for (;;) {
-		yaml_event_type_t type;
-
-		if (!yaml_parser_parse(&parser, &ev))
-			break; /* a syntax error: the document load reports it */
-		type = ev.type;
-		if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
-			if (++depth > POL_YAML_DEPTH_MAX) {
-				pol_diag_add(p, name, (unsigned)ev.start_mark.line + 1,
-					     (unsigned)ev.start_mark.column + 1, NULL, 1,
-					     "collections nested more than %d deep: file refused",
-					     POL_YAML_DEPTH_MAX);
-				rc = -EINVAL;
-			}
-		} else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
-			depth--;
-		}
-		yaml_event_delete(&ev);
-		if (rc || type == YAML_STREAM_END_EVENT)
-			break;
-	}
-	yaml_parser_delete(&parser);
-	return rc;
-}
-
 /* The system file's rules are guarded, but for those its `overridable:` list names
  * (by ID or pack prefix, "*" for all). */
 static void guard_rules(struct ldr *l, size_t first)
@@ -765,43 +719,19 @@ static void guard_rules(struct ldr *l, size_t first)
 static int load_scoped(struct pol_policy *p, const char *name, const char *buf, size_t len,
 		       int scope, int untrusted)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
+	struct pol_yaml_diag d;
 	struct ldr l = {.p = p, .doc = &doc, .file = name, .untrusted = untrusted};
 	size_t first = p->n_rules;
 	int rc = 0;
 
 	p->scope = scope;
 	pol_origin_intern(p, name);
-	if (len > POL_FILE_MAX) {
-		pol_diag_add(p, name, 0, 0, NULL, 1,
-			     "file is %zu bytes, over the %u MiB limit: refused", len,
-			     POL_FILE_MAX >> 20);
-		return -EINVAL;
-	}
-	rc = check_flow_depth(p, name, buf, len);
+	rc = pol_yaml_load(buf, len, POL_FILE_MAX, &doc, &d);
+	if (rc == -EINVAL)
+		pol_diag_add(p, name, d.line, d.col, NULL, 1, "%s", d.msg);
 	if (rc < 0)
 		return rc;
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		/* Where the problem was noticed can be the end of the file (an unclosed
-		 * quote); the context mark says where the construct at fault began. */
-		char began[64] = "";
-		if (parser.context && (parser.context_mark.line != parser.problem_mark.line ||
-				       parser.context_mark.column != parser.problem_mark.column))
-			snprintf(began, sizeof(began), " (started at line %u, column %u)",
-				 (unsigned)parser.context_mark.line + 1,
-				 (unsigned)parser.context_mark.column + 1);
-		pol_diag_add(p, name, (unsigned)parser.problem_mark.line + 1,
-			     (unsigned)parser.problem_mark.column + 1, NULL, 1,
-			     "YAML syntax error: %s%s%s%s: file ignored",
-			     parser.problem ? parser.problem : "unknown", parser.context ? " " : "",
-			     parser.context ? parser.context : "", began);
-		rc = -EINVAL;
-		goto out_parser;
-	}
 	load_document(&l);
 	yaml_document_delete(&doc);
 	if (scope == POL_SCOPE_SYSTEM)
@@ -815,9 +745,7 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 	pol_rules_refresh(p);
 	/* Bad entries were reported and skipped; the file is not refused whole, so the
 	 * header's contract holds: 0 with diagnostics. Callers count the diagnostics. */
-out_parser:
-	yaml_parser_delete(&parser);
-	return rc;
+	return 0;
 }
 
 int pol_load_buffer(struct pol_policy *p, const char *name, const char *buf, size_t len)

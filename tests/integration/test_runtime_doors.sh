@@ -41,6 +41,32 @@ os.unlink("../" * 51 + "ro/f")
 PY
 export T
 
+# posix_spawn's file actions: after addchdir_np, a relative open happens in the new
+# folder, inside glibc's child where no wrapper runs.
+cat >"$T/spawn.c" <<'C'
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+int main(void)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = {"true", 0};
+	pid_t pid;
+	int st;
+
+	posix_spawn_file_actions_init(&fa);
+	if (posix_spawn_file_actions_addchdir_np(&fa, "ro") ||
+	    posix_spawn_file_actions_addopen(&fa, 1, "f", O_WRONLY | O_TRUNC, 0))
+		return 2;
+	if (posix_spawn(&pid, "/bin/true", &fa, 0, argv, 0))
+		return 3;
+	waitpid(pid, &st, 0);
+	posix_spawn_file_actions_destroy(&fa);
+	return 0;
+}
+C
+cc -O2 -o "$T/spawn" "$T/spawn.c" || fail "cannot build the posix_spawn case"
+
 # name|command (run in $W by bash)
 cat >"$T/cases" <<'CASES'
 ctypes_unlink|python3 -c 'import ctypes; ctypes.CDLL("libc.so.6").unlink(b"ro/f")'
@@ -49,6 +75,7 @@ syscall_fchmodat2|python3 -c 'import ctypes; ctypes.CDLL(None).syscall(452, -100
 bind_unix_socket|python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("ro/sock")'
 unshare_mount_over_preload|unshare -rm sh -c 'for d in $(printf %s "$LD_PRELOAD" | tr ": " "\n" | xargs -r -n1 dirname); do mount -t tmpfs none "$d"; done; rm -f ro/f'
 cwd_deeper_than_path_max|python3 "$T/deep.py"
+posix_spawn_addchdir_then_open|"$T/spawn"
 CASES
 
 sandbox_ok=1

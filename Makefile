@@ -39,7 +39,7 @@ all:
 bench:
 
 # The libraries every module may link, named here so that no module depends on the
-# order of the includes below.
+# order of the includes below (but policy/, whose objects the SAN=1 guard copies).
 POLICY_LIB := $(BUILD)/libdcgpolicy.a
 SANDBOX_LIB := $(BUILD)/libdcgsandbox.a
 CLI_LIB := $(BUILD)/libdcgcli.a

@@ -559,7 +559,7 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	/* An entry that lets the path as written pass must not let through where it
 	 * really leads (a link in an allowed folder to a protected one). */
 	if (r->decision == POL_ALLOW && which == lexical && resolved && strcmp(resolved, lexical)) {
-		const struct pol_rule *real = path_rule_hit(p, resolved, kinds, beneath, exe);
+		const struct pol_rule *real = path_rule_hit(p, resolved, kinds, beneath, ctx);
 
 		if (real) {
 			struct pol_result r2;

@@ -171,15 +171,18 @@ static const struct loaded *loaded_get(void)
 	}
 	mine->dcg_exe[0] = '\0';
 	{
+		/* dcg beside this object (the build), else PREFIX/bin/dcg for an object in
+		 * PREFIX/lib/dcg/ (make install), as the launcher finds us. */
+		static const char *const rel[] = {"/dcg", "/../../bin/dcg"};
 		const char *slash = g.self_path ? strrchr(g.self_path, '/') : NULL;
 		char dcg[4096];
 		struct rt_msg m;
 
-		if (slash) {
+		for (size_t i = 0; slash && i < 2 && !mine->dcg_exe[0]; i++) {
 			rt_msg_init(&m, dcg, sizeof(dcg));
 			rt_msg_addn(&m, g.self_path, (size_t)(slash - g.self_path));
-			rt_msg_add(&m, "/dcg");
-			if (m.len < sizeof(dcg) - 1 && !realpath(dcg, mine->dcg_exe))
+			rt_msg_add(&m, rel[i]);
+			if (m.len >= sizeof(dcg) - 1 || !realpath(dcg, mine->dcg_exe))
 				mine->dcg_exe[0] = '\0';
 		}
 	}

@@ -634,7 +634,7 @@ static void disposed(struct sh_an *P, struct nc *x, const struct sh_word *src)
 	char *p = sh_path_form(P, src, &len);
 	const char *base;
 
-	if (p && sh_path_is_temp(p))
+	if (p && sh_path_is_temp(P, p))
 		return;
 	if (p) {
 		while (len > 1 && p[len - 1] == '/')

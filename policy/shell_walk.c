@@ -366,7 +366,7 @@ static int only_temp(struct sh_an *P, struct sh_pq *mark, unsigned placeholders0
 		default:
 			break;
 		}
-		if (!sh_path_is_temp(q->u.path))
+		if (!sh_path_is_temp(P, q->u.path))
 			return 0;
 		any = 1;
 	}

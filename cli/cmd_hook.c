@@ -1,0 +1,284 @@
+/* cmd_hook.c - `dcg hook`: one tool call on stdin, one answer on stdout.
+ *
+ * Claude Code lets the tool run when a hook crashes, exits 1, prints non-JSON or
+ * times out. So every path out of here either prints a complete answer and exits 0,
+ * or (crash, timeout, stdout failure) explains on stderr and exits 2, which Claude
+ * Code treats as a refusal. Nothing is printed on stdout before the answer is whole. */
+#include "hook.h"
+
+#include "agents/agents.h"
+
+#include "commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Larger input is refused unread: a real tool call is far smaller, and reading and
+ * parsing 100 MB would blow the time budget. */
+#define HOOK_MAX_INPUT (16u * 1024 * 1024)
+/* dcg refuses by itself before any agent's hook timeout can let the call through. */
+#define HOOK_ALARM_SECONDS 10
+
+static void fail_closed(int sig)
+{
+	static const char crash[] =
+	    "dcg: internal error while checking this tool call; it is refused. "
+	    "Run `dcg status` to see what is wrong.\n";
+	static const char slow[] = "dcg: checking this tool call took too long; it is refused.\n";
+	ssize_t n;
+
+	if (sig == SIGALRM)
+		n = write(2, slow, sizeof(slow) - 1);
+	else
+		n = write(2, crash, sizeof(crash) - 1);
+	(void)n;
+	_exit(2);
+}
+
+static void install_fail_closed(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fail_closed;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+#if !defined(__SANITIZE_ADDRESS__)
+	/* Under the sanitizers their own reports matter more. */
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+	sigaction(SIGILL, &sa, NULL);
+	sigaction(SIGABRT, &sa, NULL);
+#endif
+	alarm(HOOK_ALARM_SECONDS);
+}
+
+/* Reads stdin up to max bytes. Returns 0 (with *over set when more was waiting),
+ * or a negative errno. */
+static int read_input(char **out, size_t *len, size_t max, int *over)
+{
+	size_t cap = 65536, used = 0;
+	char *buf = malloc(cap + 1), *n;
+	ssize_t got;
+
+	*out = NULL;
+	*len = 0;
+	*over = 0;
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (used == cap) {
+			if (cap >= max) {
+				*over = 1;
+				break;
+			}
+			cap = cap * 4 > max ? max : cap * 4;
+			n = realloc(buf, cap + 1);
+			if (!n) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = n;
+		}
+		got = read(0, buf + used, cap - used);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -errno;
+		}
+		if (got == 0)
+			break;
+		used += (size_t)got;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	return 0;
+}
+
+/* Reads and drops the rest of stdin, so the agent's write of an oversized call ends
+ * normally instead of on a broken pipe. */
+static void drain_input(void)
+{
+	char tmp[65536];
+	ssize_t got;
+
+	do
+		got = read(0, tmp, sizeof(tmp));
+	while (got > 0 || (got < 0 && errno == EINTR));
+}
+
+static int write_all(int fd, const char *s, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, s, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		s += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The text to log as the call's input: the command, or its paths. */
+static void log_input(const struct hook_call *call, char *out, size_t size)
+{
+	size_t i, off = 0;
+	int n;
+
+	out[0] = '\0';
+	if (call->kind == HOOK_CALL_COMMAND) {
+		snprintf(out, size, "%.*s",
+			 (int)(call->command_len > size ? size : call->command_len), call->command);
+		return;
+	}
+	for (i = 0; i < call->n_paths && off < size; i++) {
+		n = snprintf(out + off, size - off, "%s%s", i ? " " : "", call->paths[i]);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: dcg hook [--agent NAME] [--policy FILE]\n"
+		   "\n"
+		   "Reads one tool call from the agent on stdin and answers it in the agent's\n"
+		   "protocol: nothing for an allowed call, a deny or ask answer otherwise, with\n"
+		   "the reason on stderr. Malformed input is refused, never let through.\n"
+		   "Agents:");
+	for (i = 0; i < hook_agent_count(); i++)
+		fprintf(f, " %s%s", hook_agent_get(i)->name,
+			hook_agent_get(i)->parse ? "" : " (not yet)");
+	fprintf(f, "\nInstall it with: dcg install --agent claude\n");
+}
+
+int cmd_hook(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"agent", required_argument, NULL, 'a'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const struct hook_agent *agent;
+	const char *agent_name = "claude", *policy_file = dcg_global_policy;
+	struct pol_policy *pol = NULL;
+	struct pol_result res;
+	struct hook_call call;
+	struct hook_answer ans;
+	struct pol_log_entry le;
+	char *input = NULL, *answer = NULL, *msg = NULL;
+	char logged[4096];
+	void *state = NULL;
+	size_t len = 0;
+	int c, over = 0, code = 0, err;
+
+	install_fail_closed();
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			agent_name = optarg;
+			break;
+		case 'p':
+			policy_file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	agent = hook_agent_find(agent_name);
+	if (!agent || !agent->parse) {
+		/* A hook that exits 1 lets the call through: refuse loudly instead. */
+		fprintf(stderr, "dcg: hook: %s agent '%s'; the call is refused\n",
+			agent ? "no protocol yet for the" : "unknown", agent_name);
+		return 2;
+	}
+
+	pol_result_init(&res);
+	hook_call_init(&call);
+	err = read_input(&input, &len, HOOK_MAX_INPUT, &over);
+	if (err) {
+		call.kind = HOOK_CALL_INVALID;
+		call.invalid = "dcg could not read the tool call from stdin";
+	} else if (over) {
+		call.kind = HOOK_CALL_INVALID;
+		call.invalid = "the tool call is too large to check (over 16 MiB)";
+	} else {
+		agent->parse(input, len, &call, &state);
+	}
+	if (call.kind == HOOK_CALL_OTHER && !hook_intent_confines(&call))
+		goto out; /* nothing to decide: no policy load at all */
+
+	if (call.kind != HOOK_CALL_INVALID)
+		pol = hook_policy_open(policy_file, call.cwd, stderr);
+	hook_decide_call(pol, &call, POL_CTX_KEEP_SCRIPT, &res);
+
+	if (res.decision >= POL_WARN) {
+		struct hook_msg_opts mo = {isatty(2), call.command, call.command_len};
+		msg = hook_msg_human(&res, &mo);
+		if (msg)
+			write_all(2, msg, strlen(msg));
+		if (pol)
+			hook_print_trust_notes(stderr, pol, 1);
+		log_input(&call, logged, sizeof(logged));
+		memset(&le, 0, sizeof(le));
+		le.layer = "hook";
+		le.tool = call.tool ? call.tool : "?";
+		le.input = logged;
+		le.agent = agent->name;
+		le.cwd = call.cwd;
+		le.result = &res;
+		pol_log_append(&le); /* a failure to log never changes the decision */
+	}
+	ans.result = &res;
+	ans.call = &call;
+	answer = agent->answer(&ans, &code);
+	if (!answer && (res.decision == POL_DENY || res.decision == POL_ASK)) {
+		/* No memory for the JSON: exit 2 still refuses. */
+		static const char oom[] = "dcg: out of memory; the call is refused\n";
+		write_all(2, oom, sizeof(oom) - 1);
+		code = 2;
+		goto out;
+	}
+	if (answer) {
+		size_t alen = strlen(answer);
+		if (write_all(1, answer, alen) || write_all(1, "\n", 1)) {
+			static const char bad[] =
+			    "dcg: cannot write the answer; the call is refused\n";
+			write_all(2, bad, sizeof(bad) - 1);
+			code = 2;
+		}
+	}
+out:
+	if (over)
+		drain_input();
+	free(answer);
+	free(msg);
+	pol_result_release(&res);
+	if (state)
+		agent->release(state);
+	hook_call_release(&call);
+	pol_free(pol);
+	free(input);
+	return code;
+}

@@ -1,0 +1,368 @@
+/* launch.c - the guarded environment that `dcg run` and `dcg sandbox` build before CMD
+ * starts: their shared options, the guard library and the policy snapshot (launch.h). */
+#include "launch.h"
+
+#include "commands.h"
+#include "hook.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* A private folder of ours: created 0700, refused when someone else owns it or it is
+ * open to others (another user could swap the snapshot). */
+static int private_dir(char *out, size_t size)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int n;
+
+	if (rt && rt[0] == '/')
+		n = snprintf(out, size, "%s/dcg", rt);
+	else
+		n = snprintf(out, size, "/tmp/dcg-%u", (unsigned)getuid());
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	if (mkdir(out, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(out, &st) != 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
+		return -EPERM;
+	return 0;
+}
+
+static int same_content(const char *path, const char *buf, size_t len)
+{
+	char chunk[8192];
+	size_t off = 0;
+	struct stat st;
+	int fd, same = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len)
+		goto out_close;
+	while (off < len) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n <= 0 || memcmp(chunk, buf + off, (size_t)n) != 0)
+			goto out_close;
+		off += (size_t)n;
+	}
+	same = 1;
+out_close:
+	close(fd);
+	return same;
+}
+
+/* Writes the snapshot to dir/snap-HASH (atomically, by rename). */
+static int write_snapshot(const char *dir, const char *buf, size_t len, char *out, size_t size)
+{
+	int n;
+
+	n = snprintf(out, size, "%s/snap-%016llx", dir, (unsigned long long)fnv1a(buf, len));
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	if (same_content(out, buf, len)) {
+		utimensat(AT_FDCWD, out, NULL, 0); /* in use: not stale */
+		return 0;
+	}
+	return pol_write_atomic(out, buf, len, 0600);
+}
+
+/* Snapshots and notes of sessions not used for a week go: a process still running
+ * from one that old falls back to loading the policy files. */
+#define STALE_SECONDS (7 * 24 * 3600)
+static void remove_stale(const char *dir)
+{
+	time_t now = time(NULL);
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		/* snap-HASH, snap-HASH.dcg-XXXXXX (a write cut short), noted-SESSION-HASH */
+		if (strncmp(e->d_name, "snap-", 5) != 0 && strncmp(e->d_name, "noted-", 6) != 0)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && now - st.st_mtime > STALE_SECONDS)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* The guard library: $DCG_PRELOAD, else next to the dcg binary, else ../lib/dcg/. */
+int launch_find_preload(char *out, size_t size)
+{
+	const char *env = getenv("DCG_PRELOAD");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env)
+		return realpath(env, out) && size >= PATH_MAX ? 0 : -ENOENT;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if ((size_t)snprintf(out, size, "%s/libdcg-preload.so", exe) < size &&
+	    access(out, R_OK) == 0)
+		return 0;
+	if ((size_t)snprintf(out, size, "%s/../lib/dcg/libdcg-preload.so", exe) < size &&
+	    access(out, R_OK) == 0)
+		return 0;
+	return -ENOENT;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The guarded processes decide from the snapshot alone: make sure it gives back the
+ * rules it was made from, or hand them the policy files instead (slower, not weaker). */
+static int snapshot_round_trips(const struct pol_policy *p, const char *buf, size_t len)
+{
+	struct pol_policy *q = pol_new(0);
+	size_t n = pol_rule_count(p);
+	int ok = 0;
+
+	if (!q)
+		return 0;
+	if (pol_snapshot_load(q, buf, len) < 0 || pol_rule_count(q) < n)
+		goto out_free;
+	for (size_t i = 0; i < n; i++) {
+		struct pol_rule_info a, b;
+		ssize_t j;
+
+		if (pol_rule_get(p, i, &a) < 0 || !a.id)
+			goto out_free;
+		j = pol_rule_find(q, a.id);
+		if (j < 0 || pol_rule_get(q, (size_t)j, &b) < 0)
+			goto out_free;
+		if (a.kind != b.kind || !same_str(a.pattern, b.pattern) ||
+		    a.decision != b.decision ||
+		    (a.kind == POL_RULE_PATH && a.path_kind != b.path_kind))
+			goto out_free;
+	}
+	ok = !strcmp(pol_root(p) ? pol_root(p) : "", pol_root(q) ? pol_root(q) : "");
+out_free:
+	pol_free(q);
+	return ok;
+}
+
+int launch_write_snapshot(struct pol_policy *p, const char *origin, char *out, size_t size)
+{
+	char dir[PATH_MAX], extra[PATH_MAX + 64];
+	size_t len = 0;
+	char *buf;
+	int n, rc;
+
+	rc = private_dir(dir, sizeof(dir));
+	if (rc < 0)
+		return rc;
+	/* The snapshot folder is the guard's own: read-only for the guarded processes. */
+	n = snprintf(extra, sizeof(extra), "readOnlyPaths: ['%s/']\n", dir);
+	if (n > 0 && (size_t)n < sizeof(extra) && !strchr(dir, '\''))
+		pol_load_buffer(p, origin, extra, (size_t)n);
+	remove_stale(dir);
+	buf = pol_snapshot_save(p, &len);
+	if (!buf)
+		return -ENOMEM;
+	rc = snapshot_round_trips(p, buf, len) ? write_snapshot(dir, buf, len, out, size) : -EINVAL;
+	free(buf);
+	return rc;
+}
+
+int launch_parse(int argc, char **argv, struct launch_args *a, void (*usage)(FILE *f))
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
+			a->policy_file = argv[++i];
+		} else if (!strncmp(argv[i], "--policy=", 9)) {
+			a->policy_file = argv[i] + 9;
+		} else if (!strcmp(argv[i], "--intent") && i + 1 < argc) {
+			a->intent = argv[++i];
+		} else if (!strncmp(argv[i], "--intent=", 9)) {
+			a->intent = argv[i] + 9;
+		} else if (!strcmp(argv[i], "--no-preload") &&
+			   a->preload != LAUNCH_PRELOAD_REQUIRED) {
+			a->preload = LAUNCH_PRELOAD_NONE;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "%s: unknown option '%s'\n", a->name, argv[i]);
+			usage(stderr);
+			return -1;
+		} else {
+			break; /* CMD without "--" */
+		}
+	}
+	if (i < argc) {
+		a->cmd = argv + i;
+	} else {
+		const char *sh = getenv("SHELL");
+
+		a->default_cmd[0] = (char *)(sh && *sh ? sh : "/bin/bash");
+		a->default_cmd[1] = NULL;
+		a->cmd = a->default_cmd;
+	}
+	return 1;
+}
+
+/* LD_PRELOAD with the guard first, keeping what was there (unless it is already in). */
+static int set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+	size_t n;
+	int rc;
+
+	if (old && strstr(old, lib))
+		return 0;
+	if (!old || !*old)
+		return setenv("LD_PRELOAD", lib, 1);
+	n = strlen(lib) + 1 + strlen(old) + 1;
+	v = malloc(n);
+	if (!v)
+		return -1;
+	snprintf(v, n, "%s %s", lib, old);
+	rc = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return rc;
+}
+
+/* The snapshot for the guarded processes, or a warning: they then load the policy
+ * files themselves (slower, not weaker). */
+static int set_snapshot(struct pol_policy *p, const char *name)
+{
+	char snap[PATH_MAX], origin[64];
+	int rc;
+
+	snprintf(origin, sizeof(origin), "<%s>", name);
+	rc = launch_write_snapshot(p, origin, snap, sizeof(snap));
+	if (rc == -EPERM || rc == -ENAMETOOLONG)
+		fprintf(stderr, "%s: no private folder for the policy snapshot\n", name);
+	else if (rc == -EINVAL)
+		fprintf(stderr,
+			"%s: the policy snapshot does not load back as saved; "
+			"each process will load the policy files itself\n",
+			name);
+	else if (rc < 0)
+		fprintf(stderr,
+			"%s: cannot write the policy snapshot; each process "
+			"will load the policy files itself\n",
+			name);
+	else if (setenv("DCG_SNAPSHOT", snap, 1) != 0)
+		return -1;
+	return 0;
+}
+
+/* DCG_POLICY, DCG_SESSION, DCG_LOG, the intent, LD_PRELOAD, DCG_SANDBOX. */
+static int set_environment(const struct launch_args *a, const char *policy_abs, const char *lib)
+{
+	char sess[96], logp[PATH_MAX];
+	struct timespec now;
+
+	if (policy_abs && setenv("DCG_POLICY", policy_abs, 1) != 0)
+		return -1;
+	/* One session per launch: the guard says once per session that a program it
+	 * cannot follow (static, set-uid) ran; the wrapped agent's pid (dcg run execs it;
+	 * dcg sandbox's child puts its own) and the start, to the nanosecond, which tells
+	 * the session's own new files (atomic saves) from older ones (runtime/rt.h). */
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(sess, sizeof(sess), "%ld.%lld.%09ld", (long)getpid(), (long long)now.tv_sec,
+		 (long)now.tv_nsec);
+	if (setenv("DCG_SESSION", sess, 1) != 0)
+		return -1;
+	/* The log path is fixed now, so that `env -i` in a child does not move it. */
+	if (pol_log_path(logp, sizeof(logp)) == 0 && logp[0] == '/' &&
+	    setenv("DCG_LOG", logp, 1) != 0)
+		return -1;
+	/* Checks the ID against the project's intents file and sets $DCG_INTENT and
+	 * $DCG_INTENTS_FILE, which the guard reads (and re-injects) in every process and
+	 * the supervisor reads when it starts. */
+	if (a->intent && hook_intent_prepare_run(a->intent, stderr) != 0)
+		return -1;
+	if (lib && set_preload(lib) != 0)
+		return -1;
+	if (a->sandbox && setenv("DCG_SANDBOX", "1", 1) != 0)
+		return -1;
+	return 0;
+}
+
+struct pol_policy *launch_prepare(const struct launch_args *a)
+{
+	const char *policy_file = a->policy_file ? a->policy_file : dcg_global_policy;
+	char policy_abs[PATH_MAX], lib[PATH_MAX];
+	int have_lib = 0;
+	struct pol_policy *p;
+
+	if (!policy_file)
+		policy_file = getenv("DCG_POLICY");
+	if (policy_file && *policy_file) {
+		if (!realpath(policy_file, policy_abs)) {
+			fprintf(stderr, "%s: policy file %s: %s\n", a->name, policy_file,
+				strerror(errno));
+			return NULL;
+		}
+		policy_file = policy_abs;
+	} else {
+		policy_file = NULL;
+	}
+	if (a->preload != LAUNCH_PRELOAD_NONE) {
+		have_lib = launch_find_preload(lib, sizeof(lib)) == 0;
+		if (!have_lib && a->preload == LAUNCH_PRELOAD_REQUIRED) {
+			fprintf(stderr,
+				"%s: libdcg-preload.so not found next to dcg (set "
+				"DCG_PRELOAD)\n",
+				a->name);
+			return NULL;
+		}
+	}
+	p = hook_policy_open(policy_file, NULL, stderr);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory loading the policy\n", a->name);
+		return NULL;
+	}
+	if ((have_lib && set_snapshot(p, a->name) != 0) ||
+	    set_environment(a, policy_file, have_lib ? lib : NULL) != 0) {
+		pol_free(p);
+		return NULL;
+	}
+	return p;
+}

@@ -1,0 +1,47 @@
+# cli/: the dcg binary (the agent hook, the launchers of dcg run and dcg sandbox, the
+# everyday commands).
+#   $(BUILD)/libdcgcli.a   every cli/*.c but the two mains, so that tests link it directly
+#   $(BUILD)/dcg           main.o + libdcgcli.a + libdcgsandbox.a + libdcgpolicy.a
+#   $(BUILD)/sandbox/sbx-run  `dcg sandbox` alone (sbx_main.c), for sandbox/bench.sh
+CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c,$(wildcard cli/*.c cli/agents/*.c))
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+
+# `dcg hook` starts once per tool call: link PCRE2, libyaml and libseccomp statically
+# when their archives exist (Debian's -dev packages ship them; cJSON has none), which
+# saves the dynamic loader a library search, mapping and relocation at every start.
+# HOOK_STATIC_DEPS=0 links everything dynamically.
+HOOK_STATIC_DEPS ?= 1
+ifeq ($(HOOK_STATIC_DEPS),1)
+hook_archive = $(wildcard $(shell $(CC) -print-file-name=lib$(1).a))
+HOOK_STATIC_NAMES := $(foreach n,pcre2-8 yaml seccomp,$(if $(call hook_archive,$(n)),$(n)))
+DCG_LIBS := $(foreach n,$(HOOK_STATIC_NAMES),$(call hook_archive,$(n))) \
+	$(filter-out $(HOOK_STATIC_NAMES:%=-l%),$(DEPS_LIBS))
+else
+DCG_LIBS := $(DEPS_LIBS)
+endif
+
+$(CLI_LIB): $(CLI_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/dcg: $(BUILD)/cli/main.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+	$(CC) $(ALL_LDFLAGS) $^ $(DCG_LIBS) -o $@
+
+$(BUILD)/sandbox/sbx-run: $(BUILD)/cli/sbx_main.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+	$(CC) $(ALL_LDFLAGS) $^ $(DCG_LIBS) -o $@
+
+all: $(BUILD)/dcg
+
+# Whole-process latency of `dcg hook` per kind of call, against /bin/true.
+$(BUILD)/bench_hook: $(BUILD)/cli/bench/bench_hook.o
+	$(CC) $(ALL_LDFLAGS) $^ -o $@
+
+.PHONY: bench-hook
+bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook
+	$(BUILD)/bench_hook $(BUILD)/dcg $(BENCH_HOOK_ARGS)
+
+bench: bench-hook
+
+# tests/test_cli.c runs the binary itself.
+$(BUILD)/tests/test_cli: $(BUILD)/dcg

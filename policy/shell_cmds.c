@@ -1165,7 +1165,7 @@ static int starts_temp(struct sh_an *P, struct nc *x, const size_t *starts, size
 
 	for (size_t k = 0; k < n; k++) {
 		char *p = sh_path_form(P, x->v[starts[k]], &len);
-		if (!p || !sh_path_is_temp(p))
+		if (!p || !sh_path_is_temp(P, p))
 			return 0;
 	}
 	return n > 0;

@@ -220,7 +220,9 @@ struct sh_an {
 	} vars[SH_MAX_VARS]; /* variables assigned so far, with known values */
 	size_t nvars;
 	size_t nfnames;
-	unsigned paths_unknown;		/* path operands that could not be resolved, so far */
+	unsigned paths_unknown; /* path operands that could not be resolved, so far */
+	unsigned placeholders;	/* find -exec's {} met, so far */
+	int find_temp; /* walking the -exec command of a find whose start points are all temp */
 	const struct sh_word *disposed; /* a folder moved away for good (mv DIR /tmp) */
 	unsigned disposed_line;
 	int unit_temp_only; /* the flags of the command units going out now */
@@ -496,8 +498,9 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 /* A decoder whose output is code when piped into a shell (base64 -d, xxd -r ...). */
 int sh_is_decoder(struct nc *x);
 
-/* Is the path (NUL-terminated) beneath a temporary folder, with no ".." in it? */
-int sh_path_is_temp(const char *p);
+/* Is the path (NUL-terminated) beneath a temporary folder, with no ".." in it, and
+ * not in the home folder? */
+int sh_path_is_temp(const struct sh_an *P, const char *p);
 /* Emits a command view: words v[0..n) with their data flags (NULL: none), the
  * command name replaced by name0 when given, then the redirections of x. */
 void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,

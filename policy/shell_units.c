@@ -363,8 +363,10 @@ void sh_emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, int 
 
 	if (remote || !w || !w->s || P->abort)
 		return;
-	if (memmem(w->s, w->len, "{}", 2)) /* find -exec's placeholder */
+	if (memmem(w->s, w->len, "{}", 2)) { /* find -exec's placeholder */
+		P->placeholders++;
 		return;
+	}
 	p = sh_path_form(P, w, &plen);
 	if (p)
 		emit_path_str(P, p, plen, op, is_dir, w->line, depth);
@@ -372,10 +374,16 @@ void sh_emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, int 
 		P->paths_unknown++;
 }
 
-int sh_path_is_temp(const char *p)
+int sh_path_is_temp(const struct sh_an *P, const char *p)
 {
 	static const char *const roots[] = {"/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/",
 					    NULL};
+
+	/* The home folder is never scratch space, even where it lies in a temporary
+	 * folder (a test rig's or a throwaway account's $HOME). */
+	if (P->home && P->home_len > 1 && !strncmp(p, P->home, P->home_len) &&
+	    (p[P->home_len] == '/' || p[P->home_len] == '\0'))
+		return 0;
 
 	for (size_t i = 0; roots[i]; i++) {
 		size_t rl = strlen(roots[i]);

@@ -42,4 +42,24 @@ grep -q "^dcg: blocked .* of $W/nd/keep" "$T/e4" || { cat "$T/e4"; fail "no refu
 (cd "$W" && bash -c "'$DCG' --policy '$W/policy.yaml' --shell-prefix 'echo {} > own.json'") 2>"$T/e5"
 grep -q '"a"' "$W/own.json" || fail "under a shell prefix the tool's shell counted as the agent"
 grep -q "^dcg: blocked .* of $W/own.json" "$T/e5" || { cat "$T/e5"; fail "no refusal line naming own.json"; }
+
+# dcg install --agent claude --shell-prefix sets Claude Code's prefix to this binary;
+# uninstall takes it out again and leaves the user's other settings alone.
+P=$T/proj
+mkdir -p "$P/.claude"
+printf '{"env": {"FOO": "1"}, "model": "m"}\n' >"$P/.claude/settings.json"
+(cd "$P" && "$DCG" install --agent claude --shell-prefix --force) >"$T/i1" 2>&1 || { cat "$T/i1"; fail "install --shell-prefix"; }
+python3 - "$P/.claude/settings.json" "$DCG --shell-prefix" <<'PY' || fail "the prefix is not in the settings"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["env"]["CLAUDE_CODE_SHELL_PREFIX"] == sys.argv[2], d
+assert d["env"]["FOO"] == "1" and d["model"] == "m", d
+PY
+(cd "$P" && "$DCG" uninstall --agent claude) >"$T/i2" 2>&1 || { cat "$T/i2"; fail "uninstall"; }
+python3 - "$P/.claude/settings.json" <<'PY' || fail "uninstall left the prefix or lost a setting"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "CLAUDE_CODE_SHELL_PREFIX" not in d.get("env", {}), d
+assert d["env"]["FOO"] == "1" and d["model"] == "m", d
+PY
 echo "ok"

@@ -426,5 +426,9 @@ size_t pol_truncate_utf8(const char *text, size_t len, size_t max_chars, char *o
  * old file or the new one, never a part. A new file gets mode; a file replaced keeps
  * its own. The folder must exist. Returns 0 or a negative errno (nothing changed). */
 int pol_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
+/* The one whole-file read of dcg: path's content, NUL-terminated, in *out (malloc'ed)
+ * and its length in *len. Refuses a folder (-EISDIR), with regular_only anything but a
+ * regular file (-EINVAL), and more than max bytes (-EFBIG); else 0 or -errno. */
+int pol_read_file(const char *path, size_t max, int regular_only, char **out, size_t *len);
 
 #endif /* DCG_POLICY_H */

@@ -725,15 +725,12 @@ static int add_allow_suggestion(struct pol_rule *r)
 	return add_suggestion(r, buf);
 }
 
-static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
-			 const char *file, unsigned line, unsigned col)
+static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
+			    const char *file, unsigned line, unsigned col, const char *id)
 {
 	struct pol_rule *r;
-	char id[64];
 	int rc;
 
-	size_t *count = &p->path_count[p->scope][kind];
-	snprintf(id, sizeof(id), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind], ++*count);
 	r = pol_rule_new(p);
 	if (!r)
 		return -ENOMEM;
@@ -762,6 +759,41 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
 	if (kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
 		p->have_zero_access = 1;
 	return 0;
+}
+
+static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
+			 const char *file, unsigned line, unsigned col)
+{
+	char id[64];
+	size_t *count = &p->path_count[p->scope][kind];
+
+	snprintf(id, sizeof(id), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind], ++*count);
+	return add_path_rule_id(p, kind, pat, file, line, col, id);
+}
+
+/* dcg's own files where this environment puts them ($XDG_CONFIG_HOME, $XDG_STATE_HOME,
+ * $DCG_LOG, $DCG_POLICY...), read-only like the default locations the embedded policy
+ * names: an agent must not switch its guard off through a moved file either. folder:
+ * the path's folder is protected whole. Paths with glob characters are left out. */
+static void add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder)
+{
+	char buf[PATH_MAX + 2];
+	size_t n;
+
+	if (!path || path[0] != '/' || strpbrk(path, "*?[]!\\") || pol_rule_find(p, id) >= 0)
+		return;
+	pol_copy_str(buf, sizeof(buf) - 1, path);
+	if (folder) {
+		char *slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return; /* never the whole root */
+		slash[1] = '\0';
+	}
+	n = strlen(buf);
+	if (n < 2)
+		return;
+	if (add_path_rule_id(p, POL_PATH_READ_ONLY, buf, "<builtin>", 0, 0, id) == 0)
+		p->rules[p->n_rules - 1].guarded = 1; /* no file below may lift it */
 }
 
 /* ---- the YAML walker -------------------------------------------------------------- */
@@ -1538,7 +1570,7 @@ static int load_optional(struct pol_policy *p, const char *path, int scope, cons
 
 int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 {
-	char path[PATH_MAX + 64], root[PATH_MAX], trust[PATH_MAX];
+	char path[PATH_MAX + 64], root[PATH_MAX], trust[PATH_MAX], user[PATH_MAX + 64] = "";
 	const char *trust_file = env->trust_file;
 	int rc, bad = 0, have_project;
 	size_t diags_before = pol_diag_count(p);
@@ -1562,6 +1594,7 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		else
 			snprintf(path, sizeof(path), "%s/.config/dcg/policy.yaml", p->home);
 		bad |= load_optional(p, path, SCOPE_USER, NULL);
+		pol_copy_str(user, sizeof(user), path);
 	}
 	if (have_project) {
 		if (!trust_file && pol_trust_path(trust, sizeof(trust)) == 0)
@@ -1591,6 +1624,19 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		}
 		if (rc < 0)
 			bad = 1;
+	}
+	{
+		char log[PATH_MAX];
+
+		if (user[0])
+			add_self_rule(p, "dcg.self.config", user, 1);
+		if (trust_file || pol_trust_path(trust, sizeof(trust)) == 0)
+			add_self_rule(p, "dcg.self.state", trust_file ? trust_file : trust, 1);
+		if (pol_log_path(log, sizeof(log)) == 0)
+			add_self_rule(p, "dcg.self.log", log, 0);
+		if (!env->no_system && env->system_file)
+			add_self_rule(p, "dcg.self.system", env->system_file, 0);
+		pol_rules_refresh(p);
 	}
 	/* A file loaded with some bad entries returns 0: its diagnostics say it had errors. */
 	if (pol_diag_count(p) > diags_before)

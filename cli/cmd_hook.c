@@ -6,6 +6,8 @@
  * Code treats as a refusal. Nothing is printed on stdout before the answer is whole. */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "commands.h"
 
 #include <errno.h>
@@ -213,7 +215,7 @@ int cmd_hook(int argc, char **argv)
 	}
 
 	pol_result_init(&res);
-	memset(&call, 0, offsetof(struct hook_call, scratch));
+	hook_call_init(&call);
 	err = read_input(&input, &len, HOOK_MAX_INPUT, &over);
 	if (err) {
 		call.kind = HOOK_CALL_INVALID;
@@ -275,6 +277,7 @@ out:
 	pol_result_release(&res);
 	if (state)
 		agent->release(state);
+	hook_call_release(&call);
 	pol_free(pol);
 	free(input);
 	return code;

@@ -2,6 +2,8 @@
  * settings, merged in and taken out without touching anything else. */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "commands.h"
 
 #include <getopt.h>

@@ -1,6 +1,8 @@
 /* cmd_rules.c - `dcg rules list|lint [FILE]` and `dcg status`. */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "commands.h"
 
 #include <cjson/cJSON.h>

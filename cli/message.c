@@ -2,6 +2,8 @@
  * JSON: the formats of DESIGN.md "Messages". */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "intent.h"
 
 #include <cjson/cJSON.h>
@@ -301,7 +303,7 @@ static void json_add_str(cJSON *obj, const char *key, const char *s)
 	char tmp[4096];
 	size_t len = strlen(s);
 
-	if (hook_utf8_valid(s, len) || len >= sizeof(tmp)) {
+	if (pol_utf8_valid(s, len) || len >= sizeof(tmp)) {
 		cJSON_AddStringToObject(obj, key, s);
 		return;
 	}

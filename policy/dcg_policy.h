@@ -271,6 +271,10 @@ enum pol_ctx_flags {
 	 * checked as written, without resolving symlinks or walking folders, which the
 	 * runtime checks of each operation do anyway. Keeps an exec check cheap. */
 	POL_CTX_RUNTIME = 1 << 2,
+	/* The caller is the process `dcg run` or `dcg sandbox` started (the wrapped
+	 * agent itself, not a process its tools start): path rules owned by ":agent"
+	 * (the agent's own state and settings) do not refuse it. */
+	POL_CTX_AGENT = 1 << 3,
 };
 
 /* One step of an explanation, for `dcg explain`. */
@@ -292,6 +296,9 @@ struct pol_ctx {
 	/* The running program's real path (runtime layers: /proc/self/exe), for path
 	 * rules with owners (e.g. git keeps its own .git/ up to date); NULL: none. */
 	const char *exe;
+	/* This session's dcg binary (the launcher's): path rules owned by ":dcg" (dcg's
+	 * log and state) do not refuse a process running it. NULL: none. */
+	const char *dcg_exe;
 };
 
 /* Decides whether a shell command may run: every regex rule, the shell analysis
@@ -311,6 +318,10 @@ enum pol_path_flags {
 				     * also refused when a protected path lies beneath it */
 	POL_PATH_CANONICAL = 1 << 2, /* path is absolute and already resolved (e.g. read back
 				      * from /proc/self/fd): no second resolution */
+	/* The object was created during this session (an atomic save's temporary file):
+	 * no-delete rules let it be deleted or renamed away; on RENAME_TO, the source
+	 * is such a file in the same folder (DESIGN.md "Atomic saves are edits"). */
+	POL_PATH_SESSION_NEW = 1 << 3,
 };
 enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
 				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r);
@@ -382,8 +393,20 @@ int pol_log_append(const struct pol_log_entry *e);
 /* Redacts quoted strings ('...' and "...") in text: their content becomes "***".
  * Writes at most size-1 bytes and a NUL; returns the length written. */
 size_t pol_redact(const char *text, size_t len, char *out, size_t size);
+/* The length (1 to 4) of the well-formed UTF-8 character at s (len bytes available;
+ * NUL is a character), or 0 when there is none (a stray byte, a cut sequence, an
+ * overlong form, a surrogate, past U+10FFFF). */
+size_t pol_utf8_char(const char *s, size_t len);
+/* 1 when s (len bytes) is well-formed UTF-8 without NUL, else 0. */
+int pol_utf8_valid(const char *s, size_t len);
 /* Copies at most max_chars UTF-8 characters of text into out (size bytes), adding
  * "..." when cut. Returns the bytes written. */
 size_t pol_truncate_utf8(const char *text, size_t len, size_t max_chars, char *out, size_t size);
+
+/* The one atomic file write of dcg: data goes to a temporary file beside path
+ * (PATH.dcg-XXXXXX), which is synced and renamed over path, so that a reader sees the
+ * old file or the new one, never a part. A new file gets mode; a file replaced keeps
+ * its own. The folder must exist. Returns 0 or a negative errno (nothing changed). */
+int pol_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
 
 #endif /* DCG_POLICY_H */

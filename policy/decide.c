@@ -268,17 +268,25 @@ void pol_path_index_build(struct pol_policy *p)
 	p->bucket_rules = rules;
 }
 
-int pol_rule_owned_by(const struct pol_rule *r, const char *exe)
+int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx)
 {
-	const char *base;
+	const char *exe = ctx ? ctx->exe : NULL, *base;
 	size_t n;
 
-	if (!r->n_owners || !exe || exe[0] != '/')
+	if (!r->n_owners)
 		return 0;
-	base = strrchr(exe, '/') + 1;
 	for (size_t i = 0; i < r->n_owners; i++) {
 		const char *o = r->owners[i];
 
+		/* :agent, the process dcg run / dcg sandbox started (not its children);
+		 * :dcg, this session's own dcg binary (the hook the agent runs) */
+		if (!strcmp(o, ":agent") && ctx && (ctx->flags & POL_CTX_AGENT))
+			return 1;
+		if (!strcmp(o, ":dcg") && ctx && ctx->dcg_exe && exe && !strcmp(exe, ctx->dcg_exe))
+			return 1;
+		if (!exe || exe[0] != '/' || o[0] == ':')
+			continue;
+		base = strrchr(exe, '/') + 1;
 		if (o[0] == '/') {
 			if (strcmp(o, exe) == 0)
 				return 1;
@@ -315,7 +323,7 @@ struct hit_scan {
 	const char *path;
 	const struct pol_path_sig *sig;
 	unsigned kinds;
-	const char *exe;
+	const struct pol_ctx *ctx;
 	const struct pol_rule *last[3][HIT__N];
 	const struct pol_rule *beneath[3];
 };
@@ -335,7 +343,7 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 
 	if (!(hs->kinds & (1u << r->path_kind)))
 		return;
-	if (r->n_owners && pol_rule_owned_by(r, hs->exe))
+	if (r->n_owners && pol_rule_owned_by(r, hs->ctx))
 		return; /* its owner manages what it covers */
 	slot = &hs->last[r->path_kind][hit_class(hs->p, r)];
 	if (*slot && *slot >= r)
@@ -382,7 +390,7 @@ static void scan_bucket(unsigned b, void *arg)
  * load order) wins. The index means only rules whose trigger the path has are tried;
  * the "beneath" check for folders looks at every rule. */
 static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const char *path,
-					    unsigned kinds, int beneath, const char *exe)
+					    unsigned kinds, int beneath, const struct pol_ctx *ctx)
 {
 	struct pol_path_sig sig;
 	struct hit_scan hs;
@@ -392,7 +400,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	hs.path = path;
 	hs.sig = &sig;
 	hs.kinds = kinds;
-	hs.exe = exe;
+	hs.ctx = ctx;
 
 	pol_path_sig_init(&sig, path);
 	if (p->bucket_start && !beneath && !sig.overflow) {
@@ -405,7 +413,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 			try_rule(&hs, r);
 			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
 			    !hs.beneath[r->path_kind] &&
-			    !(r->n_owners && pol_rule_owned_by(r, exe)) && covers_beneath(r, path))
+			    !(r->n_owners && pol_rule_owned_by(r, ctx)) && covers_beneath(r, path))
 				hs.beneath[r->path_kind] = r;
 		}
 	}
@@ -452,7 +460,8 @@ static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 }
 
 static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *path, size_t len,
-					   unsigned kinds, int depth, long *budget, const char *exe)
+					   unsigned kinds, int depth, long *budget,
+					   const struct pol_ctx *ctx)
 {
 	char buf[1024];
 	const struct pol_rule *hit = NULL;
@@ -488,10 +497,10 @@ static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *pat
 			if (sep)
 				path[len] = '/';
 			memcpy(path + len + sep, d->d_name, nl + 1);
-			hit = path_rule_hit(p, path, kinds, 0, exe);
+			hit = path_rule_hit(p, path, kinds, 0, ctx);
 			if (!hit && is_dir)
 				hit = walk_beneath(p, path, len + sep + nl, kinds, depth + 1,
-						   budget, exe);
+						   budget, ctx);
 			path[len] = '\0';
 		}
 	}
@@ -507,12 +516,19 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	unsigned kinds = (unsigned)op < POL_OP__COUNT ? op_refused_by[op] : ZA | RO | ND;
 	int beneath = (flags & POL_PATH_IS_DIR) &&
 		      (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
-	const char *exe = ctx ? ctx->exe : NULL;
-	const struct pol_rule *hit = path_rule_hit(p, lexical, kinds, beneath, exe);
+	const struct pol_rule *hit;
+
+	/* An atomic save's temporary file, or any file made during the session, may be
+	 * deleted or renamed away, and may replace a no-delete name (the layer says so
+	 * only for a rename within one folder). */
+	if ((flags & POL_PATH_SESSION_NEW) &&
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO))
+		kinds &= ~ND;
+	hit = path_rule_hit(p, lexical, kinds, beneath, ctx);
 	const char *which = lexical;
 
 	if (!hit && resolved && strcmp(resolved, lexical) != 0) {
-		hit = path_rule_hit(p, resolved, kinds, beneath, exe);
+		hit = path_rule_hit(p, resolved, kinds, beneath, ctx);
 		which = resolved;
 	}
 	/* Not for rename onto a folder: that replaces only an empty one (and "mv x /tmp/"
@@ -523,7 +539,7 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 		long budget = BENEATH_MAX_ENTRIES;
 
 		pol_copy_str(walk, sizeof(walk), resolved ? resolved : lexical);
-		hit = walk_beneath(p, walk, strlen(walk), kinds, 0, &budget, exe);
+		hit = walk_beneath(p, walk, strlen(walk), kinds, 0, &budget, ctx);
 		which = resolved ? resolved : lexical;
 	}
 	if (ctx && ctx->trace) {
@@ -543,7 +559,7 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	/* An entry that lets the path as written pass must not let through where it
 	 * really leads (a link in an allowed folder to a protected one). */
 	if (r->decision == POL_ALLOW && which == lexical && resolved && strcmp(resolved, lexical)) {
-		const struct pol_rule *real = path_rule_hit(p, resolved, kinds, beneath, exe);
+		const struct pol_rule *real = path_rule_hit(p, resolved, kinds, beneath, ctx);
 
 		if (real) {
 			struct pol_result r2;
@@ -573,7 +589,7 @@ static int current_cwd(const struct pol_policy *p, const struct pol_ctx *ctx, ch
 	if (getcwd(buf, size))
 		return 0;
 	pol_copy_str(buf, size, p->root);
-	return 0;
+	return -1; /* unknown (deeper than PATH_MAX, deleted): the root stands in */
 }
 
 /* A path that cannot be checked (too long, or its links cannot be resolved) is
@@ -636,9 +652,14 @@ enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, e
 {
 	char cwd[PATH_MAX];
 
-	if (path && path[0] == '/')
+	if (path && (path[0] == '/' || (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))))
 		return check_path_in(p, "/", path, op, flags, ctx, r);
-	current_cwd(p, ctx, cwd, sizeof(cwd));
+	/* A relative path whose base is unknown (a working directory deeper than PATH_MAX)
+	 * would be judged against the wrong folder: refused. */
+	if (current_cwd(p, ctx, cwd, sizeof(cwd)) < 0 && path && path[0]) {
+		pol_result_init(r);
+		return refuse_unchecked(p, path, op, r);
+	}
 	return check_path_in(p, cwd, path, op, flags, ctx, r);
 }
 
@@ -654,9 +675,12 @@ enum pol_decision pol_check_path_at(const struct pol_policy *p, int dirfd, const
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
 	n = readlink(link, base, sizeof(base) - 1);
 	if (n <= 0 || base[0] != '/') {
-		/* An unknown directory: decide on the path alone, relative to nothing known. */
+		/* An unknown directory (deeper than PATH_MAX, no /proc): the path cannot be
+		 * placed, so it is refused rather than judged against the wrong folder. */
 		pol_result_init(r);
-		return check_path_in(p, "/", path, op, flags, ctx, r);
+		if (!path || !path[0])
+			return POL_ALLOW;
+		return refuse_unchecked(p, path, op, r);
 	}
 	base[n] = '\0';
 	return check_path_in(p, base, path, op, flags | 0, ctx, r);
@@ -996,31 +1020,14 @@ static int catastrophic_target(const struct pol_unit *u, const char *home)
 	return 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (at most len bytes), 0 if there is
- * none (a stray byte, a cut, an overlong form, a surrogate, NUL). */
-static size_t utf8_seq(const unsigned char *s, size_t len)
-{
-	unsigned c = s[0], cp;
-	size_t k;
-
-	if (c && c < 0x80)
-		return 1;
-	k = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf;
-	if (!k || k >= len)
-		return 0;
-	cp = c & (0x3fu >> k);
-	for (size_t i = 1; i <= k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return k + 1;
-}
-
 static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st);
+
+/* The rules that guard against deleting or overwriting files: a command whose every
+ * such target lies in a temporary folder passes them. */
+static int temp_exempt(const struct pol_rule *r)
+{
+	return r->runtime_paths || !strncmp(r->id, "core.filesystem.", 16);
+}
 
 static int on_unit(const struct pol_unit *u, void *arg)
 {
@@ -1038,7 +1045,7 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		if (!t)
 			return -ENOMEM;
 		for (size_t i = 0; i < u->len;) {
-			size_t n = utf8_seq((const unsigned char *)u->text + i, u->len - i);
+			size_t n = u->text[i] ? pol_utf8_char(u->text + i, u->len - i) : 0;
 
 			if (n) {
 				memcpy(t + i, u->text + i, n);
@@ -1098,6 +1105,16 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 				continue;
 			if (!rule->active)
 				continue;
+			/* At runtime a rule whose harm is deleting or overwriting files leaves
+			 * the decision to the checks of each file the command touches, unless
+			 * it aims at the root, the home folder or a disk. */
+			if (!is_script && rule->runtime_paths && st->ctx &&
+			    (st->ctx->flags & POL_CTX_RUNTIME) && !catastrophic_target(u, p->home))
+				continue;
+			/* A dry run changes nothing; deleting in a temporary folder is what
+			 * it is for (the analyser says which command units are either). */
+			if (!is_script && (u->dry_run || (u->temp_only && temp_exempt(rule))))
+				continue;
 			/* Once a deny is found, only rules that could be reported instead
 			 * matter when tracing; otherwise stop looking. */
 			if (!prefilter_may_match(&pf, rule)) {
@@ -1134,8 +1151,11 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 	case POL_UNIT_PATH: {
 		unsigned pflags = u->is_dir_op ? POL_PATH_IS_DIR : 0;
 
+		/* At runtime each real deletion and rename is checked when it happens, when
+		 * it is known whether the file is the session's own (an atomic save's): the
+		 * exec check leaves no-delete to that check. */
 		if (st->ctx && (st->ctx->flags & POL_CTX_RUNTIME))
-			pflags |= POL_PATH_CANONICAL | PATH_NO_WALK;
+			pflags |= POL_PATH_CANONICAL | PATH_NO_WALK | POL_PATH_SESSION_NEW;
 		if (st->pg.n)
 			group_add_target(st, u->path);
 		enum pol_decision d = pol_check_path(p, u->path, u->op, pflags, st->ctx, &st->cand);

@@ -38,6 +38,10 @@ struct pol_rule {
 	int enabled;
 	int active; /* enabled, after `packs:` and `disable:`: kept by pol_rules_refresh() */
 	int caseless;
+	/* command rules whose harm is deleting or overwriting local files: at runtime
+	 * (POL_CTX_RUNTIME) the files each call touches decide, not the command's words,
+	 * unless the command aims at a catastrophic target (`runtime: paths`) */
+	int runtime_paths;
 	/* regex rules: compiled lazily (or eagerly with POL_LOAD_EAGER) */
 	pcre2_code *code;
 	int compile_state; /* 0 not yet, 1 compiled, -1 failed (the rule then matches nothing
@@ -175,7 +179,7 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r);
 
 /* decide.c: 1 when exe (a real path) is one of the rule's owners. */
-int pol_rule_owned_by(const struct pol_rule *r, const char *exe);
+int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx);
 
 /* glob.c */
 int pol_pathpat_covers(const struct pol_pathpat *pp, const char *abs_path);
@@ -215,7 +219,6 @@ int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *abs_path,
 /* util.c */
 char *pol_strdup(const char *s);
 char *pol_strndup(const char *s, size_t n);
-int pol_utf8_valid(const char *s, size_t len);
 void pol_copy_matched(struct pol_result *r, const char *text, size_t len);
 void pol_copy_str(char *dst, size_t size, const char *src);
 

@@ -77,6 +77,17 @@ struct pol_policy *pol_new(unsigned flags)
 				 "Split the work into smaller commands or a script file") < 0 ||
 	    pol_rule_add_builtin(p, "input.path_too_long", "the path is too long to check",
 				 POL_SEV_CRITICAL, "Use a shorter path") < 0 ||
+	    pol_rule_add_builtin(p, "runtime.mount",
+				 "mounting, changing the root or a new mount namespace would "
+				 "rearrange the tree every path rule is written for",
+				 POL_SEV_CRITICAL, "Run it outside dcg run / dcg sandbox") < 0 ||
+	    pol_rule_add_builtin(p, "sandbox.raw_write",
+				 "writing to a block device, kernel memory or a kernel hook goes "
+				 "around every path rule at once",
+				 POL_SEV_CRITICAL, "Write to a file, not to the device") < 0 ||
+	    pol_rule_add_builtin(p, "sandbox.mknod_device",
+				 "a device node gives raw access to a disk or kernel memory",
+				 POL_SEV_CRITICAL, "Create a regular file or a FIFO instead") < 0 ||
 	    pol_rule_add_builtin(
 		p, "shell.analysis_failed", "the command could not be analysed within dcg's limits",
 		POL_SEV_CRITICAL, "Write the command more simply, or as a script file") < 0)
@@ -888,8 +899,9 @@ static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
 	const char *s = scalar(item);
 	char **no;
 
-	if (!s || !s[0]) {
-		err(l, item, r->pattern, "owners must be program names or absolute paths");
+	if (!s || !s[0] || (s[0] == ':' && strcmp(s, ":agent") != 0 && strcmp(s, ":dcg") != 0)) {
+		err(l, item, r->pattern,
+		    "owners must be program names, absolute paths, :agent or :dcg");
 		return;
 	}
 	no = realloc(r->owners, (r->n_owners + 1) * sizeof(*no));
@@ -1003,7 +1015,7 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	const char *key = damage_control ? "bashToolPatterns" : "rules";
 	const char *pattern = NULL, *reason = NULL, *id = NULL, *sev = NULL, *lang = NULL;
 	yaml_node_t *sugg = NULL, *pattern_node = item;
-	int ask = 0, enabled = 1, caseless = damage_control, bad = 0;
+	int ask = 0, enabled = 1, caseless = damage_control, bad = 0, runtime_paths = 0;
 	struct pol_rule *r;
 	char idbuf[64];
 
@@ -1054,6 +1066,12 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 				    "'enabled' must be true or false (rule left enabled)");
 			else
 				enabled = is_true(vs);
+		} else if (!damage_control && !strcmp(ks, "runtime")) {
+			/* paths: at runtime the files touched decide; exec: the command */
+			if (strcmp(vs, "paths") != 0 && strcmp(vs, "exec") != 0)
+				err(l, v, id ? id : pattern,
+				    "'runtime' must be paths or exec (left at exec)");
+			runtime_paths = !strcmp(vs, "paths");
 		} else if (!damage_control && !strcmp(ks, "caseless")) {
 			if (!is_bool(vs))
 				err(l, v, id ? id : pattern, "'caseless' must be true or false");
@@ -1100,6 +1118,7 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	r->reason = strdup(reason && reason[0] ? reason : "matches a destructive pattern");
 	r->severity = severity;
 	r->caseless = caseless;
+	r->runtime_paths = runtime_paths;
 	r->enabled = enabled;
 	r->origin = pol_origin_intern(l->p, l->file);
 	r->line = LINE(item);

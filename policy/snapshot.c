@@ -7,7 +7,7 @@
  * tabs; backslash, tab and newline inside fields are escaped as \\, \t and \n.
  *   H home | R root | F file | E enable | D disable
  *   P id kind pattern reason language severity decision path_kind origin line enabled
- *     caseless glob basename negate canon_glob nsugg sugg...
+ *     flags(caseless 1, runtime paths 2) glob basename negate canon_glob nsugg sugg...
  *   A rule reason expires origin line npaths paths...
  *   O owners... | K guarded untrusted      (after the P record they belong to)
  */
@@ -129,7 +129,7 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		field(&s, r->origin);
 		fieldn(&s, r->line);
 		fieldn(&s, r->compile_state < 0 ? 0 : r->enabled);
-		fieldn(&s, r->caseless);
+		fieldn(&s, r->caseless | (r->runtime_paths << 1)); /* bit 1: runtime: paths */
 		field(&s, portable ? NULL : r->path.glob);
 		fieldn(&s, r->path.basename_only);
 		fieldn(&s, r->path.negate);
@@ -261,7 +261,8 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	r->origin = pol_origin_intern(p, f[9]);
 	r->line = (unsigned)num(f[10]);
 	r->enabled = (int)num(f[11]);
-	r->caseless = (int)num(f[12]);
+	r->caseless = (int)(num(f[12]) & 1);
+	r->runtime_paths = (int)((num(f[12]) >> 1) & 1);
 	if (!r->id || !r->reason)
 		return -ENOMEM;
 	pol_rule_index_add(p, p->n_rules - 1);

@@ -3,6 +3,7 @@
  * build folder; default build). Every run gets a fresh HOME, no user or project
  * policy, and its own audit log. */
 #include "../cli/hook.h"
+#include "../cli/agents/agents.h"
 
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>

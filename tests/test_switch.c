@@ -8,6 +8,7 @@
  * as `dcg hook` does. */
 #include "dcg_policy.h"
 #include "../cli/hook.h"
+#include "../cli/agents/agents.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

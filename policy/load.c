@@ -786,9 +786,11 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
  * $DCG_LOG, $DCG_POLICY...), read-only like the default locations the embedded policy
  * names: an agent must not switch its guard off through a moved file either. folder:
  * the path's folder is protected whole. Paths with glob characters are left out. */
-static void add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder)
+static void add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
+			  int dcg_owned)
 {
 	char buf[PATH_MAX + 2];
+	struct pol_rule *r;
 	size_t n;
 
 	if (!path || path[0] != '/' || strpbrk(path, "*?[]!\\") || pol_rule_find(p, id) >= 0)
@@ -803,8 +805,15 @@ static void add_self_rule(struct pol_policy *p, const char *id, const char *path
 	n = strlen(buf);
 	if (n < 2)
 		return;
-	if (add_path_rule_id(p, POL_PATH_READ_ONLY, buf, "<builtin>", 0, 0, id) == 0)
-		p->rules[p->n_rules - 1].guarded = 1; /* no file below may lift it */
+	if (add_path_rule_id(p, POL_PATH_READ_ONLY, buf, "<builtin>", 0, 0, id) < 0)
+		return;
+	r = &p->rules[p->n_rules - 1];
+	r->guarded = 1; /* no file below may lift it */
+	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
+	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
+	if (dcg_owned && (r->owners = malloc(sizeof(*r->owners))) != NULL &&
+	    (r->owners[0] = strdup(":dcg")) != NULL)
+		r->n_owners = 1;
 }
 
 /* ---- the YAML walker -------------------------------------------------------------- */
@@ -1610,12 +1619,12 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		trust_file = trust;
 	/* Before the embedded policy, whose load indexes every path rule once. */
 	if (!env->no_user)
-		add_self_rule(p, "dcg.self.config", user, 1);
-	add_self_rule(p, "dcg.self.state", trust_file, 1);
+		add_self_rule(p, "dcg.self.config", user, 1, 0);
+	add_self_rule(p, "dcg.self.state", trust_file, 1, 1);
 	if (pol_log_path(log, sizeof(log)) == 0)
-		add_self_rule(p, "dcg.self.log", log, 0);
+		add_self_rule(p, "dcg.self.log", log, 0, 1);
 	if (!env->no_system)
-		add_self_rule(p, "dcg.self.system", env->system_file, 0);
+		add_self_rule(p, "dcg.self.system", env->system_file, 0, 0);
 	if (pol_load_embedded(p) < 0)
 		bad = 1;
 	if (!env->no_system)

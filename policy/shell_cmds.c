@@ -602,7 +602,8 @@ static void h_mvcp(struct sh_an *P, struct nc *x)
 			sh_emit_path_into(P, dir, x->v[o.op[k]], dst, x->remote, x->depth);
 	/* mv ~/work /tmp/x, then rm -rf /tmp/x: moving a folder into a temporary folder,
 	 * the trash or /dev/null is deleting it */
-	if (mv && !x->remote && o.nop >= 2 && is_disposal(P, t ? t : x->v[o.op[o.nop - 1]]))
+	if (mv && !x->remote && o.nop >= (t ? 1u : 2u) &&
+	    is_disposal(P, t ? t : x->v[o.op[o.nop - 1]]))
 		for (size_t k = 0; k < last; k++)
 			disposed(P, x, x->v[o.op[k]]);
 }
@@ -1157,6 +1158,19 @@ static void h_gh(struct sh_an *P, struct nc *x)
 	}
 }
 
+/* Are all of find's start points in temporary folders (and is there one)? */
+static int starts_temp(struct sh_an *P, struct nc *x, const size_t *starts, size_t n)
+{
+	size_t len;
+
+	for (size_t k = 0; k < n; k++) {
+		char *p = sh_path_form(P, x->v[starts[k]], &len);
+		if (!p || !sh_path_is_temp(P, p))
+			return 0;
+	}
+	return n > 0;
+}
+
 void sh_h_find(struct sh_an *P, struct nc *x)
 {
 	size_t i = 1, nstart;
@@ -1194,8 +1208,11 @@ void sh_h_find(struct sh_an *P, struct nc *x)
 				if (sh_name_is(nm, nl, "rm") || sh_name_is(nm, nl, "rmdir") ||
 				    sh_name_is(nm, nl, "unlink") || sh_name_is(nm, nl, "shred"))
 					del = 1;
+				int save = P->find_temp;
+				P->find_temp = starts_temp(P, x, starts, nstart);
 				sh_process_words(P, NULL, x->v + s, e - s, x->depth + 1, x->remote,
 						 x->v[s]->line);
+				P->find_temp = save;
 			}
 			i = e;
 		} else if (weq(w, "-fprint") || weq(w, "-fprint0") || weq(w, "-fprintf") ||

@@ -220,7 +220,9 @@ struct sh_an {
 	} vars[SH_MAX_VARS]; /* variables assigned so far, with known values */
 	size_t nvars;
 	size_t nfnames;
-	unsigned paths_unknown;		/* path operands that could not be resolved, so far */
+	unsigned paths_unknown; /* path operands that could not be resolved, so far */
+	unsigned placeholders;	/* find -exec's {} met, so far */
+	int find_temp; /* walking the -exec command of a find whose start points are all temp */
 	const struct sh_word *disposed; /* a folder moved away for good (mv DIR /tmp) */
 	unsigned disposed_line;
 	int unit_temp_only; /* the flags of the command units going out now */

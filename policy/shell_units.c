@@ -363,8 +363,10 @@ void sh_emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, int 
 
 	if (remote || !w || !w->s || P->abort)
 		return;
-	if (memmem(w->s, w->len, "{}", 2)) /* find -exec's placeholder */
+	if (memmem(w->s, w->len, "{}", 2)) { /* find -exec's placeholder */
+		P->placeholders++;
 		return;
+	}
 	p = sh_path_form(P, w, &plen);
 	if (p)
 		emit_path_str(P, p, plen, op, is_dir, w->line, depth);

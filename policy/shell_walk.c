@@ -338,11 +338,24 @@ static struct sh_word **brace_split(struct sh_an *P, struct sh_word **v, size_t 
 	return nv;
 }
 
+/* Was one of the wrappers v[from..to) GNU parallel? */
+static int parallel_inputs(struct sh_word **v, size_t from, size_t to)
+{
+	for (size_t j = from; j < to; j++) {
+		const char *nm;
+		size_t nl;
+		sh_base_of(v[j], &nm, &nl);
+		if (sh_name_is(nm, nl, "parallel"))
+			return 1;
+	}
+	return 0;
+}
+
 /* Do the paths queued after mark that the command deletes or overwrites all lie in
  * temporary folders (and is there one)? */
-static int only_temp(struct sh_an *P, struct sh_pq *mark)
+static int only_temp(struct sh_an *P, struct sh_pq *mark, unsigned placeholders0)
 {
-	int any = 0;
+	int any = P->find_temp && P->placeholders > placeholders0;
 
 	for (struct sh_pq *q = mark ? mark->next : P->pq_head; q; q = q->next) {
 		switch (q->u.op) {
@@ -445,6 +458,14 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	}
 	x->v = v + k;
 	x->n = n - k;
+	if (parallel_inputs(v, aw, k)) { /* parallel CMD ::: A B: CMD A, CMD B */
+		size_t o = 0;
+		for (size_t j = 0; j < x->n; j++)
+			if (!weq(x->v[j], ":::") && !weq(x->v[j], "::::") && !weq(x->v[j], ":::+"))
+				x->v[o++] = x->v[j];
+		x->n = o;
+		n = k + o;
+	}
 	sh_base_of(x->v[0], &x->name, &x->nlen);
 	x->spec = sh_cmd_lookup(x->name, x->nlen);
 	x->kind = x->spec ? x->spec->kind : K_NONE;
@@ -492,7 +513,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	memset(x->data, 0, nn + 1);
 
 	struct sh_pq *mark = P->pq_tail;
-	unsigned unknown0 = P->paths_unknown;
+	unsigned unknown0 = P->paths_unknown, placeholders0 = P->placeholders;
 	P->defer++;
 	int lang = (x->kflags & F_LANG) ? sh_lang_from_name(x->name, x->nlen) : LANG_NONE;
 	if (query_only) {
@@ -520,7 +541,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		if (x->kflags & F_FEED)
 			sh_set_feed(P, x);
 	}
-	int temp_only = P->paths_unknown == unknown0 && only_temp(P, mark);
+	int temp_only = P->paths_unknown == unknown0 && only_temp(P, mark, placeholders0);
 	int dry = dry_run(x);
 	h_redirs(P, x);
 

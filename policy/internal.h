@@ -153,6 +153,12 @@ const char *pol_language_intern(const char *name);
 void pol_ignored_add(struct pol_policy *p, const char *file, unsigned line, const char *what,
 		     const char *text, const char *why);
 
+/* dcg's own file or folder (folder: path's folder) where the environment puts it, as
+ * a guarded read-only rule with this id; dcg_owned: dcg's own processes may write it
+ * (owners :dcg). Paths with glob characters are left out. */
+void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
+		       int dcg_owned);
+
 /* Loads YAML text as the embedded default policy (origin "<embedded>", IDs default.*). */
 int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);
 /* Expands a path pattern as written (!, ~, root, **) into pp; 0 or a negative errno. */

@@ -29,6 +29,14 @@ static const char status_usage[] =
     "The active policy files, the rule count, problems in the files, whether the hook\n"
     "is installed for Claude Code, and the last violation in the audit log.\n";
 
+static const char packs_usage[] =
+    "usage: dcg packs [--policy FILE]\n"
+    "\n"
+    "Every rule pack of the active policy: on or off, how many rules it holds, and what\n"
+    "it guards. A pack that is off is turned on by listing it in a policy file:\n"
+    "  packs: [kubernetes, dns]\n"
+    "and a pack that is on is turned off with disable: [NAME].\n";
+
 /* --policy and --help for the small commands; returns the index of the first
  * non-option, -1 for a usage error, -2 for --help. */
 static int small_opts(int argc, char **argv, const char **policy, const char *usage)
@@ -283,6 +291,39 @@ int cmd_status(int argc, char **argv)
 		printf("audit log:   %s\n", log);
 		printf("last violation: %s\n", found ? last : "none");
 	}
+	pol_free(pol);
+	return 0;
+}
+
+int cmd_packs(int argc, char **argv)
+{
+	const char *policy;
+	struct pol_policy *pol;
+	struct pol_pack_info packs[256];
+	size_t n;
+	int a;
+
+	a = small_opts(argc, argv, &policy, packs_usage);
+	if (a < 0)
+		return a == -2 ? 0 : 1;
+	if (a < argc) {
+		fputs(packs_usage, stderr);
+		return 1;
+	}
+	pol = hook_policy_open(policy, NULL, stderr);
+	if (!pol) {
+		fprintf(stderr, "dcg: out of memory\n");
+		return 1;
+	}
+	n = pol_pack_list(pol, packs, sizeof(packs) / sizeof(packs[0]));
+	if (n > sizeof(packs) / sizeof(packs[0]))
+		n = sizeof(packs) / sizeof(packs[0]);
+	printf("%-22s %-4s %5s  %s\n", "PACK", "ON", "RULES", "GUARDS");
+	for (size_t i = 0; i < n; i++)
+		printf("%-22s %-4s %5zu  %s\n", packs[i].name, packs[i].active ? "on" : "off",
+		       packs[i].rules, packs[i].guards ? packs[i].guards : "");
+	printf("\nTurn a pack on with packs: [NAME] in a policy file (dcg packs --help).\n");
+	pol_pack_list_release(packs, n);
 	pol_free(pol);
 	return 0;
 }

@@ -11,6 +11,7 @@ int cmd_explain(int argc, char **argv); /* cli/cmd_check.c */
 int cmd_allow(int argc, char **argv);	/* cli/cmd_allow.c */
 int cmd_rules(int argc, char **argv);	/* cli/cmd_rules.c */
 int cmd_status(int argc, char **argv);	/* cli/cmd_rules.c */
+int cmd_packs(int argc, char **argv);	/* cli/cmd_rules.c */
 int cmd_log(int argc, char **argv);	/* cli/cmd_log.c */
 int cmd_install(int argc, char **argv); /* cli/cmd_install.c */
 int cmd_uninstall(int argc, char **argv);

@@ -24,6 +24,7 @@ static const struct subcommand commands[] = {
     {"run", cmd_run, "a shell (or CMD) under the preload guard"},
     {"sandbox", cmd_sandbox, "CMD under the seccomp sandbox"},
     {"rules", cmd_rules, "list the active rules, or lint a policy file"},
+    {"packs", cmd_packs, "every rule pack, on or off, with its rule count"},
     {"status", cmd_status, "active policy files, rule count, last violation"},
     {"log", cmd_log, "the audit log"},
     {"install", cmd_install, "register the hook with an agent"},

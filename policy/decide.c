@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -698,13 +699,14 @@ enum pol_decision pol_check_path_at(const struct pol_policy *p, int dirfd, const
 #define TARGETS_MAX 64
 
 struct pend_group {
-	struct pol_result r[PEND_MAX];
 	size_t n;
 	const char *targets[TARGETS_MAX]; /* resolved, in the arena */
 	size_t n_targets;
 	int unknown;  /* some target cannot be known */
 	int saw_path; /* the group's path units have begun */
 	int no_dir;   /* the folder it runs in is not the working directory (cd, -C) */
+	/* last, and not cleared per call: only r[0..n) is ever read (4 results of ~1.5 KB) */
+	struct pol_result r[PEND_MAX];
 };
 
 struct cmd_state {
@@ -1222,7 +1224,9 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	if (memchr(cmd, '\0', len) || !pol_utf8_valid(cmd, len))
 		return builtin_deny(p, "input.invalid", cmd, len < 60 ? len : 60, r);
 
-	memset(&st, 0, sizeof(st));
+	/* everything but the pending results, which are written before they are read:
+	 * clearing them was a quarter of a decision's instructions */
+	memset(&st, 0, offsetof(struct cmd_state, pg.r));
 	st.p = p;
 	st.ctx = ctx;
 	st.a = &a;

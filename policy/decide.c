@@ -1095,8 +1095,11 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 		trace(st, "unit", NULL, u->text, u->len, 0);
 		if (prefilter_init(&pf, st->a, u->text, u->len) < 0)
 			return -ENOMEM;
-		for (size_t i = 0; i < p->n_rules; i++) {
-			struct pol_rule *rule = &p->rules[i];
+		/* command units: only the active command rules (pol_rules_refresh) */
+		int by_index = !is_script && p->cmd_rules && p->cmd_rules_for == p->n_rules;
+		size_t n_try = by_index ? p->n_cmd_rules : p->n_rules;
+		for (size_t t = 0; t < n_try; t++) {
+			struct pol_rule *rule = &p->rules[by_index ? p->cmd_rules[t] : t];
 			size_t ms, me;
 			int m;
 

@@ -598,7 +598,66 @@ static void decode_payloads(struct scan *S)
 	}
 }
 
-/* What the line around s[i] does to a path: delete, write, or read. */
+/* The code that acts on the value at s[i]: the call around it with its arguments and
+ * the methods chained after it (open("x", "w").write(...)), else its statement. */
+static void segment(const char *s, size_t n, size_t i, size_t *ps, size_t *pe)
+{
+	size_t ls = i, le = i, k = i, open = (size_t)-1, b, e;
+	int depth = 0;
+
+	while (ls > 0 && s[ls - 1] != '\n' && s[ls - 1] != ';')
+		ls--;
+	while (le < n && s[le] != '\n' && s[le] != ';') {
+		const char *qb;
+		size_t ql, qe = literal_at(s, n, le, &qb, &ql);
+		le = qe ? qe : le + 1;
+	}
+	while (k > ls) {
+		k--;
+		if (s[k] == ')') {
+			depth++;
+		} else if (s[k] == '(') {
+			if (depth == 0) {
+				open = k;
+				break;
+			}
+			depth--;
+		}
+	}
+	if (open == (size_t)-1) {
+		*ps = ls;
+		*pe = le;
+		return;
+	}
+	b = open;
+	while (b > ls && (is_id((unsigned char)s[b - 1]) || s[b - 1] == '.'))
+		b--;
+	for (;;) { /* to the matching ')', then along .method(...) chains */
+		depth = 0;
+		for (e = open + 1; e < le; e++) {
+			const char *qb;
+			size_t ql, qe = literal_at(s, n, e, &qb, &ql);
+			if (qe) {
+				e = qe - 1;
+			} else if (s[e] == '(') {
+				depth++;
+			} else if (s[e] == ')') {
+				if (depth == 0)
+					break;
+				depth--;
+			}
+		}
+		if (e >= le || e + 1 >= le || s[e + 1] != '.')
+			break;
+		open = ident(s, le, e + 2, 0);
+		if (open >= le || s[open] != '(')
+			break;
+	}
+	*ps = b;
+	*pe = e < le ? e + 1 : le;
+}
+
+/* What the code around s[i] does to a path: delete, write, or read. */
 static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
 {
 	static const char *const del[] = {
@@ -609,13 +668,11 @@ static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
 					 "write_text", "write_bytes", "writeFile",
 					 "appendFile", "File.write",  "file_put_contents",
 					 "'>",	       "\">",	      "open(my",
-					 "fopen(",     NULL};
-	size_t ls = i, le = i;
+					 "fopen(",     "'w+'",	      "\"w+\"",
+					 "'r+'",       "\"r+\"",      NULL};
+	size_t ls, le;
 
-	while (ls > 0 && s[ls - 1] != '\n')
-		ls--;
-	while (le < n && s[le] != '\n')
-		le++;
+	segment(s, n, i, &ls, &le);
 	*dir = 0;
 	for (size_t k = 0; del[k]; k++)
 		if (memmem(s + ls, le - ls, del[k], strlen(del[k]))) {

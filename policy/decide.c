@@ -143,6 +143,9 @@ void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, 
 		}
 		r->decision = POL_ALLOW;
 		r->allowed_by_allowlist = 1;
+		r->allow_reason = a->reason;
+		r->allow_origin = a->origin;
+		r->allow_line = a->line;
 		return;
 	}
 }

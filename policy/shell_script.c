@@ -598,66 +598,56 @@ static void decode_payloads(struct scan *S)
 	}
 }
 
-/* The code that acts on the value at s[i]: the call around it with its arguments and
- * the methods chained after it (open("x", "w").write(...)), else its statement. */
-static void segment(const char *s, size_t n, size_t i, size_t *ps, size_t *pe)
+/* The call whose parentheses hold s[i], on its line: [*ws, *we) spans the callee's
+ * name, the arguments and a method called on the result (open("x").read,
+ * Path("x").unlink). 0 when s[i] is not an argument of a named call: a tuple, a list,
+ * an assignment (the caller then judges by the whole line, where the variable may be
+ * used). Brackets inside string literals are not told apart; that only widens or
+ * narrows the window, never drops the line's verdict for a literal outside calls. */
+static int call_span(const char *s, size_t n, size_t i, size_t *ws, size_t *we)
 {
-	size_t ls = i, le = i, k = i, open = (size_t)-1, b, e;
+	size_t k = i, j, e;
 	int depth = 0;
 
-	while (ls > 0 && s[ls - 1] != '\n' && s[ls - 1] != ';')
-		ls--;
-	while (le < n && s[le] != '\n' && s[le] != ';') {
-		const char *qb;
-		size_t ql, qe = literal_at(s, n, le, &qb, &ql);
-		le = qe ? qe : le + 1;
-	}
-	while (k > ls) {
+	for (;;) {
+		if (k == 0 || s[k - 1] == '\n')
+			return 0;
 		k--;
-		if (s[k] == ')') {
+		if (s[k] == ')' || s[k] == ']') {
 			depth++;
-		} else if (s[k] == '(') {
-			if (depth == 0) {
-				open = k;
+		} else if (s[k] == '(' || s[k] == '[') {
+			if (depth == 0)
 				break;
-			}
 			depth--;
 		}
 	}
-	if (open == (size_t)-1) {
-		*ps = ls;
-		*pe = le;
-		return;
-	}
-	b = open;
-	while (b > ls && (is_id((unsigned char)s[b - 1]) || s[b - 1] == '.'))
-		b--;
-	for (;;) { /* to the matching ')', then along .method(...) chains */
-		depth = 0;
-		for (e = open + 1; e < le; e++) {
-			const char *qb;
-			size_t ql, qe = literal_at(s, n, e, &qb, &ql);
-			if (qe) {
-				e = qe - 1;
-			} else if (s[e] == '(') {
-				depth++;
-			} else if (s[e] == ')') {
-				if (depth == 0)
-					break;
-				depth--;
-			}
+	if (s[k] != '(')
+		return 0;
+	for (j = k; j > 0 && (is_id((unsigned char)s[j - 1]) || s[j - 1] == '.'); j--)
+		;
+	if (j == k)
+		return 0;
+	depth = 0;
+	for (e = k + 1; e < n && s[e] != '\n'; e++) {
+		if (s[e] == '(' || s[e] == '[') {
+			depth++;
+		} else if (s[e] == ')' || s[e] == ']') {
+			if (depth == 0)
+				break;
+			depth--;
 		}
-		if (e >= le || e + 1 >= le || s[e + 1] != '.')
-			break;
-		open = ident(s, le, e + 2, 0);
-		if (open >= le || s[open] != '(')
-			break;
 	}
-	*ps = b;
-	*pe = e < le ? e + 1 : le;
+	if (e < n && s[e] == ')' && e + 1 < n && s[e + 1] == '.')
+		for (e += 2; e < n && is_id((unsigned char)s[e]); e++)
+			;
+	*ws = j;
+	*we = e < n ? e + 1 : n;
+	return 1;
 }
 
-/* What the code around s[i] does to a path: delete, write, or read. */
+/* What the code around s[i] does to a path: delete, write, or read. A literal that is
+ * an argument of a call is judged by that call (open("a").read() beside a write of
+ * another file stays a read); any other literal by its whole line. */
 static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
 {
 	static const char *const del[] = {
@@ -668,11 +658,15 @@ static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
 					 "write_text", "write_bytes", "writeFile",
 					 "appendFile", "File.write",  "file_put_contents",
 					 "'>",	       "\">",	      "open(my",
-					 "fopen(",     "'w+'",	      "\"w+\"",
-					 "'r+'",       "\"r+\"",      NULL};
-	size_t ls, le;
+					 "fopen(",     NULL};
+	size_t ls = i, le = i;
 
-	segment(s, n, i, &ls, &le);
+	if (!call_span(s, n, i, &ls, &le)) {
+		while (ls > 0 && s[ls - 1] != '\n')
+			ls--;
+		while (le < n && s[le] != '\n')
+			le++;
+	}
 	*dir = 0;
 	for (size_t k = 0; del[k]; k++)
 		if (memmem(s + ls, le - ls, del[k], strlen(del[k]))) {

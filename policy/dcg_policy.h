@@ -253,6 +253,20 @@ struct pol_rule_info {
 	size_t n_suggestions;
 };
 
+/* A rule pack: the rules whose IDs share the prefix before the last dot
+ * (core.git.reset_hard is in core.git). Path rules are in none. */
+struct pol_pack_info {
+	const char *name;   /* owned by the list: pol_pack_list_release() frees it */
+	size_t rules;	    /* how many rules the pack holds */
+	size_t active;	    /* how many are on (a pack is on when any is) */
+	const char *guards; /* what it guards, one line; points into the policy */
+};
+/* Fills out (max entries) with every pack of the policy, sorted by name, and returns
+ * how many there are (more than max: call again with a larger array). */
+size_t pol_pack_list(const struct pol_policy *p, struct pol_pack_info *out, size_t max);
+/* Frees the names pol_pack_list() filled in for the first n entries. */
+void pol_pack_list_release(struct pol_pack_info *packs, size_t n);
+
 size_t pol_rule_count(const struct pol_policy *p);
 /* Fills info for rule i (0 <= i < pol_rule_count); returns 0 or -ERANGE. */
 int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *info);

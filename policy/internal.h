@@ -101,6 +101,11 @@ struct pol_policy {
 	pcre2_compile_context *cctx;
 	size_t *path_rules; /* indexes of the active path rules, in order (pol_rules_refresh) */
 	size_t n_path_rules;
+	/* indexes of the active command rules, in order (pol_rules_refresh): what a
+	 * command unit is matched against; NULL when it could not be allocated */
+	size_t *cmd_rules;
+	size_t n_cmd_rules;
+	size_t cmd_rules_for; /* n_rules when it was built: a rule added since makes it stale */
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
 	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
 	 * entries into bucket_rules. */

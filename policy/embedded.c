@@ -16,7 +16,7 @@ extern const char pol_embedded_snapshot_end[];
 extern const uint8_t pol_embedded_codes[];
 extern const uint8_t pol_embedded_codes_end[];
 
-#define SNAP_HEAD   "DCGSNAP 1\nV\t"
+#define SNAP_HEAD   POL_SNAP_MAGIC "V\t"
 #define VERSION_LEN 16
 
 const uint8_t *pol_embedded_codes_get(const char **version)

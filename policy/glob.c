@@ -362,6 +362,8 @@ unsigned pol_pathpat_bucket(const struct pol_pathpat *pp)
 	const unsigned char *g = (const unsigned char *)pp->glob;
 	size_t n = pp->glob_len;
 
+	if (!g)
+		return POL_PI_ALWAYS; /* a rule left unexpanded: tried on every path */
 	if (pp->basename_only) {
 		if (pp->shape == PP_LITERAL)
 			return POL_PI_LIT + sig_bit((unsigned)n, g[0]);

@@ -262,6 +262,8 @@ static void sbx_child(int sock, const struct sbx_filter *f, char **argv, char **
 static int sbx_load_policy(const char *policy_abs, struct pol_policy **out)
 {
 	*out = hook_policy_open(policy_abs, NULL, stderr);
+	if (*out)
+		pol_prepare(*out); /* the supervisor's threads share it */
 	return *out ? 0 : -ENOMEM;
 }
 

@@ -15,7 +15,12 @@ $(BUILD)/sandbox/sbx-run: $(BUILD)/sandbox/main.o $(SANDBOX_OBJS) $(RUNDIR_OBJ) 
 	$(CC) $(ALL_LDFLAGS) $^ $(DEPS_LIBS) -o $@
 
 # The cost of one notified call and of a real build under the sandbox, as ratios.
+# The floor under a notified open: a minimal notify supervisor (no libseccomp).
+$(BUILD)/sandbox/bench/notify_floor: sandbox/bench/notify_floor.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE $< -o $@
+
 .PHONY: bench-sandbox
-bench-sandbox: $(BUILD)/dcg
+bench-sandbox: $(BUILD)/dcg $(BUILD)/sandbox/bench/notify_floor
 	@sandbox/bench.sh $(BUILD)
 bench: bench-sandbox

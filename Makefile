@@ -38,11 +38,16 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 all:
 bench:
 
+# The libraries every module may link, named here so that no module depends on the
+# order of the includes below.
+POLICY_LIB := $(BUILD)/libdcgpolicy.a
+SANDBOX_LIB := $(BUILD)/libdcgsandbox.a
+CLI_LIB := $(BUILD)/libdcgcli.a
+
 include policy/module.mk
-# Order matters: preload and sandbox append to DCG_EXTRA_OBJS, which hook/ links into dcg.
 -include preload/module.mk
 -include sandbox/module.mk
--include hook/module.mk
+-include cli/module.mk
 include tests/module.mk
 -include $(wildcard tests/*/*.mk)
 

@@ -3,7 +3,6 @@ POLICY_SRCS := $(wildcard policy/*.c)
 # Everything but the embedded default policy: what the build tool links.
 POLICY_CORE_OBJS := $(filter-out $(BUILD)/policy/embedded.o,$(POLICY_SRCS:%.c=$(BUILD)/%.o))
 POLICY_OBJS := $(POLICY_CORE_OBJS) $(BUILD)/policy/embedded.o $(BUILD)/policy/embed.o
-POLICY_LIB := $(BUILD)/libdcgpolicy.a
 
 # The embedded default policy: policy/default.yaml, checked (no diagnostic, every
 # regex compiles) and turned into a portable snapshot at build time, then pulled

@@ -1,4 +1,4 @@
-/* shell.h - shell command analysis: the interface between the analyser (shell.c and
+/* shell.h - shell command analysis: the interface between the analyser (shell_*.c and
  * friends) and the decision engine (decide.c). Internal to policy/.
  *
  * The analyser turns a command string into units and hands each to a callback:

@@ -1,5 +1,5 @@
-# preload/: the runtime guard $(BUILD)/libdcg-preload.so and `dcg run` (run.o, linked
-# into dcg through DCG_EXTRA_OBJS).
+# preload/: the runtime guard $(BUILD)/libdcg-preload.so (`dcg run` itself, which puts
+# it in LD_PRELOAD, is cli/cmd_run.c).
 #
 # The .so holds the wrappers, the policy library linked in statically and PCRE2 and
 # libyaml from their static archives (PIC on Debian), all hidden: it exports the
@@ -63,11 +63,6 @@ $(PRELOAD_SO): $(PRELOAD_OBJS) $(PRELOAD_POLICY_OBJS) preload/exports.map
 		-Wl,--exclude-libs,ALL -Wl,-z,defs
 
 all: $(PRELOAD_SO)
-
-# `dcg run` lives in the dcg binary.
-DCG_EXTRA_OBJS += $(BUILD)/preload/run.o $(BUILD)/preload/rundir.o
-# What dcg run and dcg sandbox both hand the guarded processes (rundir.h).
-RUNDIR_OBJ := $(BUILD)/preload/rundir.o
 
 # The preload unit tests link the guard's helpers.
 $(BUILD)/tests/test_preload: $(PRELOAD_GLUE_OBJS)

@@ -1,20 +1,21 @@
-# sandbox/: `dcg sandbox`, the seccomp supervisor (linked into dcg through
-# DCG_EXTRA_OBJS). The unit tests link the same objects.
+# sandbox/: the seccomp filter and supervisor, as $(BUILD)/libdcgsandbox.a, whose entry
+# sbx_run() `dcg sandbox` (cli/cmd_sandbox.c) calls. The unit tests link the same library.
 SANDBOX_SRCS := sandbox/filter.c sandbox/walk.c sandbox/super.c sandbox/run.c
 SANDBOX_OBJS := $(SANDBOX_SRCS:%.c=$(BUILD)/%.o)
 
-DCG_EXTRA_OBJS += $(SANDBOX_OBJS)
+$(SANDBOX_LIB): $(SANDBOX_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
 
-$(BUILD)/tests/test_sandbox: $(SANDBOX_OBJS) $(RUNDIR_OBJ)
-# Before the libraries, whose symbols the objects use.
-$(BUILD)/tests/test_sandbox: TEST_LINK = $(SANDBOX_OBJS) $(RUNDIR_OBJ) $(HOOK_LIB) $(POLICY_LIB)
+all: $(SANDBOX_LIB)
 
-# A stand-alone `dcg sandbox` (sbx-run ARGS == dcg sandbox ARGS) for the benchmark
-# and for debugging the supervisor without the rest of dcg.
-$(BUILD)/sandbox/sbx-run: $(BUILD)/sandbox/main.o $(SANDBOX_OBJS) $(RUNDIR_OBJ) $(HOOK_LIB) $(POLICY_LIB)
-	$(CC) $(ALL_LDFLAGS) $^ $(DEPS_LIBS) -o $@
+# The sandbox's tests need the supervisor and the engine only.
+$(BUILD)/tests/test_sandbox: $(SANDBOX_LIB)
+$(BUILD)/tests/test_sandbox: TEST_LINK = $(SANDBOX_LIB) $(POLICY_LIB)
 
 # The cost of one notified call and of a real build under the sandbox, as ratios.
+# SBX_BIN=build/sandbox/sbx-run (cli/module.mk) measures a dcg holding `dcg sandbox` only.
 # The floor under a notified open: a minimal notify supervisor (no libseccomp).
 $(BUILD)/sandbox/bench/notify_floor: sandbox/bench/notify_floor.c
 	@mkdir -p $(dir $@)

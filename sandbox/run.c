@@ -1,15 +1,12 @@
-/* run.c - `dcg sandbox`: the launcher and the process tree.
+/* run.c - sbx_run(): the process tree under the supervisor.
  *
  * The parent becomes a child subreaper, forks, and serves the child's listener until
  * the last descendant has exited. The child sets no_new_privs, installs the filter,
  * hands the listener to the parent over a socketpair (SCM_RIGHTS), closes its own
  * copy (a tracee holding the listener could answer for itself) and execs CMD with
- * the preload guard in its environment.
+ * the environment the launcher prepared (cli/launch.h).
  */
 #include "sandbox.h"
-#include "../preload/rundir.h"
-
-#include "../hook/hook.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,25 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-/* `dcg --policy F sandbox`: hook/main.c sets it; weak so that sbx-run links alone. */
-extern const char *dcg_global_policy __attribute__((weak));
-/* `--intent ID` (hook/cmd_intent.c): checks the ID, sets DCG_INTENT and
- * DCG_INTENTS_FILE for the supervisor and the tree; weak for the same reason. */
-int hook_intent_prepare_run(const char *id, FILE *err) __attribute__((weak));
-
 static const int sbx_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-static void sbx_usage(FILE *f)
-{
-	fputs("usage: dcg sandbox [--policy FILE] [--intent ID] [--no-preload] [-- CMD ARGS...]\n"
-	      "Runs CMD (default $SHELL) under the seccomp supervisor: the policy's path rules\n"
-	      "hold for every process of the tree, static binaries and raw syscalls included.\n"
-	      "--no-preload: do not add libdcg-preload.so (refusals are then said by the\n"
-	      "supervisor only, with the syscall's name).\n"
-	      "--intent ID: writes outside the intent's owned_scope are refused too.\n",
-	      f);
-}
 
 /* Sends the listener descriptor, or an errno when there is none. */
 static void sbx_send_fd(int sock, int fd, int err)
@@ -88,93 +67,6 @@ static int sbx_recv_fd(int sock)
 	if (fd >= 0)
 		return fd;
 	return err ? -err : -EPIPE;
-}
-
-/* The environment for CMD: the preload in front of LD_PRELOAD (when the library
- * sits next to the dcg binary), the policy file as an absolute path, DCG_SANDBOX=1.
- * Returns a malloc'ed array (its strings: environ's or malloc'ed, never freed: the
- * child execs). */
-/* The environment for CMD: environ with these variables replaced. */
-struct sbx_envspec {
-	const char *preload;	/* the guard library, put in front of LD_PRELOAD, or NULL */
-	const char *policy_abs; /* DCG_POLICY, or NULL */
-	const char *snapshot;	/* DCG_SNAPSHOT, or NULL */
-	const char *log;	/* DCG_LOG, or NULL */
-};
-
-/* Frees what sbx_child_env() built: the array and the strings it made (those that
- * are not environ's). */
-static void sbx_child_env_free(char **env)
-{
-	if (!env || env == environ)
-		return;
-	for (size_t i = 0; env[i]; i++) {
-		int found = 0;
-		for (size_t j = 0; environ[j] && !found; j++)
-			found = env[i] == environ[j];
-		if (!found)
-			free(env[i]);
-	}
-	free(env);
-}
-
-static char *sbx_env_pair(const char *name, const char *a, const char *sep, const char *b)
-{
-	size_t sz = strlen(name) + strlen(a) + strlen(sep) + strlen(b) + 2;
-	char *v = malloc(sz);
-
-	if (v)
-		snprintf(v, sz, "%s=%s%s%s", name, a, sep, b);
-	return v;
-}
-
-/* Builds the child's environment (malloc'ed; sbx_child_env_free). Returns NULL when
- * out of memory. */
-static char **sbx_child_env(const struct sbx_envspec *e)
-{
-	const char *old_pre = getenv("LD_PRELOAD");
-	size_t n = 0, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = calloc(n + 6, sizeof *env);
-	if (!env)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const char *v = environ[i];
-		if ((e->preload && !strncmp(v, "LD_PRELOAD=", 11)) ||
-		    (e->policy_abs && !strncmp(v, "DCG_POLICY=", 11)) ||
-		    (e->snapshot && !strncmp(v, "DCG_SNAPSHOT=", 13)) ||
-		    (e->log && !strncmp(v, "DCG_LOG=", 8)) || !strncmp(v, "DCG_SANDBOX=", 12))
-			continue;
-		env[k++] = environ[i];
-	}
-	if (e->preload)
-		env[k++] = old_pre && *old_pre && !strstr(old_pre, e->preload)
-			       ? sbx_env_pair("LD_PRELOAD", e->preload, " ", old_pre)
-			       : sbx_env_pair("LD_PRELOAD", e->preload, "", "");
-	if (e->policy_abs)
-		env[k++] = sbx_env_pair("DCG_POLICY", e->policy_abs, "", "");
-	if (e->snapshot)
-		env[k++] = sbx_env_pair("DCG_SNAPSHOT", e->snapshot, "", "");
-	/* The log path is fixed now, so that `env -i` in a child does not move the
-	 * preload's lines away from ours. */
-	if (e->log)
-		env[k++] = sbx_env_pair("DCG_LOG", e->log, "", "");
-	env[k++] = sbx_env_pair("DCG_SANDBOX", "1", "", "");
-	for (size_t i = 0; i < k; i++)
-		if (!env[i]) {
-			/* out of memory: compact the holes away, run with what we have */
-			size_t w = 0;
-			for (size_t r = 0; r < k; r++)
-				if (env[r])
-					env[w++] = env[r];
-			k = w;
-			break;
-		}
-	env[k] = NULL;
-	return env;
 }
 
 static int sbx_has_zero_access(const struct pol_policy *p)
@@ -229,7 +121,7 @@ static int sbx_err_fd(void)
 }
 
 /* The child: filter, hand over the listener, exec. Never returns. */
-static void sbx_child(int sock, const struct sbx_filter *f, char **argv, char **envp)
+static void sbx_child(int sock, const struct sbx_filter *f, char *const argv[])
 {
 	sigset_t none;
 	int lfd;
@@ -252,19 +144,10 @@ static void sbx_child(int sock, const struct sbx_filter *f, char **argv, char **
 	if (read(sock, &ack, 1) != 1)
 		_exit(126);
 	close(sock);
-	execvpe(argv[0], argv, envp);
+	execvp(argv[0], argv);
 	int e = errno;
 	dprintf(2, "dcg sandbox: cannot run %s: %s\n", argv[0], strerror(e));
 	_exit(e == ENOENT ? 127 : 126);
-}
-
-/* The layered policy, loaded as every dcg command loads it (diagnostics on stderr). */
-static int sbx_load_policy(const char *policy_abs, struct pol_policy **out)
-{
-	*out = hook_policy_open(policy_abs, NULL, stderr);
-	if (*out)
-		pol_prepare(*out); /* the supervisor's threads share it */
-	return *out ? 0 : -ENOMEM;
 }
 
 /* Serves the listener until the last descendant has gone; returns the child's wait
@@ -340,99 +223,22 @@ static int sbx_serve(struct sbx_super *s, pid_t child, int sfd)
 	return child_status;
 }
 
-int cmd_sandbox(int argc, char **argv)
+int sbx_run(const struct pol_policy *policy, char *const cmd[])
 {
-	const char *policy_arg = NULL;
-	int no_preload = 0;
-	char policy_abs[PATH_MAX], msg[256];
-	char *default_argv[2];
-	char **cmd, **envp = NULL;
-	struct pol_policy *policy = NULL;
 	struct sbx_filter filter = {0};
 	struct sbx_super *sup = NULL;
 	struct sbx_super_opts sopts;
-	int sock[2] = {-1, -1}, sfd = -1, lfd, rc = 1, i, status;
+	int sock[2] = {-1, -1}, sfd = -1, lfd, rc = 1, status;
 	sigset_t mask, old;
 	pid_t child;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		} else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
-			policy_arg = argv[++i];
-		} else if (strncmp(argv[i], "--policy=", 9) == 0) {
-			policy_arg = argv[i] + 9;
-		} else if (strcmp(argv[i], "--no-preload") == 0) {
-			no_preload = 1;
-		} else if (strcmp(argv[i], "--intent") == 0 && i + 1 < argc) {
-			const char *id = argv[++i];
-
-			if (!hook_intent_prepare_run || hook_intent_prepare_run(id, stderr) != 0)
-				return 1;
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			sbx_usage(stdout);
-			return 0;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "dcg sandbox: unknown option %s\n", argv[i]);
-			sbx_usage(stderr);
-			return 1;
-		} else {
-			break; /* CMD without "--" */
-		}
-	}
-	if (i < argc) {
-		cmd = argv + i;
-	} else {
-		const char *sh = getenv("SHELL");
-		default_argv[0] = (char *)(sh && *sh ? sh : "/bin/bash");
-		default_argv[1] = NULL;
-		cmd = default_argv;
-	}
-	if (!policy_arg && &dcg_global_policy && dcg_global_policy)
-		policy_arg = dcg_global_policy;
-	if (!policy_arg)
-		policy_arg = getenv("DCG_POLICY");
-	if (policy_arg && *policy_arg) {
-		if (!realpath(policy_arg, policy_abs)) {
-			fprintf(stderr, "dcg sandbox: policy file %s: %s\n", policy_arg,
-				strerror(errno));
-			return 1;
-		}
-	} else {
-		policy_arg = NULL;
-	}
-
-	if (sbx_kernel_check(msg, sizeof msg) < 0) {
-		fprintf(stderr, "dcg sandbox: %s; refusing to run without protection\n", msg);
-		return 1;
-	}
-	if (sbx_load_policy(policy_arg ? policy_abs : NULL, &policy) < 0) {
-		fprintf(stderr, "dcg sandbox: cannot load the policy\n");
-		return 1;
-	}
 	struct sbx_filter_opts fopts = {.notify_reads = sbx_has_zero_access(policy)};
 	int frc = sbx_filter_build(&fopts, &filter);
 	if (frc < 0) {
 		fprintf(stderr, "dcg sandbox: cannot build the seccomp filter: %s\n",
 			strerror(-frc));
-		goto out_free_policy;
+		return 1;
 	}
-	char lib[PATH_MAX], snap[PATH_MAX], logp[PATH_MAX];
-	struct sbx_envspec spec = {.policy_abs = policy_arg ? policy_abs : NULL};
-	if (!no_preload && run_find_preload(lib, sizeof lib) == 0) {
-		spec.preload = lib;
-		if (run_write_snapshot(policy, "<dcg sandbox>", snap, sizeof snap) == 0)
-			spec.snapshot = snap;
-	}
-	if (pol_log_path(logp, sizeof logp) == 0 && logp[0] == '/')
-		spec.log = logp;
-	envp = sbx_child_env(&spec);
-	if (!envp) {
-		fprintf(stderr, "dcg sandbox: out of memory\n");
-		goto out_release_filter;
-	}
-
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
 		perror("dcg sandbox: socketpair");
 		goto out_release_filter;
@@ -461,12 +267,10 @@ int cmd_sandbox(int argc, char **argv)
 	}
 	if (child == 0) {
 		close(sock[0]);
-		sbx_child(sock[1], &filter, cmd, envp);
+		sbx_child(sock[1], &filter, cmd);
 	}
 	close(sock[1]);
 	sock[1] = -1;
-	sbx_child_env_free(envp);
-	envp = NULL;
 	lfd = sbx_recv_fd(sock[0]);
 	if (lfd < 0) {
 		const char *why =
@@ -540,9 +344,6 @@ out_close_sock:
 	if (sock[1] >= 0)
 		close(sock[1]);
 out_release_filter:
-	sbx_child_env_free(envp);
 	sbx_filter_release(&filter);
-out_free_policy:
-	pol_free(policy);
 	return rc;
 }

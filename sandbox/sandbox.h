@@ -1,5 +1,7 @@
-/* sandbox.h - dcg sandbox: the seccomp supervisor that enforces the path rules at the
- * system-call boundary, for static binaries and raw syscalls too.
+/* sandbox.h - the seccomp supervisor that enforces the path rules at the system-call
+ * boundary, for static binaries and raw syscalls too: a library whose entry is
+ * sbx_run(), which `dcg sandbox` (cli/cmd_sandbox.c) calls once it has loaded the policy
+ * and prepared the environment.
  *
  * Layout:
  *   filter.c  builds the BPF program (libseccomp) and installs it with a listener
@@ -7,10 +9,10 @@
  *             symlinks swapped in between or by /proc/self (pinned O_PATH descriptors)
  *   super.c   the notification loop: reads paths from the tracee, asks policy/,
  *             performs allowed calls itself and answers with the result
- *   run.c     `dcg sandbox`: the launcher (fork, filter, exec) and the process tree
+ *   run.c     sbx_run(): fork, filter, exec, and the process tree to its last process
  *
  * Every function returns 0 (or a descriptor) or a negative errno unless said otherwise.
- * Nothing here exits except cmd_sandbox()'s caller.
+ * Nothing here exits (sbx_run() may die of the signal CMD died of).
  */
 #ifndef DCG_SANDBOX_H
 #define DCG_SANDBOX_H
@@ -22,11 +24,14 @@
 
 #include "dcg_policy.h"
 
-/* `dcg sandbox [--policy FILE] [-- CMD ARGS...]`. argv[0] is "sandbox". Returns the
- * exit status for dcg: CMD's status, 128+N when CMD died of signal N (after trying to
- * die of the same signal), 1 on usage or set-up errors (missing kernel support is
- * such an error: CMD never runs unprotected). */
-int cmd_sandbox(int argc, char **argv);
+/* Runs cmd (NULL-terminated; cmd[0] looked up in $PATH) in this process's environment
+ * under a filter whose notifications the supervisor answers from policy, and serves
+ * them until the last process of the tree has exited. Refusal lines go to stderr;
+ * $DCG_SANDBOX_STATS adds a line of counts at the end. Returns the exit status for
+ * dcg: CMD's status, 128+N when CMD died of signal N (after trying to die of the same
+ * signal), 1 on set-up errors (CMD never runs unprotected). Call sbx_kernel_check()
+ * first to say early that the kernel lacks what is needed. */
+int sbx_run(const struct pol_policy *policy, char *const cmd[]);
 
 /* ---- filter --------------------------------------------------------------------- */
 

@@ -13,6 +13,35 @@ if grep -nE "$banned" $files | grep -vE '^\S+:[0-9]+:\s*(/\*|\*|//)'; then
 	rc=1
 fi
 
+# Absolute machine paths: a tracked file must not name a file of the machine it was
+# written on (a fresh clone elsewhere would not have it). Flagged: any absolute path
+# into this checkout, into the folder that holds it, or into $HOME, whose first component
+# there exists on this machine. Fictional paths in test data (a HOME of /home/agent, a
+# project in /srv/proj) name nothing that exists and pass.
+repo=$(pwd -P)
+parent=$(dirname "$repo")
+prefixes=("$repo")
+[ "$parent" != / ] && [ "$parent" != /tmp ] && prefixes+=("$parent")
+[ -n "${HOME:-}" ] && [ "$HOME" != / ] && prefixes+=("$(cd "$HOME" 2>/dev/null && pwd -P || echo "$HOME")")
+machine_paths() {
+	local pre q hits
+	for pre in "${prefixes[@]}"; do
+		q=$(printf '%s' "$pre" | sed 's/[.[\*^$]/\\&/g')
+		git ls-files -z | grep -zv '^tests/fuzz/corpus/' |
+			xargs -0 grep -IHnoE "${q}/[A-Za-z0-9._+-]+" 2>/dev/null |
+			while IFS= read -r hit; do
+				path=${hit#*:*:}
+				[ -e "$path" ] && printf '%s\n' "$hit"
+			done
+	done | sort -u
+}
+if hits=$(machine_paths) && [ -n "$hits" ]; then
+	printf '%s\n' "$hits"
+	echo "check-style: absolute machine paths above: find the file relative to the checkout" \
+		"or pass it in (see DC_FIXTURE in tests/module.mk)" >&2
+	rc=1
+fi
+
 if command -v clang-format >/dev/null 2>&1; then
 	bad=0
 	for f in $files; do

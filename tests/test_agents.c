@@ -1,4 +1,4 @@
-/* test_agents.c - the Codex, Gemini CLI, Cursor and pi adapters (hook/agents.h).
+/* test_agents.c - the Codex, Gemini CLI, Cursor and pi adapters (cli/agents.h).
  *
  * Cases are data: tests/data/agents/<agent>/<case>.in is one tool call as the agent
  * sends it, <case>.out what dcg prints on stdout for it, byte for byte (empty: nothing
@@ -7,8 +7,8 @@
  * answer. DCG_REGEN=1 rewrites the .out files from what the code prints (review the
  * diff before committing). Bad input is generated here and must be refused in every
  * protocol. */
-#include "../hook/agents.h"
-#include "../hook/commands.h"
+#include "../cli/agents.h"
+#include "../cli/commands.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -518,7 +518,7 @@ Test(agents, pi_extension_in_the_binary_is_the_one_in_the_repo)
 	char *file = slurp("agents/pi/dcg-damage-control.ts", &flen);
 
 	cr_expect(len == flen && !memcmp(emb, file, len),
-		  "the embedded extension is stale: rebuild hook/agent_pi.o");
+		  "the embedded extension is stale: rebuild cli/agent_pi.o");
 	free(file);
 }
 

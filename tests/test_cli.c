@@ -2,7 +2,7 @@
  * stdout, stderr and exit status they see. Needs $(BUILD)/dcg (DCG_BUILD names the
  * build folder; default build). Every run gets a fresh HOME, no user or project
  * policy, and its own audit log. */
-#include "../hook/hook.h"
+#include "../cli/hook.h"
 
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>

@@ -3,6 +3,7 @@
  * authors meant. Regex rules are tried with POL_CTX_NO_ANALYSIS (raw matching), so these
  * tests do not depend on the shell analyser, except where said. */
 #include "dcg_policy.h"
+#include "dc_fixture.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -13,8 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define FIXTURE "/work/shared/fixtures/damage-control-patterns.yaml"
 
 static char tmpdir[] = "/tmp/dcg-test-decide.XXXXXX";
 static char home[1024], root[1024];
@@ -52,11 +51,11 @@ static struct pol_policy *new_policy(void)
 	return p;
 }
 
-static struct pol_policy *fixture_policy(void)
+static struct pol_policy *fixture_policy(const char *file)
 {
 	struct pol_policy *p = new_policy();
 
-	cr_assert_eq(pol_load_file(p, FIXTURE), 0);
+	cr_assert_eq(pol_load_file(p, file), 0);
 	cr_assert_eq(pol_diag_count(p), 0);
 	return p;
 }
@@ -80,11 +79,14 @@ static enum pol_decision raw(const struct pol_policy *p, const char *c, struct p
 /* ---- the damage-control fixture ------------------------------------------------------- */
 
 /* pattern: a fragment of the regex that must decide, or NULL for allow */
-static const struct {
+struct fixture_cmd {
 	const char *cmd;
 	enum pol_decision want;
 	const char *pattern;
-} fixture_cmds[] = {
+};
+
+/* The shared fixture: damage-control's own default patterns.yaml. */
+static const struct fixture_cmd fixture_cmds[] = {
     {"rm -rf /tmp/build", POL_DENY, "\\brm\\s+"},
     {"RM -RF /tmp/build", POL_DENY, "\\brm\\s+"},
     {"rm --recursive old/", POL_DENY, "\\brm"},
@@ -128,36 +130,89 @@ static const struct {
     {"make -j2 test", POL_ALLOW, NULL},
 };
 
-Test(decide, damage_control_commands_decide_as_their_authors_meant)
+/* The project's own file in the same schema (tests/data/policy/damage-control/). */
+static const struct fixture_cmd own_cmds[] = {
+    {"shred -u notes.txt", POL_DENY, "shred"},
+    {"SHRED -v -z disk.img", POL_DENY, "shred"},
+    {"shred notes.txt", POL_ALLOW, NULL},
+    {"srm -rf old/", POL_DENY, "srm"},
+    {"truncate -s 0 app.log", POL_DENY, "truncate"},
+    {"truncate -c -s0 app.log", POL_DENY, "truncate"},
+    {"truncate -s 10M disk.img", POL_ALLOW, NULL},
+    {"find . -name '*.o' -delete", POL_DENY, "-delete"},
+    {"find . -name '*.o'", POL_ALLOW, NULL},
+    {"git push --mirror backup", POL_DENY, "--mirror(?!-dry)"},
+    {"git push --mirror-dry backup", POL_ALLOW, NULL},
+    {"Git Update-Ref -d refs/heads/x", POL_DENY, "update-ref"},
+    {"hg strip 42", POL_DENY, "strip"},
+    {"git worktree remove --force ../wt", POL_DENY, "worktree"},
+    {"git rebase -i HEAD~3", POL_ASK, "rebase"},
+    {"git rebase main", POL_ALLOW, NULL},
+    {"git tag -d v1.0", POL_ASK, "tag"},
+    {"git remote remove upstream", POL_ASK, "remote"},
+    {"wipefs -a /dev/sdb", POL_DENY, "wipefs"},
+    {"systemctl disable --now sshd", POL_DENY, "systemctl"},
+    {"systemctl status sshd", POL_ALLOW, NULL},
+    {"virsh undefine vm1", POL_DENY, "virsh"},
+    {"podman system reset", POL_DENY, "podman"},
+    {"nomad job stop -purge web", POL_DENY, "nomad"},
+    {"az group delete -n rg1", POL_DENY, "group"},
+    {"azure group delete rg1", POL_DENY, "group"},
+    {"doppler secrets delete KEY", POL_DENY, "doppler"},
+    {"memcflush --servers=localhost", POL_DENY, "memcflush"},
+    {"psql -c 'UPDATE users SET admin = true;'", POL_DENY, "+\\s*;"},
+    {"UPDATE users SET admin = true", POL_DENY, "+\\s*$"},
+    {"update users set name = 'x' where id = 3", POL_ASK, "WHERE"},
+    {"psql -c 'alter table users drop column age'", POL_DENY, "ALTER"},
+    {"DROP SCHEMA app CASCADE", POL_DENY, "SCHEMA"},
+    {"npm deprecate pkg@1 'use 2'", POL_ASK, "deprecate"},
+    {"ls -la", POL_ALLOW, NULL},
+    {"git status", POL_ALLOW, NULL},
+    {"make -j2 test", POL_ALLOW, NULL},
+};
+
+static void check_cmds(const char *file, const struct fixture_cmd *t, size_t n)
 {
-	struct pol_policy *p = fixture_policy();
+	struct pol_policy *p = fixture_policy(file);
 
-	for (size_t k = 0; k < sizeof(fixture_cmds) / sizeof(fixture_cmds[0]); k++) {
+	for (size_t k = 0; k < n; k++) {
 		struct pol_result r;
-		enum pol_decision d = raw(p, fixture_cmds[k].cmd, &r);
+		enum pol_decision d = raw(p, t[k].cmd, &r);
 
-		cr_expect_eq(d, fixture_cmds[k].want, "'%s': %s, want %s (rule %s)",
-			     fixture_cmds[k].cmd, pol_decision_name(d),
-			     pol_decision_name(fixture_cmds[k].want),
+		cr_expect_eq(d, t[k].want, "'%s': %s, want %s (rule %s)", t[k].cmd,
+			     pol_decision_name(d), pol_decision_name(t[k].want),
 			     r.rule_id ? r.rule_id : "none");
-		if (fixture_cmds[k].pattern && r.pattern)
-			cr_expect_not_null(strstr(r.pattern, fixture_cmds[k].pattern),
-					   "'%s' decided by %s", fixture_cmds[k].cmd, r.pattern);
+		if (t[k].pattern && r.pattern)
+			cr_expect_not_null(strstr(r.pattern, t[k].pattern), "'%s' decided by %s",
+					   t[k].cmd, r.pattern);
 		if (d != POL_ALLOW) {
 			cr_expect_eq(r.detection, POL_DET_COMMAND);
 			cr_expect_not_null(strstr(r.rule_id, "policy.bash."), "%s", r.rule_id);
-			cr_expect_str_eq(r.origin, FIXTURE);
+			cr_expect_str_eq(r.origin, file);
 		}
 		pol_result_release(&r);
 	}
 	pol_free(p);
 }
 
-static const struct {
+Test(decide, damage_control_commands_decide_as_their_authors_meant)
+{
+	check_cmds(dc_shared_fixture(), fixture_cmds,
+		   sizeof(fixture_cmds) / sizeof(fixture_cmds[0]));
+}
+
+Test(decide, own_damage_control_file_commands_decide_as_written)
+{
+	check_cmds(DC_OWN_FIXTURE, own_cmds, sizeof(own_cmds) / sizeof(own_cmds[0]));
+}
+
+struct fixture_path {
 	const char *path;
 	enum pol_op op;
 	enum pol_decision want;
-} fixture_paths[] = {
+};
+
+static const struct fixture_path fixture_paths[] = {
     /* relative entries match absolute paths (damage-control's known miss) */
     {"$R/package-lock.json", POL_OP_WRITE, POL_DENY},
     {"/elsewhere/app/package-lock.json", POL_OP_WRITE, POL_DENY},
@@ -204,6 +259,63 @@ static const struct {
     {"$H/.claude/settings.json", POL_OP_WRITE, POL_ALLOW},
 };
 
+static const struct fixture_path own_paths[] = {
+    /* relative entries match absolute paths, wherever the project is */
+    {"$R/requirements.lock", POL_OP_WRITE, POL_DENY},
+    {"/elsewhere/app/mix.lock", POL_OP_WRITE, POL_DENY},
+    {"$R/requirements.lock", POL_OP_READ, POL_ALLOW},
+    {"$R/gen/api.c", POL_OP_WRITE, POL_DENY},
+    {"$R/lib/vendor/x/y.go", POL_OP_TRUNCATE, POL_DENY},
+    /* read-only gen/ is a folder name, not a suffix: src/codegen/ stays writable */
+    {"$R/src/codegen/x.c", POL_OP_WRITE, POL_ALLOW},
+    {"$R/src/gen.c", POL_OP_WRITE, POL_ALLOW},
+    {"$R/.envrc", POL_OP_READ, POL_DENY},
+    {"$R/sub/.envrc", POL_OP_READ, POL_DENY},
+    {"$R/config/secrets.prod.yaml", POL_OP_READ, POL_DENY},
+    {"$R/vault-dev.local", POL_OP_READ, POL_DENY},
+    {"$R/vault.local", POL_OP_READ, POL_DENY},
+    {"$R/app.keystore", POL_OP_READ, POL_DENY},
+    {"$R/keystore.txt", POL_OP_READ, POL_ALLOW},
+    {"$H/.vault/token", POL_OP_READ, POL_DENY},
+    {"$H/.password-store/mail.gpg", POL_OP_WRITE, POL_DENY},
+    {"$H/.config/rclone/rclone.conf", POL_OP_READ, POL_DENY},
+    {"$H/.config/other.conf", POL_OP_READ, POL_ALLOW},
+    {"$R/ci/deploy-token.txt", POL_OP_READ, POL_DENY},
+    {"$R/keys/my-private-key.asc", POL_OP_READ, POL_DENY},
+    {"$R/gcp-oauth-client-id.json", POL_OP_READ, POL_DENY},
+    {"$R/etc/htpasswd", POL_OP_READ, POL_DENY},
+    {"$H/.pgpass", POL_OP_READ, POL_DENY},
+    {"$R/.terraformrc/creds", POL_OP_READ, POL_DENY},
+    {"$R/data/prod-snapshot.db", POL_OP_READ, POL_DENY},
+    {"$R/data/dev-snapshot.db", POL_OP_READ, POL_ALLOW},
+    {"$R/old.sqlbak", POL_OP_READ, POL_DENY},
+    {"/opt/tool/bin/run", POL_OP_READ, POL_ALLOW},
+    {"/opt/tool/bin/run", POL_OP_WRITE, POL_DENY},
+    {"/opt/tool/bin/run", POL_OP_EXEC, POL_ALLOW},
+    {"/srv/shared/data.csv", POL_OP_DELETE, POL_DENY},
+    {"/srv/other/data.csv", POL_OP_DELETE, POL_ALLOW},
+    {"$H/.inputrc", POL_OP_WRITE, POL_DENY},
+    {"$H/.inputrc", POL_OP_READ, POL_ALLOW},
+    {"$R/__snapshots__/ui.snap", POL_OP_WRITE, POL_DENY},
+    {"$R/api/types.gen.go", POL_OP_WRITE, POL_DENY},
+    {"$R/api/types.go", POL_OP_WRITE, POL_ALLOW},
+    {"$R/coverage/index.html", POL_OP_WRITE, POL_DENY},
+    {"$R/AGENTS.md", POL_OP_DELETE, POL_DENY},
+    {"$R/AGENTS.md", POL_OP_WRITE, POL_ALLOW},
+    {"$R/NOTICE.txt", POL_OP_RENAME_FROM, POL_DENY},
+    {"$R/COPYRIGHT", POL_OP_DELETE, POL_DENY},
+    {"$R/sub/Makefile", POL_OP_DELETE, POL_DENY},
+    {"$R/.hg/store/data", POL_OP_DELETE, POL_DENY},
+    {"$R/.woodpecker/build.yaml", POL_OP_DELETE, POL_DENY},
+    {"$R/Containerfile.dev", POL_OP_DELETE, POL_DENY},
+    {"$R/compose.prod.yaml", POL_OP_DELETE, POL_DENY},
+    {"$R/compose.yaml", POL_OP_DELETE, POL_ALLOW},
+    {"$R/src/main.c", POL_OP_DELETE, POL_ALLOW},
+    {"$R/docs/guide.md", POL_OP_DELETE, POL_ALLOW},
+    {"$H/.agents/skills.md", POL_OP_DELETE, POL_DENY},
+    {"$H/.agents/skills.md", POL_OP_WRITE, POL_ALLOW},
+};
+
 static void expand(const char *s, char *out, size_t size)
 {
 	if (s[0] == '$' && s[1] == 'R')
@@ -214,37 +326,58 @@ static void expand(const char *s, char *out, size_t size)
 		snprintf(out, size, "%s", s);
 }
 
-Test(decide, damage_control_paths_decide_as_their_authors_meant)
+static void check_paths(const char *file, const struct fixture_path *t, size_t n)
 {
-	struct pol_policy *p = fixture_policy();
+	struct pol_policy *p = fixture_policy(file);
 	struct pol_ctx ctx = {.cwd = root};
 
-	for (size_t k = 0; k < sizeof(fixture_paths) / sizeof(fixture_paths[0]); k++) {
+	for (size_t k = 0; k < n; k++) {
 		char path[PATH_MAX];
 		struct pol_result r;
 
-		expand(fixture_paths[k].path, path, sizeof(path));
-		enum pol_decision d = pol_check_path(p, path, fixture_paths[k].op, 0, &ctx, &r);
-		cr_expect_eq(d, fixture_paths[k].want, "%s %s: %s, want %s (rule %s)",
-			     pol_op_name(fixture_paths[k].op), fixture_paths[k].path,
-			     pol_decision_name(d), pol_decision_name(fixture_paths[k].want),
+		expand(t[k].path, path, sizeof(path));
+		enum pol_decision d = pol_check_path(p, path, t[k].op, 0, &ctx, &r);
+		cr_expect_eq(d, t[k].want, "%s %s: %s, want %s (rule %s)", pol_op_name(t[k].op),
+			     t[k].path, pol_decision_name(d), pol_decision_name(t[k].want),
 			     r.rule_id ? r.rule_id : "none");
 		pol_result_release(&r);
 	}
 	pol_free(p);
 }
 
-Test(decide, commit_message_mentioning_rm_rf_is_not_the_command, .description = "needs shell.c")
+Test(decide, damage_control_paths_decide_as_their_authors_meant)
 {
-	struct pol_policy *p = fixture_policy();
-	static const char c[] = "git commit -m \"stop using rm -rf in the build script\"";
+	check_paths(dc_shared_fixture(), fixture_paths,
+		    sizeof(fixture_paths) / sizeof(fixture_paths[0]));
+}
+
+Test(decide, own_damage_control_file_paths_decide_as_written)
+{
+	check_paths(DC_OWN_FIXTURE, own_paths, sizeof(own_paths) / sizeof(own_paths[0]));
+}
+
+static void check_commit_message(const char *file, const char *c)
+{
+	struct pol_policy *p = fixture_policy(file);
 	struct pol_ctx ctx = {.cwd = root};
 	struct pol_result r;
 
-	cr_expect_eq(pol_check_command(p, c, strlen(c), &ctx, &r), POL_ALLOW, "rule %s",
+	cr_expect_eq(pol_check_command(p, c, strlen(c), &ctx, &r), POL_ALLOW, "%s: rule %s", c,
 		     r.rule_id ? r.rule_id : "none");
 	pol_result_release(&r);
 	pol_free(p);
+}
+
+Test(decide, commit_message_mentioning_rm_rf_is_not_the_command, .description = "needs shell.c")
+{
+	check_commit_message(dc_shared_fixture(),
+			     "git commit -m \"stop using rm -rf in the build script\"");
+}
+
+Test(decide, commit_message_mentioning_shred_is_not_the_command, .description = "needs shell.c")
+{
+	check_commit_message(DC_OWN_FIXTURE, "git commit -m \"drop the shred -u step\"");
+	check_commit_message(DC_OWN_FIXTURE, "git commit -m 'no more find . -delete'");
 }
 
 /* ---- the record ---------------------------------------------------------------------- */
@@ -487,8 +620,8 @@ Test(decide, command_need_not_be_nul_terminated)
 
 Test(decide, argv_is_joined_and_checked)
 {
-	struct pol_policy *p = fixture_policy();
-	char *const rmrf[] = {"rm", "-rf", "/srv/data", NULL};
+	struct pol_policy *p = fixture_policy(DC_OWN_FIXTURE);
+	char *const rmrf[] = {"shred", "-u", "/srv/data", NULL};
 	char *const ls[] = {"ls", "-la", "it's here", NULL};
 	char *const empty[] = {NULL};
 	struct pol_ctx ctx = {.flags = POL_CTX_NO_ANALYSIS};
@@ -671,7 +804,7 @@ Test(decide, medium_rule_warns_but_denies_on_a_catastrophic_target)
 
 /* ---- threads ---------------------------------------------------------------------------- */
 
-#define N_FIXTURE_CMDS (sizeof(fixture_cmds) / sizeof(fixture_cmds[0]))
+#define N_FIXTURE_CMDS (sizeof(own_cmds) / sizeof(own_cmds[0]))
 
 struct thread_arg {
 	const struct pol_policy *p;
@@ -687,7 +820,7 @@ static struct pol_policy *threads_policy(unsigned flags)
 	pol_set_home(p, home);
 	pol_set_root(p, root);
 	cr_assert_eq(pol_load_embedded(p), 0);
-	cr_assert_eq(pol_load_file(p, FIXTURE), 0);
+	cr_assert_eq(pol_load_file(p, DC_OWN_FIXTURE), 0);
 	return p;
 }
 
@@ -695,7 +828,7 @@ static enum pol_decision decide_one(const struct pol_policy *p, size_t k, int an
 {
 	struct pol_ctx ctx = {.cwd = root, .flags = analysed ? 0 : POL_CTX_NO_ANALYSIS};
 	struct pol_result r;
-	const char *c = fixture_cmds[k].cmd;
+	const char *c = own_cmds[k].cmd;
 	enum pol_decision d = pol_check_command(p, c, strlen(c), &ctx, &r);
 
 	pol_result_release(&r);

@@ -4,7 +4,7 @@
  *
  * DCG_UPDATE_GOLDEN=1 rewrites the golden files from the current output (then read
  * the diff before committing it). */
-#include "../hook/hook.h"
+#include "../cli/hook.h"
 
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>

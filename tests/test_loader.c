@@ -4,6 +4,7 @@
  * Data files: the .yaml files in tests/data/policy/loader/. Big hostile files are generated into a
  * temporary folder at run time rather than committed. */
 #include "dcg_policy.h"
+#include "dc_fixture.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -13,8 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DATA	"tests/data/policy/loader/"
-#define FIXTURE "/work/shared/fixtures/damage-control-patterns.yaml"
+#define DATA "tests/data/policy/loader/"
 
 static char tmpdir[] = "/tmp/dcg-test-loader.XXXXXX";
 
@@ -729,22 +729,22 @@ Test(loader, a_huge_regex_is_a_diagnostic_not_a_crash)
 
 /* ---- the damage-control fixture ----------------------------------------------------- */
 
-Test(loader, damage_control_fixture_loads_clean_with_every_entry)
+/* Loads a damage-control file and checks it has as many entries of each kind as written,
+ * every one active. */
+static void check_counts(const char *file, size_t bash, size_t zero, size_t ro, size_t nd,
+			 size_t ask_want)
 {
 	struct pol_policy *p = new_policy();
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	size_t ask = 0;
 
-	cr_assert_eq(pol_load_file(p, FIXTURE), 0);
+	cr_assert_eq(pol_load_file(p, file), 0);
 	dump_diags(p);
 	cr_expect_eq(pol_diag_count(p), 0);
-	cr_expect_eq(count_rules(p, "damage-control-patterns.yaml", POL_RULE_COMMAND, -1), 97);
-	cr_expect_eq(
-	    count_rules(p, "damage-control-patterns.yaml", POL_RULE_PATH, POL_PATH_ZERO_ACCESS),
-	    37);
-	cr_expect_eq(
-	    count_rules(p, "damage-control-patterns.yaml", POL_RULE_PATH, POL_PATH_READ_ONLY), 43);
-	cr_expect_eq(
-	    count_rules(p, "damage-control-patterns.yaml", POL_RULE_PATH, POL_PATH_NO_DELETE), 29);
+	cr_expect_eq(count_rules(p, base, POL_RULE_COMMAND, -1), bash);
+	cr_expect_eq(count_rules(p, base, POL_RULE_PATH, POL_PATH_ZERO_ACCESS), zero);
+	cr_expect_eq(count_rules(p, base, POL_RULE_PATH, POL_PATH_READ_ONLY), ro);
+	cr_expect_eq(count_rules(p, base, POL_RULE_PATH, POL_PATH_NO_DELETE), nd);
 	for (size_t i = 0; i < pol_rule_count(p); i++) {
 		struct pol_rule_info in;
 
@@ -754,20 +754,40 @@ Test(loader, damage_control_fixture_loads_clean_with_every_entry)
 		if (in.kind == POL_RULE_COMMAND)
 			cr_expect_neq(in.decision, POL_ALLOW, "%s is active", in.id);
 	}
-	cr_expect_eq(ask, 7);
+	cr_expect_eq(ask, ask_want);
 	pol_free(p);
 }
 
-Test(loader, damage_control_fixture_loads_clean_with_jit_and_eager_compilation)
+Test(loader, damage_control_fixture_loads_clean_with_every_entry)
+{
+	check_counts(dc_shared_fixture(), 97, 37, 43, 29, 7);
+}
+
+Test(loader, own_damage_control_file_loads_clean_with_every_entry)
+{
+	check_counts(DC_OWN_FIXTURE, 25, 16, 14, 10, 5);
+}
+
+static void check_jit_eager(const char *file)
 {
 	struct pol_policy *p = pol_new(POL_LOAD_JIT | POL_LOAD_EAGER);
 
 	cr_assert_not_null(p);
 	cr_assert_eq(pol_load_embedded(p), 0);
-	cr_assert_eq(pol_load_file(p, FIXTURE), 0);
+	cr_assert_eq(pol_load_file(p, file), 0);
 	dump_diags(p);
 	cr_expect_eq(pol_diag_count(p), 0);
 	pol_free(p);
+}
+
+Test(loader, damage_control_fixture_loads_clean_with_jit_and_eager_compilation)
+{
+	check_jit_eager(dc_shared_fixture());
+}
+
+Test(loader, own_damage_control_file_loads_clean_with_jit_and_eager_compilation)
+{
+	check_jit_eager(DC_OWN_FIXTURE);
 }
 
 Test(loader, embedded_default_policy_loads_clean_even_when_compiled_eagerly)

@@ -18,6 +18,7 @@
 #include "arena.h"
 #include "dcg_policy.h"
 #include "shell.h"
+#include "shell_int.h"
 
 struct rec {
 	char *buf;
@@ -612,4 +613,54 @@ Test(shell, fuzz_corpus_inputs_are_analysed)
 	}
 	closedir(d);
 	cr_assert_gt(n, 100);
+}
+
+/* The command table (policy/shell_cmds.c) is sorted, so that the binary search finds
+ * every row, and complete: every kind has its handler and every handler a row, a row
+ * that strips or runs code says how, and each row is found by its own name. */
+Test(shell_table, is_sorted_and_complete)
+{
+	unsigned char kind_used[K_COUNT] = {0};
+
+	cr_assert_gt(sh_ncmds, 100);
+	for (size_t i = 0; i < sh_ncmds; i++) {
+		const struct sh_cmdspec *r = &sh_cmds[i];
+		cr_assert(r->name && r->name[0], "row %zu has no name", i);
+		if (i > 0)
+			cr_expect_lt(strcmp(sh_cmds[i - 1].name, r->name), 0,
+				     "%s is not after %s: keep the table sorted", r->name,
+				     sh_cmds[i - 1].name);
+		cr_expect_eq(sh_cmd_lookup(r->name, strlen(r->name)), r, "%s is not found",
+			     r->name);
+		cr_assert_lt(r->kind, K_COUNT, "%s has an unknown kind", r->name);
+		kind_used[r->kind] = 1;
+		if (r->kind != K_NONE)
+			cr_expect(sh_handlers[r->kind], "%s: kind %d has no handler", r->name,
+				  r->kind);
+		if (r->kind == K_OPERANDS) {
+			cr_expect(r->sarg, "%s: which short options take a value?", r->name);
+			cr_expect_lt(r->op, POL_OP__COUNT, "%s: unknown operation", r->name);
+		}
+		if (r->flags & F_WRAP) {
+			cr_expect_eq(r->kind, K_NONE, "%s: a wrapper has no handler", r->name);
+			cr_expect(r->sarg, "%s: which short options take a value?", r->name);
+		} else {
+			cr_expect_eq(r->npos, 0, "%s: operands before a command, not a wrapper",
+				     r->name);
+		}
+		if (r->flags & F_LANG)
+			cr_expect_eq(r->kind, K_NONE, "%s: an interpreter has no handler", r->name);
+		if (r->flags & F_DECODE)
+			cr_expect(r->flags & F_DEC, "%s: F_DECODE without F_DEC", r->name);
+		if (r->lrec)
+			cr_expect_eq(strncmp(r->lrec, "--", 2), 0, "%s: lrec holds long options",
+				     r->name);
+	}
+	for (int k = K_NONE + 1; k < K_COUNT; k++) {
+		cr_expect(sh_handlers[k], "kind %d has no handler", k);
+		cr_expect(kind_used[k], "kind %d has no row", k);
+	}
+	cr_expect_null(sh_cmd_lookup("no-such-command", 15));
+	cr_expect_null(sh_cmd_lookup("r", 1));
+	cr_expect_null(sh_cmd_lookup("rmx", 3));
 }

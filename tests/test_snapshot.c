@@ -3,6 +3,7 @@
  * and every path operation exactly as the policy it was saved from; damaged snapshots
  * are refused, never half-trusted or crashed on. */
 #include "dcg_policy.h"
+#include "dc_fixture.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -14,8 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FIXTURE "/work/shared/fixtures/damage-control-patterns.yaml"
-#define CORPUS	"tests/corpus/"
+#define CORPUS "tests/corpus/"
 
 static char tmpdir[] = "/tmp/dcg-test-snap.XXXXXX";
 static char home[1024], root[1024];
@@ -77,7 +77,8 @@ static const char extra_yaml[] =
     "    expires: 2099-01-31\n"
     "  - {rule: core.git.reset_hard, reason: expired, expires: 2001-01-01}\n";
 
-/* The policy every test saves: embedded defaults, the fixture and the extra rules. */
+/* The policy every test saves: embedded defaults, the project's damage-control file and
+ * the extra rules. */
 static struct pol_policy *source_policy(void)
 {
 	struct pol_policy *p = pol_new(0);
@@ -86,7 +87,7 @@ static struct pol_policy *source_policy(void)
 	cr_assert_eq(pol_set_home(p, home), 0);
 	cr_assert_eq(pol_set_root(p, root), 0);
 	cr_assert_eq(pol_load_embedded(p), 0);
-	cr_assert_eq(pol_load_file(p, FIXTURE), 0);
+	cr_assert_eq(pol_load_file(p, DC_OWN_FIXTURE), 0);
 	pol_load_buffer(p, "extra.yaml", extra_yaml, strlen(extra_yaml));
 	/* the broken regex is the only diagnostic */
 	cr_assert_eq(pol_diag_count(p), 1, "%s", pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");

@@ -5,8 +5,10 @@
 # ratios against a baseline (an empty policy) measured in the same run.
 #   BENCH_POLICY_RUNS=N        runs per load median (default 301)
 #   BENCH_POLICY_NO_HOSTILE=1  skip the 10 MB files
-#   BENCH_POLICY_FIXTURE=FILE  the damage-control file to load
-BENCH_POLICY_FIXTURE ?= /work/shared/fixtures/damage-control-patterns.yaml
+#   BENCH_POLICY_FIXTURE=FILE  the damage-control file to load (default: the shared
+#                              fixture $(DC_FIXTURE) when present, else the project's own)
+BENCH_POLICY_FIXTURE ?= $(firstword $(wildcard $(DC_FIXTURE)) \
+	tests/data/policy/damage-control/patterns.yaml)
 
 $(BUILD)/bench_policy: $(BUILD)/tests/bench/bench_policy.o $(POLICY_LIB)
 	$(CC) $(ALL_LDFLAGS) $^ $(DEPS_LIBS) -o $@

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_FIXTURE "/work/shared/fixtures/damage-control-patterns.yaml"
+#define DEFAULT_FIXTURE "tests/data/policy/damage-control/patterns.yaml"
 #define CORPUS		"tests/corpus/"
 #define MIN_SECONDS	1.0
 

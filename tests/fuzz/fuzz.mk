@@ -9,11 +9,11 @@ FUZZ_TIME ?= 600
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_shell
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Ipolicy
-FUZZ_SRCS := tests/fuzz/fuzz_shell.c policy/shell.c policy/arena.c
+FUZZ_SRCS := tests/fuzz/fuzz_shell.c $(wildcard policy/shell*.c) policy/arena.c
 
 .PHONY: fuzz fuzz-merge bench-shell
 
-$(FUZZ_BIN): $(FUZZ_SRCS) policy/shell.h policy/arena.h policy/dcg_policy.h
+$(FUZZ_BIN): $(FUZZ_SRCS) policy/shell.h policy/shell_int.h policy/arena.h policy/dcg_policy.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SRCS) -o $@
 

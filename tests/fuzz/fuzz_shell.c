@@ -1,6 +1,6 @@
 /* fuzz_shell.c - libFuzzer target for the shell analyser (tokenizer, parser, heredoc and
  * inline-script extraction). Built by tests/fuzz/fuzz.mk with clang
- * -fsanitize=fuzzer,address,undefined; policy/shell.c and policy/arena.c are compiled
+ * -fsanitize=fuzzer,address,undefined; policy/shell_*.c and policy/arena.c are compiled
  * in directly, with the two library functions they need provided here.
  *
  * Besides crashes, leaks and hangs, it checks what every unit promises: texts and

@@ -125,6 +125,14 @@ fi
 [ -f docs/guide.md ] || bad "INT-002 could not write docs/"
 [ -e src/auth/doc.ts ] && bad "INT-002 wrote src/auth/"
 
+# ---- both launchers: --intent=ID, a session, and --help read before anything -----------
+env=$("$DCG" run --intent=INT-002 -- sh -c 'echo "$DCG_INTENT|$DCG_SESSION|${DCG_SANDBOX:-}"' 2>&1)
+case $env in INT-002\|?*\|) ;; *) bad "run environment: $env" ;; esac
+for launcher in run sandbox; do
+	out=$("$DCG" $launcher --intent INT-404 --help 2>&1) || bad "$launcher --help failed: $out"
+	case $out in "usage: dcg $launcher"*) ;; *) bad "$launcher --help: $out" ;; esac
+done
+
 # ---- dcg sandbox --intent: the supervisor alone (no preload) refuses too ---------------
 if "$DCG" sandbox --no-preload -- true >/dev/null 2>&1; then
 	before=$(snapshot)
@@ -137,6 +145,9 @@ if "$DCG" sandbox --no-preload -- true >/dev/null 2>&1; then
 	[ -f src/auth/sbx.ts ] || bad "sandbox: could not write in the scope: $(cat "$OUT")"
 	grep -q 'SCOPE_VIOLATION' "$OUT" || bad "sandbox: no SCOPE_VIOLATION on stderr: $(cat "$OUT")"
 	"$DCG" sandbox --intent INT-404 -- true >/dev/null 2>&1 && bad "sandbox: unknown intent ran"
+	# the environment both launchers build (cli/launch.c): --intent=ID, a session
+	env=$("$DCG" sandbox --intent=INT-002 -- sh -c 'echo "$DCG_INTENT|$DCG_SESSION|$DCG_SANDBOX"' 2>&1)
+	case $env in INT-002\|?*\|1) ;; *) bad "sandbox environment: $env" ;; esac
 else
 	echo "dcg sandbox cannot run here: its part is skipped"
 fi

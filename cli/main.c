@@ -6,11 +6,6 @@
 
 #include "dcg_policy.h"
 
-/* The preload and sandbox layers add these when their objects are linked in
- * (DCG_EXTRA_OBJS); weak, so that the binary links without them. */
-int cmd_run(int argc, char **argv) __attribute__((weak));
-int cmd_sandbox(int argc, char **argv) __attribute__((weak));
-
 struct subcommand {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -19,13 +14,13 @@ struct subcommand {
 
 static int cmd_version(int argc, char **argv);
 
-static struct subcommand commands[] = {
+static const struct subcommand commands[] = {
     {"hook", cmd_hook, "read one agent tool call on stdin, answer it"},
     {"check", cmd_check, "decide one shell command (or a path with --tool)"},
     {"explain", cmd_explain, "every rule tried on a command, and why it matched or not"},
     {"allow", cmd_allow, "add an allowlist entry for a rule"},
-    {"run", NULL, "a shell (or CMD) under the preload guard"},
-    {"sandbox", NULL, "CMD under the seccomp sandbox"},
+    {"run", cmd_run, "a shell (or CMD) under the preload guard"},
+    {"sandbox", cmd_sandbox, "CMD under the seccomp sandbox"},
     {"rules", cmd_rules, "list the active rules, or lint a policy file"},
     {"status", cmd_status, "active policy files, rule count, last violation"},
     {"log", cmd_log, "the audit log"},
@@ -53,8 +48,7 @@ static void usage(FILE *f)
 		   "dcg guards a machine against an AI coding agent's destructive actions.\n\n"
 		   "Commands:\n");
 	for (i = 0; i < N_COMMANDS; i++)
-		if (commands[i].fn)
-			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 		"\n`dcg COMMAND --help` tells more. Policy files: the embedded defaults,\n"
 		"$XDG_CONFIG_HOME/dcg/policy.yaml, .dcg/policy.yaml upwards from the working\n"
@@ -66,14 +60,6 @@ int main(int argc, char **argv)
 {
 	size_t i;
 	int a = 1;
-
-	/* The weak symbols are resolved at link time; fill the table now. */
-	for (i = 0; i < N_COMMANDS; i++) {
-		if (!strcmp(commands[i].name, "run"))
-			commands[i].fn = cmd_run;
-		else if (!strcmp(commands[i].name, "sandbox"))
-			commands[i].fn = cmd_sandbox;
-	}
 
 	while (a < argc && argv[a][0] == '-') {
 		if (!strcmp(argv[a], "--version") || !strcmp(argv[a], "-V")) {
@@ -98,13 +84,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < N_COMMANDS; i++) {
-		if (strcmp(commands[i].name, argv[a]) != 0)
-			continue;
-		if (!commands[i].fn) {
-			fprintf(stderr, "dcg: '%s' is not built into this dcg\n", argv[a]);
-			return 1;
-		}
-		return commands[i].fn(argc - a, argv + a);
+		if (!strcmp(commands[i].name, argv[a]))
+			return commands[i].fn(argc - a, argv + a);
 	}
 	fprintf(stderr, "dcg: unknown command '%s' (see dcg --help)\n", argv[a]);
 	return 1;

@@ -45,7 +45,7 @@ int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void 
 	}
 	hook_call_from_claude(tool->valuestring, input,
 			      cJSON_IsString(cwd) ? cwd->valuestring : NULL, call);
-	/* the intent selection may be per agent session (hook/cmd_intent.c) */
+	/* the intent selection may be per agent session (cli/cmd_intent.c) */
 	call->session_id =
 	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "session_id"));
 	if (call->kind == HOOK_CALL_COMMAND && call->command_len > HOOK_MAX_COMMAND) {

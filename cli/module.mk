@@ -1,9 +1,10 @@
-# hook/: the dcg binary (the agent hook and the everyday commands).
-#   $(BUILD)/libdcghook.a  every hook/*.c but main.c, so that tests link it directly
-#   $(BUILD)/dcg           main.o + $(DCG_EXTRA_OBJS) (preload, sandbox) + the libraries
-HOOK_SRCS := $(filter-out hook/main.c,$(wildcard hook/*.c))
-HOOK_OBJS := $(HOOK_SRCS:%.c=$(BUILD)/%.o)
-HOOK_LIB := $(BUILD)/libdcghook.a
+# cli/: the dcg binary (the agent hook, the launchers of dcg run and dcg sandbox, the
+# everyday commands).
+#   $(BUILD)/libdcgcli.a   every cli/*.c but the two mains, so that tests link it directly
+#   $(BUILD)/dcg           main.o + libdcgcli.a + libdcgsandbox.a + libdcgpolicy.a
+#   $(BUILD)/sandbox/sbx-run  `dcg sandbox` alone (sbx_main.c), for sandbox/bench.sh
+CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c,$(wildcard cli/*.c))
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 # `dcg hook` starts once per tool call: link PCRE2, libyaml and libseccomp statically
 # when their archives exist (Debian's -dev packages ship them; cJSON has none), which
@@ -19,19 +20,21 @@ else
 DCG_LIBS := $(DEPS_LIBS)
 endif
 
-$(HOOK_LIB): $(HOOK_OBJS)
+$(CLI_LIB): $(CLI_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/dcg: $(BUILD)/hook/main.o $(DCG_EXTRA_OBJS) $(HOOK_LIB) $(POLICY_LIB)
-	$(CC) $(ALL_LDFLAGS) $(BUILD)/hook/main.o $(DCG_EXTRA_OBJS) $(HOOK_LIB) $(POLICY_LIB) \
-		$(DCG_LIBS) -o $@
+$(BUILD)/dcg: $(BUILD)/cli/main.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+	$(CC) $(ALL_LDFLAGS) $^ $(DCG_LIBS) -o $@
+
+$(BUILD)/sandbox/sbx-run: $(BUILD)/cli/sbx_main.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+	$(CC) $(ALL_LDFLAGS) $^ $(DCG_LIBS) -o $@
 
 all: $(BUILD)/dcg
 
 # Whole-process latency of `dcg hook` per kind of call, against /bin/true.
-$(BUILD)/bench_hook: $(BUILD)/hook/bench/bench_hook.o
+$(BUILD)/bench_hook: $(BUILD)/cli/bench/bench_hook.o
 	$(CC) $(ALL_LDFLAGS) $^ -o $@
 
 .PHONY: bench-hook

@@ -1,6 +1,6 @@
 /* hook.h - the agent-facing side of dcg: tool calls in, decisions out.
  *
- * This header is the manual of libdcghook.a (every hook/ file but main.c). The hook
+ * This header is the manual of libdcgcli.a (every cli/ file but main.c). The hook
  * turns an agent's tool call into questions for the policy engine (dcg_policy.h) and
  * the decision back into the agent's protocol and a message for the person. Agent
  * protocols are adapters (struct hook_agent) over one decision (hook_decide_call).
@@ -124,7 +124,7 @@ void hook_result_refuse(struct pol_result *r, const char *rule_id, const char *r
 enum pol_decision hook_decide_call(const struct pol_policy *p, const struct hook_call *call,
 				   unsigned flags, struct pol_result *r);
 
-/* The intent scope check (hook/cmd_intent.c, policy/intent.h): when the project has an
+/* The intent scope check (cli/cmd_intent.c, policy/intent.h): when the project has an
  * intents file, the call's writes (file tools' paths, the write/delete paths of a shell
  * command, destructive tools dcg cannot see into) are checked against the active
  * intent of the call's folder and session; a worse result replaces r. Its strings live

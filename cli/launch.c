@@ -1,6 +1,9 @@
-/* rundir.c - the guard library and the policy snapshot that `dcg run` and `dcg sandbox`
- * hand the guarded processes (rundir.h). */
-#include "rundir.h"
+/* launch.c - the guarded environment that `dcg run` and `dcg sandbox` build before CMD
+ * starts: their shared options, the guard library and the policy snapshot (launch.h). */
+#include "launch.h"
+
+#include "commands.h"
+#include "hook.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -147,7 +150,7 @@ static void remove_stale(const char *dir)
 }
 
 /* The guard library: $DCG_PRELOAD, else next to the dcg binary, else ../lib/dcg/. */
-int run_find_preload(char *out, size_t size)
+int launch_find_preload(char *out, size_t size)
 {
 	const char *env = getenv("DCG_PRELOAD");
 	char exe[PATH_MAX];
@@ -210,7 +213,7 @@ out_free:
 	return ok;
 }
 
-int run_write_snapshot(struct pol_policy *p, const char *origin, char *out, size_t size)
+int launch_write_snapshot(struct pol_policy *p, const char *origin, char *out, size_t size)
 {
 	char dir[PATH_MAX], extra[PATH_MAX + 64];
 	size_t len = 0;
@@ -231,4 +234,165 @@ int run_write_snapshot(struct pol_policy *p, const char *origin, char *out, size
 	rc = snapshot_round_trips(p, buf, len) ? write_snapshot(dir, buf, len, out, size) : -EINVAL;
 	free(buf);
 	return rc;
+}
+
+int launch_parse(int argc, char **argv, struct launch_args *a, void (*usage)(FILE *f))
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
+			a->policy_file = argv[++i];
+		} else if (!strncmp(argv[i], "--policy=", 9)) {
+			a->policy_file = argv[i] + 9;
+		} else if (!strcmp(argv[i], "--intent") && i + 1 < argc) {
+			a->intent = argv[++i];
+		} else if (!strncmp(argv[i], "--intent=", 9)) {
+			a->intent = argv[i] + 9;
+		} else if (!strcmp(argv[i], "--no-preload") &&
+			   a->preload != LAUNCH_PRELOAD_REQUIRED) {
+			a->preload = LAUNCH_PRELOAD_NONE;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "%s: unknown option '%s'\n", a->name, argv[i]);
+			usage(stderr);
+			return -1;
+		} else {
+			break; /* CMD without "--" */
+		}
+	}
+	if (i < argc) {
+		a->cmd = argv + i;
+	} else {
+		const char *sh = getenv("SHELL");
+
+		a->default_cmd[0] = (char *)(sh && *sh ? sh : "/bin/bash");
+		a->default_cmd[1] = NULL;
+		a->cmd = a->default_cmd;
+	}
+	return 1;
+}
+
+/* LD_PRELOAD with the guard first, keeping what was there (unless it is already in). */
+static int set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+	size_t n;
+	int rc;
+
+	if (old && strstr(old, lib))
+		return 0;
+	if (!old || !*old)
+		return setenv("LD_PRELOAD", lib, 1);
+	n = strlen(lib) + 1 + strlen(old) + 1;
+	v = malloc(n);
+	if (!v)
+		return -1;
+	snprintf(v, n, "%s %s", lib, old);
+	rc = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return rc;
+}
+
+/* The snapshot for the guarded processes, or a warning: they then load the policy
+ * files themselves (slower, not weaker). */
+static int set_snapshot(struct pol_policy *p, const char *name)
+{
+	char snap[PATH_MAX], origin[64];
+	int rc;
+
+	snprintf(origin, sizeof(origin), "<%s>", name);
+	rc = launch_write_snapshot(p, origin, snap, sizeof(snap));
+	if (rc == -EPERM || rc == -ENAMETOOLONG)
+		fprintf(stderr, "%s: no private folder for the policy snapshot\n", name);
+	else if (rc == -EINVAL)
+		fprintf(stderr,
+			"%s: the policy snapshot does not load back as saved; "
+			"each process will load the policy files itself\n",
+			name);
+	else if (rc < 0)
+		fprintf(stderr,
+			"%s: cannot write the policy snapshot; each process "
+			"will load the policy files itself\n",
+			name);
+	else if (setenv("DCG_SNAPSHOT", snap, 1) != 0)
+		return -1;
+	return 0;
+}
+
+/* DCG_POLICY, DCG_SESSION, DCG_LOG, the intent, LD_PRELOAD, DCG_SANDBOX. */
+static int set_environment(const struct launch_args *a, const char *policy_abs, const char *lib)
+{
+	char sess[64], logp[PATH_MAX];
+
+	if (policy_abs && setenv("DCG_POLICY", policy_abs, 1) != 0)
+		return -1;
+	/* One session per launch: the guard says once per session that a program it
+	 * cannot follow (static, set-uid) ran. */
+	snprintf(sess, sizeof(sess), "%ld.%ld", (long)getpid(), (long)time(NULL));
+	if (setenv("DCG_SESSION", sess, 1) != 0)
+		return -1;
+	/* The log path is fixed now, so that `env -i` in a child does not move it. */
+	if (pol_log_path(logp, sizeof(logp)) == 0 && logp[0] == '/' &&
+	    setenv("DCG_LOG", logp, 1) != 0)
+		return -1;
+	/* Checks the ID against the project's intents file and sets $DCG_INTENT and
+	 * $DCG_INTENTS_FILE, which the guard reads (and re-injects) in every process and
+	 * the supervisor reads when it starts. */
+	if (a->intent && hook_intent_prepare_run(a->intent, stderr) != 0)
+		return -1;
+	if (lib && set_preload(lib) != 0)
+		return -1;
+	if (a->sandbox && setenv("DCG_SANDBOX", "1", 1) != 0)
+		return -1;
+	return 0;
+}
+
+struct pol_policy *launch_prepare(const struct launch_args *a)
+{
+	const char *policy_file = a->policy_file ? a->policy_file : dcg_global_policy;
+	char policy_abs[PATH_MAX], lib[PATH_MAX];
+	int have_lib = 0;
+	struct pol_policy *p;
+
+	if (!policy_file)
+		policy_file = getenv("DCG_POLICY");
+	if (policy_file && *policy_file) {
+		if (!realpath(policy_file, policy_abs)) {
+			fprintf(stderr, "%s: policy file %s: %s\n", a->name, policy_file,
+				strerror(errno));
+			return NULL;
+		}
+		policy_file = policy_abs;
+	} else {
+		policy_file = NULL;
+	}
+	if (a->preload != LAUNCH_PRELOAD_NONE) {
+		have_lib = launch_find_preload(lib, sizeof(lib)) == 0;
+		if (!have_lib && a->preload == LAUNCH_PRELOAD_REQUIRED) {
+			fprintf(stderr,
+				"%s: libdcg-preload.so not found next to dcg (set "
+				"DCG_PRELOAD)\n",
+				a->name);
+			return NULL;
+		}
+	}
+	p = hook_policy_open(policy_file, NULL, stderr);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory loading the policy\n", a->name);
+		return NULL;
+	}
+	pol_prepare(p); /* the sandbox supervisor's threads share it */
+	if ((have_lib && set_snapshot(p, a->name) != 0) ||
+	    set_environment(a, policy_file, have_lib ? lib : NULL) != 0) {
+		pol_free(p);
+		return NULL;
+	}
+	return p;
 }

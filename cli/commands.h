@@ -1,0 +1,25 @@
+/* commands.h - the subcommands of the dcg binary. Each takes the arguments after its
+ * name (argv[0] is the subcommand's name) and returns the process exit status
+ * (DESIGN.md "Command line": 0 allowed, 2 denied, 3 ask, 1 usage or internal error).
+ * Every command accepts --help and --policy FILE. */
+#ifndef DCG_COMMANDS_H
+#define DCG_COMMANDS_H
+
+int cmd_hook(int argc, char **argv);	/* cli/cmd_hook.c */
+int cmd_check(int argc, char **argv);	/* cli/cmd_check.c */
+int cmd_explain(int argc, char **argv); /* cli/cmd_check.c */
+int cmd_allow(int argc, char **argv);	/* cli/cmd_allow.c */
+int cmd_rules(int argc, char **argv);	/* cli/cmd_rules.c */
+int cmd_status(int argc, char **argv);	/* cli/cmd_rules.c */
+int cmd_log(int argc, char **argv);	/* cli/cmd_log.c */
+int cmd_install(int argc, char **argv); /* cli/cmd_install.c */
+int cmd_uninstall(int argc, char **argv);
+int cmd_intent(int argc, char **argv);	/* cli/cmd_intent.c */
+int cmd_run(int argc, char **argv);	/* cli/cmd_run.c */
+int cmd_sandbox(int argc, char **argv); /* cli/cmd_sandbox.c */
+
+/* The --policy FILE given before the subcommand (`dcg --policy F check ...`), or NULL:
+ * commands use it when they get no --policy of their own. */
+extern const char *dcg_global_policy;
+
+#endif /* DCG_COMMANDS_H */

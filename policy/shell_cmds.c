@@ -1,0 +1,1285 @@
+/* shell_cmds.c - the commands the walk knows: one table (name, kind, flags, options,
+ * which operands are paths and what is done to them), and handlers for the commands
+ * that need code. */
+#include "shell_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void scan_opts(struct sh_word **v, size_t n, size_t from, const char *sarg,
+		      const char *const *larg, struct opscan *o)
+{
+	int opts = 1;
+
+	memset(o, 0, sizeof(*o));
+	for (size_t i = from; i < n; i++) {
+		struct sh_word *w = v[i];
+		if (opts && weq(w, "--")) {
+			opts = 0;
+			continue;
+		}
+		if (opts && w->len >= 2 && w->s[0] == '-' && !(w->flags & W_PROCSUB)) {
+			if (w->s[1] == '-') {
+				const char *eq = memchr(w->s, '=', w->len);
+				if (o->narg < 32 && (eq || sh_long_takes_arg(larg, w))) {
+					o->arg[o->narg].c = 0;
+					o->arg[o->narg].lw = w;
+					if (eq)
+						sh_sub_word(w, (size_t)(eq - w->s) + 1,
+							    &o->arg[o->narg].val);
+					else if (i + 1 < n)
+						o->arg[o->narg].val = *v[i + 1];
+					else
+						o->arg[o->narg].val.s = NULL;
+					if (o->arg[o->narg].val.s)
+						o->narg++;
+				}
+				if (!eq && sh_long_takes_arg(larg, w))
+					i++;
+				continue;
+			}
+			for (size_t j = 1; j < w->len; j++) {
+				unsigned char ch = (unsigned char)w->s[j];
+				if (ch < 128)
+					o->seen[ch] = 1;
+				if (sh_opt_takes_arg(sarg, ch)) {
+					if (o->narg < 32) {
+						o->arg[o->narg].c = (char)ch;
+						o->arg[o->narg].lw = NULL;
+						if (j + 1 < w->len)
+							sh_sub_word(w, j + 1, &o->arg[o->narg].val);
+						else if (i + 1 < n)
+							o->arg[o->narg].val = *v[i + 1];
+						else
+							o->arg[o->narg].val.s = NULL;
+						if (o->arg[o->narg].val.s)
+							o->narg++;
+					}
+					if (j + 1 == w->len)
+						i++;
+					break;
+				}
+			}
+			continue;
+		}
+		if (o->nop < 64)
+			o->op[o->nop++] = i;
+	}
+}
+
+/* The value of a long option ("--target-directory") or short letter, or NULL. */
+static const struct sh_word *opt_val(const struct opscan *o, char c, const char *lname)
+{
+	for (size_t k = 0; k < o->narg; k++) {
+		if (c && o->arg[k].c == c)
+			return &o->arg[k].val;
+		if (lname && o->arg[k].lw) {
+			size_t ll = strlen(lname);
+			const struct sh_word *lw = o->arg[k].lw;
+			if (lw->len >= ll && !memcmp(lw->s, lname, ll) &&
+			    (lw->len == ll || lw->s[ll] == '='))
+				return &o->arg[k].val;
+		}
+	}
+	return NULL;
+}
+
+static int has_long(struct sh_word **v, size_t n, size_t from, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	for (size_t i = from; i < n; i++) {
+		if (weq(v[i], "--"))
+			return 0;
+		if (v[i]->len >= pl && !memcmp(v[i]->s, prefix, pl))
+			return 1;
+	}
+	return 0;
+}
+
+static const char *const sudo_long[] = {
+    "--user", "--group",      "--host",	      "--prompt",	   "--chdir", "--role",
+    "--type", "--close-from", "--other-user", "--command-timeout", NULL};
+static const char *const env_long[] = {"--unset", "--chdir", NULL};
+static const char *const time_long[] = {"--format", "--output", NULL};
+static const char *const timeout_long[] = {"--signal", "--kill-after", NULL};
+static const char *const nice_long[] = {"--adjustment", NULL};
+static const char *const ionice_long[] = {"--class", "--classdata", "--pid",
+					  "--pgid",  "--uid",	    NULL};
+static const char *const xargs_long[] = {"--arg-file",	       "--delimiter", "--max-lines",
+					 "--max-args",	       "--max-procs", "--max-chars",
+					 "--process-slot-var", NULL};
+static const char *const stdbuf_long[] = {"--input", "--output", "--error", NULL};
+
+static const char *const touch_long[] = {"--date", "--reference", NULL};
+static const char *const mkdir_long[] = {"--mode", NULL};
+static const char *const headtail_long[] = {
+    "--lines", "--bytes", "--sleep-interval", "--pid", "--max-unchanged-stats", NULL};
+static const char *const jq_long[] = {"--arg",	   "--argjson", "--slurpfile",
+				      "--rawfile", "--indent",	NULL};
+
+/* Every command the walk knows, sorted by bytes (binary search; test_shell checks the
+ * order and that every row is complete). Columns: name, kind (its handler), flags,
+ * then for K_OPERANDS what is done to every operand and how, the short and long
+ * options that take a value, the options that make the operation tree-wide, and the
+ * options that force it. */
+const struct sh_cmdspec sh_cmds[] = {
+    {".", K_READER, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {":", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"[", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"[[", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ack", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ack-grep", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ag", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"alias", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"apropos", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"aria2c", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ash", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"awk", K_AWK, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"b2sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"banner", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"base32", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"base64", K_OPERANDS, F_DEC, POL_OP_READ, 0, "w", NULL, NULL, NULL, NULL, 0},
+    {"basenc", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"bash", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"bat", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"batcat", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"bsdtar", K_TAR, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"builtin", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"bun", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"bunzip2", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"busybox", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"busybox-sh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"bzcat", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"bzip2", K_NONE, F_DEC, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"caffeinate", K_NONE, F_WRAP, 0, 0, "tw", NULL, NULL, NULL, NULL, 0},
+    {"cat", K_OPERANDS, F_FEED, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"catchsegv", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"cd", K_CD, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"chattr", K_CHMOD, 0, 0, 0, NULL, NULL, "R", "--recursive", NULL, 0},
+    {"chgrp", K_CHMOD, 0, 0, 0, NULL, NULL, "R", "--recursive", NULL, 0},
+    {"chmod", K_CHMOD, 0, 0, 0, NULL, NULL, "R", "--recursive", NULL, 0},
+    {"chown", K_CHMOD, 0, 0, 0, NULL, NULL, "R", "--recursive", NULL, 0},
+    {"chroot", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 1},
+    {"chrt", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 1},
+    {"cksum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"clickhouse-client", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"cmp", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"cockroach", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"code", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"colordiff", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"column", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"comm", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"command", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"cowsay", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"cp", K_MVCP, 0, 0, 0, NULL, NULL, "rRa", "--recursive", "f", 0},
+    {"cqlsh", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"curl", K_CURL, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"cut", K_OPERANDS, 0, POL_OP_READ, 0, "bcdf", NULL, NULL, NULL, NULL, 0},
+    {"dash", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"dbus-run-session", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"dd", K_DD, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"declare", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"deno", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"diff", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"dir", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"doas", K_NONE, F_WRAP, 0, 0, "uC", NULL, NULL, NULL, NULL, 0},
+    {"docker", K_CONTAINER, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"dos2unix", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"du", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"duckdb", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"eatmydata", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"echo", K_ECHO, F_FEED, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ed", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"egrep", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"emacs", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"env", K_NONE, F_WRAP, 0, O_ASSIGNS, "uC", env_long, NULL, NULL, NULL, 0},
+    {"eval", K_EVAL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"exa", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"exec", K_NONE, F_WRAP, 0, 0, "a", NULL, NULL, NULL, NULL, 0},
+    {"expand", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"export", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"eza", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"fakeroot", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"false", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"fetch", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"fgrep", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"figlet", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"file", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"find", K_FIND, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"firejail", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"fish", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"flock", K_NONE, F_WRAP, 0, 0, "wEc", NULL, NULL, NULL, NULL, 1},
+    {"fmt", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"fold", K_OPERANDS, 0, POL_OP_READ, 0, "w", NULL, NULL, NULL, NULL, 0},
+    {"ftp", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"gawk", K_AWK, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"gedit", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"gh", K_GH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"git", K_GIT, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"glab", K_GH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"gojq", K_OPERANDS, 0, POL_OP_READ, O_DATA1, "f", jq_long, NULL, NULL, NULL, 0},
+    {"gpg", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"grep", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"gunzip", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"gzip", K_NONE, F_DEC, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"hash", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"head", K_OPERANDS, 0, POL_OP_READ, 0, "ncs", headtail_long, NULL, NULL, NULL, 0},
+    {"help", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"hexdump", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"http", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"https", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"iconv", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"info", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"install", K_MVCP, 0, 0, 0, NULL, NULL, "rRa", "--recursive", "f", 0},
+    {"ionice", K_NONE, F_WRAP, 0, 0, "cnpPu", ionice_long, NULL, NULL, NULL, 0},
+    {"join", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"jq", K_OPERANDS, 0, POL_OP_READ, O_DATA1, "f", jq_long, NULL, NULL, NULL, 0},
+    {"kate", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"ksh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"kubectl", K_CONTAINER, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"less", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"links", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ln", K_MVCP, 0, 0, 0, NULL, NULL, "rRa", "--recursive", "f", 0},
+    {"local", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"logger", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"look", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"ls", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"lsd", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"ltrace", K_NONE, F_WRAP, 0, 0, "oepsaAnu", NULL, NULL, NULL, NULL, 0},
+    {"lynx", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"man", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"mariadb", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"mawk", K_AWK, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"md5sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"micro", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"mkdir", K_OPERANDS, 0, POL_OP_CREATE, 0, "m", mkdir_long, NULL, NULL, NULL, 0},
+    {"mkfifo", K_OPERANDS, 0, POL_OP_CREATE, 0, "m", mkdir_long, NULL, NULL, NULL, 0},
+    {"mknod", K_OPERANDS, 0, POL_OP_CREATE, O_ONE, "m", mkdir_long, NULL, NULL, NULL, 0},
+    {"mksh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"mongo", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"mongosh", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"more", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"mv", K_MVCP, 0, 0, 0, NULL, NULL, NULL, NULL, "f", 0},
+    {"mysql", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"nano", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"nawk", K_AWK, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"nc", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ncat", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"netcat", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"nice", K_NONE, F_WRAP, 0, 0, "n", nice_long, NULL, NULL, NULL, 0},
+    {"nl", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"nocache", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"nodejs", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"nohup", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"notify-send", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"nsenter", K_NONE, F_WRAP, 0, 0, "tSGwr", NULL, NULL, NULL, NULL, 0},
+    {"nvim", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"oc", K_CONTAINER, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"od", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"openssl", K_OPENSSL, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"paste", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"pcregrep", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"pico", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"podman", K_CONTAINER, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"pr", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"printf", K_ECHO, F_FEED, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"prlimit", K_NONE, F_WRAP, 0, 0, "p", NULL, NULL, NULL, NULL, 0},
+    {"proxychains", K_NONE, F_WRAP, 0, 0, "f", NULL, NULL, NULL, NULL, 0},
+    {"proxychains4", K_NONE, F_WRAP, 0, 0, "f", NULL, NULL, NULL, NULL, 0},
+    {"psql", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"pushd", K_CD, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"rbash", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"read", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"readonly", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"redis-cli", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"rev", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"rg", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"rm", K_OPERANDS, 0, POL_OP_DELETE, 0, "", NULL, "rRd", "--recursive|--dir", "fi", 0},
+    {"rmdir", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, "", NULL, NULL, NULL, NULL, 0},
+    {"rsync", K_RSYNC, 0, 0, 0, NULL, NULL, "ra", "--recursive|--delete", NULL, 0},
+    {"runuser", K_SU, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"say", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"scp", K_RSYNC, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"script", K_NONE, F_WRAP, 0, 0, "EOIT", NULL, NULL, NULL, NULL, 0},
+    {"sdiff", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"sed", K_SED, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"setfacl", K_CHMOD, 0, 0, 0, NULL, NULL, "R", "--recursive", NULL, 0},
+    {"setpriv", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"setsid", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"sg", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 1},
+    {"sh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"sha1sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"sha224sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"sha256sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"sha384sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"sha512sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"shasum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"shred", K_OPERANDS, 0, POL_OP_DELETE, 0, "ns", NULL, NULL, NULL, "f", 0},
+    {"slogin", K_SSH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"socat", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"sort", K_SORT, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"source", K_READER, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"sqlcmd", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"sqlite3", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"srm", K_OPERANDS, 0, POL_OP_DELETE, 0, "ns", NULL, NULL, NULL, NULL, 0},
+    {"ssh", K_SSH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ssh-add", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"stdbuf", K_NONE, F_WRAP, 0, 0, "ioe", stdbuf_long, NULL, NULL, NULL, 0},
+    {"strace", K_NONE, F_WRAP, 0, 0, "oepsIEPbaUX", NULL, NULL, NULL, NULL, 0},
+    {"strings", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"su", K_SU, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"subl", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"sudo", K_NONE, F_WRAP, 0, 0, "ugphCDrtTU", sudo_long, NULL, NULL, NULL, 0},
+    {"systemd-run", K_NONE, F_WRAP, 0, 0, "pEMu", NULL, NULL, NULL, NULL, 0},
+    {"tac", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"tail", K_OPERANDS, 0, POL_OP_READ, 0, "ncs", headtail_long, NULL, NULL, NULL, 0},
+    {"tar", K_TAR, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"taskset", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 1},
+    {"tee", K_OPERANDS, F_FEED, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"test", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"tftp", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"then", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"time", K_NONE, F_WRAP, 0, 0, "fo", time_long, NULL, NULL, NULL, 0},
+    {"timeout", K_NONE, F_WRAP, 0, 0, "sk", timeout_long, NULL, NULL, NULL, 1},
+    {"tldr", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"toilet", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"torsocks", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"touch", K_OPERANDS, 0, POL_OP_CREATE, 0, "dtr", touch_long, NULL, NULL, NULL, 0},
+    {"tr", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"tree", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"true", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"truncate", K_TRUNCATE, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"ts-node", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"tsx", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"type", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"typeset", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"unalias", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"unbuffer", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"unexpand", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"uniq", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"unlink", K_OPERANDS, 0, POL_OP_DELETE, 0, "ns", NULL, NULL, NULL, NULL, 0},
+    {"unshare", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"unxz", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"unzip", K_UNZIP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"unzstd", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"uudecode", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"valgrind", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"vi", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"view", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"vim", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"vimdiff", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"w3m", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"wall", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"watch", K_WATCH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"wc", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"wget", K_WGET, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"whatis", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"whereis", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"which", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"xargs", K_NONE, F_WRAP, 0, 0, "adEILnPs", xargs_long, NULL, NULL, NULL, 0},
+    {"xh", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"xvfb-run", K_NONE, F_WRAP, 0, 0, "nslfe", NULL, NULL, NULL, NULL, 0},
+    {"xxd", K_OPERANDS, F_DEC, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"xz", K_NONE, F_DEC, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"xzcat", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"yash", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"yq", K_OPERANDS, 0, POL_OP_READ, O_DATA1, "f", jq_long, NULL, NULL, NULL, 0},
+    {"zcat", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"zgrep", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"zip", K_ZIP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"zless", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"zsh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"zstd", K_NONE, F_DEC, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"zstdcat", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+};
+const size_t sh_ncmds = sizeof(sh_cmds) / sizeof(sh_cmds[0]);
+
+static int name_cmp(const char *s, size_t len, const char *lit)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (lit[i] == '\0')
+			return 1;
+		if ((unsigned char)s[i] != (unsigned char)lit[i])
+			return (unsigned char)s[i] < (unsigned char)lit[i] ? -1 : 1;
+	}
+	return lit[len] == '\0' ? 0 : -1;
+}
+
+const struct sh_cmdspec *sh_cmd_lookup(const char *s, size_t len)
+{
+	size_t lo = 0, hi = sh_ncmds;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = name_cmp(s, len, sh_cmds[mid].name);
+		if (c == 0)
+			return &sh_cmds[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* ---- the walk: what each command does ------------------------------------------------ */
+
+int sh_name_in(const struct nc *x, const char *const *set)
+{
+	for (size_t i = 0; set[i]; i++)
+		if (sh_name_is(x->name, x->nlen, set[i]))
+			return 1;
+	return 0;
+}
+
+void sh_mark_data_from(struct nc *x, size_t from)
+{
+	for (size_t i = from; i < x->n; i++)
+		x->data[i] = 1;
+}
+
+static void mark_word_data(struct nc *x, const struct sh_word *val)
+{
+	/* val may be a copy or a sub-word: find the word that holds it */
+	for (size_t i = 0; i < x->n; i++)
+		if (val->s >= x->v[i]->s && val->s <= x->v[i]->s + x->v[i]->len) {
+			x->data[i] = 1;
+			return;
+		}
+}
+
+void sh_path(struct sh_an *P, struct nc *x, const struct sh_word *w, enum pol_op op, int dir)
+{
+	/* host:path (scp, rsync) is on another machine */
+	if (w && w->s) {
+		const char *colon = memchr(w->s, ':', w->len);
+		const char *slash = memchr(w->s, '/', w->len);
+		if (colon && colon != w->s && (!slash || colon < slash))
+			return;
+	}
+	sh_emit_path(P, w, op, dir, x->remote, x->depth);
+}
+
+static void ops_path(struct sh_an *P, struct nc *x, const struct opscan *o, size_t from, size_t to,
+		     enum pol_op op, int dir)
+{
+	for (size_t k = from; k < to && k < o->nop; k++)
+		sh_path(P, x, x->v[o->op[k]], op, dir);
+}
+
+static const char *const grep_long[] = {"--regexp",
+					"--file",
+					"--max-count",
+					"--context",
+					"--after-context",
+					"--before-context",
+					"--devices",
+					"--directories",
+					"--label",
+					"--include",
+					"--exclude",
+					"--exclude-dir",
+					"--glob",
+					"--type",
+					"--type-not",
+					"--replace",
+					NULL};
+
+/* The table-driven handler: every operand is a path, and spec->op is done to it; a
+ * tree when the row says so or an option that recurses was given. */
+static void h_operands(struct sh_an *P, struct nc *x)
+{
+	const struct sh_cmdspec *sp = x->spec;
+	struct opscan o;
+	size_t first = 0, last;
+	int dir = (sp->oflags & O_DIR) != 0;
+
+	scan_opts(x->v, x->n, 1, sp->sarg, sp->larg, &o);
+	for (const char *r = sp->rec; r && *r && !dir; r++)
+		dir = o.seen[(unsigned char)*r];
+	for (const char *l = sp->lrec; l && *l && !dir;) {
+		const char *bar = strchr(l, '|');
+		size_t ll = bar ? (size_t)(bar - l) : strlen(l);
+		char buf[32];
+		if (ll < sizeof(buf)) {
+			memcpy(buf, l, ll);
+			buf[ll] = '\0';
+			dir = has_long(x->v, x->n, 1, buf);
+		}
+		l += ll + (bar ? 1 : 0);
+	}
+	if ((sp->oflags & O_DATA1) && o.nop) {
+		x->data[o.op[0]] = 1;
+		first = 1;
+	}
+	last = (sp->oflags & O_ONE) ? 1 : o.nop;
+	ops_path(P, x, &o, first, last, (enum pol_op)sp->op, dir);
+}
+
+static void h_echo(struct sh_an *P, struct nc *x)
+{
+	if (NM("export") || NM("declare") || NM("typeset") || NM("local") || NM("readonly"))
+		for (size_t i = 1; i < x->n; i++)
+			if (sh_is_assignment(x->v[i]))
+				sh_record_assignment(P, x->v[i]);
+	sh_mark_data_from(x, 1);
+	if (NM("printf") && x->n > 2 && weq(x->v[1], "-v"))
+		x->data[1] = x->data[2] = 0;
+}
+
+static void h_mvcp(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	static const char *const larg[] = {"--target-directory", "--suffix", NULL};
+	int mv = NM("mv"), ln = NM("ln");
+	scan_opts(x->v, x->n, 1, NM("install") ? "tSmog" : "tS", larg, &o);
+	const struct sh_word *t = opt_val(&o, 't', "--target-directory");
+	int rec =
+	    o.seen['r'] || o.seen['R'] || o.seen['a'] || has_long(x->v, x->n, 1, "--recursive");
+	enum pol_op src = mv ? POL_OP_RENAME_FROM : ln ? POL_OP_LINK_FROM : POL_OP_READ;
+	enum pol_op dst = mv ? POL_OP_RENAME_TO : POL_OP_CREATE;
+	int sdir = mv || rec;
+	if (NM("install") && o.seen['d']) {
+		ops_path(P, x, &o, 0, o.nop, POL_OP_CREATE, 0);
+		return;
+	}
+	/* The target: a folder (-t, several sources, a trailing /) receives
+	 * dir/basename(src) for each source; else the name itself. Writing into a
+	 * folder does not touch what else lies beneath it, so no is_dir. */
+	size_t last = t ? o.nop : o.nop >= 2 ? o.nop - 1 : o.nop;
+	const struct sh_word *dir = t;
+	if (!t && o.nop >= 2) {
+		const struct sh_word *d = x->v[o.op[last]];
+		if (o.nop > 2 || (d->len && d->s[d->len - 1] == '/'))
+			dir = d;
+		else
+			sh_path(P, x, d, dst, 0);
+	}
+	/* ln -s: the target is only text stored in the new link (and relative to
+	 * the link's folder, not ours): nothing is done to it. */
+	int sym = ln && (o.seen['s'] || has_long(x->v, x->n, 1, "--symbolic"));
+	if (!sym)
+		ops_path(P, x, &o, 0, last, src, sdir);
+	if (dir && !x->remote)
+		for (size_t k = 0; k < last; k++)
+			sh_emit_path_into(P, dir, x->v[o.op[k]], dst, x->remote, x->depth);
+}
+
+static void h_dd(struct sh_an *P, struct nc *x)
+{
+	for (size_t i = 1; i < x->n; i++) {
+		struct sh_word sw;
+		if (x->v[i]->len > 3 && !memcmp(x->v[i]->s, "if=", 3)) {
+			sh_sub_word(x->v[i], 3, &sw);
+			sh_path(P, x, &sw, POL_OP_READ, 0);
+		} else if (x->v[i]->len > 3 && !memcmp(x->v[i]->s, "of=", 3)) {
+			sh_sub_word(x->v[i], 3, &sw);
+			sh_path(P, x, &sw, POL_OP_WRITE, 0);
+		}
+	}
+}
+
+static void h_truncate(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	static const char *const larg[] = {"--size", "--reference", NULL};
+	scan_opts(x->v, x->n, 1, "sr", larg, &o);
+	sh_path(P, x, opt_val(&o, 'r', "--reference"), POL_OP_READ, 0);
+	ops_path(P, x, &o, 0, o.nop, POL_OP_TRUNCATE, 0);
+}
+
+static void h_chmod(struct sh_an *P, struct nc *x)
+{
+	/* chmod -w file: "-w" is a mode, not an option */
+	int rec = 0, have_mode = has_long(x->v, x->n, 1, "--reference");
+	int opts = 1;
+	for (size_t i = 1; i < x->n; i++) {
+		struct sh_word *w = x->v[i];
+		if (opts && weq(w, "--")) {
+			opts = 0;
+			continue;
+		}
+		if (opts && w->len >= 2 && w->s[0] == '-' &&
+		    !(NM("chmod") && strspn(w->s + 1, "rwxXst") == w->len - 1)) {
+			if (memchr(w->s, 'R', w->len) || weq(w, "--recursive"))
+				rec = 1;
+			continue;
+		}
+		if (!have_mode) {
+			have_mode = 1;
+			continue;
+		}
+		sh_path(P, x, w, POL_OP_CHMOD, rec);
+	}
+}
+
+static void h_sed(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	static const char *const larg[] = {"--expression", "--file", "--line-length", NULL};
+	scan_opts(x->v, x->n, 1, "efl", larg, &o);
+	int inplace = o.seen['i'] || has_long(x->v, x->n, 1, "--in-place");
+	size_t first = 0;
+	int script_opt = 0;
+	for (size_t k = 0; k < o.narg; k++)
+		if (o.arg[k].c == 'e' ||
+		    (o.arg[k].lw && !strncmp(o.arg[k].lw->s, "--expression", 12))) {
+			mark_word_data(x, &o.arg[k].val);
+			script_opt = 1;
+		} else if (o.arg[k].c == 'f' ||
+			   (o.arg[k].lw && !strncmp(o.arg[k].lw->s, "--file", 6))) {
+			script_opt = 1;
+		}
+	if (!script_opt && o.nop) {
+		x->data[o.op[0]] = 1;
+		first = 1;
+	}
+	ops_path(P, x, &o, first, o.nop, inplace ? POL_OP_WRITE : POL_OP_READ, 0);
+}
+
+static void h_grep(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	scan_opts(x->v, x->n, 1, NM("rg") ? "ABCEegjMmrtTf" : "ABCDdefm", grep_long, &o);
+	size_t first = 0;
+	int pat_opt = 0;
+	for (size_t k = 0; k < o.narg; k++)
+		if (o.arg[k].c == 'e' || (o.arg[k].lw && !strncmp(o.arg[k].lw->s, "--regexp", 8))) {
+			mark_word_data(x, &o.arg[k].val);
+			pat_opt = 1;
+		} else if (o.arg[k].c == 'f' ||
+			   (o.arg[k].lw && !strncmp(o.arg[k].lw->s, "--file", 6))) {
+			pat_opt = 1;
+			sh_path(P, x, &o.arg[k].val, POL_OP_READ, 0);
+		}
+	if (!pat_opt && o.nop) {
+		x->data[o.op[0]] = 1;
+		first = 1;
+	}
+	/* A recursive search prints matching lines only and is what agents run all
+	 * day: the folder itself is checked, not every file beneath (copies and
+	 * archives of a tree are). */
+	ops_path(P, x, &o, first, o.nop, POL_OP_READ, 0);
+}
+
+static void h_awk(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	scan_opts(x->v, x->n, 1, "fvF", NULL, &o);
+	size_t first = 0;
+	const struct sh_word *f = opt_val(&o, 'f', NULL);
+	if (f) {
+		sh_path(P, x, f, POL_OP_READ, 0);
+	} else if (o.nop) {
+		const struct sh_word *prog = x->v[o.op[0]];
+		/* a program that runs commands is not data */
+		if (!memmem(prog->s, prog->len, "system", 6) && !memchr(prog->s, '|', prog->len))
+			x->data[o.op[0]] = 1;
+		first = 1;
+	}
+	for (size_t k = first; k < o.nop; k++)
+		if (!sh_is_assignment(x->v[o.op[k]]))
+			sh_path(P, x, x->v[o.op[k]], POL_OP_READ, 0);
+}
+
+static void h_sort(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	static const char *const larg[] = {
+	    "--output", "--key", "--field-separator", "--buffer-size", "--temporary-directory",
+	    NULL};
+	scan_opts(x->v, x->n, 1, "kotST", larg, &o);
+	sh_path(P, x, opt_val(&o, 'o', "--output"), POL_OP_WRITE, 0);
+	ops_path(P, x, &o, 0, o.nop, POL_OP_READ, 0);
+}
+
+/* source FILE, . FILE: read, and run in this shell when the line wrote it. */
+static void h_reader(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	h_operands(P, x);
+	scan_opts(x->v, x->n, 1, "", NULL, &o);
+	if (o.nop) {
+		sh_check_dl_word(P, x, x->v[o.op[0]]);
+		sh_run_file(P, x, x->v[o.op[0]], LANG_SHELL);
+	}
+}
+
+static void h_rsync(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	static const char *const rlarg[] = {"--exclude",      "--include",	 "--filter",
+					    "--exclude-from", "--include-from",	 "--files-from",
+					    "--log-file",     "--password-file", "--temp-dir",
+					    "--partial-dir",  "--backup-dir",	 "--rsh",
+					    "--rsync-path",   "--chmod",	 "--chown",
+					    "--compare-dest", "--copy-dest",	 "--link-dest",
+					    "--max-size",     "--min-size",	 "--bwlimit",
+					    "--timeout",      "--port",		 "--out-format",
+					    "--suffix",	      "--info",		 "--debug",
+					    "--usermap",      "--groupmap",	 "--iconv",
+					    "--max-delete",   "--block-size",	 NULL};
+	int rs = NM("rsync");
+	scan_opts(x->v, x->n, 1, rs ? "efBTM" : "cFiJlmoPS", rs ? rlarg : NULL, &o);
+	int del = rs && has_long(x->v, x->n, 1, "--delete");
+	int rec = !rs || o.seen['r'] || o.seen['a'] || has_long(x->v, x->n, 1, "--recursive");
+	if (rs && del)
+		rec = 1;
+	if (o.nop >= 2) {
+		ops_path(P, x, &o, 0, o.nop - 1, POL_OP_READ, rec);
+		sh_path(P, x, x->v[o.op[o.nop - 1]], del ? POL_OP_DELETE : POL_OP_WRITE, del);
+	}
+}
+
+static void h_tar(struct sh_an *P, struct nc *x)
+{
+	/* old style (tar xzf a.tgz) and short (-xzf a.tgz) bundles: f, C, T, X take
+	 * the next operands in order */
+	int extract = 0, create = 0;
+	const struct sh_word *archive = NULL, *dir = NULL;
+	struct sh_word sw;
+	size_t i = 1;
+	int oldstyle = x->n > 1 && x->v[1]->s[0] != '-';
+	for (; i < x->n; i++) {
+		struct sh_word *w = x->v[i];
+		size_t j0;
+		if (w->s[0] != '-' && !(oldstyle && i == 1))
+			break;
+		if (w->len >= 2 && w->s[0] == '-' && w->s[1] == '-') {
+			if (weq(w, "--extract") || weq(w, "--get"))
+				extract = 1;
+			else if (weq(w, "--create") || weq(w, "--append") || weq(w, "--update"))
+				create = 1;
+			else if (!strncmp(w->s, "--directory", 11) || !strncmp(w->s, "--file", 6)) {
+				const struct sh_word *val = NULL;
+				if (memchr(w->s, '=', w->len)) {
+					sh_sub_word(
+					    w,
+					    (size_t)((char *)memchr(w->s, '=', w->len) - w->s) + 1,
+					    &sw);
+					val = &sw;
+				} else if (i + 1 < x->n) {
+					val = x->v[++i];
+				}
+				if (w->s[2] == 'd')
+					dir = val;
+				else
+					archive = val;
+				if (val == &sw) { /* keep a stable copy */
+					struct sh_word *cp = sh_alloc(P, sizeof(*cp));
+					if (!cp)
+						return;
+					*cp = sw;
+					if (w->s[2] == 'd')
+						dir = cp;
+					else
+						archive = cp;
+				}
+			}
+			continue;
+		}
+		j0 = w->s[0] == '-' ? 1 : 0;
+		for (size_t j = j0; j < w->len; j++) {
+			char ch = w->s[j];
+			if (ch == 'x')
+				extract = 1;
+			else if (ch == 'c' || ch == 'r' || ch == 'u')
+				create = 1;
+			else if (ch == 'f' || ch == 'C' || ch == 'T' || ch == 'X' || ch == 'b') {
+				const struct sh_word *val = NULL;
+				if (!oldstyle && j + 1 < w->len) {
+					struct sh_word *cp = sh_alloc(P, sizeof(*cp));
+					if (!cp)
+						return;
+					sh_sub_word(w, j + 1, cp);
+					val = cp;
+					j = w->len;
+				} else if (i + 1 < x->n) {
+					val = x->v[++i];
+				}
+				if (ch == 'f')
+					archive = val;
+				else if (ch == 'C')
+					dir = val;
+			}
+		}
+	}
+	if (extract) {
+		sh_path(P, x, archive, POL_OP_READ, 0);
+		if (dir) {
+			sh_path(P, x, dir, POL_OP_WRITE, 0);
+		} else {
+			struct sh_word dot;
+			memset(&dot, 0, sizeof(dot));
+			dot.s = ".";
+			dot.len = 1;
+			dot.line = x->line;
+			sh_path(P, x, &dot, POL_OP_WRITE, 0);
+		}
+	} else if (create) {
+		sh_path(P, x, archive, POL_OP_WRITE, 0);
+		for (; i < x->n; i++)
+			if (x->v[i]->s[0] != '-')
+				sh_path(P, x, x->v[i], POL_OP_READ, 1);
+	}
+}
+
+static void h_unzip(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	scan_opts(x->v, x->n, 1, "dxP", NULL, &o);
+	if (o.nop)
+		sh_path(P, x, x->v[o.op[0]], POL_OP_READ, 0);
+	const struct sh_word *d = opt_val(&o, 'd', NULL);
+	struct sh_word dot;
+	memset(&dot, 0, sizeof(dot));
+	dot.s = ".";
+	dot.len = 1;
+	sh_path(P, x, d ? d : &dot, POL_OP_WRITE, 0);
+}
+
+static void h_zip(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	scan_opts(x->v, x->n, 1, "bnPtx", NULL, &o);
+	if (o.nop) {
+		sh_path(P, x, x->v[o.op[0]], POL_OP_WRITE, 0);
+		ops_path(P, x, &o, 1, o.nop, POL_OP_READ, o.seen['r']);
+	}
+}
+
+static void h_curl(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	static const char *const larg[] = {"--output",
+					   "--upload-file",
+					   "--data",
+					   "--data-binary",
+					   "--data-raw",
+					   "--data-urlencode",
+					   "--data-ascii",
+					   "--form",
+					   "--json",
+					   "--config",
+					   "--header",
+					   "--user-agent",
+					   "--referer",
+					   "--cookie",
+					   "--cookie-jar",
+					   "--dump-header",
+					   "--user",
+					   "--request",
+					   "--write-out",
+					   "--proxy",
+					   "--cert",
+					   "--key",
+					   "--cacert",
+					   "--max-time",
+					   "--connect-timeout",
+					   "--url",
+					   "--range",
+					   "--retry",
+					   "--output-dir",
+					   NULL};
+	scan_opts(x->v, x->n, 1, "AbcCdDeEFHKmoQrtTuUwxXYyz", larg, &o);
+	for (size_t k = 0; k < o.narg; k++) {
+		const struct sh_word *val = &o.arg[k].val;
+		const struct sh_word *lw = o.arg[k].lw;
+		char c = o.arg[k].c;
+		const char *ln = lw ? lw->s : "";
+		if (c == 'o' || !strncmp(ln, "--output", 8) || c == 'D' ||
+		    !strncmp(ln, "--dump-header", 13) || c == 'c' ||
+		    !strncmp(ln, "--cookie-jar", 12)) {
+			sh_path(P, x, val, POL_OP_WRITE, 0);
+		} else if (c == 'T' || !strncmp(ln, "--upload-file", 13) || c == 'K' ||
+			   !strncmp(ln, "--config", 8)) {
+			sh_path(P, x, val, POL_OP_READ, 0);
+		} else if (c == 'd' || c == 'F' || !strncmp(ln, "--data", 6) ||
+			   !strncmp(ln, "--form", 6) || !strncmp(ln, "--json", 6)) {
+			/* @file and name=@file / name=<file upload a file */
+			const char *at_ = memchr(val->s, '@', val->len);
+			const char *lt = memchr(val->s, '<', val->len);
+			const char *m = at_ ? at_ : lt;
+			if (m) {
+				struct sh_word sw;
+				sh_sub_word(val, (size_t)(m - val->s) + 1, &sw);
+				sh_path(P, x, &sw, POL_OP_READ, 0);
+			} else {
+				mark_word_data(x, val);
+			}
+		} else if (c == 'H' || c == 'A' || c == 'e' || !strncmp(ln, "--header", 8) ||
+			   !strncmp(ln, "--user-agent", 12) || !strncmp(ln, "--referer", 9)) {
+			mark_word_data(x, val);
+		}
+	}
+}
+
+static void h_wget(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	static const char *const larg[] = {
+	    "--output-document", "--output-file", "--append-output", "--directory-prefix",
+	    "--post-file",	 "--input-file",  "--body-file",     NULL};
+	scan_opts(x->v, x->n, 1, "OoaPiU", larg, &o);
+	for (size_t k = 0; k < o.narg; k++) {
+		const struct sh_word *lw = o.arg[k].lw;
+		char c = o.arg[k].c;
+		const char *ln = lw ? lw->s : "";
+		if (c == 'O' || c == 'o' || c == 'a' || !strncmp(ln, "--output", 8) ||
+		    !strncmp(ln, "--append-output", 15))
+			sh_path(P, x, &o.arg[k].val, POL_OP_WRITE, 0);
+		else if (c == 'P' || !strncmp(ln, "--directory-prefix", 18))
+			sh_path(P, x, &o.arg[k].val, POL_OP_WRITE, 0);
+		else if (c == 'i' || !strncmp(ln, "--post-file", 11) ||
+			 !strncmp(ln, "--input-file", 12) || !strncmp(ln, "--body-file", 11))
+			sh_path(P, x, &o.arg[k].val, POL_OP_READ, 0);
+	}
+}
+
+static void h_openssl(struct sh_an *P, struct nc *x)
+{
+	for (size_t i = 1; i + 1 < x->n; i++) {
+		if (weq(x->v[i], "-in") || weq(x->v[i], "-key") || weq(x->v[i], "-inkey"))
+			sh_path(P, x, x->v[i + 1], POL_OP_READ, 0);
+		else if (weq(x->v[i], "-out"))
+			sh_path(P, x, x->v[i + 1], POL_OP_WRITE, 0);
+	}
+}
+
+static void h_git(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+
+	/* v[1] is the subcommand (global options were stripped) */
+	if (x->n < 2)
+		return;
+	const struct sh_word *sub = x->v[1];
+	if (weq(sub, "commit") || weq(sub, "tag") || weq(sub, "merge") || weq(sub, "notes") ||
+	    weq(sub, "stash") || weq(sub, "revert") || weq(sub, "am") || weq(sub, "cherry-pick")) {
+		for (size_t i = 2; i < x->n; i++) {
+			struct sh_word *w = x->v[i];
+			if (weq(w, "-m") || weq(w, "--message") ||
+			    (w->len > 2 && w->s[0] == '-' && w->s[1] != '-' &&
+			     w->s[w->len - 1] == 'm' && !memchr(w->s, 'F', w->len))) {
+				if (i + 1 < x->n)
+					x->data[++i] = 1;
+			} else if ((w->len > 2 && !memcmp(w->s, "-m", 2)) ||
+				   !strncmp(w->s, "--message=", 10)) {
+				x->data[i] = 1;
+			}
+		}
+		if (weq(sub, "stash") && x->n > 3 && weq(x->v[2], "save"))
+			sh_mark_data_from(x, 3);
+	} else if (weq(sub, "log") || weq(sub, "shortlog") || weq(sub, "rev-list")) {
+		for (size_t i = 2; i < x->n; i++)
+			if (!strncmp(x->v[i]->s, "--grep", 6) ||
+			    !strncmp(x->v[i]->s, "--author", 8) || !strncmp(x->v[i]->s, "-S", 2) ||
+			    !strncmp(x->v[i]->s, "-G", 2)) {
+				if (memchr(x->v[i]->s, '=', x->v[i]->len) ||
+				    (x->v[i]->len > 2 && x->v[i]->s[1] != '-'))
+					x->data[i] = 1; /* --grep=X, -SX */
+				else if (i + 1 < x->n)
+					x->data[++i] = 1;
+			}
+	} else if (weq(sub, "grep")) {
+		scan_opts(x->v, x->n, 2, "ABCefm", grep_long, &o);
+		int pat_opt = 0;
+		for (size_t k = 0; k < o.narg; k++)
+			if (o.arg[k].c == 'e') {
+				mark_word_data(x, &o.arg[k].val);
+				pat_opt = 1;
+			}
+		if (!pat_opt && o.nop)
+			x->data[o.op[0]] = 1;
+	} else if (weq(sub, "clean") || weq(sub, "rm")) {
+		scan_opts(x->v, x->n, 2, "e", NULL, &o);
+		int dir = weq(sub, "clean") || o.seen['r'];
+		ops_path(P, x, &o, 0, o.nop, POL_OP_DELETE, dir);
+	}
+}
+
+static void h_gh(struct sh_an *P, struct nc *x)
+{
+	for (size_t i = 1; i + 1 < x->n; i++) {
+		struct sh_word *w = x->v[i];
+		if (weq(w, "-t") || weq(w, "--title") || weq(w, "-b") || weq(w, "--body") ||
+		    weq(w, "-m") || weq(w, "--message") || weq(w, "--notes") || weq(w, "-d") ||
+		    weq(w, "--description"))
+			x->data[++i] = 1;
+	}
+}
+
+void sh_h_find(struct sh_an *P, struct nc *x)
+{
+	size_t i = 1, nstart;
+	int del = 0;
+	size_t starts[32];
+
+	/* global options, then start points, then the expression */
+	while (i < x->n && (weq(x->v[i], "-H") || weq(x->v[i], "-L") || weq(x->v[i], "-P") ||
+			    !strncmp(x->v[i]->s, "-O", 2) || weq(x->v[i], "-D"))) {
+		if (weq(x->v[i], "-D"))
+			i++;
+		i++;
+	}
+	nstart = 0;
+	for (; i < x->n; i++) {
+		const struct sh_word *w = x->v[i];
+		if (w->s[0] == '-' || weq(w, "(") || weq(w, "!") || weq(w, ","))
+			break;
+		if (nstart < 32)
+			starts[nstart++] = i;
+	}
+	for (; i < x->n; i++) {
+		const struct sh_word *w = x->v[i];
+		if (weq(w, "-delete")) {
+			del = 1;
+		} else if (weq(w, "-exec") || weq(w, "-execdir") || weq(w, "-ok") ||
+			   weq(w, "-okdir")) {
+			size_t s = i + 1, e = s;
+			while (e < x->n && !weq(x->v[e], ";") && !weq(x->v[e], "+"))
+				e++;
+			if (e > s) {
+				const char *nm;
+				size_t nl;
+				sh_base_of(x->v[s], &nm, &nl);
+				if (sh_name_is(nm, nl, "rm") || sh_name_is(nm, nl, "rmdir") ||
+				    sh_name_is(nm, nl, "unlink") || sh_name_is(nm, nl, "shred"))
+					del = 1;
+				sh_process_words(P, NULL, x->v + s, e - s, x->depth + 1, x->remote,
+						 x->v[s]->line);
+			}
+			i = e;
+		} else if (weq(w, "-fprint") || weq(w, "-fprint0") || weq(w, "-fprintf") ||
+			   weq(w, "-fls")) {
+			if (i + 1 < x->n)
+				sh_path(P, x, x->v[i + 1], POL_OP_WRITE, 0);
+		}
+	}
+	if (nstart == 0) {
+		struct sh_word dot;
+		memset(&dot, 0, sizeof(dot));
+		dot.s = ".";
+		dot.len = 1;
+		dot.line = x->line;
+		sh_path(P, x, &dot, del ? POL_OP_DELETE : POL_OP_LIST, del);
+	}
+	for (size_t k = 0; k < nstart; k++)
+		sh_path(P, x, x->v[starts[k]], del ? POL_OP_DELETE : POL_OP_LIST, del);
+}
+
+/* ssh [options] host [command...]: the command runs in a remote shell. */
+/* docker|podman exec/run ... CMD, kubectl|oc exec ... -- CMD: the command runs in a
+ * container, like ssh's on another machine: command rules apply, local paths do not. */
+void sh_h_container(struct sh_an *P, struct nc *x)
+{
+	static const char *const run_long[] = {
+	    "--name",	  "--network",	 "--env",	 "--volume",
+	    "--workdir",  "--user",	 "--entrypoint", "--env-file",
+	    "--label",	  "--mount",	 "--publish",	 "--platform",
+	    "--restart",  "--memory",	 "--cpus",	 "--hostname",
+	    "--add-host", "--device",	 "--dns",	 "--expose",
+	    "--gpus",	  "--ipc",	 "--log-driver", "--log-opt",
+	    "--pid",	  "--pull",	 "--runtime",	 "--security-opt",
+	    "--shm-size", "--tmpfs",	 "--ulimit",	 "--cap-add",
+	    "--cap-drop", "--container", "--namespace",	 "--context",
+	    NULL};
+	size_t i = 1;
+
+	if (NM("kubectl") || NM("oc")) {
+		for (; i < x->n; i++)
+			if (weq(x->v[i], "exec"))
+				break;
+		for (; i < x->n; i++)
+			if (weq(x->v[i], "--"))
+				break;
+		if (i + 1 < x->n) {
+			sh_mark_data_from(x, i + 1);
+			sh_process_words(P, NULL, x->v + i + 1, x->n - i - 1, x->depth + 1, 1,
+					 x->line);
+		}
+		return;
+	}
+	/* docker [global options] exec|run [options] CONTAINER|IMAGE CMD... */
+	while (i < x->n && x->v[i]->s[0] == '-')
+		i += (weq(x->v[i], "-H") || weq(x->v[i], "--host") || weq(x->v[i], "-c") ||
+		      weq(x->v[i], "--context") || weq(x->v[i], "--config"))
+			 ? 2
+			 : 1;
+	if (i >= x->n)
+		return;
+	if (weq(x->v[i], "container") && i + 1 < x->n)
+		i++;
+	if (!weq(x->v[i], "exec") && !weq(x->v[i], "run"))
+		return;
+	for (i++; i < x->n; i++) {
+		struct sh_word *w = x->v[i];
+		if (weq(w, "--")) {
+			i++;
+			break;
+		}
+		if (w->len < 2 || w->s[0] != '-')
+			break;
+		if (w->s[1] == '-') {
+			if (sh_long_takes_arg(run_long, w))
+				i++;
+			continue;
+		}
+		if (strchr("aceEhlmpuvw", w->s[w->len - 1]) && w->len == 2)
+			i++;
+	}
+	i++; /* the container or image */
+	if (i < x->n) {
+		sh_mark_data_from(x, i);
+		sh_process_words(P, NULL, x->v + i, x->n - i, x->depth + 1, 1, x->line);
+	}
+}
+
+void sh_h_ssh(struct sh_an *P, struct nc *x)
+{
+	size_t i = 1;
+	size_t len;
+	char *s;
+
+	for (; i < x->n; i++) {
+		struct sh_word *w = x->v[i];
+		if (weq(w, "--")) {
+			i++;
+			break;
+		}
+		if (w->len < 2 || w->s[0] != '-')
+			break;
+		for (size_t j = 1; j < w->len; j++)
+			if (strchr("BbcDEeFIiJLlmOoPpQRSWw", w->s[j])) {
+				if (j + 1 == w->len)
+					i++;
+				break;
+			}
+	}
+	i++; /* the host */
+	if (i >= x->n)
+		return;
+	sh_mark_data_from(x, i);
+	s = sh_join_words(P, x->v + i, x->n - i, &len);
+	if (s)
+		sh_analyze_string(P, s, len, x->depth + 1, x->line, 1);
+}
+
+void sh_h_watch(struct sh_an *P, struct nc *x)
+{
+	static const char *const larg[] = {"--interval", "--differences", NULL};
+	size_t i = 1, len;
+	char *s;
+
+	for (; i < x->n; i++) {
+		struct sh_word *w = x->v[i];
+		if (weq(w, "--")) {
+			i++;
+			break;
+		}
+		if (w->len < 2 || w->s[0] != '-')
+			break;
+		if (w->s[1] == '-') {
+			if (sh_long_takes_arg(larg, w))
+				i++;
+			continue;
+		}
+		if (w->s[w->len - 1] == 'n')
+			i++;
+	}
+	if (i >= x->n)
+		return;
+	sh_mark_data_from(x, i);
+	s = sh_join_words(P, x->v + i, x->n - i, &len);
+	if (s)
+		sh_analyze_string(P, s, len, x->depth + 1, x->line, x->remote);
+}
+
+/* su [-] [user] -c CMD, runuser ... -c CMD or -- CMD... */
+void sh_h_su(struct sh_an *P, struct nc *x)
+{
+	for (size_t i = 1; i < x->n; i++) {
+		struct sh_word *w = x->v[i];
+		if ((weq(w, "-c") || weq(w, "--command")) && i + 1 < x->n) {
+			x->data[i + 1] = 1;
+			sh_analyze_string(P, x->v[i + 1]->s, x->v[i + 1]->len, x->depth + 1,
+					  x->v[i + 1]->line, x->remote);
+			return;
+		}
+		if (!strncmp(w->s, "--command=", 10)) {
+			x->data[i] = 1;
+			sh_analyze_string(P, w->s + 10, w->len - 10, x->depth + 1, w->line,
+					  x->remote);
+			return;
+		}
+		if (weq(w, "--") && i + 1 < x->n) {
+			sh_process_words(P, NULL, x->v + i + 1, x->n - i - 1, x->depth + 1,
+					 x->remote, x->line);
+			return;
+		}
+	}
+	sh_run_stdin(P, x, LANG_SHELL);
+}
+
+void sh_h_cd(struct sh_an *P, struct nc *x)
+{
+	size_t i = 1, plen;
+	char *p;
+
+	while (i < x->n && x->v[i]->len >= 2 && x->v[i]->s[0] == '-')
+		i++;
+	if (!P->walk_scope)
+		return;
+	if (i >= x->n) {
+		P->walk_scope->cwd = P->home;
+		return;
+	}
+	if (weq(x->v[i], "-"))
+		return;
+	p = sh_path_form(P, x->v[i], &plen);
+	if (p)
+		P->walk_scope->cwd = p;
+}
+
+static void h_eval(struct sh_an *P, struct nc *x)
+{
+	size_t len;
+	char *s;
+
+	sh_mark_data_from(x, 1);
+	for (size_t j = 1; j < x->n; j++)
+		sh_check_dl_word(P, x, x->v[j]);
+	s = sh_join_words(P, x->v + 1, x->n - 1, &len);
+	if (s && len)
+		sh_analyze_string(P, s, len, x->depth + 1, x->line, x->remote);
+}
+
+const sh_handler sh_handlers[K_COUNT] = {
+    [K_NONE] = NULL,	   [K_OPERANDS] = h_operands,
+    [K_AWK] = h_awk,	   [K_CD] = sh_h_cd,
+    [K_CHMOD] = h_chmod,   [K_CONTAINER] = sh_h_container,
+    [K_CURL] = h_curl,	   [K_DD] = h_dd,
+    [K_ECHO] = h_echo,	   [K_EVAL] = h_eval,
+    [K_FIND] = sh_h_find,  [K_GH] = h_gh,
+    [K_GIT] = h_git,	   [K_GREP] = h_grep,
+    [K_MVCP] = h_mvcp,	   [K_OPENSSL] = h_openssl,
+    [K_READER] = h_reader, [K_RSYNC] = h_rsync,
+    [K_SED] = h_sed,	   [K_SORT] = h_sort,
+    [K_SSH] = sh_h_ssh,	   [K_SU] = sh_h_su,
+    [K_TAR] = h_tar,	   [K_TRUNCATE] = h_truncate,
+    [K_UNZIP] = h_unzip,   [K_WATCH] = sh_h_watch,
+    [K_WGET] = h_wget,	   [K_ZIP] = h_zip,
+};

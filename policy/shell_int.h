@@ -1,0 +1,482 @@
+/* shell_int.h - what the shell analyser's files share: words, redirections, commands,
+ * the lexer's and the analysis' state, and the functions one file calls in another.
+ * Internal to policy/shell*.c; the interface to the rest of policy/ is shell.h.
+ *
+ * The files:
+ *   shell_lex.c    words: quoting, expansions, heredoc bodies, tokens
+ *   shell_parse.c  the parser: simple commands, pipes, lists, subshells
+ *   shell_units.c  units out (dedup, paths, variables), code strings parsed again
+ *   shell_code.c   code for interpreters and shells: -c/-e, files, stdin, feeds
+ *   shell_cmds.c   the table of commands the walk knows, and their handlers
+ *   shell_walk.c   the walk: wrappers, normalization, dispatch, the public entry
+ *
+ * command string into units for the decision engine (see shell.h).
+ *
+ * Two phases. The parser reads the whole input once, left to right, into a flat list
+ * of simple commands (words, redirections, pipe neighbours, heredoc bodies); command
+ * substitutions, subshells and backticks are parsed where they stand and append their
+ * own commands to the same list. The walk then takes the list in order: it strips
+ * wrappers, emits units, and analyses strings that are code (bash -c, eval, ssh, watch,
+ * heredocs fed to a shell) by parsing them and appending their commands to the end of
+ * the list. The parser recurses one frame per nesting level and the walk only for
+ * find -exec and su -- ; both stop at SH_MAX_NEST. Every byte is lexed a bounded number
+ * of times (a budget of SH_WORK_FACTOR times the input), and floods of commands or
+ * words are refused (SH_MAX_CMDS, SH_MAX_WORDS): the input is decided in milliseconds.
+ *
+ * What the units look like:
+ *  - COMMAND: words after quote removal; argv[0] is the command's basename; wrappers
+ *    (sudo, env, xargs, timeout ...) and git's global options stripped. When something
+ *    was stripped, the command as written goes out first, then the normalized one. The
+ *    redirections follow the words as pairs ("2>", "/dev/null"), so a rule can see
+ *    "> /dev/sda". Data words (echo arguments, commit messages, patterns, code handed to
+ *    an interpreter, here-strings) are flagged in word_is_data.
+ *  - SCRIPT: python, node, ruby, perl, php code from -c/-e/-E/-r, heredocs, here-strings,
+ *    echo/printf/cat piped into the interpreter, and files written by a heredoc earlier
+ *    in the same command line and then run (language by interpreter, else shebang).
+ *    Shell code is never a SCRIPT unit: it is parsed and its commands are walked.
+ *  - PATH: the paths a known command touches, with ~, $HOME and variables assigned
+ *    earlier in the line expanded, joined to a directory entered with cd in the same
+ *    shell; words with other expansions are skipped. is_dir_op marks tree-wide
+ *    operations (rm -r, rmdir, mv source, chmod -R, rsync --delete, find -delete, copies
+ *    and archives of a tree). Nothing for ssh's remote side.
+ *  - FINDING: shell.parse.unterminated / error / too_complex, remote-exec.pipe_to_shell,
+ *    remote-exec.decode_to_shell, system.fork_bomb.
+ * Paths wait until their command's unit has gone out, so that a command rule is tried
+ * first. Identical units go out once (after the first SH_DEDUP_AFTER). Heredoc bodies
+ * and variable names may point into the caller's buffer rather than the arena: both
+ * live until pol_shell_analyze() returns.
+ */
+#ifndef DCG_SHELL_INT_H
+#define DCG_SHELL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shell.h"
+
+#define SH_MAX_NEST    32 /* $( ( ` and bash -c levels: beyond, the input is refused */
+#define SH_WORK_FACTOR 8  /* bytes lexed may not exceed this times the input, + slack */
+#define SH_WORK_SLACK  65536
+#define SH_MAX_HOME    4  /* $HOME / ~ occurrences remembered per word */
+#define SH_MAX_FILES   16 /* heredoc-written files remembered per command line */
+/* No command line an agent sends holds this many simple commands or words; past them
+ * the input is refused (shell.parse.too_complex) rather than analysed for seconds. */
+#define SH_MAX_VARS    16
+#define SH_MAX_VAR_LEN 4096
+#define SH_MAX_CMDS    10000
+#define SH_MAX_WORDS   50000
+
+/* ---- words, redirections, commands -------------------------------------------- */
+
+enum {
+	W_QUOTED = 1 << 0,     /* some part was quoted or escaped */
+	W_UNRESOLVED = 1 << 1, /* holds an expansion other than $HOME (value unknown) */
+	W_SUBST = 1 << 2,      /* holds $(...), `...` or <(...) */
+	W_GLOB = 1 << 3,       /* unquoted * ? [ */
+	W_DL = 1 << 4,	       /* a substitution in it runs a downloader */
+	W_PROCSUB = 1 << 5,    /* is a process substitution <(...) */
+};
+
+struct sh_word {
+	char *s;
+	size_t len;
+	unsigned flags;
+	unsigned line;
+	/* variable references: "~", "$HOME", "${HOME}", "$NAME" at home_off in s, home_len
+	 * bytes long, naming var_name (var_nlen bytes; "~" names HOME). Path units expand
+	 * them; any other expansion makes the word W_UNRESOLVED. */
+	unsigned nhome;
+	uint32_t home_off[SH_MAX_HOME];
+	uint8_t home_len[SH_MAX_HOME];
+	const char *var_name[SH_MAX_HOME];
+	uint8_t var_nlen[SH_MAX_HOME];
+};
+
+enum rkind {
+	R_IN = 0,  /* <  */
+	R_OUT,	   /* >  */
+	R_APPEND,  /* >> */
+	R_CLOBBER, /* >| */
+	R_RW,	   /* <> */
+	R_DUPIN,   /* <& */
+	R_DUPOUT,  /* >& */
+	R_OUTERR,  /* &> */
+	R_APPERR,  /* &>> */
+	R_HEREDOC, /* << and <<- */
+	R_HERESTR, /* <<< */
+};
+
+struct sh_heredoc {
+	const char *body;
+	size_t len;
+	unsigned line; /* line of the body's first line */
+	int quoted;    /* delimiter quoted: no expansion in the body */
+	int strip;     /* <<- : leading tabs removed */
+	const char *delim;
+	size_t dlen;
+	struct sh_heredoc *next; /* pending list */
+};
+
+struct sh_redir {
+	enum rkind kind;
+	const char *op; /* as written, e.g. "2>", "<<-" */
+	struct sh_word target;
+	struct sh_heredoc *hd;
+};
+
+struct sh_cmd {
+	struct sh_word *w;
+	size_t nw;
+	struct sh_redir *r;
+	size_t nr;
+	struct sh_cmd *pipe_prev; /* the command whose stdout feeds this one */
+	struct sh_scope *scope;	  /* the shell it runs in */
+	struct sh_cmd *next;	  /* list order */
+	unsigned line, depth;
+	int remote; /* runs on another machine (ssh): no local path units */
+	/* filled by the walk, read by the consumer downstream of a pipe */
+	const char *name; /* its command name after normalization */
+	size_t nlen;
+	int upstream_dl;     /* a downloader feeds this command's output */
+	int upstream_decode; /* a decoder (base64 -d ...) feeds it */
+	const char *feed;    /* known literal content this command writes to stdout */
+	size_t feed_len;
+	int feed_heredoc;
+	unsigned feed_line;
+};
+
+/* ---- lexer ---------------------------------------------------------------------------- */
+
+struct sh_lex {
+	const char *s;
+	size_t n, i;
+	unsigned line;
+	unsigned depth; /* nesting depth of this buffer (bash -c, backticks) */
+	char *buf;	/* scratch for building words: a stack, outer words below inner */
+	size_t blen, bcap;
+	struct sh_heredoc *pend, *pend_tail;
+	int remote;
+};
+
+struct sh_file {
+	const char *path;
+	size_t plen;
+	const char *body;
+	size_t len;
+	int heredoc;
+	unsigned line;
+};
+
+/* Path units wait until their command's unit has gone out, so that a command rule
+ * (with its better message) is tried first. */
+struct sh_pq {
+	struct pol_unit u;
+	struct sh_pq *next;
+};
+
+struct sh_seen;
+
+/* A shell's working directory: cd changes it for the commands that follow in the same
+ * shell and in the subshells they start, never for the parent ($(cd /x && pwd)). */
+struct sh_scope {
+	struct sh_scope *parent;
+	const char *cwd; /* NULL: the parent's */
+};
+
+struct sh_an {
+	struct sh_scope *cur_scope;  /* while parsing: the shell the commands belong to */
+	struct sh_scope *walk_scope; /* while walking: the current command's shell */
+	struct sh_seen *seen;	     /* units emitted, for repeated ones */
+	size_t n_emitted, n_seen;
+	struct sh_pq *pq_head, *pq_tail;
+	unsigned defer;
+	struct pol_arena *a;
+	pol_unit_fn fn;
+	void *arg;
+	const char *home;
+	size_t home_len;
+	struct sh_cmd *head, *tail;
+	unsigned nest; /* current parse nesting */
+	size_t ncmds, nwords;
+	size_t work, work_cap;
+	int ret;   /* what pol_shell_analyze returns: fn's value or -errno */
+	int abort; /* stop everything */
+	int reported_unterminated;
+	struct sh_file files[SH_MAX_FILES];
+	size_t nfiles;
+	struct sh_word fnames[8]; /* functions defined so far (fork bomb check) */
+	struct {
+		const char *name, *value;
+		size_t nlen, vlen;
+	} vars[SH_MAX_VARS]; /* variables assigned so far, with known values */
+	size_t nvars;
+	size_t nfnames;
+};
+
+enum tok {
+	T_EOF = 0,
+	T_WORD,
+	T_NL,
+	T_SEMI,
+	T_AMP,
+	T_AND,
+	T_OR,
+	T_PIPE,
+	T_PIPEAMP,
+	T_LP,
+	T_RP,
+	T_DSEMI,
+	T_REDIR,
+};
+
+struct sh_tok {
+	enum tok t;
+	struct sh_word w;
+	enum rkind rk;
+	const char *op;
+};
+
+enum { LANG_NONE = 0, LANG_SHELL, LANG_PYTHON, LANG_NODE, LANG_RUBY, LANG_PERL, LANG_PHP };
+
+/* The state of one simple command during the walk. */
+struct nc {
+	struct sh_cmd *c;   /* the parsed command (redirections, pipes), may be NULL */
+	struct sh_word **v; /* the words from the command name on (after wrappers) */
+	size_t n;
+	const char *name; /* basename of v[0] */
+	size_t nlen;
+	unsigned char *data; /* n flags */
+	unsigned depth;
+	int remote;
+	unsigned line;
+	const struct sh_cmdspec *spec; /* its row in the table, or NULL */
+	int kind;		       /* enum cmd_kind of name */
+	unsigned kflags;	       /* F_* of name */
+	int query_only;		       /* command -v: nothing runs */
+};
+
+/* Operands of a command: words that are not options. sarg/larg: options with an
+ * argument. seen: short option letters met. Stops taking options after "--". */
+struct opscan {
+	size_t op[64]; /* indexes into v of operands (at most 64 kept) */
+	size_t nop;
+	unsigned char seen[128];
+	/* options with an argument: letter (or 0 for long), the long name, and the value */
+	struct {
+		char c;
+		const struct sh_word *lw; /* the long option word (NULL for short) */
+		struct sh_word val;
+	} arg[32];
+	size_t narg;
+};
+
+/* ---- command names: one lookup per command ------------------------------------------ */
+
+/* What a command is, beyond its handler (struct sh_cmdspec.flags). */
+enum {
+	F_DL = 1,      /* fetches from the network: its output piped into a shell is a download */
+	F_DEC = 2,     /* decodes or decompresses (maybe: see sh_is_decoder) */
+	F_DB = 4,      /* a database client: SQL or commands on stdin are its command line */
+	F_FEED = 8,    /* its stdout is known text (echo, printf, cat <<EOF) */
+	F_WRAP = 16,   /* runs the command that follows (sudo, env, xargs ...) */
+	F_LANG = 32,   /* a shell or an interpreter: code in -c/-e, a file or stdin */
+	F_DECODE = 64, /* always decodes (base32, zcat ...), with no option needed */
+};
+
+/* The handler of a command (struct sh_cmdspec.kind): K_OPERANDS is the table-driven
+ * one; the others are code for commands whose operands need it. */
+enum cmd_kind {
+	K_NONE = 0,
+	K_OPERANDS, /* every operand is a path, op and O_* say what is done to it */
+	K_AWK,
+	K_CD,
+	K_CHMOD,
+	K_CONTAINER,
+	K_CURL,
+	K_DD,
+	K_ECHO,
+	K_EVAL,
+	K_FIND,
+	K_GH,
+	K_GIT,
+	K_GREP,
+	K_MVCP,
+	K_OPENSSL,
+	K_READER,
+	K_RSYNC,
+	K_SED,
+	K_SORT,
+	K_SSH,
+	K_SU,
+	K_TAR,
+	K_TRUNCATE,
+	K_UNZIP,
+	K_WATCH,
+	K_WGET,
+	K_ZIP,
+	K_COUNT
+};
+
+/* How K_OPERANDS treats its operands (struct sh_cmdspec.oflags). */
+enum {
+	O_DIR = 1,     /* every operand is a tree (rmdir) */
+	O_DATA1 = 2,   /* the first operand is data, not a path (jq's filter) */
+	O_ONE = 4,     /* only the first operand is a path (mknod NAME TYPE MAJOR MINOR) */
+	O_ASSIGNS = 8, /* F_WRAP: NAME=value words may come before the command (env) */
+};
+
+/* One row of the command table (shell_cmds.c): what the walk knows about a command. */
+struct sh_cmdspec {
+	const char *name;	 /* the basename the command is run by */
+	uint8_t kind;		 /* enum cmd_kind: its handler */
+	uint8_t flags;		 /* F_* */
+	uint8_t op;		 /* K_OPERANDS, K_READER: enum pol_op done to each operand */
+	uint8_t oflags;		 /* O_* */
+	const char *sarg;	 /* short options that take a value ("" none, NULL unknown) */
+	const char *const *larg; /* long options that take a value, NULL-terminated */
+	const char *rec;	 /* short options that make the operation tree-wide */
+	const char *lrec;	 /* long ones, "|"-separated ("--recursive|--dir") */
+	const char *force;	 /* short options that force it past prompts and errors */
+	uint8_t npos;		 /* F_WRAP: operands before the command (timeout's duration) */
+};
+
+/* The table, sorted by name (bytes), and its length. */
+extern const struct sh_cmdspec sh_cmds[];
+extern const size_t sh_ncmds;
+
+/* The row of a command name (len bytes), or NULL. */
+const struct sh_cmdspec *sh_cmd_lookup(const char *s, size_t len);
+
+/* A handler: what a command does with its words (paths, data, code). */
+typedef void (*sh_handler)(struct sh_an *P, struct nc *x);
+/* One per kind, K_NONE's NULL. */
+extern const sh_handler sh_handlers[K_COUNT];
+
+/* One word of a command view: text, length, data flag. */
+struct vw {
+	const char *s;
+	size_t len;
+	unsigned char data;
+};
+
+#define NM(lit) sh_name_is(x->name, x->nlen, lit)
+
+static inline int at(const struct sh_lex *L, size_t k)
+{
+	return L->i + k < L->n ? (unsigned char)L->s[L->i + k] : -1;
+}
+
+/* s (len bytes, may hold NULs) equals the literal? Stops at the first difference, so
+ * that the long name lists below cost a byte or two per entry. */
+static inline int lit_eq(const char *s, size_t len, const char *lit)
+{
+	for (size_t i = 0; i < len; i++)
+		if (lit[i] == '\0' || lit[i] != s[i])
+			return 0;
+	return lit[len] == '\0';
+}
+
+static inline int weq(const struct sh_word *w, const char *lit)
+{
+	return lit_eq(w->s, w->len, lit);
+}
+
+/* ---- shared functions ---- */
+
+/* A nested list ($(...), a subshell, backticks): one level deeper, in a shell of its
+ * own. */
+void sh_parse_nested(struct sh_an *P, struct sh_lex *L, int until_rp);
+void *sh_alloc(struct sh_an *P, size_t size);
+struct sh_scope *sh_new_scope(struct sh_an *P, struct sh_scope *parent);
+const char *sh_scope_cwd(const struct sh_scope *sc);
+char *sh_strndup(struct sh_an *P, const char *s, size_t len);
+int sh_lex_init(struct sh_an *P, struct sh_lex *L, const char *s, size_t n, unsigned line,
+		unsigned depth, int remote);
+void sh_unterminated(struct sh_an *P, struct sh_lex *L, size_t from);
+/* $(( ... )): arithmetic. Scans to the matching "))"; substitutions inside still run. */
+void sh_lex_arith(struct sh_an *P, struct sh_lex *L, struct sh_word *w, size_t start);
+unsigned sh_hexval(int c);
+void sh_next_tok(struct sh_an *P, struct sh_lex *L, struct sh_tok *t);
+/* Parses commands until the end of the buffer or, with until_rp, the matching ')'. */
+void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp);
+void sh_emit_finding(struct sh_an *P, const char *rule, const char *text, size_t len, unsigned line,
+		     unsigned depth);
+void sh_emit_command(struct sh_an *P, const struct vw *v, size_t n, unsigned line, unsigned depth);
+/* The value of a variable: HOME from the options, others from assignments seen
+ * earlier in the command line (D=~/.ssh; cat $D/id_rsa). NULL when unknown. */
+const char *sh_var_value(struct sh_an *P, const char *name, size_t nlen, size_t *vlen);
+/* The path form of a word: variables expanded, made relative to a directory entered
+ * with cd. NULL when the word cannot name a known path. */
+char *sh_path_form(struct sh_an *P, const struct sh_word *w, size_t *outlen);
+/* NAME=value words of a command that only assigns (or export/declare/local): their
+ * values, when known, expand later path arguments. */
+void sh_record_assignment(struct sh_an *P, const struct sh_word *w);
+void sh_emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, int is_dir, int remote,
+		  unsigned depth);
+/* dir/basename(src): where mv, cp and ln put src when the target is a directory. */
+void sh_emit_path_into(struct sh_an *P, const struct sh_word *dir, const struct sh_word *src,
+		       enum pol_op op, int remote, unsigned depth);
+/* Emits the path units queued after mark (NULL: all) and drops them from the queue. */
+void sh_flush_paths(struct sh_an *P, struct sh_pq *mark);
+/* ---- analysing strings that are code -------------------------------------------- */
+void sh_analyze_string(struct sh_an *P, const char *s, size_t len, unsigned depth, unsigned line,
+		       int remote);
+/* Words joined by spaces: what ssh, watch and eval hand to a shell. */
+char *sh_join_words(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen);
+/* Like join_words, with variables whose values are known put in. */
+char *sh_join_expanded(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen);
+/* The language an interpreter name runs: python3.11, nodejs, perl5.36 ... */
+int sh_lang_from_name(const char *name, size_t len);
+/* The language named by a script's first line (#!/usr/bin/env python3), or NONE. */
+int sh_lang_from_shebang(const char *s, size_t len);
+/* A heredoc body as the consumer sees it (<<- strips leading tabs). */
+const char *sh_heredoc_text(struct sh_an *P, const struct sh_heredoc *h, size_t *len);
+/* Code in a language: shell is analysed here, others become SCRIPT units. */
+void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int heredoc, unsigned line,
+		 unsigned depth, int remote);
+/* ---- the walk: normalization ------------------------------------------------------- */
+int sh_word_is(const struct sh_word *w, const char *const *set);
+int sh_is_assignment(const struct sh_word *w);
+/* The command name of a word: its basename ("/bin/rm" -> "rm"). */
+void sh_base_of(const struct sh_word *w, const char **s, size_t *len);
+int sh_name_is(const char *s, size_t len, const char *lit);
+/* Does a short option letter take an argument? Long options with an argument are
+ * listed as "--name" (the "--name=value" form needs no list). */
+int sh_opt_takes_arg(const char *sarg, int c);
+int sh_long_takes_arg(const char *const *larg, const struct sh_word *w);
+void sh_sub_word(const struct sh_word *w, size_t off, struct sh_word *out);
+int sh_name_in(const struct nc *x, const char *const *set);
+void sh_mark_data_from(struct nc *x, size_t from);
+void sh_path(struct sh_an *P, struct nc *x, const struct sh_word *w, enum pol_op op, int dir);
+/* A script file about to be run: when this command line wrote it from a heredoc,
+ * its text is known and analysed in lang (or by its shebang when lang is NONE). */
+void sh_run_file(struct sh_an *P, struct nc *x, const struct sh_word *w, int lang);
+/* stdin of a command that runs it as code: heredocs, here-strings, and what a pipe
+ * brings (a download, a decoder, or literal text from echo/printf/cat). */
+void sh_run_stdin(struct sh_an *P, struct nc *x, int lang);
+/* A word that names code fetched from the network: $(curl ...), <(wget ...). */
+void sh_check_dl_word(struct sh_an *P, struct nc *x, const struct sh_word *w);
+void sh_h_shell(struct sh_an *P, struct nc *x);
+/* python / node / ruby / perl / php: inline code (-c, -e, -E, -r), a script file, or
+ * stdin. Code words become SCRIPT units and are data for the command rules. */
+void sh_h_interp(struct sh_an *P, struct nc *x, int lang);
+/* What this command writes to stdout when it is known: for echo, printf, cat <<EOF. */
+void sh_set_feed(struct sh_an *P, struct nc *x);
+int sh_cmds_download_since(struct sh_an *P, struct sh_cmd *mark);
+void sh_h_find(struct sh_an *P, struct nc *x);
+/* ssh [options] host [command...]: the command runs in a remote shell. */
+/* docker|podman exec/run ... CMD, kubectl|oc exec ... -- CMD: the command runs in a
+ * container, like ssh's on another machine: command rules apply, local paths do not. */
+void sh_h_container(struct sh_an *P, struct nc *x);
+void sh_h_ssh(struct sh_an *P, struct nc *x);
+void sh_h_watch(struct sh_an *P, struct nc *x);
+/* su [-] [user] -c CMD, runuser ... -c CMD or -- CMD... */
+void sh_h_su(struct sh_an *P, struct nc *x);
+void sh_h_cd(struct sh_an *P, struct nc *x);
+void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
+		      unsigned depth, int remote, unsigned line);
+
+/* A decoder whose output is code when piped into a shell (base64 -d, xxd -r ...). */
+int sh_is_decoder(struct nc *x);
+
+#endif /* DCG_SHELL_INT_H */

@@ -1,0 +1,533 @@
+/* shell_walk.c - the walk over the parsed commands: wrappers stripped, names
+ * classified, handlers dispatched, units emitted; and the public entry points. */
+#include "shell_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Does a short option letter take an argument? Long options with an argument are
+ * listed as "--name" (the "--name=value" form needs no list). */
+int sh_opt_takes_arg(const char *sarg, int c)
+{
+	return sarg && c && strchr(sarg, c) != NULL;
+}
+
+int sh_long_takes_arg(const char *const *larg, const struct sh_word *w)
+{
+	if (!larg || memchr(w->s, '=', w->len))
+		return 0;
+	return sh_word_is(w, larg);
+}
+
+/* Strips wrappers from v[i..n); returns the index of the real command (n: none). */
+static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size_t i,
+			     unsigned depth, int remote, unsigned line, int *query_only)
+{
+	while (i < n) { /* each round takes at least the wrapper's name */
+		const char *nm;
+		size_t nl;
+		const struct sh_cmdspec *wr;
+
+		sh_base_of(v[i], &nm, &nl);
+		wr = sh_cmd_lookup(nm, nl);
+		if (wr && !(wr->flags & F_WRAP))
+			wr = NULL;
+		if (!wr)
+			return i;
+		if (sh_name_is(nm, nl, "busybox") && i + 1 < n && weq(v[i + 1], "sh"))
+			return i + 1;
+		i++;
+		int pos = wr->npos;
+		while (i < n) {
+			struct sh_word *w = v[i];
+			if ((wr->oflags & O_ASSIGNS) && sh_is_assignment(w)) {
+				i++;
+				continue;
+			}
+			if (w->len >= 2 && w->s[0] == '-' && !(w->len == 2 && w->s[1] == '-')) {
+				if (w->s[1] == '-') {
+					/* env --split-string=STR / -S STR: the string is a command */
+					if (sh_name_is(nm, nl, "env") &&
+					    !strncmp(w->s, "--split-string", 14)) {
+						const char *eq = memchr(w->s, '=', w->len);
+						if (eq) {
+							sh_analyze_string(
+							    P, eq + 1,
+							    w->len - (size_t)(eq + 1 - w->s),
+							    depth + 1, line, remote);
+						} else if (i + 1 < n) {
+							sh_analyze_string(P, v[i + 1]->s,
+									  v[i + 1]->len, depth + 1,
+									  line, remote);
+						}
+						return n;
+					}
+					i += sh_long_takes_arg(wr->larg, w) ? 2 : 1;
+					continue;
+				}
+				if (sh_name_is(nm, nl, "command") &&
+				    (strchr(w->s, 'v') || strchr(w->s, 'V'))) {
+					*query_only = 1;
+					return n;
+				}
+				if (sh_name_is(nm, nl, "sudo") &&
+				    (weq(w, "-l") || weq(w, "-v") || weq(w, "-k") || weq(w, "-K") ||
+				     weq(w, "-V") || weq(w, "-e"))) {
+					*query_only = 1;
+					return n;
+				}
+				if ((sh_name_is(nm, nl, "flock") || sh_name_is(nm, nl, "script") ||
+				     sh_name_is(nm, nl, "sg")) &&
+				    (weq(w, "-c") || weq(w, "--command"))) {
+					if (i + 1 < n)
+						sh_analyze_string(P, v[i + 1]->s, v[i + 1]->len,
+								  depth + 1, line, remote);
+					return n;
+				}
+				if (sh_name_is(nm, nl, "env") && w->len >= 2 && w->s[1] == 'S') {
+					if (w->len > 2)
+						sh_analyze_string(P, w->s + 2, w->len - 2,
+								  depth + 1, line, remote);
+					else if (i + 1 < n)
+						sh_analyze_string(P, v[i + 1]->s, v[i + 1]->len,
+								  depth + 1, line, remote);
+					return n;
+				}
+				/* a bundle: the first letter taking an argument takes the rest of
+				 * the word, or the next word when the rest is empty */
+				size_t j = 1, adv = 1;
+				for (; j < w->len; j++) {
+					if (sh_opt_takes_arg(wr->sarg, w->s[j])) {
+						if (j + 1 == w->len)
+							adv = 2;
+						break;
+					}
+				}
+				i += adv;
+				continue;
+			}
+			if (weq(w, "--")) {
+				i++;
+				break;
+			}
+			if (pos > 0) {
+				pos--;
+				i++;
+				continue;
+			}
+			break;
+		}
+		while (pos > 0 && i < n) { /* positionals after "--" */
+			pos--;
+			i++;
+		}
+		/* env may take assignments after "--" too */
+		while (i < n && (wr->oflags & O_ASSIGNS) && sh_is_assignment(v[i]))
+			i++;
+	}
+	return i;
+}
+
+static void h_redirs(struct sh_an *P, struct nc *x)
+{
+	struct sh_cmd *c = x->c;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nr; i++) {
+		struct sh_redir *r = &c->r[i];
+		const struct sh_word *t = &r->target;
+		switch (r->kind) {
+		case R_IN:
+			sh_path(P, x, t, POL_OP_READ, 0);
+			break;
+		case R_OUT:
+		case R_CLOBBER:
+		case R_OUTERR:
+			sh_path(P, x, t, POL_OP_TRUNCATE, 0);
+			break;
+		case R_APPEND:
+		case R_APPERR:
+		case R_RW:
+			sh_path(P, x, t, POL_OP_WRITE, 0);
+			break;
+		case R_DUPOUT:
+		case R_DUPIN:
+			if (t->len && strspn(t->s, "0123456789-") != t->len)
+				sh_path(P, x, t,
+					r->kind == R_DUPOUT ? POL_OP_TRUNCATE : POL_OP_READ, 0);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Emits a command view: words v[from..n) with their data flags, then the redirections. */
+static void emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
+		      const unsigned char *data, const char *name0, size_t name0_len)
+{
+	struct sh_cmd *c = x->c;
+	size_t nr = c ? c->nr : 0, k = 0;
+	struct vw *view = sh_alloc(P, (n + 2 * nr + 1) * sizeof(*view));
+
+	if (!view)
+		return;
+	for (size_t i = 0; i < n; i++, k++) {
+		view[k].s = v[i]->s;
+		view[k].len = v[i]->len;
+		view[k].data = data ? data[i] : 0;
+	}
+	if (n && name0) {
+		view[0].s = name0;
+		view[0].len = name0_len;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		view[k].s = c->r[i].op;
+		view[k].len = strlen(c->r[i].op);
+		view[k].data = 0;
+		k++;
+		view[k].s = c->r[i].target.s;
+		view[k].len = c->r[i].target.len;
+		view[k].data = c->r[i].kind == R_HERESTR || c->r[i].kind == R_HEREDOC;
+		k++;
+	}
+	sh_emit_command(P, view, k, x->line, x->depth);
+}
+
+/* f(){ f|f& }; f : a function that pipes into itself in the background. */
+static void h_fork_bomb(struct sh_an *P, struct nc *x)
+{
+	struct sh_cmd *p = x->c->pipe_prev;
+
+	if (!p || !p->name || p->nlen != x->nlen || memcmp(p->name, x->name, x->nlen))
+		return;
+	for (size_t i = 0; i < P->nfnames; i++)
+		if (P->fnames[i].len == x->nlen && !memcmp(P->fnames[i].s, x->name, x->nlen)) {
+			sh_emit_finding(P, "system.fork_bomb", x->name, x->nlen, x->line, x->depth);
+			return;
+		}
+}
+
+/* SQL or commands fed to a database client on stdin are matched as its command line:
+ * psql <<EOF DROP TABLE x; EOF reads as "psql DROP TABLE x;". */
+static void h_db_stdin(struct sh_an *P, struct nc *x)
+{
+	struct sh_cmd *c = x->c;
+	struct vw view[2];
+
+	view[0].s = x->name;
+	view[0].len = x->nlen;
+	view[0].data = 0;
+	view[1].data = 0;
+	for (size_t i = 0; i < c->nr; i++) {
+		if (c->r[i].kind == R_HEREDOC && c->r[i].hd) {
+			view[1].s = sh_heredoc_text(P, c->r[i].hd, &view[1].len);
+			if (view[1].s)
+				sh_emit_command(P, view, 2, c->r[i].hd->line, x->depth);
+		} else if (c->r[i].kind == R_HERESTR) {
+			view[1].s = c->r[i].target.s;
+			view[1].len = c->r[i].target.len;
+			sh_emit_command(P, view, 2, x->line, x->depth);
+		}
+	}
+	if (c->pipe_prev && c->pipe_prev->feed) {
+		view[1].s = c->pipe_prev->feed;
+		view[1].len = c->pipe_prev->feed_len;
+		sh_emit_command(P, view, 2, c->pipe_prev->feed_line, x->depth);
+	}
+}
+
+/* {rm,-rf,/} as a command: brace expansion makes it the words rm -rf /. Only the
+ * plain form (one level, no quotes) is expanded; anything else stays one word. */
+static struct sh_word **brace_split(struct sh_an *P, struct sh_word **v, size_t *n)
+{
+	struct sh_word *w = *n ? v[0] : NULL;
+	size_t parts = 1, k = 0, start = 1;
+	struct sh_word **nv, *pw;
+
+	if (!w || w->len < 4 || (w->flags & (W_QUOTED | W_UNRESOLVED)) || w->s[0] != '{' ||
+	    w->s[w->len - 1] != '}' || memchr(w->s + 1, '{', w->len - 2))
+		return v;
+	for (size_t i = 1; i + 1 < w->len; i++)
+		parts += w->s[i] == ',';
+	if (parts < 2)
+		return v;
+	nv = sh_alloc(P, (*n - 1 + parts) * sizeof(*nv));
+	pw = sh_alloc(P, parts * sizeof(*pw));
+	if (!nv || !pw)
+		return NULL;
+	for (size_t i = 1; i < w->len; i++) {
+		if (w->s[i] != ',' && i + 1 != w->len)
+			continue;
+		memset(&pw[k], 0, sizeof(pw[k]));
+		pw[k].s = sh_strndup(P, w->s + start, i - start);
+		if (!pw[k].s)
+			return NULL;
+		pw[k].len = i - start;
+		pw[k].line = w->line;
+		nv[k] = &pw[k];
+		k++;
+		start = i + 1;
+	}
+	memcpy(nv + k, v + 1, (*n - 1) * sizeof(*nv));
+	*n = *n - 1 + k;
+	return nv;
+}
+
+void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
+		      unsigned depth, int remote, unsigned line)
+{
+	static const char *const keywords[] = {"!",    "{",    "}",    "then",	 "do",
+					       "else", "if",   "elif", "while",	 "until",
+					       "fi",   "done", "esac", "coproc", NULL};
+	struct nc X, *x = &X;
+	size_t i = 0, aw, k;
+	int query_only = 0;
+
+	if (P->abort)
+		return;
+	if (depth > SH_MAX_NEST) {
+		sh_emit_finding(P, "shell.parse.too_complex", n ? v[0]->s : "", n ? v[0]->len : 0,
+				line, depth);
+		P->abort = 1;
+		return;
+	}
+	memset(x, 0, sizeof(*x));
+	x->c = c;
+	x->depth = depth;
+	x->remote = remote;
+	x->line = line;
+	v = brace_split(P, v, &n);
+	if (!v)
+		return;
+	while (i < n) {
+		if (!(v[i]->flags & W_QUOTED) && sh_word_is(v[i], keywords)) {
+			i++;
+		} else if (weq(v[i], "function")) {
+			i += 2;
+			if (i < n && weq(v[i], "()"))
+				i++;
+		} else if (sh_is_assignment(v[i])) {
+			i++;
+		} else {
+			break;
+		}
+	}
+	if (i < n && (weq(v[i], "for") || weq(v[i], "select") || weq(v[i], "case")))
+		i = n; /* for NAME in WORDS: nothing runs (substitutions were parsed) */
+	if (i >= n) {
+		for (size_t j = 0; j < n; j++)
+			if (sh_is_assignment(v[j]))
+				sh_record_assignment(P, v[j]);
+		h_redirs(P, x);
+		return;
+	}
+	aw = i;
+	k = strip_wrappers(P, v, n, i, depth, remote, line, &query_only);
+	if (k >= n) {
+		/* only wrappers (or env -S / command -v): emit what was written */
+		x->v = v + aw;
+		x->n = n - aw;
+		emit_view(P, x, v + aw, n - aw, NULL, NULL, 0);
+		h_redirs(P, x);
+		return;
+	}
+	x->v = v + k;
+	x->n = n - k;
+	sh_base_of(x->v[0], &x->name, &x->nlen);
+	x->spec = sh_cmd_lookup(x->name, x->nlen);
+	x->kind = x->spec ? x->spec->kind : K_NONE;
+	x->kflags = x->spec ? x->spec->flags : 0;
+	/* versioned interpreters: python3.11, perl5.36, node18 ... */
+	if (!x->spec && x->nlen && strchr("pnr", x->name[0]))
+		x->kflags = F_LANG;
+
+	/* $CMD args, with CMD assigned earlier in the line: the shell splits the value
+	 * into words, so the command is the value followed by the arguments. */
+	if (x->v[0]->nhome == 1 && x->v[0]->home_off[0] == 0 &&
+	    x->v[0]->home_len[0] == x->v[0]->len && !(x->v[0]->flags & W_UNRESOLVED)) {
+		size_t vl, rl = 0;
+		const char *val = sh_var_value(P, x->v[0]->var_name[0], x->v[0]->var_nlen[0], &vl);
+		char *rest = x->n > 1 ? sh_join_expanded(P, x->v + 1, x->n - 1, &rl) : NULL;
+		char *cmd = val ? sh_alloc(P, vl + 1 + rl + 1) : NULL;
+		if (cmd && val != P->home) {
+			memcpy(cmd, val, vl);
+			cmd[vl] = ' ';
+			if (rest)
+				memcpy(cmd + vl + 1, rest, rl);
+			sh_analyze_string(P, cmd, vl + 1 + rl, depth + 1, line, remote);
+		}
+	}
+
+	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
+	 * the normalized view drops them so that rules see "git reset --hard" */
+	struct sh_word **nv = x->v;
+	size_t nn = x->n;
+	int git_norm = 0;
+	if (NM("git") && x->n > 1) {
+		size_t j = 1;
+		while (j < x->n && x->v[j]->s[0] == '-') {
+			struct sh_word *w = x->v[j];
+			if (weq(w, "-C") || weq(w, "-c") || weq(w, "--git-dir") ||
+			    weq(w, "--work-tree") || weq(w, "--namespace") ||
+			    weq(w, "--exec-path") || weq(w, "--config-env"))
+				j++;
+			j++;
+		}
+		if (j > 1 && j < x->n) {
+			nv = sh_alloc(P, (x->n - j + 1) * sizeof(*nv));
+			if (!nv)
+				return;
+			nv[0] = x->v[0];
+			memcpy(nv + 1, x->v + j, (x->n - j) * sizeof(*nv));
+			nn = x->n - j + 1;
+			git_norm = 1;
+		}
+	}
+	x->v = nv;
+	x->n = nn;
+	x->data = sh_alloc(P, nn + 1);
+	if (!x->data)
+		return;
+	memset(x->data, 0, nn + 1);
+
+	struct sh_pq *mark = P->pq_tail;
+	P->defer++;
+	int lang = (x->kflags & F_LANG) ? sh_lang_from_name(x->name, x->nlen) : LANG_NONE;
+	if (query_only) {
+		/* nothing */
+	} else if (lang == LANG_SHELL) {
+		sh_h_shell(P, x);
+	} else if (lang != LANG_NONE) {
+		sh_h_interp(P, x, lang);
+	} else if (sh_handlers[x->kind]) {
+		sh_handlers[x->kind](P, x);
+	}
+	if (x->v[0]->len > x->nlen && !query_only) /* ./script, /path/to/tool, ~/bin/x */ {
+		sh_path(P, x, x->v[0], POL_OP_EXEC, 0);
+		sh_run_file(P, x, x->v[0], LANG_NONE);
+	}
+	if (c) {
+		c->name = x->name;
+		c->nlen = x->nlen;
+		h_fork_bomb(P, x);
+		if (x->kflags & F_DB)
+			h_db_stdin(P, x);
+		c->upstream_dl = (x->kflags & F_DL) || (c->pipe_prev && c->pipe_prev->upstream_dl);
+		c->upstream_decode = ((x->kflags & F_DEC) && sh_is_decoder(x)) ||
+				     (c->pipe_prev && c->pipe_prev->upstream_decode);
+		if (x->kflags & F_FEED)
+			sh_set_feed(P, x);
+	}
+	h_redirs(P, x);
+
+	/* the units: as written (when wrappers or git options were stripped), normalized */
+	if (k > aw || git_norm) {
+		size_t wn = n - aw;
+		unsigned char *wd = sh_alloc(P, wn + 1);
+		if (!wd)
+			return;
+		memset(wd, 0, wn + 1);
+		/* the normalized words are a subsequence of the written ones */
+		for (size_t a = 0, b = 0; a < wn && b < nn; a++)
+			if (v[aw + a] == nv[b])
+				wd[a] = x->data[b++];
+		emit_view(P, x, v + aw, wn, wd, NULL, 0);
+	}
+	P->defer--;
+	emit_view(P, x, nv, nn, x->data, x->name, x->nlen);
+	sh_flush_paths(P, mark);
+}
+
+static void walk(struct sh_an *P)
+{
+	for (struct sh_cmd *c = P->head; c && !P->abort; c = c->next) {
+		struct sh_word **v;
+
+		if (!c->nw) {
+			struct nc x;
+			memset(&x, 0, sizeof(x));
+			x.c = c;
+			x.depth = c->depth;
+			x.remote = c->remote;
+			x.line = c->line;
+			P->walk_scope = c->scope;
+			h_redirs(P, &x);
+			continue;
+		}
+		v = sh_alloc(P, c->nw * sizeof(*v));
+		if (!v)
+			return;
+		for (size_t i = 0; i < c->nw; i++)
+			v[i] = &c->w[i];
+		P->walk_scope = c->scope;
+		sh_process_words(P, c, v, c->nw, c->depth, c->remote, c->line);
+	}
+}
+
+/* ---- public ------------------------------------------------------------------------- */
+
+int pol_shell_analyze(const char *cmd, size_t len, const struct pol_shell_opts *opts,
+		      struct pol_arena *a, pol_unit_fn fn, void *arg)
+{
+	struct sh_an P;
+	struct sh_lex L;
+
+	memset(&P, 0, sizeof(P));
+	P.a = a;
+	P.fn = fn;
+	P.arg = arg;
+	if (opts && opts->home && opts->home[0]) {
+		P.home = opts->home;
+		P.home_len = strlen(opts->home);
+		/* "/home/u/" + "/.ssh" would read "/home/u//.ssh": drop the trailing slash */
+		while (P.home_len > 1 && P.home[P.home_len - 1] == '/')
+			P.home_len--;
+	}
+	P.work_cap = len * SH_WORK_FACTOR + SH_WORK_SLACK;
+	P.cur_scope = P.walk_scope = sh_new_scope(&P, NULL);
+	if (!P.cur_scope)
+		return P.ret;
+	if (!cmd)
+		cmd = "";
+	if (sh_lex_init(&P, &L, cmd, len, 1, 0, 0) == 0) {
+		sh_parse_list(&P, &L, 0);
+		walk(&P);
+	}
+	return P.ret;
+}
+
+int pol_shell_register_builtins(struct pol_policy *p)
+{
+	static const struct {
+		const char *id, *reason, *suggestion;
+		enum pol_severity sev;
+	} b[] = {
+	    {"shell.parse.unterminated",
+	     "Unterminated quote, substitution or group: the command cannot be analysed safely",
+	     "Close every quote and $( ... ) so the command can be checked", POL_SEV_HIGH},
+	    {"shell.parse.error", "Shell syntax error: the command cannot be analysed safely",
+	     "Fix the syntax (unbalanced parenthesis or missing redirection target)", POL_SEV_HIGH},
+	    {"shell.parse.too_complex",
+	     "Command nests substitutions or shells too deeply to be analysed",
+	     "Split the command into simpler steps", POL_SEV_HIGH},
+	    {"remote-exec.pipe_to_shell", "Downloaded content is executed as code without review",
+	     "Download to a file, read it, then run it: curl -fsSLo script.sh URL && less "
+	     "script.sh",
+	     POL_SEV_CRITICAL},
+	    {"remote-exec.decode_to_shell", "Decoded or obfuscated content is executed as code",
+	     "Decode to a file and review it before running it", POL_SEV_HIGH},
+	    {"system.fork_bomb",
+	     "A function that pipes into itself in the background exhausts the process table",
+	     "Run the workload once, or bound it with a loop counter", POL_SEV_CRITICAL},
+	};
+
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		ssize_t r =
+		    pol_rule_add_builtin(p, b[i].id, b[i].reason, b[i].sev, b[i].suggestion);
+		if (r < 0)
+			return (int)r;
+	}
+	return 0;
+}

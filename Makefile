@@ -39,12 +39,14 @@ all:
 bench:
 
 # The libraries every module may link, named here so that no module depends on the
-# order of the includes below.
+# order of the includes below (but policy/, whose objects the SAN=1 guard copies).
 POLICY_LIB := $(BUILD)/libdcgpolicy.a
 SANDBOX_LIB := $(BUILD)/libdcgsandbox.a
 CLI_LIB := $(BUILD)/libdcgcli.a
 
 include policy/module.mk
+# The runtime core, before the two layers that link it.
+-include runtime/module.mk
 -include preload/module.mk
 -include sandbox/module.mk
 -include cli/module.mk

@@ -2,122 +2,57 @@
  * shares. */
 #include "hook.h"
 
-#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
-static const char *str_member(const cJSON *obj, const char *key)
+void hook_call_init(struct hook_call *call)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
+	memset(call, 0, offsetof(struct hook_call, scratch));
+	call->scratch[0][0] = call->scratch[1][0] = '\0';
 }
 
-static void set_invalid(struct hook_call *call, const char *why)
+void hook_call_invalid(struct hook_call *call, const char *why)
 {
 	call->kind = HOOK_CALL_INVALID;
 	call->invalid = why;
 	call->n_paths = 0;
 }
 
-static void add_path(struct hook_call *call, const char *path, enum pol_op op)
+int hook_call_add_path(struct hook_call *call, const char *path, enum pol_op op)
 {
-	if (call->n_paths < HOOK_CALL_MAX_PATHS) {
-		call->paths[call->n_paths] = path;
-		call->ops[call->n_paths] = op;
-		call->n_paths++;
-	}
-}
+	if (call->kind == HOOK_CALL_INVALID)
+		return 0;
+	if (call->n_paths == call->cap_paths) {
+		size_t cap = call->cap_paths ? call->cap_paths * 2 : 4;
+		const char **paths = realloc(call->paths, cap * sizeof(*paths));
+		enum pol_op *ops;
 
-/* A file tool: key names the path; missing or empty is malformed. */
-static void file_tool(struct hook_call *call, const cJSON *in, const char *key, enum pol_op op)
-{
-	const char *path = str_member(in, key);
-
-	if (!path || !path[0]) {
-		set_invalid(call, "the tool call names no file path");
-		return;
+		if (paths)
+			call->paths = paths;
+		ops = paths ? realloc(call->ops, cap * sizeof(*ops)) : NULL;
+		if (!ops) {
+			hook_call_invalid(call, "dcg ran out of memory reading the call");
+			return -ENOMEM;
+		}
+		call->ops = ops;
+		call->cap_paths = cap;
 	}
 	call->kind = HOOK_CALL_PATH;
-	add_path(call, path, op);
+	call->paths[call->n_paths] = path;
+	call->ops[call->n_paths] = op;
+	call->n_paths++;
+	return 0;
 }
 
-/* A search tool: its folder (default: the call's cwd) and, joined to it, its glob, so
- * that a glob such as "*.pem" or "~/.ssh/ *" meets the path rules as a name. */
-static void search_tool(struct hook_call *call, const cJSON *in, const char *glob_key,
-			enum pol_op op)
+void hook_call_release(struct hook_call *call)
 {
-	const char *dir = str_member(in, "path");
-	const char *glob = glob_key ? str_member(in, glob_key) : NULL;
-	int n;
-
-	if (!dir || !dir[0])
-		dir = call->cwd && call->cwd[0] ? call->cwd : ".";
-	call->kind = HOOK_CALL_PATH;
-	add_path(call, dir, op);
-	if (!glob || !glob[0])
-		return;
-	if (glob[0] == '/' || glob[0] == '~')
-		n = snprintf(call->scratch[0], sizeof(call->scratch[0]), "%s", glob);
-	else
-		n = snprintf(call->scratch[0], sizeof(call->scratch[0]), "%s/%s", dir, glob);
-	if (n < 0 || (size_t)n >= sizeof(call->scratch[0])) {
-		set_invalid(call, "the search pattern is too long to check");
-		return;
-	}
-	add_path(call, call->scratch[0], op);
-}
-
-void hook_call_from_claude(const char *tool, const void *tool_input, const char *cwd,
-			   struct hook_call *call)
-{
-	const cJSON *in = tool_input;
-	const cJSON *cmd;
-
-	memset(call, 0, offsetof(struct hook_call, scratch));
-	call->scratch[0][0] = call->scratch[1][0] = '\0';
-	call->tool = tool;
-	call->cwd = cwd;
-	if (!tool || !tool[0]) {
-		set_invalid(call, "the tool call has no tool_name");
-		return;
-	}
-	if (!strcmp(tool, "Bash")) {
-		if (!cJSON_IsObject(in)) {
-			set_invalid(call, "the Bash call has no tool_input object");
-			return;
-		}
-		cmd = cJSON_GetObjectItemCaseSensitive(in, "command");
-		if (!cJSON_IsString(cmd) || !cmd->valuestring) {
-			set_invalid(call, "the Bash call has no command string");
-			return;
-		}
-		call->kind = HOOK_CALL_COMMAND;
-		call->command = cmd->valuestring;
-		call->command_len = strlen(cmd->valuestring);
-		return;
-	}
-	if (!strcmp(tool, "Read") || !strcmp(tool, "Write") || !strcmp(tool, "Edit") ||
-	    !strcmp(tool, "MultiEdit") || !strcmp(tool, "NotebookEdit") || !strcmp(tool, "Glob") ||
-	    !strcmp(tool, "Grep") || !strcmp(tool, "LS")) {
-		if (!cJSON_IsObject(in)) {
-			set_invalid(call, "the tool call has no tool_input object");
-			return;
-		}
-	}
-	if (!strcmp(tool, "Read"))
-		file_tool(call, in, "file_path", POL_OP_READ);
-	else if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") || !strcmp(tool, "MultiEdit"))
-		file_tool(call, in, "file_path", POL_OP_WRITE);
-	else if (!strcmp(tool, "NotebookEdit"))
-		file_tool(call, in, "notebook_path", POL_OP_WRITE);
-	else if (!strcmp(tool, "Glob"))
-		search_tool(call, in, "pattern", POL_OP_LIST);
-	else if (!strcmp(tool, "Grep"))
-		search_tool(call, in, "glob", POL_OP_READ);
-	else if (!strcmp(tool, "LS"))
-		search_tool(call, in, NULL, POL_OP_LIST);
-	else
-		call->kind = HOOK_CALL_OTHER;
+	free(call->paths);
+	free(call->ops);
+	call->paths = NULL;
+	call->ops = NULL;
+	call->n_paths = call->cap_paths = 0;
 }
 
 void hook_result_refuse(struct pol_result *r, const char *rule_id, const char *reason)

@@ -17,11 +17,20 @@ static const char allow_usage[] =
     "                 [--project | --user | --file FILE] [--policy FILE]\n"
     "\n"
     "Adds an entry to the `allow:` list of a policy file, so that RULE-ID no longer\n"
-    "refuses (only under GLOB, and only until the date, when given). The file keeps\n"
-    "its comments and layout; it is replaced atomically.\n"
+    "refuses (only for targets under GLOB, and only until the date, when given). The\n"
+    "file keeps its comments and layout; it is replaced atomically.\n"
+    "  --path GLOB  scopes the targets, not where you stand: a command is allowed when\n"
+    "             every path it touches (resolved like the path rules: ~, the working\n"
+    "             directory, .., symlinks) lies under GLOB, whatever the working\n"
+    "             directory; a command whose targets cannot be known ($VAR, $(...)) is\n"
+    "             not. A command that names no path (git reset --hard) is judged by the\n"
+    "             folder it runs in. For a path rule, GLOB scopes the path checked.\n"
+    "             Relative globs are relative to the project root.\n"
     "  --project  .dcg/policy.yaml of the project (found upwards; else created here)\n"
     "  --user     $XDG_CONFIG_HOME/dcg/policy.yaml (~/.config/dcg/policy.yaml)\n"
     "Default: the project file when there is one, else the user file.\n"
+    "A project file's allow entries apply only while you trust it (dcg trust): a\n"
+    "trusted or new project file is trusted again after the edit.\n"
     "An unknown RULE-ID is refused, with the closest known IDs.\n";
 
 /* The nearest .dcg/policy.yaml upwards from cwd (or a .dcg folder), into out. */
@@ -96,6 +105,29 @@ static int unknown_rule(struct pol_policy *pol, const char *id)
 	return 1;
 }
 
+/* Is this content of the project file trusted now? */
+static int trusted_now(const char *file, const char *text, size_t len)
+{
+	char trust[PATH_MAX], real[PATH_MAX], hex[65], why[160];
+
+	if (pol_trust_path(trust, sizeof(trust)) < 0 || !realpath(file, real))
+		return 0;
+	pol_sha256_hex(text, len, hex);
+	return pol_trust_lookup(trust, real, hex, why, sizeof(why)) == POL_TRUST_TRUSTED;
+}
+
+static void retrust(const char *file)
+{
+	char trust[PATH_MAX];
+	int err = pol_trust_path(trust, sizeof(trust));
+
+	if (!err)
+		err = pol_trust_add(trust, file, NULL, 0);
+	if (err)
+		fprintf(stderr, "dcg: allow: could not record trust of %s: %s\n", file,
+			strerror(-err));
+}
+
 int cmd_allow(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -114,7 +146,7 @@ int cmd_allow(int argc, char **argv)
 	char cwd[PATH_MAX], target[PATH_MAX], msg[256];
 	char *text = NULL, *out = NULL;
 	struct pol_policy *pol = NULL;
-	int c, where = 0, rc = 1, err; /* where: 0 default, 1 project, 2 user */
+	int c, where = 0, rc = 1, err, is_project = 0; /* where: 0 default, 1 project, 2 user */
 	size_t len = 0;
 
 	optind = 1;
@@ -178,7 +210,10 @@ int cmd_allow(int argc, char **argv)
 				"dcg: allow: no HOME or XDG_CONFIG_HOME for the user file\n");
 			goto out;
 		}
-	} else if (find_project_file(cwd, target, sizeof(target)) != 0) {
+	} else if (find_project_file(cwd, target, sizeof(target)) == 0) {
+		is_project = 1;
+	} else {
+		is_project = where == 1;
 		if (where == 1) {
 			if (snprintf(target, sizeof(target), "%s/.dcg/policy.yaml", cwd) >=
 			    (int)sizeof(target))
@@ -207,11 +242,22 @@ int cmd_allow(int argc, char **argv)
 			target);
 		goto out;
 	}
+	/* A project file's loosening holds only while the user trusts its content: an
+	 * edit keeps a trusted (or new) file trusted, and never trusts a file that was
+	 * not (its other entries may come from anyone who wrote to the repository). */
+	int was_trusted = is_project && (!text || trusted_now(target, text, len));
 	err = hook_write_atomic(target, out, strlen(out), 0644);
 	if (err) {
 		fprintf(stderr, "dcg: allow: cannot write %s: %s\n", target, strerror(-err));
 		goto out;
 	}
+	if (was_trusted)
+		retrust(target);
+	else if (is_project)
+		fprintf(stderr,
+			"dcg: allow: %s is not trusted, so its allow entries do not apply yet; "
+			"read it, then: dcg trust %s\n",
+			target, target);
 	printf("dcg: %s is now allowed%s%s%s%s (%s)\n", e.rule, e.path ? " under " : "",
 	       e.path ? e.path : "", e.expires ? " until " : "", e.expires ? e.expires : "",
 	       target);

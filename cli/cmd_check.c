@@ -2,6 +2,8 @@
  * (the same decision with every rule that was tried). */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "commands.h"
 
 #include <cjson/cJSON.h>
@@ -136,7 +138,7 @@ static int decide(struct pol_policy *pol, const struct check_args *a, const char
 {
 	*input = NULL;
 	if (!a->tool || !strcmp(a->tool, "Bash")) {
-		memset(call, 0, offsetof(struct hook_call, scratch));
+		hook_call_init(call);
 		call->kind = HOOK_CALL_COMMAND;
 		call->tool = "Bash";
 		call->cwd = cwd;
@@ -181,6 +183,7 @@ int cmd_check(int argc, char **argv)
 		return 1;
 	}
 	pol_result_init(&r);
+	hook_call_init(&call);
 	pol = hook_policy_open(a.policy, cwd, stderr);
 	if (!pol) {
 		fprintf(stderr, "dcg: out of memory\n");
@@ -214,6 +217,7 @@ int cmd_check(int argc, char **argv)
 	rc = exit_for(r.decision);
 out:
 	free(out);
+	hook_call_release(&call);
 	cJSON_Delete(input);
 	pol_result_release(&r);
 	pol_free(pol);

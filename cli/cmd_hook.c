@@ -6,6 +6,8 @@
  * Code treats as a refusal. Nothing is printed on stdout before the answer is whole. */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "commands.h"
 
 #include <errno.h>
@@ -213,7 +215,7 @@ int cmd_hook(int argc, char **argv)
 	}
 
 	pol_result_init(&res);
-	memset(&call, 0, offsetof(struct hook_call, scratch));
+	hook_call_init(&call);
 	err = read_input(&input, &len, HOOK_MAX_INPUT, &over);
 	if (err) {
 		call.kind = HOOK_CALL_INVALID;
@@ -236,6 +238,8 @@ int cmd_hook(int argc, char **argv)
 		msg = hook_msg_human(&res, &mo);
 		if (msg)
 			write_all(2, msg, strlen(msg));
+		if (pol)
+			hook_print_trust_notes(stderr, pol, 1);
 		log_input(&call, logged, sizeof(logged));
 		memset(&le, 0, sizeof(le));
 		le.layer = "hook";
@@ -273,6 +277,7 @@ out:
 	pol_result_release(&res);
 	if (state)
 		agent->release(state);
+	hook_call_release(&call);
 	pol_free(pol);
 	free(input);
 	return code;

@@ -105,7 +105,7 @@ void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 		}
 		break;
 	case HOOK_CALL_OTHER:
-		pol_intent_check_tool(s, call->tool, &t);
+		pol_intent_check_tool(s, call->tool, call->tool_reads_only, &t);
 		break;
 	default:
 		break;
@@ -155,19 +155,6 @@ int hook_intent_prepare_run(const char *id, FILE *err)
 out:
 	pol_intent_free(s);
 	return rc;
-}
-
-enum pol_decision hook_intent_path_decision(const struct hook_call *call, const char *path,
-					    enum pol_op op)
-{
-	struct pol_intent_set *s;
-	struct pol_result r;
-	int err;
-
-	s = intents_for(NULL, call->cwd, call->session_id, &err);
-	if (!s)
-		return err && err != -ENOENT ? POL_DENY : POL_ALLOW;
-	return pol_intent_check_path(s, path, op, 0, call->cwd, getenv("HOME"), &r);
 }
 
 /* ---- dcg intent ------------------------------------------------------------------------------ */

@@ -1,6 +1,8 @@
 /* cmd_rules.c - `dcg rules list|lint [FILE]` and `dcg status`. */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "commands.h"
 
 #include <cjson/cJSON.h>
@@ -94,6 +96,7 @@ static int rules_list(struct pol_policy *pol)
 			printf("    %s\n", info.pattern);
 	}
 	printf("%zu rules\n", n);
+	hook_print_trust_notes(stdout, pol, 0);
 	return 0;
 }
 
@@ -272,6 +275,7 @@ int cmd_status(int argc, char **argv)
 		       n);
 	else
 		printf("problems:    none\n");
+	hook_print_trust_notes(stdout, pol, 0);
 	if (getcwd(cwd, sizeof(cwd)))
 		hook_installed(cwd);
 	if (pol_log_path(log, sizeof(log)) == 0) {

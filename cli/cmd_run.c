@@ -46,6 +46,7 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	/* CMD itself is the first exec under the guard. */
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.flags = POL_CTX_RUNTIME; /* what CMD then does is checked call by call */
 	pol_result_init(&r);
 	if (pol_check_argv(p, a.cmd, &ctx, &r) == POL_DENY) {
 		print_blocked(&r, a.cmd);

@@ -14,7 +14,9 @@ int cmd_status(int argc, char **argv);	/* cli/cmd_rules.c */
 int cmd_log(int argc, char **argv);	/* cli/cmd_log.c */
 int cmd_install(int argc, char **argv); /* cli/cmd_install.c */
 int cmd_uninstall(int argc, char **argv);
-int cmd_intent(int argc, char **argv);	/* cli/cmd_intent.c */
+int cmd_intent(int argc, char **argv); /* cli/cmd_intent.c */
+int cmd_trust(int argc, char **argv);  /* cli/cmd_trust.c */
+int cmd_untrust(int argc, char **argv);
 int cmd_run(int argc, char **argv);	/* cli/cmd_run.c */
 int cmd_sandbox(int argc, char **argv); /* cli/cmd_sandbox.c */
 

@@ -3,7 +3,7 @@
  * This header is the manual of libdcgcli.a (every cli/ file but main.c). The hook
  * turns an agent's tool call into questions for the policy engine (dcg_policy.h) and
  * the decision back into the agent's protocol and a message for the person. Agent
- * protocols are adapters (struct hook_agent) over one decision (hook_decide_call).
+ * protocols are adapters (agents/agents.h) over one decision (hook_decide_call).
  *
  * Strings returned as `char *` are malloc'ed and owned by the caller (free()).
  * Functions return 0 or a negative errno unless said otherwise.
@@ -37,11 +37,6 @@ void hook_buf_addf(struct hook_buf *b, const char *fmt, ...) __attribute__((form
 /* Hands the string to the caller (NULL after an allocation failure) and resets b. */
 char *hook_buf_detach(struct hook_buf *b);
 void hook_buf_release(struct hook_buf *b);
-
-/* ---- input checks --------------------------------------------------------------------- */
-
-/* 1 when s (len bytes) is valid UTF-8 without overlongs or surrogates, else 0. */
-int hook_utf8_valid(const char *s, size_t len);
 
 /* ---- messages ---------------------------------------------------------------------------- */
 
@@ -86,10 +81,10 @@ enum hook_call_kind {
 	HOOK_CALL_INVALID,   /* malformed input: denied with `invalid` as the reason */
 };
 
-#define HOOK_CALL_MAX_PATHS 4
-
 /* One tool call translated into policy questions. Strings point into the parsed
- * input (owned by the adapter's parse state) or into the struct. */
+ * input (owned by the adapter's parse state) or into the struct; the list of paths
+ * grows as needed (a Codex patch names any number of files) and is the call's own:
+ * hook_call_init() before, hook_call_release() after. */
 struct hook_call {
 	enum hook_call_kind kind;
 	const char *tool;    /* the agent's tool name ("Bash", "Write", ...), may be NULL */
@@ -97,18 +92,24 @@ struct hook_call {
 	const char *command; /* COMMAND: the command text */
 	size_t command_len;
 	size_t n_paths; /* PATH: the paths and their operations */
-	const char *paths[HOOK_CALL_MAX_PATHS];
-	enum pol_op ops[HOOK_CALL_MAX_PATHS];
+	const char **paths;
+	enum pol_op *ops;
+	size_t cap_paths;
 	const char *invalid;	/* INVALID: why, as a sentence for the agent */
+	int tool_reads_only;	/* OTHER: the adapter knows the tool only reads */
 	const char *session_id; /* the agent's session (Claude Code's session_id), may be NULL */
 	char scratch[2][4096];	/* built paths (e.g. Grep's path joined with its glob) */
 };
 
-/* Tool names to calls, in Claude Code's vocabulary (Bash, Read, Write, Edit, MultiEdit,
- * NotebookEdit, Glob, Grep, LS). tool_input is a cJSON object (void * so that this
- * header does not need cJSON.h). Fills call; never fails (bad input gives INVALID). */
-void hook_call_from_claude(const char *tool, const void *tool_input, const char *cwd,
-			   struct hook_call *call);
+/* An empty call of kind OTHER. */
+void hook_call_init(struct hook_call *call);
+/* Adds a path (not copied) with its operation and makes the call a PATH call; out of
+ * memory, the call becomes INVALID (and is refused). Returns 0 or -ENOMEM. */
+int hook_call_add_path(struct hook_call *call, const char *path, enum pol_op op);
+/* Makes the call INVALID: why (a static sentence) is the reason the agent gets. */
+void hook_call_invalid(struct hook_call *call, const char *why);
+/* Frees the list of paths; the call is then empty. */
+void hook_call_release(struct hook_call *call);
 
 /* The built-in rule IDs of the hook itself (not in the policy: they cannot be allowed). */
 #define HOOK_RULE_BAD_INPUT "hook.invalid_input"
@@ -134,66 +135,10 @@ void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
 /* 1 when a call of kind OTHER (a tool dcg cannot see into) has to be decided anyway:
  * it names a tool and its folder has an intents file (tool classes may ask). */
 int hook_intent_confines(const struct hook_call *call);
-/* The scope decision alone for one path of a call (e.g. to rank the files of a patch
- * that names more than HOOK_CALL_MAX_PATHS): POL_ALLOW when the project has no intents. */
-enum pol_decision hook_intent_path_decision(const struct hook_call *call, const char *path,
-					    enum pol_op op);
 /* For `dcg run --intent ID` (and the sandbox): finds the intents file from the working
  * directory, refuses an ID it does not hold (the known IDs go to err), and sets
  * $DCG_INTENT and $DCG_INTENTS_FILE for the guarded processes. Returns 0 or -1. */
 int hook_intent_prepare_run(const char *id, FILE *err);
-
-/* ---- agents --------------------------------------------------------------------------------- */
-
-/* The answer to give an agent for one decided call. */
-struct hook_answer {
-	const struct pol_result *result;
-	const struct hook_call *call;
-};
-
-/* One agent protocol. parse() reads the raw input into call (keeping what it needs in
- * *state, released by release()); answer() returns the stdout text for the decision
- * (malloc'ed; NULL when nothing must be printed, e.g. allow), and sets *exit_code.
- * install/uninstall edit the agent's settings (NULL: not supported yet). */
-struct hook_agent {
-	const char *name;
-	int (*parse)(const char *buf, size_t len, struct hook_call *call, void **state);
-	void (*release)(void *state);
-	char *(*answer)(const struct hook_answer *a, int *exit_code);
-	int (*install)(const char *settings_path, const char *command, char *msg, size_t msgsize);
-	int (*uninstall)(const char *settings_path, char *msg, size_t msgsize);
-	/* Where its settings live: user (1) or project (0). Writes into out. */
-	int (*settings_path)(int user, const char *cwd, char *out, size_t size);
-};
-
-/* Finds an agent by name ("claude", "codex", "gemini", "cursor", "pi"); NULL when
- * unknown. */
-const struct hook_agent *hook_agent_find(const char *name);
-/* The table, for help texts: count and entry i. */
-size_t hook_agent_count(void);
-const struct hook_agent *hook_agent_get(size_t i);
-
-/* Claude Code's PreToolUse protocol. */
-char *hook_claude_answer(const struct hook_answer *a, int *exit_code);
-int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void **state);
-void hook_claude_release(void *state);
-
-/* ---- Claude Code settings.json ---------------------------------------------------------------- */
-
-/* The tools dcg registers for. */
-#define HOOK_CLAUDE_MATCHER "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS"
-
-/* Merges dcg's PreToolUse hook (running `command`) into the JSON text of a settings
- * file (NULL or empty: a new file). Keeps every other key and hook; an existing dcg
- * entry is updated in place, so the result is the same however often it runs.
- * *out gets the new text (malloc'ed). Returns 0, 1 when nothing changed, -EINVAL
- * when text is not a JSON object (it is left alone), -ENOMEM. */
-int hook_claude_settings_merge(const char *text, const char *command, char **out);
-/* Removes only dcg's hook entries (and containers left empty by that). Returns 0,
- * 1 when there was nothing to remove, -EINVAL, -ENOMEM. */
-int hook_claude_settings_remove(const char *text, char **out);
-/* 1 when a hook command string is one dcg installed. */
-int hook_is_dcg_command(const char *command);
 
 /* ---- allowlist editing ---------------------------------------------------------------------- */
 
@@ -228,13 +173,18 @@ int hook_write_atomic(const char *path, const char *data, size_t len, unsigned m
 
 /* ---- policy loading for the commands ---------------------------------------------------------- */
 
-/* Builds the layered policy (embedded, user, project from cwd, then policy_file or
- * $DCG_POLICY). Diagnostics go to err as "file:line:col: rule: message" lines, and
+/* Builds the layered policy (embedded, system, user, project from cwd, then
+ * policy_file or $DCG_POLICY). Diagnostics go to err as "file:line:col: rule: message" lines, and
  * the embedded defaults stay active. cwd NULL: the process's. Returns the policy or
  * NULL when even an empty policy could not be allocated. */
 struct pol_policy *hook_policy_open(const char *policy_file, const char *cwd, FILE *err);
 
 /* Prints one diagnostic in the file:line:col: rule: message form. */
 void hook_print_diag(FILE *out, const struct pol_diag *d);
+
+/* Says which loosening entries of an untrusted project policy file were ignored and
+ * how the user trusts it (hook/cmd_trust.c): one line when brief (the hook's stderr),
+ * else one line per entry (status, rules list). Prints nothing when there are none. */
+void hook_print_trust_notes(FILE *out, const struct pol_policy *p, int brief);
 
 #endif /* DCG_HOOK_H */

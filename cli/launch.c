@@ -79,9 +79,7 @@ out_close:
 /* Writes the snapshot to dir/snap-HASH (atomically, by rename). */
 static int write_snapshot(const char *dir, const char *buf, size_t len, char *out, size_t size)
 {
-	char tmp[PATH_MAX];
-	size_t off = 0;
-	int n, fd, rc = 0;
+	int n;
 
 	n = snprintf(out, size, "%s/snap-%016llx", dir, (unsigned long long)fnv1a(buf, len));
 	if (n < 0 || (size_t)n >= size)
@@ -90,39 +88,7 @@ static int write_snapshot(const char *dir, const char *buf, size_t len, char *ou
 		utimensat(AT_FDCWD, out, NULL, 0); /* in use: not stale */
 		return 0;
 	}
-	n = snprintf(tmp, sizeof(tmp), "%s/.snap-XXXXXX", dir);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = -errno;
-			goto out_unlink;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		rc = -errno;
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, out) != 0) {
-		rc = -errno;
-		goto out_unlink;
-	}
-	return 0;
-out_unlink:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	return rc;
+	return pol_write_atomic(out, buf, len, 0600);
 }
 
 /* Snapshots and notes of sessions not used for a week go: a process still running
@@ -139,8 +105,8 @@ static void remove_stale(const char *dir)
 	while ((e = readdir(d))) {
 		struct stat st;
 
-		if (strncmp(e->d_name, "snap-", 5) != 0 && strncmp(e->d_name, "noted-", 6) != 0 &&
-		    strncmp(e->d_name, ".snap-", 6) != 0)
+		/* snap-HASH, snap-HASH.dcg-XXXXXX (a write cut short), noted-SESSION-HASH */
+		if (strncmp(e->d_name, "snap-", 5) != 0 && strncmp(e->d_name, "noted-", 6) != 0)
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(st.st_mode) && now - st.st_mtime > STALE_SECONDS)
@@ -329,13 +295,18 @@ static int set_snapshot(struct pol_policy *p, const char *name)
 /* DCG_POLICY, DCG_SESSION, DCG_LOG, the intent, LD_PRELOAD, DCG_SANDBOX. */
 static int set_environment(const struct launch_args *a, const char *policy_abs, const char *lib)
 {
-	char sess[64], logp[PATH_MAX];
+	char sess[96], logp[PATH_MAX];
+	struct timespec now;
 
 	if (policy_abs && setenv("DCG_POLICY", policy_abs, 1) != 0)
 		return -1;
 	/* One session per launch: the guard says once per session that a program it
-	 * cannot follow (static, set-uid) ran. */
-	snprintf(sess, sizeof(sess), "%ld.%ld", (long)getpid(), (long)time(NULL));
+	 * cannot follow (static, set-uid) ran; the wrapped agent's pid (dcg run execs it;
+	 * dcg sandbox's child puts its own) and the start, to the nanosecond, which tells
+	 * the session's own new files (atomic saves) from older ones (runtime/rt.h). */
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(sess, sizeof(sess), "%ld.%lld.%09ld", (long)getpid(), (long long)now.tv_sec,
+		 (long)now.tv_nsec);
 	if (setenv("DCG_SESSION", sess, 1) != 0)
 		return -1;
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */

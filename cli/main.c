@@ -19,6 +19,8 @@ static const struct subcommand commands[] = {
     {"check", cmd_check, "decide one shell command (or a path with --tool)"},
     {"explain", cmd_explain, "every rule tried on a command, and why it matched or not"},
     {"allow", cmd_allow, "add an allowlist entry for a rule"},
+    {"trust", cmd_trust, "let a project's policy file loosen rules (records its hash)"},
+    {"untrust", cmd_untrust, "forget the trust in a project's policy file"},
     {"run", cmd_run, "a shell (or CMD) under the preload guard"},
     {"sandbox", cmd_sandbox, "CMD under the seccomp sandbox"},
     {"rules", cmd_rules, "list the active rules, or lint a policy file"},
@@ -51,8 +53,9 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 		"\n`dcg COMMAND --help` tells more. Policy files: the embedded defaults,\n"
-		"$XDG_CONFIG_HOME/dcg/policy.yaml, .dcg/policy.yaml upwards from the working\n"
-		"directory, then $DCG_POLICY or --policy FILE.\n"
+		"/etc/dcg/policy.yaml ($DCG_SYSTEM_POLICY), $XDG_CONFIG_HOME/dcg/policy.yaml,\n"
+		".dcg/policy.yaml upwards from the working directory (its loosening parts only\n"
+		"once trusted: dcg trust), then $DCG_POLICY or --policy FILE.\n"
 		"Exit status of check: 0 allowed, 2 denied, 3 ask, 1 usage or internal error.\n");
 }
 

@@ -2,6 +2,8 @@
  * JSON: the formats of DESIGN.md "Messages". */
 #include "hook.h"
 
+#include "agents/agents.h"
+
 #include "intent.h"
 
 #include <cjson/cJSON.h>
@@ -266,7 +268,7 @@ char *hook_agent_reason(const struct pol_result *r)
 {
 	struct hook_buf b = HOOK_BUF_INIT;
 	const char *reason = r->reason ? r->reason : "refused by policy";
-	char hint[256], json[2048];
+	char json[2048];
 
 	/* A scope result gives the agent the structured error it can parse and recover
 	 * from: {"error","reason","suggestion","recoverable"} (policy/intent.h). */
@@ -286,10 +288,12 @@ char *hook_agent_reason(const struct pol_result *r)
 			n--;
 		hook_buf_addf(&b, " Alternative: %.*s.", (int)n, s);
 	}
-	if (allowable(r)) {
-		hook_allow_hint(r, hint, sizeof(hint));
-		hook_buf_addf(&b, " %s", hint);
-	}
+	/* Allowing is the user's move, never the agent's: said as a request to pass on
+	 * (the human stderr block keeps "If intentional: dcg allow ..."). */
+	if (allowable(r))
+		hook_buf_addf(&b,
+			      " If it is intended, ask the user to run: dcg allow %s -r \"reason\"",
+			      r->rule_id ? r->rule_id : "RULE");
 	return hook_buf_detach(&b);
 }
 
@@ -299,7 +303,7 @@ static void json_add_str(cJSON *obj, const char *key, const char *s)
 	char tmp[4096];
 	size_t len = strlen(s);
 
-	if (hook_utf8_valid(s, len) || len >= sizeof(tmp)) {
+	if (pol_utf8_valid(s, len) || len >= sizeof(tmp)) {
 		cJSON_AddStringToObject(obj, key, s);
 		return;
 	}

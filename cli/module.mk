@@ -3,7 +3,7 @@
 #   $(BUILD)/libdcgcli.a   every cli/*.c but the two mains, so that tests link it directly
 #   $(BUILD)/dcg           main.o + libdcgcli.a + libdcgsandbox.a + libdcgpolicy.a
 #   $(BUILD)/sandbox/sbx-run  `dcg sandbox` alone (sbx_main.c), for sandbox/bench.sh
-CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c,$(wildcard cli/*.c))
+CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c,$(wildcard cli/*.c cli/agents/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 # `dcg hook` starts once per tool call: link PCRE2, libyaml and libseccomp statically

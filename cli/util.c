@@ -103,61 +103,6 @@ void hook_buf_release(struct hook_buf *b)
 
 /* ---- UTF-8 ------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not valid. */
-static size_t utf8_seq(const unsigned char *s, size_t left)
-{
-	unsigned c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return left >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if (left < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if (c == 0xe0 && s[1] < 0xa0)
-			return 0; /* overlong */
-		if (c == 0xed && s[1] >= 0xa0)
-			return 0; /* surrogate */
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if (left < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (s[3] & 0xc0) != 0x80)
-			return 0;
-		if (c == 0xf0 && s[1] < 0x90)
-			return 0;
-		if (c == 0xf4 && s[1] >= 0x90)
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-int hook_utf8_valid(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n;
-
-	while (i < len) {
-		/* ASCII runs dominate real input: skip them eight bytes at a time. */
-		while (i + 8 <= len) {
-			uint64_t w;
-			memcpy(&w, p + i, 8);
-			if (w & 0x8080808080808080ull)
-				break;
-			i += 8;
-		}
-		if (i >= len)
-			break;
-		n = utf8_seq(p + i, len - i);
-		if (!n)
-			return 0;
-		i += n;
-	}
-	return 1;
-}
-
 size_t hook_utf8_sanitize(const char *s, size_t len, char *out, size_t size)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -166,7 +111,7 @@ size_t hook_utf8_sanitize(const char *s, size_t len, char *out, size_t size)
 	if (!size)
 		return 0;
 	while (i < len) {
-		n = utf8_seq(p + i, len - i);
+		n = pol_utf8_char(s + i, len - i);
 		if (!n) {
 			if (o + 1 >= size)
 				break;
@@ -270,50 +215,7 @@ static int make_parents(const char *path)
 
 int hook_write_atomic(const char *path, const char *data, size_t len, unsigned mode)
 {
-	char tmp[PATH_MAX];
-	struct stat st;
-	size_t done = 0;
-	ssize_t n;
-	int fd, err;
+	int err = make_parents(path);
 
-	if (snprintf(tmp, sizeof(tmp), "%s.dcg-XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	err = make_parents(path);
-	if (err)
-		return err;
-	if (stat(path, &st) == 0)
-		mode = st.st_mode & 07777;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (done < len) {
-		n = write(fd, data + done, len - done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out_unlink;
-		}
-		done += (size_t)n;
-	}
-	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
-		err = -errno;
-		goto out_unlink;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		err = -errno;
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		err = -errno;
-		goto out_unlink;
-	}
-	return 0;
-out_unlink:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	return err;
+	return err ? err : pol_write_atomic(path, data, len, mode);
 }

@@ -59,26 +59,6 @@ static void jraw(struct jbuf *j, const char *s, size_t len)
 	j->n += len;
 }
 
-/* Length of the well-formed UTF-8 character at s (at most len bytes), 0 if none. */
-static size_t utf8_char(const unsigned char *s, size_t len)
-{
-	unsigned c = s[0], cp;
-	size_t k = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf;
-
-	if (!k || k >= len)
-		return 0;
-	cp = c & (0x3fu >> k);
-	for (size_t i = 1; i <= k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return k + 1;
-}
-
 /* A JSON string of at most max bytes of s, cut on a character boundary. Bytes that are
  * not UTF-8 (a path is any bytes) become U+FFFD, so every line decodes. */
 static void jstr(struct jbuf *j, const char *s, size_t max)
@@ -108,7 +88,7 @@ static void jstr(struct jbuf *j, const char *s, size_t max)
 			enc[1] = (char)c;
 			olen = 2;
 		} else if (c >= 0x80) {
-			step = utf8_char(u + i, len - i);
+			step = pol_utf8_char(s + i, len - i);
 			if (step) {
 				out = s + i;
 				olen = step;

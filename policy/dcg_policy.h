@@ -128,6 +128,12 @@ struct pol_env {
 	const char *policy_file;     /* --policy or $DCG_POLICY: loaded last */
 	int no_user;		     /* skip the user file (tests) */
 	int no_project;		     /* skip the project file (tests) */
+	/* The system file: $DCG_SYSTEM_POLICY, else /etc/dcg/policy.yaml; NULL: that
+	 * default. no_system skips it (tests). */
+	const char *system_file;
+	int no_system;
+	/* The trust records (pol_trust_path() when NULL). */
+	const char *trust_file;
 };
 /* Fills env from getenv() and getcwd() into the given buffer of cwd_size bytes. */
 void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size);
@@ -160,12 +166,61 @@ int pol_load_embedded(struct pol_policy *p);
 int pol_load_file(struct pol_policy *p, const char *path);
 /* Adds a policy held in memory; name is used in diagnostics and origins. */
 int pol_load_buffer(struct pol_policy *p, const char *name, const char *buf, size_t len);
-/* The layered load: embedded defaults, user file, project file (.dcg/policy.yaml
- * found upwards from env->cwd; its folder's parent becomes the project root), then
- * env->policy_file. Missing optional files are skipped silently; a missing
- * policy_file is a diagnostic. Always leaves at least the embedded defaults loaded.
- * Returns 0, or -EINVAL when some file had errors (see the diagnostics). */
+/* The layered load: embedded defaults, the system file, the user file, the project
+ * file (.dcg/policy.yaml found upwards from env->cwd; its folder's parent becomes the
+ * project root), then env->policy_file. Missing optional files are skipped silently;
+ * a missing policy_file is a diagnostic. Always leaves at least the embedded defaults
+ * loaded. Returns 0, or -EINVAL when some file had errors (see the diagnostics).
+ *
+ * Trust runs downwards. The project file's tightening parts hold at once; its
+ * loosening parts (disable:, allow:, and "!" exclusions, which then lift only the
+ * project file's own patterns) are ignored unless the user trusted that exact content
+ * (pol_trust_add); each ignored part is listed by pol_ignored_get(). The system
+ * file's rules cannot be disabled, allowed or lifted by a later file unless the
+ * system file names them in `overridable:`. */
 int pol_load_layers(struct pol_policy *p, const struct pol_env *env);
+
+/* ---- trust ------------------------------------------------------------------------ */
+
+enum pol_trust {
+	POL_TRUST_NONE = 0,  /* no project file was loaded, or it is the user's own */
+	POL_TRUST_TRUSTED,   /* its hash is recorded */
+	POL_TRUST_UNTRUSTED, /* no record */
+	POL_TRUST_CHANGED,   /* a record for another content: it changed since trusted */
+	POL_TRUST_BROKEN,    /* the trust records or the file could not be read */
+};
+
+/* The trust records' path: $DCG_TRUST_FILE, else $XDG_STATE_HOME/dcg/trusted, else
+ * ~/.local/state/dcg/trusted. Returns 0, -ENOENT (no HOME) or -ENAMETOOLONG. */
+int pol_trust_path(char *buf, size_t size);
+/* Records the hash of policy_file's content (by its real path), replacing any older
+ * record for it; the real path is written to real_out when given. 0 or -errno. */
+int pol_trust_add(const char *trust_file, const char *policy_file, char *real_out,
+		  size_t real_size);
+/* Forgets policy_file. 0, -ENOENT when there was no record, or another -errno. */
+int pol_trust_remove(const char *trust_file, const char *policy_file, char *real_out,
+		     size_t real_size);
+/* Looks real_path up with the hex SHA-256 of its content; why gets a short reason
+ * when the answer is not POL_TRUST_TRUSTED. A malformed record never trusts. */
+enum pol_trust pol_trust_lookup(const char *trust_file, const char *real_path, const char *hex,
+				char *why, size_t why_size);
+/* SHA-256 of data as 64 lowercase hex digits and a NUL. */
+void pol_sha256_hex(const void *data, size_t len, char hex[65]);
+
+/* The project file's trust after pol_load_layers: its state, the file and a short
+ * reason (both NULL with POL_TRUST_NONE); pointers live as long as the policy. */
+enum pol_trust pol_project_trust(const struct pol_policy *p, const char **file, const char **why);
+
+/* A loosening part of a policy file that was not applied. */
+struct pol_ignored {
+	const char *file; /* policy */
+	unsigned line;
+	const char *what; /* "disable", "allow", "exclusion" (static) */
+	char text[128];	  /* the entry: a rule ID or a pattern */
+	const char *why;  /* static: "the file is not trusted", "a system rule" ... */
+};
+size_t pol_ignored_count(const struct pol_policy *p);
+const struct pol_ignored *pol_ignored_get(const struct pol_policy *p, size_t i);
 
 /* The files that were loaded, in order ("<embedded>" first). */
 size_t pol_file_count(const struct pol_policy *p);
@@ -220,6 +275,10 @@ enum pol_ctx_flags {
 	 * checked as written, without resolving symlinks or walking folders, which the
 	 * runtime checks of each operation do anyway. Keeps an exec check cheap. */
 	POL_CTX_RUNTIME = 1 << 2,
+	/* The caller is the process `dcg run` or `dcg sandbox` started (the wrapped
+	 * agent itself, not a process its tools start): path rules owned by ":agent"
+	 * (the agent's own state and settings) do not refuse it. */
+	POL_CTX_AGENT = 1 << 3,
 };
 
 /* One step of an explanation, for `dcg explain`. */
@@ -241,6 +300,9 @@ struct pol_ctx {
 	/* The running program's real path (runtime layers: /proc/self/exe), for path
 	 * rules with owners (e.g. git keeps its own .git/ up to date); NULL: none. */
 	const char *exe;
+	/* This session's dcg binary (the launcher's): path rules owned by ":dcg" (dcg's
+	 * log and state) do not refuse a process running it. NULL: none. */
+	const char *dcg_exe;
 };
 
 /* Decides whether a shell command may run: every regex rule, the shell analysis
@@ -260,6 +322,10 @@ enum pol_path_flags {
 				     * also refused when a protected path lies beneath it */
 	POL_PATH_CANONICAL = 1 << 2, /* path is absolute and already resolved (e.g. read back
 				      * from /proc/self/fd): no second resolution */
+	/* The object was created during this session (an atomic save's temporary file):
+	 * no-delete rules let it be deleted or renamed away; on RENAME_TO, the source
+	 * is such a file in the same folder (DESIGN.md "Atomic saves are edits"). */
+	POL_PATH_SESSION_NEW = 1 << 3,
 };
 enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
 				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r);
@@ -288,6 +354,11 @@ void pol_warm(const struct pol_policy *p);
 /* Finishes what POL_LOAD_LAZY left for the first decision (path patterns), so that
  * threads can share the policy. Safe to repeat; pol_warm() calls it. */
 void pol_prepare(const struct pol_policy *p);
+/* 1 when ctx->exe can turn a path decision from allow into a refusal: an active path
+ * exclusion ("!pattern") has owners, which then may not use it. A runtime layer that
+ * finds the program's path costly decides without it, and again with it only when the
+ * first answer is not allow or this is 1. */
+int pol_exe_may_refuse(const struct pol_policy *p);
 
 /* ---- paths -------------------------------------------------------------------------- */
 
@@ -334,8 +405,20 @@ int pol_log_append(const struct pol_log_entry *e);
 /* Redacts quoted strings ('...' and "...") in text: their content becomes "***".
  * Writes at most size-1 bytes and a NUL; returns the length written. */
 size_t pol_redact(const char *text, size_t len, char *out, size_t size);
+/* The length (1 to 4) of the well-formed UTF-8 character at s (len bytes available;
+ * NUL is a character), or 0 when there is none (a stray byte, a cut sequence, an
+ * overlong form, a surrogate, past U+10FFFF). */
+size_t pol_utf8_char(const char *s, size_t len);
+/* 1 when s (len bytes) is well-formed UTF-8 without NUL, else 0. */
+int pol_utf8_valid(const char *s, size_t len);
 /* Copies at most max_chars UTF-8 characters of text into out (size bytes), adding
  * "..." when cut. Returns the bytes written. */
 size_t pol_truncate_utf8(const char *text, size_t len, size_t max_chars, char *out, size_t size);
+
+/* The one atomic file write of dcg: data goes to a temporary file beside path
+ * (PATH.dcg-XXXXXX), which is synced and renamed over path, so that a reader sees the
+ * old file or the new one, never a part. A new file gets mode; a file replaced keeps
+ * its own. The folder must exist. Returns 0 or a negative errno (nothing changed). */
+int pol_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
 
 #endif /* DCG_POLICY_H */

@@ -47,38 +47,93 @@ static const unsigned op_refused_by[POL_OP__COUNT] = {
 
 /* ---- the allowlist ------------------------------------------------------------------- */
 
+/* Does one allow glob cover an absolute path? A glob covers what it matches and
+ * everything beneath (a trailing slash-star-star covers the folder itself too), and is also tried with its
+ * literal folders resolved through symlinks, as path rules are (pol_rule_canon_path),
+ * so that an entry naming a link covers the real folder a path resolves into. */
+static int allow_glob_covers(const char *glob, const char *path)
+{
+	char g[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], canon[PATH_MAX * 2 + 8];
+	struct pol_pathpat pp;
+	size_t n = strlen(glob), cut;
+
+	if (n >= sizeof(g))
+		return 0;
+	memcpy(g, glob, n + 1);
+	while (n > 3 && !strcmp(g + n - 3, "/**"))
+		g[n -= 3] = '\0';
+	memset(&pp, 0, sizeof(pp));
+	pp.glob = g;
+	pol_pathpat_classify(&pp);
+	if (pol_pathpat_covers(&pp, path))
+		return 1;
+	cut = pp.literal_len;
+	if (cut < n)
+		while (cut > 0 && g[cut - 1] != '/')
+			cut--;
+	if (cut == 0 || cut >= sizeof(dir))
+		return 0;
+	memcpy(dir, g, cut);
+	dir[cut] = '\0';
+	if (pol_path_resolve(dir, 0, real, sizeof(real)) < 0)
+		return 0;
+	if (cut > 1 && dir[cut - 1] == '/')
+		dir[cut - 1] = '\0';
+	if (!strcmp(real, dir))
+		return 0;
+	snprintf(canon, sizeof(canon), "%s%s%s", real, (cut < n && strcmp(real, "/")) ? "/" : "",
+		 g + cut);
+	pp.glob = canon;
+	pol_pathpat_classify(&pp);
+	return pol_pathpat_covers(&pp, path);
+}
+
 static int allow_covers(const struct pol_allow *a, const char *path)
 {
 	if (!a->n_paths)
 		return 1;
 	if (!path)
 		return 0;
-	for (size_t i = 0; i < a->n_paths; i++) {
-		struct pol_pathpat pp = {.glob = a->paths[i]};
-
-		pol_pathpat_classify(&pp);
-		if (pol_pathpat_covers(&pp, path))
+	for (size_t i = 0; i < a->n_paths; i++)
+		if (allow_glob_covers(a->paths[i], path))
 			return 1;
-	}
 	return 0;
+}
+
+/* Is entry a in force for rule_id now? rule and looked cache the rule's lookup. */
+static int allow_names(const struct pol_policy *p, const struct pol_allow *a, const char *rule_id,
+		       time_t now, const struct pol_rule **rule, int *looked)
+{
+	if (a->expires && now >= a->expires)
+		return 0;
+	if (strcmp(a->rule, rule_id) != 0 && !pol_glob_match(a->rule, rule_id))
+		return 0;
+	if (!*looked) {
+		ssize_t k = pol_rule_find(p, rule_id);
+
+		*rule = k >= 0 ? &p->rules[k] : NULL;
+		*looked = 1;
+	}
+	/* A system rule is allowed only by the system file itself. */
+	return !(*rule && (*rule)->guarded && (!a->origin || strcmp(a->origin, (*rule)->origin)));
 }
 
 void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, const char *path,
 			 struct pol_result *r)
 {
 	time_t now = ctx && ctx->now ? ctx->now : time(NULL);
-	const char *where = path && path[0] == '/' ? path : (ctx && ctx->cwd ? ctx->cwd : p->root);
+	/* Entries with paths scope targets: a command's are judged by the caller (the
+	 * pending group below), never by where the agent stands. */
+	const char *where = path && path[0] == '/' ? path : NULL;
+	const struct pol_rule *rule = NULL;
+	int looked = 0;
 
 	if (!r->rule_id || r->decision == POL_ALLOW)
 		return;
 	for (size_t i = 0; i < p->n_allows; i++) {
 		const struct pol_allow *a = &p->allows[i];
 
-		if (a->expires && now >= a->expires)
-			continue;
-		if (strcmp(a->rule, r->rule_id) != 0 && !pol_glob_match(a->rule, r->rule_id))
-			continue;
-		if (!allow_covers(a, where))
+		if (!allow_names(p, a, r->rule_id, now, &rule, &looked) || !allow_covers(a, where))
 			continue;
 		if (ctx && ctx->trace) {
 			struct pol_trace_event ev = {"allowlist", r->rule_id, a->reason,
@@ -216,17 +271,37 @@ void pol_path_index_build(struct pol_policy *p)
 	p->bucket_rules = rules;
 }
 
-int pol_rule_owned_by(const struct pol_rule *r, const char *exe)
+int pol_exe_may_refuse(const struct pol_policy *p)
 {
-	const char *base;
+	pol_paths_ready(p);
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+
+		if (r->path.negate && r->n_owners)
+			return 1;
+	}
+	return 0;
+}
+
+int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx)
+{
+	const char *exe = ctx ? ctx->exe : NULL, *base;
 	size_t n;
 
-	if (!r->n_owners || !exe || exe[0] != '/')
+	if (!r->n_owners)
 		return 0;
-	base = strrchr(exe, '/') + 1;
 	for (size_t i = 0; i < r->n_owners; i++) {
 		const char *o = r->owners[i];
 
+		/* :agent, the process dcg run / dcg sandbox started (not its children);
+		 * :dcg, this session's own dcg binary (the hook the agent runs) */
+		if (!strcmp(o, ":agent") && ctx && (ctx->flags & POL_CTX_AGENT))
+			return 1;
+		if (!strcmp(o, ":dcg") && ctx && ctx->dcg_exe && exe && !strcmp(exe, ctx->dcg_exe))
+			return 1;
+		if (!exe || exe[0] != '/' || o[0] == ':')
+			continue;
+		base = strrchr(exe, '/') + 1;
 		if (o[0] == '/') {
 			if (strcmp(o, exe) == 0)
 				return 1;
@@ -244,32 +319,84 @@ int pol_rule_owned_by(const struct pol_rule *r, const char *exe)
 	return 0;
 }
 
+/* The last matching rule of each class, per kind. Within a kind the last matching
+ * pattern wins, except that an exclusion lifts only what it may (pol_load_layers):
+ * a guarded (system) rule only by a guarded exclusion, a rule from before the
+ * untrusted project file not by that file's exclusions. */
+enum {
+	HIT_POS_GUARDED,
+	HIT_POS_LOW,
+	HIT_POS_HIGH,
+	HIT_NEG_GUARDED,
+	HIT_NEG,
+	HIT_NEG_UNTRUSTED,
+	HIT__N
+};
+
 struct hit_scan {
 	const struct pol_policy *p;
 	const char *path;
 	const struct pol_path_sig *sig;
 	unsigned kinds;
-	const char *exe;
-	const struct pol_rule *last[3];
+	const struct pol_ctx *ctx;
+	const struct pol_rule *last[3][HIT__N];
+	const struct pol_rule *beneath[3];
 };
+
+static int hit_class(const struct pol_policy *p, const struct pol_rule *r)
+{
+	if (r->path.negate)
+		return r->guarded ? HIT_NEG_GUARDED : r->untrusted ? HIT_NEG_UNTRUSTED : HIT_NEG;
+	if (r->guarded)
+		return HIT_POS_GUARDED;
+	return (size_t)(r - p->rules) >= p->untrusted_from ? HIT_POS_HIGH : HIT_POS_LOW;
+}
 
 static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 {
+	const struct pol_rule **slot;
+
 	if (!(hs->kinds & (1u << r->path_kind)))
 		return;
-	if (r->n_owners && pol_rule_owned_by(r, hs->exe))
+	if (r->n_owners && pol_rule_owned_by(r, hs->ctx))
 		return; /* its owner manages what it covers */
-	if (hs->last[r->path_kind] && hs->last[r->path_kind] >= r)
-		return; /* a later rule of this kind already matched: it wins anyway */
-	/* Its lazy expansion ran out of memory: it covers every path. */
+	slot = &hs->last[r->path_kind][hit_class(hs->p, r)];
+	if (*slot && *slot >= r)
+		return; /* a later rule of this class already matched: it wins anyway */
+	/* Its lazy expansion ran out of memory: it covers every path (an exclusion
+	 * lifts nothing). */
 	if (!r->path.glob) {
 		if (!r->path.negate)
-			hs->last[r->path_kind] = r;
+			*slot = r;
 		return;
 	}
 	if (pol_pathpat_covers_sig(&r->path, hs->path, hs->sig) ||
 	    (r->has_canon && pol_pathpat_covers(&r->path_canon, hs->path)))
-		hs->last[r->path_kind] = r;
+		*slot = r;
+}
+
+/* Is the positive rule pos lifted by a later exclusion that may lift it? */
+static int lifted(const struct pol_rule *const *last, const struct pol_rule *pos, int may_untrusted)
+{
+	const struct pol_rule *g = last[HIT_NEG_GUARDED], *n = last[HIT_NEG],
+			      *u = last[HIT_NEG_UNTRUSTED];
+
+	if (pos->guarded)
+		return g && g > pos;
+	return (g && g > pos) || (n && n > pos) || (may_untrusted && u && u > pos);
+}
+
+/* The rule that refuses, of one kind: the latest positive match not lifted. */
+static const struct pol_rule *kind_hit(const struct pol_rule *const *last)
+{
+	const struct pol_rule *best = NULL;
+	const struct pol_rule *cand[3] = {last[HIT_POS_GUARDED], last[HIT_POS_LOW],
+					  last[HIT_POS_HIGH]};
+
+	for (int c = 0; c < 3; c++)
+		if (cand[c] && !lifted(last, cand[c], c == 2) && (!best || cand[c] > best))
+			best = cand[c];
+	return best;
 }
 
 static void scan_bucket(unsigned b, void *arg)
@@ -285,10 +412,17 @@ static void scan_bucket(unsigned b, void *arg)
  * load order) wins. The index means only rules whose trigger the path has are tried;
  * the "beneath" check for folders looks at every rule. */
 static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const char *path,
-					    unsigned kinds, int beneath, const char *exe)
+					    unsigned kinds, int beneath, const struct pol_ctx *ctx)
 {
 	struct pol_path_sig sig;
-	struct hit_scan hs = {p, path, &sig, kinds, exe, {NULL, NULL, NULL}};
+	struct hit_scan hs;
+
+	memset(&hs, 0, sizeof(hs));
+	hs.p = p;
+	hs.path = path;
+	hs.sig = &sig;
+	hs.kinds = kinds;
+	hs.ctx = ctx;
 
 	pol_paths_ready(p);
 	pol_path_sig_init(&sig, path);
@@ -301,14 +435,19 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 
 			try_rule(&hs, r);
 			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
-			    !(r->n_owners && pol_rule_owned_by(r, exe)) &&
-			    hs.last[r->path_kind] != r && covers_beneath(r, path))
-				hs.last[r->path_kind] = r;
+			    !hs.beneath[r->path_kind] &&
+			    !(r->n_owners && pol_rule_owned_by(r, ctx)) && covers_beneath(r, path))
+				hs.beneath[r->path_kind] = r;
 		}
 	}
-	for (int k = 0; k < 3; k++)
-		if (hs.last[k] && !hs.last[k]->path.negate)
-			return hs.last[k];
+	for (int k = 0; k < 3; k++) {
+		const struct pol_rule *hit = kind_hit(hs.last[k]);
+
+		if (hit)
+			return hit;
+		if (hs.beneath[k])
+			return hs.beneath[k];
+	}
 	return NULL;
 }
 
@@ -345,7 +484,8 @@ static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 }
 
 static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *path, size_t len,
-					   unsigned kinds, int depth, long *budget, const char *exe)
+					   unsigned kinds, int depth, long *budget,
+					   const struct pol_ctx *ctx)
 {
 	char buf[1024];
 	const struct pol_rule *hit = NULL;
@@ -381,10 +521,10 @@ static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *pat
 			if (sep)
 				path[len] = '/';
 			memcpy(path + len + sep, d->d_name, nl + 1);
-			hit = path_rule_hit(p, path, kinds, 0, exe);
+			hit = path_rule_hit(p, path, kinds, 0, ctx);
 			if (!hit && is_dir)
 				hit = walk_beneath(p, path, len + sep + nl, kinds, depth + 1,
-						   budget, exe);
+						   budget, ctx);
 			path[len] = '\0';
 		}
 	}
@@ -400,12 +540,19 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	unsigned kinds = (unsigned)op < POL_OP__COUNT ? op_refused_by[op] : ZA | RO | ND;
 	int beneath = (flags & POL_PATH_IS_DIR) &&
 		      (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
-	const char *exe = ctx ? ctx->exe : NULL;
-	const struct pol_rule *hit = path_rule_hit(p, lexical, kinds, beneath, exe);
+	const struct pol_rule *hit;
+
+	/* An atomic save's temporary file, or any file made during the session, may be
+	 * deleted or renamed away, and may replace a no-delete name (the layer says so
+	 * only for a rename within one folder). */
+	if ((flags & POL_PATH_SESSION_NEW) &&
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO))
+		kinds &= ~ND;
+	hit = path_rule_hit(p, lexical, kinds, beneath, ctx);
 	const char *which = lexical;
 
 	if (!hit && resolved && strcmp(resolved, lexical) != 0) {
-		hit = path_rule_hit(p, resolved, kinds, beneath, exe);
+		hit = path_rule_hit(p, resolved, kinds, beneath, ctx);
 		which = resolved;
 	}
 	/* Not for rename onto a folder: that replaces only an empty one (and "mv x /tmp/"
@@ -416,7 +563,7 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 		long budget = BENEATH_MAX_ENTRIES;
 
 		pol_copy_str(walk, sizeof(walk), resolved ? resolved : lexical);
-		hit = walk_beneath(p, walk, strlen(walk), kinds, 0, &budget, exe);
+		hit = walk_beneath(p, walk, strlen(walk), kinds, 0, &budget, ctx);
 		which = resolved ? resolved : lexical;
 	}
 	if (ctx && ctx->trace) {
@@ -433,6 +580,26 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	pol_copy_str(r->path, sizeof(r->path), which);
 	pol_copy_matched(r, which, strlen(which));
 	pol_apply_allowlist(p, ctx, which, r);
+	/* An entry that lets the path as written pass must not let through where it
+	 * really leads (a link in an allowed folder to a protected one). */
+	if (r->decision == POL_ALLOW && which == lexical && resolved && strcmp(resolved, lexical)) {
+		const struct pol_rule *real = path_rule_hit(p, resolved, kinds, beneath, ctx);
+
+		if (real) {
+			struct pol_result r2;
+
+			pol_result_init(&r2);
+			fill_from_rule(&r2, real);
+			r2.detection = POL_DET_PATH;
+			r2.op = op;
+			r2.path_kind = real->path_kind;
+			pol_copy_str(r2.path, sizeof(r2.path), resolved);
+			pol_copy_matched(&r2, resolved, strlen(resolved));
+			pol_apply_allowlist(p, ctx, resolved, &r2);
+			if (r2.decision != POL_ALLOW)
+				*r = r2;
+		}
+	}
 	return r->decision;
 }
 
@@ -446,7 +613,7 @@ static int current_cwd(const struct pol_policy *p, const struct pol_ctx *ctx, ch
 	if (getcwd(buf, size))
 		return 0;
 	pol_copy_str(buf, size, p->root);
-	return 0;
+	return -1; /* unknown (deeper than PATH_MAX, deleted): the root stands in */
 }
 
 /* A path that cannot be checked (too long, or its links cannot be resolved) is
@@ -509,9 +676,14 @@ enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, e
 {
 	char cwd[PATH_MAX];
 
-	if (path && path[0] == '/')
+	if (path && (path[0] == '/' || (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))))
 		return check_path_in(p, "/", path, op, flags, ctx, r);
-	current_cwd(p, ctx, cwd, sizeof(cwd));
+	/* A relative path whose base is unknown (a working directory deeper than PATH_MAX)
+	 * would be judged against the wrong folder: refused. */
+	if (current_cwd(p, ctx, cwd, sizeof(cwd)) < 0 && path && path[0]) {
+		pol_result_init(r);
+		return refuse_unchecked(p, path, op, r);
+	}
 	return check_path_in(p, cwd, path, op, flags, ctx, r);
 }
 
@@ -527,15 +699,37 @@ enum pol_decision pol_check_path_at(const struct pol_policy *p, int dirfd, const
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
 	n = readlink(link, base, sizeof(base) - 1);
 	if (n <= 0 || base[0] != '/') {
-		/* An unknown directory: decide on the path alone, relative to nothing known. */
+		/* An unknown directory (deeper than PATH_MAX, no /proc): the path cannot be
+		 * placed, so it is refused rather than judged against the wrong folder. */
 		pol_result_init(r);
-		return check_path_in(p, "/", path, op, flags, ctx, r);
+		if (!path || !path[0])
+			return POL_ALLOW;
+		return refuse_unchecked(p, path, op, r);
 	}
 	base[n] = '\0';
 	return check_path_in(p, base, path, op, flags | 0, ctx, r);
 }
 
 /* ---- command decisions --------------------------------------------------------------- */
+
+/* Command-rule matches that only an allow entry with paths could let pass wait here
+ * for the paths their command touches: the analyser sends a simple command's path
+ * units right after its command units, so the group gathers every path unit until
+ * the next other unit, then each waiting match is allowed when every target (or,
+ * with none, the folder the command runs in) lies under the entry's paths. A target
+ * that cannot be known ($VAR, $(...), a script's own operations) allows nothing. */
+#define PEND_MAX    4
+#define TARGETS_MAX 64
+
+struct pend_group {
+	struct pol_result r[PEND_MAX];
+	size_t n;
+	const char *targets[TARGETS_MAX]; /* resolved, in the arena */
+	size_t n_targets;
+	int unknown;  /* some target cannot be known */
+	int saw_path; /* the group's path units have begun */
+	int no_dir;   /* the folder it runs in is not the working directory (cd, -C) */
+};
 
 struct cmd_state {
 	const struct pol_policy *p;
@@ -546,6 +740,11 @@ struct cmd_state {
 	struct pol_result cand;
 	const char *cwd;
 	int stop_on_deny;
+	int saw_cd; /* a cd, pushd or popd ran earlier in the command */
+	/* The unit just before, when it was a command: the written view of a command
+	 * whose normalized view follows (git -C DIR reset: the rule matches the latter). */
+	int prev_unknown, prev_no_dir;
+	struct pend_group pg;
 };
 
 static void trace(const struct cmd_state *st, const char *what, const char *rule_id,
@@ -680,9 +879,136 @@ static void record_script_match(struct cmd_state *st, const struct pol_unit *u, 
 	}
 }
 
-static void offer(struct cmd_state *st)
+/* Words whose value the analyser could not know: a variable other than $HOME, a
+ * command substitution. */
+static int unit_has_unknown(const struct pol_unit *u)
+{
+	if (!u->argv)
+		return 0;
+	for (size_t i = 1; i < u->argc; i++) {
+		const char *w = u->argv[i];
+
+		if (u->word_is_data && u->word_is_data[i])
+			continue;
+		if (strchr(w, '`') || strstr(w, "<(") || strstr(w, ">("))
+			return 1;
+		for (const char *d = strchr(w, '$'); d; d = strchr(d + 1, '$'))
+			if (strncmp(d, "$HOME", 5) && strncmp(d, "${HOME}", 7))
+				return 1;
+	}
+	return 0;
+}
+
+/* Options that make a command work in another folder than it was started in. */
+static int unit_changes_dir(const struct pol_unit *u)
+{
+	for (size_t i = 0; u->argv && i < u->argc; i++) {
+		const char *w = u->argv[i];
+
+		if (!strcmp(w, "-C") || !strncmp(w, "--git-dir", 9) ||
+		    !strncmp(w, "--work-tree", 11) || !strncmp(w, "--directory", 11) ||
+		    !strncmp(w, "--chdir", 7))
+			return 1;
+	}
+	return 0;
+}
+
+static int allow_with_paths_names(const struct pol_policy *p, const struct pol_ctx *ctx,
+				  const char *rule_id)
+{
+	time_t now = ctx && ctx->now ? ctx->now : time(NULL);
+	const struct pol_rule *rule = NULL;
+	int looked = 0;
+
+	for (size_t i = 0; i < p->n_allows; i++)
+		if (p->allows[i].n_paths &&
+		    allow_names(p, &p->allows[i], rule_id, now, &rule, &looked))
+			return 1;
+	return 0;
+}
+
+/* Decides the waiting matches of the group and empties it. */
+static void resolve_group(struct cmd_state *st)
+{
+	struct pend_group *g = &st->pg;
+	time_t now = st->ctx && st->ctx->now ? st->ctx->now : time(NULL);
+	char here[PATH_MAX];
+	const char *dir_target[1] = {here};
+	const char *const *t = g->targets;
+	size_t nt = g->n_targets;
+	int known = !g->unknown;
+
+	if (known && nt == 0) { /* no path: the folder it runs in */
+		known = !g->no_dir && !st->saw_cd &&
+			pol_path_resolve(st->cwd, 0, here, sizeof(here)) == 0;
+		t = dir_target;
+		nt = 1;
+	}
+	for (size_t k = 0; k < g->n; k++) {
+		struct pol_result *r = &g->r[k];
+		const struct pol_rule *rule = NULL;
+		int looked = 0;
+
+		for (size_t i = 0; known && i < st->p->n_allows && r->decision != POL_ALLOW; i++) {
+			const struct pol_allow *a = &st->p->allows[i];
+			size_t j = 0;
+
+			if (!a->n_paths || !allow_names(st->p, a, r->rule_id, now, &rule, &looked))
+				continue;
+			while (j < nt && allow_covers(a, t[j]))
+				j++;
+			if (j < nt)
+				continue;
+			trace(st, "allowlist", r->rule_id, a->reason, strlen(a->reason), 1);
+			r->decision = POL_ALLOW;
+			r->allowed_by_allowlist = 1;
+		}
+		merge(&st->best, r);
+		pol_result_init(r);
+	}
+	memset(g, 0, sizeof(*g));
+}
+
+static void group_add_target(struct cmd_state *st, const char *path)
+{
+	struct pend_group *g = &st->pg;
+	char joined[PATH_MAX * 2], real[PATH_MAX];
+	const char *start = path[0] == '/' ? "" : st->cwd;
+	const char *rest = path;
+	char *copy;
+	int n;
+
+	g->saw_path = 1;
+	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
+		start = st->p->home;
+		rest = path + 1;
+	}
+	n = snprintf(joined, sizeof(joined), "%s/%s", start, rest);
+	if (g->n_targets == TARGETS_MAX || n <= 0 || (size_t)n >= sizeof(joined) ||
+	    pol_path_resolve(joined, 0, real, sizeof(real)) < 0 ||
+	    !(copy = pol_arena_alloc(st->a, strlen(real) + 1))) {
+		g->unknown = 1;
+		return;
+	}
+	memcpy(copy, real, strlen(real) + 1);
+	g->targets[g->n_targets++] = copy;
+}
+
+static void offer(struct cmd_state *st, const struct pol_unit *u)
 {
 	pol_apply_allowlist(st->p, st->ctx, NULL, &st->cand);
+	if (st->cand.decision != POL_ALLOW && st->pg.n < PEND_MAX && st->cand.rule_id &&
+	    allow_with_paths_names(st->p, st->ctx, st->cand.rule_id)) {
+		struct pend_group *g = &st->pg;
+
+		if (u->kind == POL_UNIT_SCRIPT || unit_has_unknown(u) || st->prev_unknown)
+			g->unknown = 1;
+		if (unit_changes_dir(u) || st->prev_no_dir)
+			g->no_dir = 1;
+		g->r[g->n++] = st->cand;
+		pol_result_init(&st->cand);
+		return;
+	}
 	merge(&st->best, &st->cand);
 	pol_result_init(&st->cand);
 }
@@ -718,34 +1044,11 @@ static int catastrophic_target(const struct pol_unit *u, const char *home)
 	return 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (at most len bytes), 0 if there is
- * none (a stray byte, a cut, an overlong form, a surrogate, NUL). */
-static size_t utf8_seq(const unsigned char *s, size_t len)
-{
-	unsigned c = s[0], cp;
-	size_t k;
-
-	if (c && c < 0x80)
-		return 1;
-	k = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf;
-	if (!k || k >= len)
-		return 0;
-	cp = c & (0x3fu >> k);
-	for (size_t i = 1; i <= k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return k + 1;
-}
+static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st);
 
 static int on_unit(const struct pol_unit *u, void *arg)
 {
 	struct cmd_state *st = arg;
-	const struct pol_policy *p = st->p;
 	struct pol_unit fixed;
 
 	/* The command was checked to be UTF-8, but the analyser decodes $'\xff', $'\0' and
@@ -759,7 +1062,7 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		if (!t)
 			return -ENOMEM;
 		for (size_t i = 0; i < u->len;) {
-			size_t n = utf8_seq((const unsigned char *)u->text + i, u->len - i);
+			size_t n = u->text[i] ? pol_utf8_char(u->text + i, u->len - i) : 0;
 
 			if (n) {
 				memcpy(t + i, u->text + i, n);
@@ -773,11 +1076,36 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		fixed.text = t;
 		u = &fixed;
 	}
+	if (u->kind != POL_UNIT_PATH && st->pg.n && st->pg.saw_path) {
+		resolve_group(st);
+		if (st->stop_on_deny && st->best.decision == POL_DENY)
+			return 1;
+	}
+	if (u->kind == POL_UNIT_COMMAND && st->pg.n) { /* a second view of the command */
+		st->pg.unknown |= unit_has_unknown(u);
+		st->pg.no_dir |= unit_changes_dir(u);
+	}
+	int rc = on_unit_kind(u, st);
+
+	st->prev_unknown = u->kind == POL_UNIT_COMMAND && unit_has_unknown(u);
+	st->prev_no_dir = u->kind == POL_UNIT_COMMAND && unit_changes_dir(u);
+	return rc;
+}
+
+static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
+{
+	const struct pol_policy *p = st->p;
+
 	switch (u->kind) {
 	case POL_UNIT_COMMAND:
 	case POL_UNIT_SCRIPT: {
 		struct prefilter pf;
 		int is_script = u->kind == POL_UNIT_SCRIPT;
+
+		if (!is_script && u->argc &&
+		    (!strcmp(u->argv[0], "cd") || !strcmp(u->argv[0], "pushd") ||
+		     !strcmp(u->argv[0], "popd")))
+			st->saw_cd = 1;
 
 		trace(st, "unit", NULL, u->text, u->len, 0);
 		if (prefilter_init(&pf, st->a, u->text, u->len) < 0)
@@ -793,6 +1121,12 @@ static int on_unit(const struct pol_unit *u, void *arg)
 				: rule->kind != POL_RULE_COMMAND)
 				continue;
 			if (!rule->active)
+				continue;
+			/* At runtime a rule whose harm is deleting or overwriting files leaves
+			 * the decision to the checks of each file the command touches, unless
+			 * it aims at the root, the home folder or a disk. */
+			if (!is_script && rule->runtime_paths && st->ctx &&
+			    (st->ctx->flags & POL_CTX_RUNTIME) && !catastrophic_target(u, p->home))
 				continue;
 			/* Once a deny is found, only rules that could be reported instead
 			 * matter when tracing; otherwise stop looking. */
@@ -821,7 +1155,7 @@ static int on_unit(const struct pol_unit *u, void *arg)
 				    catastrophic_target(u, p->home))
 					st->cand.decision = POL_DENY;
 			}
-			offer(st);
+			offer(st, u);
 			if (st->stop_on_deny && st->best.decision == POL_DENY)
 				return 1;
 		}
@@ -830,8 +1164,13 @@ static int on_unit(const struct pol_unit *u, void *arg)
 	case POL_UNIT_PATH: {
 		unsigned pflags = u->is_dir_op ? POL_PATH_IS_DIR : 0;
 
+		/* At runtime each real deletion and rename is checked when it happens, when
+		 * it is known whether the file is the session's own (an atomic save's): the
+		 * exec check leaves no-delete to that check. */
 		if (st->ctx && (st->ctx->flags & POL_CTX_RUNTIME))
-			pflags |= POL_PATH_CANONICAL | PATH_NO_WALK;
+			pflags |= POL_PATH_CANONICAL | PATH_NO_WALK | POL_PATH_SESSION_NEW;
+		if (st->pg.n)
+			group_add_target(st, u->path);
 		enum pol_decision d = pol_check_path(p, u->path, u->op, pflags, st->ctx, &st->cand);
 		if (d != POL_ALLOW) {
 			st->cand.line = u->line > 1 ? u->line : 0;
@@ -853,7 +1192,7 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		st->cand.language = "bash";
 		st->cand.line = u->line > 1 ? u->line : 0;
 		pol_copy_matched(&st->cand, u->text ? u->text : "", u->text ? u->len : 0);
-		offer(st);
+		offer(st, u);
 		return st->stop_on_deny && st->best.decision == POL_DENY;
 	}
 	}
@@ -918,6 +1257,10 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 		struct pol_shell_opts opts = {cwd, p->home};
 		rc = pol_shell_analyze(cmd, len, &opts, &a, on_unit, &st);
 	}
+	if (rc >= 0 && st.pg.n)
+		resolve_group(&st);
+	for (size_t k = 0; k < st.pg.n; k++) /* stopped early: a deny was found */
+		pol_result_release(&st.pg.r[k]);
 	pcre2_match_data_free(st.md);
 	pol_arena_release(&a);
 	if (rc < 0) {

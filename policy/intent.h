@@ -1,5 +1,10 @@
 /* intent.h - intent scopes: writes confined to the active intent's owned_scope.
  *
+ * Code: intent_load.c reads the intents file (and the tools lists of policy files)
+ * into a set; intent_scope.c decides paths, commands and tools against the set's
+ * active intent and writes the structured error; intent_state.c keeps the selection
+ * and opens the set of a process; intent_int.h is what they share.
+ *
  * A project that plans its work as intents describes them in
  * .orchestration/active_intents.yaml at its root:
  *
@@ -174,16 +179,16 @@ enum pol_intent_tool_class {
  *     destructive_need_approval: true            # default false
  *
  * Later calls add to earlier ones; a name listed in both classes is destructive.
- * Returns 0, -ENOENT (no file: nothing added), -EINVAL (diagnostics added), -ENOMEM.
- * Built-in classes: Claude Code's Read, Glob, Grep, LS, NotebookRead, WebFetch,
- * WebSearch, TodoRead, TodoWrite, Task, ExitPlanMode, BashOutput and Gemini CLI's
- * read_file, read_many_files, list_directory, glob, grep_search, search_file_content,
- * web_fetch, google_web_search are read-only; any other tool (Bash, Write, Edit,
- * apply_patch, MCP tools...) is destructive (fail safe). */
+ * Returns 0, -ENOENT (no file: nothing added), -EINVAL (diagnostics added), -ENOMEM. */
 int pol_intent_tools_load(struct pol_intent_set *s, const char *policy_file);
 int pol_intent_tools_load_buffer(struct pol_intent_set *s, const char *name, const char *buf,
 				 size_t len);
-enum pol_intent_tool_class pol_intent_tool_class(const struct pol_intent_set *s, const char *tool);
+/* A tool's class: the tools lists first (destructive wins), then known_read_only, what
+ * the caller knows of its own tools (the agent adapters list the agents' read-only
+ * tools: policy/ knows no agent); any other tool (Bash, Write, apply_patch, MCP
+ * tools...) is destructive (fail safe), and so is a missing name. */
+enum pol_intent_tool_class pol_intent_tool_class(const struct pol_intent_set *s, const char *tool,
+						 int known_read_only);
 /* 1 when the policy said destructive tools need approval. */
 int pol_intent_tools_need_approval(const struct pol_intent_set *s);
 
@@ -192,7 +197,7 @@ int pol_intent_tools_need_approval(const struct pol_intent_set *s);
  * approval, then it is asked (rule scope.unchecked_tool), or denied with
  * MISSING_INTENT / INTENT_NOT_FOUND when no usable intent is active. s NULL: allow. */
 enum pol_decision pol_intent_check_tool(const struct pol_intent_set *s, const char *tool,
-					struct pol_result *r);
+					int known_read_only, struct pol_result *r);
 
 /* ---- the structured error --------------------------------------------------------------- */
 

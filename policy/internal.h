@@ -38,6 +38,10 @@ struct pol_rule {
 	int enabled;
 	int active; /* enabled, after `packs:` and `disable:`: kept by pol_rules_refresh() */
 	int caseless;
+	/* command rules whose harm is deleting or overwriting local files: at runtime
+	 * (POL_CTX_RUNTIME) the files each call touches decide, not the command's words,
+	 * unless the command aims at a catastrophic target (`runtime: paths`) */
+	int runtime_paths;
 	/* regex rules: compiled lazily (or eagerly with POL_LOAD_EAGER) */
 	pcre2_code *code;
 	int compile_state; /* 0 not yet, 1 compiled, -1 failed (the rule then matches nothing
@@ -60,6 +64,12 @@ struct pol_rule {
 		       * snapshot buffer the policy keeps (pol_policy.snap_bufs): not freed */
 	/* POL_LOAD_LAZY: the path is not expanded yet (pol_paths_ready) */
 	int path_pending;
+	/* Layering (see pol_load_layers): a guarded rule comes from the system file and
+	 * only that file's allow entries and exclusions apply to it, no disable: does;
+	 * an untrusted exclusion (from a project file the user has not trusted) lifts
+	 * only rules from pol_policy.untrusted_from on. */
+	unsigned char guarded;
+	unsigned char untrusted;
 };
 
 struct pol_allow {
@@ -117,8 +127,16 @@ struct pol_policy {
 	 * which expands them with the home and root they were loaded under. */
 	int paths_pending;
 	char *lazy_home, *lazy_root;
-	size_t bash_count[4]; /* damage-control numbering per scope */
-	size_t path_count[4][3];
+	size_t bash_count[5]; /* damage-control numbering per scope */
+	size_t path_count[5][3];
+	/* Layering: the first rule of the untrusted project file (SIZE_MAX: none), the
+	 * loosening parts not applied, and the project file's trust. */
+	size_t untrusted_from;
+	struct pol_ignored *ignored;
+	size_t n_ignored;
+	enum pol_trust project_trust;
+	const char *project_file; /* an origin */
+	char project_why[160];
 };
 
 /* The first line of a snapshot (snapshot.c), which names its format. */
@@ -153,6 +171,11 @@ void pol_rules_refresh(struct pol_policy *p);
 void pol_rule_finish(struct pol_rule *r);
 const char *pol_language_intern(const char *name);
 
+/* Records a loosening part that was not applied (what: "disable", "allow",
+ * "exclusion"; why: a static reason). */
+void pol_ignored_add(struct pol_policy *p, const char *file, unsigned line, const char *what,
+		     const char *text, const char *why);
+
 /* Loads YAML text as the embedded default policy (origin "<embedded>", IDs default.*). */
 int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);
 /* Expands a path pattern as written (!, ~, root, **) into pp; 0 or a negative errno. */
@@ -179,7 +202,7 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r);
 
 /* decide.c: 1 when exe (a real path) is one of the rule's owners. */
-int pol_rule_owned_by(const struct pol_rule *r, const char *exe);
+int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx);
 
 /* glob.c */
 int pol_pathpat_covers(const struct pol_pathpat *pp, const char *abs_path);
@@ -219,7 +242,6 @@ int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *abs_path,
 /* util.c */
 char *pol_strdup(const char *s);
 char *pol_strndup(const char *s, size_t n);
-int pol_utf8_valid(const char *s, size_t len);
 void pol_copy_matched(struct pol_result *r, const char *text, size_t len);
 void pol_copy_str(char *dst, size_t size, const char *src);
 

@@ -24,8 +24,9 @@
 
 #define POL_FILE_MAX (16u * 1024 * 1024)
 
-enum { SCOPE_DEFAULT = 0, SCOPE_USER, SCOPE_PROJECT, SCOPE_POLICY };
-static const char *const scope_names[] = {"default", "user", "project", "policy"};
+enum { SCOPE_DEFAULT = 0, SCOPE_USER, SCOPE_PROJECT, SCOPE_POLICY, SCOPE_SYSTEM };
+/* The system file's entries are "site.*": "system" is the pack of system commands. */
+static const char *const scope_names[] = {"default", "user", "project", "policy", "site"};
 static const char *const path_kind_ids[] = {"zero_access", "read_only", "no_delete"};
 
 /* ---- allocation through the policy's hook, for PCRE2 ------------------------------- */
@@ -49,6 +50,7 @@ struct pol_policy *pol_new(unsigned flags)
 	if (!p)
 		return NULL;
 	p->flags = flags;
+	p->untrusted_from = SIZE_MAX;
 	p->gctx = pcre2_general_context_create(pcre_alloc, pcre_free, NULL);
 	p->mctx = pcre2_match_context_create(p->gctx);
 	p->cctx = pcre2_compile_context_create(p->gctx);
@@ -75,6 +77,17 @@ struct pol_policy *pol_new(unsigned flags)
 				 "Split the work into smaller commands or a script file") < 0 ||
 	    pol_rule_add_builtin(p, "input.path_too_long", "the path is too long to check",
 				 POL_SEV_CRITICAL, "Use a shorter path") < 0 ||
+	    pol_rule_add_builtin(p, "runtime.mount",
+				 "mounting, changing the root or a new mount namespace would "
+				 "rearrange the tree every path rule is written for",
+				 POL_SEV_CRITICAL, "Run it outside dcg run / dcg sandbox") < 0 ||
+	    pol_rule_add_builtin(p, "sandbox.raw_write",
+				 "writing to a block device, kernel memory or a kernel hook goes "
+				 "around every path rule at once",
+				 POL_SEV_CRITICAL, "Write to a file, not to the device") < 0 ||
+	    pol_rule_add_builtin(p, "sandbox.mknod_device",
+				 "a device node gives raw access to a disk or kernel memory",
+				 POL_SEV_CRITICAL, "Create a regular file or a FIFO instead") < 0 ||
 	    pol_rule_add_builtin(
 		p, "shell.analysis_failed", "the command could not be analysed within dcg's limits",
 		POL_SEV_CRITICAL, "Write the command more simply, or as a script file") < 0)
@@ -134,6 +147,7 @@ void pol_free(struct pol_policy *p)
 	free(p->allows);
 	free_strv(p->files, p->n_files);
 	free(p->diags);
+	free(p->ignored);
 	free_strv(p->enable, p->n_enable);
 	free_strv(p->disable, p->n_disable);
 	pcre2_match_context_free(p->mctx);
@@ -248,6 +262,45 @@ size_t pol_diag_count(const struct pol_policy *p)
 const struct pol_diag *pol_diag_get(const struct pol_policy *p, size_t i)
 {
 	return i < p->n_diags ? &p->diags[i] : NULL;
+}
+
+void pol_ignored_add(struct pol_policy *p, const char *file, unsigned line, const char *what,
+		     const char *text, const char *why)
+{
+	struct pol_ignored *ni;
+
+	if (p->n_ignored >= 1000) /* a hostile file cannot fill memory with notes */
+		return;
+	ni = realloc(p->ignored, (p->n_ignored + 1) * sizeof(*ni));
+	if (!ni)
+		return;
+	p->ignored = ni;
+	ni += p->n_ignored++;
+	memset(ni, 0, sizeof(*ni));
+	ni->file = pol_origin_intern(p, file);
+	ni->line = line;
+	ni->what = what;
+	ni->why = why;
+	pol_copy_str(ni->text, sizeof(ni->text), text);
+}
+
+size_t pol_ignored_count(const struct pol_policy *p)
+{
+	return p->n_ignored;
+}
+
+const struct pol_ignored *pol_ignored_get(const struct pol_policy *p, size_t i)
+{
+	return i < p->n_ignored ? &p->ignored[i] : NULL;
+}
+
+enum pol_trust pol_project_trust(const struct pol_policy *p, const char **file, const char **why)
+{
+	if (file)
+		*file = p->project_trust ? p->project_file : NULL;
+	if (why)
+		*why = p->project_trust ? p->project_why : NULL;
+	return p->project_trust;
 }
 
 struct pol_rule *pol_rule_new(struct pol_policy *p)
@@ -498,7 +551,7 @@ int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r)
 		if (strncmp(r->id, p->enable[i], n) == 0 && (idlen == n || r->id[n] == '.'))
 			on = 1;
 	}
-	for (size_t i = 0; i < p->n_disable; i++) {
+	for (size_t i = 0; i < p->n_disable && !r->guarded; i++) {
 		size_t n = strlen(p->disable[i]);
 		if (strncmp(r->id, p->disable[i], n) == 0 && (idlen == n || r->id[n] == '.'))
 			on = 0;
@@ -752,6 +805,9 @@ struct ldr {
 	struct pol_policy *p;
 	yaml_document_t *doc;
 	const char *file;
+	int untrusted;	    /* a project file the user has not trusted: loosening is ignored */
+	char **overridable; /* the system file's `overridable:` list */
+	size_t n_overridable;
 	int errors;
 	size_t entries; /* list items walked in this file, aliases counted per use */
 	int too_many;
@@ -835,8 +891,9 @@ static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
 	const char *s = scalar(item);
 	char **no;
 
-	if (!s || !s[0]) {
-		err(l, item, r->pattern, "owners must be program names or absolute paths");
+	if (!s || !s[0] || (s[0] == ':' && strcmp(s, ":agent") != 0 && strcmp(s, ":dcg") != 0)) {
+		err(l, item, r->pattern,
+		    "owners must be program names, absolute paths, :agent or :dcg");
 		return;
 	}
 	no = realloc(r->owners, (r->n_owners + 1) * sizeof(*no));
@@ -882,8 +939,30 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 		err(l, item, pol_path_kind_name(kind), "empty path pattern");
 		return;
 	}
-	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item)) == 0 && owners)
+	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item)) < 0)
+		return;
+	if (owners)
 		each_item(l, owners, "owners", owner_item, &l->p->rules[l->p->n_rules - 1]);
+	if (l->untrusted && s[0] == '!') {
+		pol_ignored_add(l->p, l->file, LINE(item), "exclusion", s,
+				"lifts only this file's own patterns until the file is trusted");
+	}
+}
+
+/* A loosening entry of an untrusted file: noted, not applied. */
+static void ignored_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	const char *what = arg, *text = scalar(item);
+
+	if (item->type == YAML_MAPPING_NODE)
+		for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
+		     pr < item->data.mapping.pairs.top; pr++) {
+			const char *ks = scalar(yaml_document_get_node(l->doc, pr->key));
+			if (ks && !strcmp(ks, "rule"))
+				text = scalar(yaml_document_get_node(l->doc, pr->value));
+		}
+	pol_ignored_add(l->p, l->file, LINE(item), what, text ? text : "?",
+			"the file is not trusted");
 }
 
 static void strlist_item(struct ldr *l, yaml_node_t *item, void *arg)
@@ -928,7 +1007,7 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	const char *key = damage_control ? "bashToolPatterns" : "rules";
 	const char *pattern = NULL, *reason = NULL, *id = NULL, *sev = NULL, *lang = NULL;
 	yaml_node_t *sugg = NULL, *pattern_node = item;
-	int ask = 0, enabled = 1, caseless = damage_control, bad = 0;
+	int ask = 0, enabled = 1, caseless = damage_control, bad = 0, runtime_paths = 0;
 	struct pol_rule *r;
 	char idbuf[64];
 
@@ -979,6 +1058,12 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 				    "'enabled' must be true or false (rule left enabled)");
 			else
 				enabled = is_true(vs);
+		} else if (!damage_control && !strcmp(ks, "runtime")) {
+			/* paths: at runtime the files touched decide; exec: the command */
+			if (strcmp(vs, "paths") != 0 && strcmp(vs, "exec") != 0)
+				err(l, v, id ? id : pattern,
+				    "'runtime' must be paths or exec (left at exec)");
+			runtime_paths = !strcmp(vs, "paths");
 		} else if (!damage_control && !strcmp(ks, "caseless")) {
 			if (!is_bool(vs))
 				err(l, v, id ? id : pattern, "'caseless' must be true or false");
@@ -1025,6 +1110,7 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	r->reason = strdup(reason && reason[0] ? reason : "matches a destructive pattern");
 	r->severity = severity;
 	r->caseless = caseless;
+	r->runtime_paths = runtime_paths;
 	r->enabled = enabled;
 	r->origin = pol_origin_intern(l->p, l->file);
 	r->line = LINE(item);
@@ -1210,6 +1296,16 @@ static void load_document(struct ldr *l)
 				const char *key;
 			} dst = {&l->p->enable, &l->p->n_enable, ks};
 			each_item(l, v, ks, strlist_item, &dst);
+		} else if (l->untrusted && (!strcmp(ks, "disable") || !strcmp(ks, "allow"))) {
+			each_item(l, v, ks, ignored_item,
+				  (void *)(!strcmp(ks, "allow") ? "allow" : "disable"));
+		} else if (!strcmp(ks, "overridable") && l->p->scope == SCOPE_SYSTEM) {
+			struct {
+				char ***v;
+				size_t *n;
+				const char *key;
+			} dst = {&l->overridable, &l->n_overridable, ks};
+			each_item(l, v, ks, strlist_item, &dst);
 		} else if (!strcmp(ks, "disable")) {
 			struct {
 				char ***v;
@@ -1225,8 +1321,8 @@ static void load_document(struct ldr *l)
 			err(l, k, NULL,
 			    "unknown key '%s' (ignored); known keys: bashToolPatterns, "
 			    "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, "
-			    "disable, allow",
-			    ks);
+			    "disable, allow%s",
+			    ks, l->p->scope == SCOPE_SYSTEM ? ", overridable" : "");
 		}
 	}
 }
@@ -1279,12 +1375,32 @@ static int check_flow_depth(struct pol_policy *p, const char *name, const char *
 	return rc;
 }
 
+/* The system file's rules are guarded, but for those its `overridable:` list names
+ * (by ID or pack prefix, "*" for all). */
+static void guard_rules(struct ldr *l, size_t first)
+{
+	for (size_t i = first; i < l->p->n_rules; i++) {
+		struct pol_rule *r = &l->p->rules[i];
+		size_t idlen = strlen(r->id);
+		int open = 0;
+
+		for (size_t k = 0; k < l->n_overridable && !open; k++) {
+			size_t n = strlen(l->overridable[k]);
+			open = !strcmp(l->overridable[k], "*") ||
+			       (strncmp(r->id, l->overridable[k], n) == 0 &&
+				(idlen == n || r->id[n] == '.'));
+		}
+		r->guarded = !open;
+	}
+}
+
 static int load_scoped(struct pol_policy *p, const char *name, const char *buf, size_t len,
-		       int scope)
+		       int scope, int untrusted)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct ldr l = {.p = p, .doc = &doc, .file = name};
+	struct ldr l = {.p = p, .doc = &doc, .file = name, .untrusted = untrusted};
+	size_t first = p->n_rules;
 	int rc = 0;
 
 	p->scope = scope;
@@ -1320,6 +1436,14 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 	}
 	load_document(&l);
 	yaml_document_delete(&doc);
+	if (scope == SCOPE_SYSTEM)
+		guard_rules(&l, first);
+	for (size_t i = first; untrusted && i < p->n_rules; i++) {
+		p->rules[i].untrusted = 1; /* its exclusions lift only its own patterns */
+		if (i < p->untrusted_from)
+			p->untrusted_from = i;
+	}
+	free_strv(l.overridable, l.n_overridable);
 	pol_rules_refresh(p);
 	/* Bad entries were reported and skipped; the file is not refused whole, so the
 	 * header's contract holds: 0 with diagnostics. Callers count the diagnostics. */
@@ -1330,15 +1454,35 @@ out_parser:
 
 int pol_load_buffer(struct pol_policy *p, const char *name, const char *buf, size_t len)
 {
-	return load_scoped(p, name, buf, len, SCOPE_POLICY);
+	return load_scoped(p, name, buf, len, SCOPE_POLICY, 0);
 }
 
 int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len)
 {
-	return load_scoped(p, "<embedded>", buf, len, SCOPE_DEFAULT);
+	return load_scoped(p, "<embedded>", buf, len, SCOPE_DEFAULT, 0);
 }
 
-static int load_file_scoped(struct pol_policy *p, const char *path, int scope)
+/* A project file's trust: its content's hash against the user's records. */
+static int project_untrusted(struct pol_policy *p, const char *path, const char *buf, size_t len,
+			     const char *trust_file)
+{
+	char real[PATH_MAX], hex[65];
+
+	p->project_file = pol_origin_intern(p, path);
+	if (!realpath(path, real)) {
+		p->project_trust = POL_TRUST_BROKEN;
+		snprintf(p->project_why, sizeof(p->project_why), "its real path is unknown: %s",
+			 strerror(errno));
+		return 1;
+	}
+	pol_sha256_hex(buf, len, hex);
+	p->project_trust =
+	    pol_trust_lookup(trust_file, real, hex, p->project_why, sizeof(p->project_why));
+	return p->project_trust != POL_TRUST_TRUSTED;
+}
+
+static int load_file_scoped(struct pol_policy *p, const char *path, int scope,
+			    const char *trust_file)
 {
 	struct stat st;
 	char *buf;
@@ -1374,14 +1518,16 @@ static int load_file_scoped(struct pol_policy *p, const char *path, int scope)
 		got += (size_t)n;
 	}
 	close(fd);
-	rc = load_scoped(p, path, buf, got, scope);
+	rc =
+	    load_scoped(p, path, buf, got, scope,
+			scope == SCOPE_PROJECT && project_untrusted(p, path, buf, got, trust_file));
 	free(buf);
 	return rc;
 }
 
 int pol_load_file(struct pol_policy *p, const char *path)
 {
-	return load_file_scoped(p, path, SCOPE_POLICY);
+	return load_file_scoped(p, path, SCOPE_POLICY, NULL);
 }
 
 void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size)
@@ -1392,6 +1538,9 @@ void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size)
 	env->policy_file = getenv("DCG_POLICY");
 	if (env->policy_file && !env->policy_file[0])
 		env->policy_file = NULL;
+	env->system_file = getenv("DCG_SYSTEM_POLICY");
+	if (env->system_file && !env->system_file[0])
+		env->system_file = NULL;
 	env->cwd = cwd_buf && getcwd(cwd_buf, cwd_size) ? cwd_buf : NULL;
 }
 
@@ -1419,9 +1568,21 @@ static int find_project(const char *cwd, char *root, size_t size)
 	}
 }
 
+/* An optional layer's file: missing is fine, unreadable is said. */
+static int load_optional(struct pol_policy *p, const char *path, int scope, const char *trust)
+{
+	int rc = load_file_scoped(p, path, scope, trust);
+
+	if (rc < 0 && rc != -ENOENT && rc != -EINVAL)
+		pol_diag_add(p, path, 0, 0, NULL, 1, "cannot read policy file: %s: ignored",
+			     strerror(-rc));
+	return rc < 0 && rc != -ENOENT;
+}
+
 int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 {
-	char path[PATH_MAX + 64], root[PATH_MAX];
+	char path[PATH_MAX + 64], root[PATH_MAX], trust[PATH_MAX];
+	const char *trust_file = env->trust_file;
 	int rc, bad = 0, have_project;
 	size_t diags_before = pol_diag_count(p);
 
@@ -1434,21 +1595,31 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		pol_set_root(p, env->cwd);
 	if (pol_load_embedded(p) < 0)
 		bad = 1;
+	if (!env->no_system)
+		bad |=
+		    load_optional(p, env->system_file ? env->system_file : "/etc/dcg/policy.yaml",
+				  SCOPE_SYSTEM, NULL);
 	if (!env->no_user) {
 		if (env->xdg_config_home && env->xdg_config_home[0] == '/')
 			snprintf(path, sizeof(path), "%s/dcg/policy.yaml", env->xdg_config_home);
 		else
 			snprintf(path, sizeof(path), "%s/.config/dcg/policy.yaml", p->home);
-		rc = load_file_scoped(p, path, SCOPE_USER);
-		if (rc < 0 && rc != -ENOENT)
-			bad = 1;
+		bad |= load_optional(p, path, SCOPE_USER, NULL);
 	}
 	if (have_project) {
+		if (!trust_file && pol_trust_path(trust, sizeof(trust)) == 0)
+			trust_file = trust;
 		snprintf(path, sizeof(path), "%s%s.dcg/policy.yaml", root,
 			 strcmp(root, "/") ? "/" : "");
-		rc = load_file_scoped(p, path, SCOPE_PROJECT);
-		if (rc < 0 && rc != -ENOENT)
+		if (load_optional(p, path, SCOPE_PROJECT, trust_file)) {
 			bad = 1;
+			if (!p->project_trust) { /* unreadable: nothing of it was loaded */
+				p->project_file = pol_origin_intern(p, path);
+				p->project_trust = POL_TRUST_BROKEN;
+				pol_copy_str(p->project_why, sizeof(p->project_why),
+					     "the file could not be read: nothing of it applies");
+			}
+		}
 	}
 	if (env->policy_file) {
 		char abs[PATH_MAX];
@@ -1456,7 +1627,7 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root, p->home,
 				       abs, sizeof(abs)) < 0)
 			pol_copy_str(abs, sizeof(abs), env->policy_file);
-		rc = load_file_scoped(p, abs, SCOPE_POLICY);
+		rc = load_file_scoped(p, abs, SCOPE_POLICY, NULL);
 		if (rc == -ENOENT || (rc < 0 && rc != -EINVAL)) {
 			pol_diag_add(p, abs, 0, 0, NULL, 1, "cannot read policy file: %s",
 				     strerror(-rc));

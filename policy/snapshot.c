@@ -10,8 +10,10 @@
  * every start of the hook.
  *   H home | R root | F file | E enable | D disable
  *   P id kind pattern reason language severity decision path_kind origin line enabled
- *     caseless glob basename negate canon_glob keyword nsugg sugg...
+ *     flags(caseless 1, runtime paths 2) glob basename negate canon_glob keyword nsugg
+ *     sugg...
  *   A rule reason expires origin line npaths paths...
+ *   O owners... | K guarded untrusted      (after the P record they belong to)
  * The keyword is the literal the prefilter looks for (computed when the rule was
  * loaded from YAML), so that loading a snapshot analyses no pattern.
  */
@@ -140,7 +142,7 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		field(&s, r->origin);
 		fieldn(&s, r->line);
 		fieldn(&s, r->compile_state < 0 ? 0 : r->enabled);
-		fieldn(&s, r->caseless);
+		fieldn(&s, r->caseless | (r->runtime_paths << 1)); /* bit 1: runtime: paths */
 		field(&s, portable ? NULL : r->path.glob);
 		fieldn(&s, r->path.basename_only);
 		fieldn(&s, r->path.negate);
@@ -153,6 +155,11 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 			record(&s, 'O');
 			for (size_t k = 0; k < r->n_owners; k++)
 				field(&s, r->owners[k]);
+		}
+		if (r->guarded || r->untrusted) { /* layering: see pol_load_layers() */
+			record(&s, 'K');
+			fieldn(&s, r->guarded);
+			fieldn(&s, r->untrusted);
 		}
 	}
 	for (size_t i = 0; i < p->n_allows; i++) {
@@ -393,7 +400,8 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	r->origin = pol_origin_intern(p, f[9]);
 	r->line = (unsigned)num(f[10]);
 	r->enabled = (int)num(f[11]);
-	r->caseless = (int)num(f[12]);
+	r->caseless = (int)(num(f[12]) & 1);
+	r->runtime_paths = (int)((num(f[12]) >> 1) & 1);
 	pol_rule_index_add(p, p->n_rules - 1);
 	if (r->kind == POL_RULE_PATH) {
 		int rc = load_path(p, r, f);
@@ -565,6 +573,16 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 			break;
 		case 'O':
 			rc = p->n_rules ? load_owners(p, &p->rules[p->n_rules - 1], f, n) : -EINVAL;
+			break;
+		case 'K':
+			if (n < 3 || p->n_rules <= first) {
+				rc = -EINVAL;
+				break;
+			}
+			p->rules[p->n_rules - 1].guarded = num(f[1]) != 0;
+			p->rules[p->n_rules - 1].untrusted = num(f[2]) != 0;
+			if (num(f[2]) && p->n_rules - 1 < p->untrusted_from)
+				p->untrusted_from = p->n_rules - 1;
 			break;
 		default:
 			rc = -EINVAL;

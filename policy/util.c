@@ -1,9 +1,16 @@
-/* util.c - names, the result record, the allocation hook, redaction and truncation. */
+/* util.c - names, the result record, the allocation hook, redaction and truncation, the
+ * one UTF-8 decoder and the one atomic file write. */
 #include "dcg_policy.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -110,45 +117,58 @@ void pol_result_release(struct pol_result *r)
 	r->script_len = 0;
 }
 
-/* Strict UTF-8: no overlongs, no surrogates, nothing past U+10FFFF, no NUL. */
+/* The one UTF-8 decoder of dcg: well-formed means no overlong form, no surrogate,
+ * nothing past U+10FFFF, no cut sequence. */
+size_t pol_utf8_char(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c, cp;
+	size_t k;
+
+	if (!len)
+		return 0;
+	c = u[0];
+	if (c < 0x80)
+		return 1;
+	k = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xc2 && c <= 0xdf;
+	if (!k || k >= len)
+		return 0;
+	cp = c & (0x3fu >> k);
+	for (size_t i = 1; i <= k; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (u[i] & 0x3fu);
+	}
+	if ((k == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return k + 1;
+}
+
 int pol_utf8_valid(const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	const uint64_t high = 0x8080808080808080ull, ones = 0x0101010101010101ull;
+	size_t i = 0, n;
 
-	while (p < end) {
-		unsigned c = *p;
-		size_t n;
-		unsigned cp;
+	while (i < len) {
+		/* ASCII runs dominate real input: eight bytes at a time, none of them
+		 * NUL or above 0x7f. */
+		while (i + 8 <= len) {
+			uint64_t w;
 
-		if (c == 0)
-			return 0;
-		if (c < 0x80) {
-			p++;
-			continue;
+			memcpy(&w, s + i, 8);
+			if ((w & high) || ((w - ones) & ~w & high))
+				break;
+			i += 8;
 		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
+		if (i >= len)
+			break;
+		if (!s[i])
 			return 0;
-		}
-		if ((size_t)(end - p) <= n)
+		n = pol_utf8_char(s + i, len - i);
+		if (!n)
 			return 0;
-		for (size_t i = 1; i <= n; i++) {
-			if ((p[i] & 0xc0) != 0x80)
-				return 0;
-			cp = (cp << 6) | (p[i] & 0x3f);
-		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return 0;
-		p += n + 1;
+		i += n;
 	}
 	return 1;
 }
@@ -240,4 +260,51 @@ size_t pol_redact(const char *text, size_t len, char *out, size_t size)
 	}
 	out[o] = '\0';
 	return o;
+}
+
+int pol_write_atomic(const char *path, const char *data, size_t len, unsigned mode)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	size_t done = 0;
+	ssize_t n;
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.dcg-XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	if (stat(path, &st) == 0)
+		mode = st.st_mode & 07777;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		n = write(fd, data + done, len - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out_unlink;
+		}
+		done += (size_t)n;
+	}
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+		err = -errno;
+		goto out_unlink;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		err = -errno;
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		err = -errno;
+		goto out_unlink;
+	}
+	return 0;
+out_unlink:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return err;
 }

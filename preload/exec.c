@@ -321,7 +321,7 @@ static const char *reguard_line(const char *cmd, size_t *bytes)
 	struct guard_envbuf eb;
 	char *const *ne;
 	size_t need, i, j, n = 0;
-	struct guard_msg m;
+	struct rt_msg m;
 	char *line;
 
 	*bytes = 0;
@@ -343,7 +343,7 @@ static const char *reguard_line(const char *cmd, size_t *bytes)
 		guard_envbuf_release(&eb);
 		return cmd;
 	}
-	guard_msg_init(&m, line, need);
+	rt_msg_init(&m, line, need);
 	for (i = 0; ne[i]; i++) {
 		int present = 0;
 
@@ -351,17 +351,17 @@ static const char *reguard_line(const char *cmd, size_t *bytes)
 			present = environ[j] == ne[i];
 		if (present)
 			continue;
-		guard_msg_add(&m, "export '");
+		rt_msg_add(&m, "export '");
 		for (const char *s = ne[i]; *s; s++) {
 			if (*s == '\'')
-				guard_msg_add(&m, "'\\''");
+				rt_msg_add(&m, "'\\''");
 			else
-				guard_msg_addn(&m, s, 1);
+				rt_msg_addn(&m, s, 1);
 		}
-		guard_msg_add(&m, "'; ");
+		rt_msg_add(&m, "'; ");
 		n++;
 	}
-	guard_msg_add(&m, cmd);
+	rt_msg_add(&m, cmd);
 	guard_envbuf_release(&eb);
 	*bytes = need;
 	return n ? line : cmd;

@@ -11,7 +11,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -34,6 +33,13 @@ struct loaded {
 	/* This program's real path, for path rules with owners (git may manage its own
 	 * .git/); empty when unknown. A fork child runs the same program. */
 	char exe[4096];
+	/* The session's dcg binary (next to this object), for rules owned by ":dcg";
+	 * empty when unknown. */
+	char dcg_exe[4096];
+	/* From $DCG_SESSION: the wrapped agent's pid (rules owned by ":agent") and the
+	 * session's start (atomic saves in no-delete folders); 0 when unknown. */
+	pid_t agent_pid;
+	long long session_start; /* ns */
 };
 
 static struct {
@@ -42,7 +48,8 @@ static struct {
 	int err_known; /* fd 2 as the process started, to tell it from a reused fd */
 	dev_t err_dev;
 	ino_t err_ino;
-	int noted_exe; /* the "not covered" note was given */
+	int noted_exe;	       /* the "not covered" note was given */
+	const char *self_path; /* this object's path, from the loader (dladdr) */
 } g;
 
 static _Atomic int g_resolved;
@@ -164,6 +171,21 @@ static const struct loaded *loaded_get(void)
 
 		mine->exe[n > 0 ? n : 0] = '\0';
 	}
+	mine->dcg_exe[0] = '\0';
+	{
+		const char *slash = g.self_path ? strrchr(g.self_path, '/') : NULL;
+		char dcg[4096];
+		struct rt_msg m;
+
+		if (slash) {
+			rt_msg_init(&m, dcg, sizeof(dcg));
+			rt_msg_addn(&m, g.self_path, (size_t)(slash - g.self_path));
+			rt_msg_add(&m, "/dcg");
+			if (m.len < sizeof(dcg) - 1 && !realpath(dcg, mine->dcg_exe))
+				mine->dcg_exe[0] = '\0';
+		}
+	}
+	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -189,6 +211,36 @@ static void ctx_init(struct pol_ctx *ctx)
 	memset(ctx, 0, sizeof(*ctx));
 	if (l && l->exe[0])
 		ctx->exe = l->exe;
+	if (l && l->dcg_exe[0])
+		ctx->dcg_exe = l->dcg_exe;
+}
+
+/* A refusal gets a second look when what the first one could not know cheaply would
+ * change it: a no-delete refusal of a file this session created (an atomic save's
+ * temporary file may be deleted or renamed away), or any path refusal of the wrapped
+ * agent's own process (rules owned by ":agent"). Both cost a system call, paid only
+ * on refusals. Returns the decision, r updated. */
+static enum pol_decision second_look(const struct pol_policy *p, int dirfd, const char *path,
+				     enum pol_op op, unsigned flags, struct pol_ctx *ctx,
+				     struct pol_result *r, enum pol_decision d)
+{
+	const struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE);
+	unsigned more = 0, ctx_more = 0;
+
+	if (d < POL_ASK || r->detection != POL_DET_PATH || !l)
+		return d;
+	if (r->path_kind == POL_PATH_NO_DELETE && !(flags & POL_PATH_SESSION_NEW) &&
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
+	    rt_created_since(dirfd, path, l->session_start))
+		more = POL_PATH_SESSION_NEW;
+	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid)
+		ctx_more = POL_CTX_AGENT;
+	if (!more && !ctx_more)
+		return d;
+	pol_result_release(r);
+	pol_result_init(r);
+	ctx->flags |= ctx_more;
+	return pol_check_path_at(p, dirfd, path, op, flags | more, ctx, r);
 }
 
 static void guard_init(void) __attribute__((constructor));
@@ -210,8 +262,10 @@ static void guard_init(void)
 		g.err_dev = st.st_dev;
 		g.err_ino = st.st_ino;
 	}
-	if (dladdr((void *)guard_init, &info) && info.dli_fname)
+	if (dladdr((void *)guard_init, &info) && info.dli_fname) {
+		g.self_path = info.dli_fname;
 		guard_env_capture(environ, info.dli_fname);
+	}
 	/* Decisions allocate only through the fork-safe allocator. */
 	pol_set_allocator(guard_alloc, guard_free);
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
@@ -250,103 +304,31 @@ static void say(const char *line, size_t len)
 
 static void log_result(const char *call, const char *input, const struct pol_result *r)
 {
-	struct pol_log_entry e;
 	char cwd[4096];
 
-	memset(&e, 0, sizeof(e));
-	e.layer = "preload";
-	e.tool = call;
-	e.input = input;
-	e.cwd = getcwd(cwd, sizeof(cwd));
-	e.result = r;
-	pol_log_append(&e);
+	rt_audit("preload", call, input, r, 0, getcwd(cwd, sizeof(cwd)));
 }
 
-static void describe(struct guard_msg *m, const char *what, const char *call, const char *input,
-		     const struct pol_result *r)
-{
-	char red[512];
-
-	guard_msg_add(m, "dcg: ");
-	guard_msg_add(m, what);
-	guard_msg_add(m, " ");
-	guard_msg_add(m, call);
-	guard_msg_add(m, " of ");
-	if (r->detection == POL_DET_PATH) {
-		guard_msg_add(m, input);
-		guard_msg_add(m, ": ");
-		guard_msg_add(m, pol_path_kind_name(r->path_kind));
-		guard_msg_add(m, " ");
-		guard_msg_add(m, r->pattern ? r->pattern : "?");
-	} else if (r->detection == POL_DET_SCOPE) {
-		/* The reason starts with the error code (SCOPE_VIOLATION, MISSING_INTENT...). */
-		guard_msg_add(m, input);
-		guard_msg_add(m, ": ");
-		guard_msg_add(m, r->reason ? r->reason : "outside the intent's scope");
-	} else {
-		const char *t = r->matched[0] ? r->matched : input;
-		size_t n = pol_redact(t, strlen(t), red, sizeof(red));
-
-		guard_msg_addn(m, red, n);
-		guard_msg_add(m, ": ");
-		guard_msg_add(m, r->reason ? r->reason : "refused");
-	}
-	guard_msg_add(m, " [");
-	guard_msg_add(m, r->rule_id ? r->rule_id : "?");
-	guard_msg_add(m, "]");
-}
-
-/* ask at runtime: a question on /dev/tty, 30 seconds, no terminal means no. */
-static int ask_tty(const char *question)
-{
-	char ans[8];
-	struct pollfd pfd;
-	int fd, yes = 0;
-
-	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return 0;
-	if (write(fd, question, strlen(question)) < 0)
-		goto out_close;
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 30000) == 1) {
-		ssize_t n = read(fd, ans, sizeof(ans));
-
-		yes = n > 0 && (ans[0] == 'y' || ans[0] == 'Y');
-	}
-	if (!yes && write(fd, "denied\n", 7) < 0)
-		yes = 0;
-out_close:
-	close(fd);
-	return yes;
-}
-
-/* Turns a decision into the guard's answer: 0 go on, -1 refuse. */
+/* Turns a decision into the guard's answer: 0 go on, -1 refuse. Only a refusal (and
+ * the question of an ask) is said on stderr; warnings and logs go to the audit log. */
 static int conclude(const char *call, const char *input, struct pol_result *r, enum pol_decision d)
 {
 	char line[1536];
-	struct guard_msg m;
+	struct rt_msg m;
 	int refuse = 0;
 
 	switch (d) {
 	case POL_ALLOW:
 		break;
 	case POL_LOG:
-		log_result(call, input, r);
-		break;
 	case POL_WARN:
-		guard_msg_init(&m, line, sizeof(line) - 1);
-		describe(&m, "warning:", call, input, r);
-		guard_msg_add(&m, "\n");
-		say(m.buf, m.len);
 		log_result(call, input, r);
 		break;
 	case POL_ASK:
-		guard_msg_init(&m, line, sizeof(line) - 1);
-		describe(&m, "asks: allow", call, input, r);
-		guard_msg_add(&m, "? [y/N] ");
-		if (ask_tty(m.buf)) {
+		rt_msg_init(&m, line, sizeof(line) - 1);
+		rt_describe(&m, "asks: allow", call, input, r);
+		rt_msg_add(&m, "? [y/N] ");
+		if (rt_ask_tty(m.buf)) {
 			log_result(call, input, r);
 			break;
 		}
@@ -354,9 +336,9 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 		/* fall through */
 	case POL_DENY:
 	default:
-		guard_msg_init(&m, line, sizeof(line) - 1);
-		describe(&m, "blocked", call, input, r);
-		guard_msg_add(&m, "\n");
+		rt_msg_init(&m, line, sizeof(line) - 1);
+		rt_describe(&m, "blocked", call, input, r);
+		rt_msg_add(&m, "\n");
 		say(m.buf, m.len);
 		log_result(call, input, r);
 		refuse = 1;
@@ -398,20 +380,33 @@ int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op 
 	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path_at(p, dirfd, path, op, flags, &ctx, &r);
+	d = second_look(p, dirfd, path, op, flags, &ctx, &r, d);
 	if (conclude(call, path, &r, d) < 0)
 		return -1;
 	return check_intent(call, dirfd, path, op, flags);
 }
 
+int guard_check_builtin(const char *call, const char *rule_id, const char *input)
+{
+	const struct pol_policy *p = policy_get();
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+
+	ctx_init(&ctx);
+	d = rt_builtin(p, rule_id, input && input[0] == '/' ? input : NULL, &ctx, &r);
+	return conclude(call, input ? input : call, &r, d);
+}
+
 int guard_check_fd(const char *call, int fd, enum pol_op op)
 {
 	char proc[64], target[4096];
-	struct guard_msg m;
+	struct rt_msg m;
 	ssize_t n;
 
-	guard_msg_init(&m, proc, sizeof(proc));
-	guard_msg_add(&m, "/proc/self/fd/");
-	guard_msg_addu(&m, (unsigned long)fd);
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)fd);
 	n = readlink(proc, target, sizeof(target) - 1);
 	if (n <= 0 || target[0] != '/')
 		return 0; /* pipes, sockets, anonymous files: no path to protect */
@@ -427,7 +422,7 @@ static int first_note(const char *file)
 	const char *snap = getenv("DCG_SNAPSHOT"), *slash, *session = getenv("DCG_SESSION");
 	unsigned long long h = 1469598103934665603ull;
 	char path[4096], hex[17];
-	struct guard_msg m;
+	struct rt_msg m;
 	int fd;
 
 	if (g.noted_exe)
@@ -440,12 +435,12 @@ static int first_note(const char *file)
 	for (int i = 15; i >= 0; i--, h >>= 4)
 		hex[i] = "0123456789abcdef"[h & 15];
 	hex[16] = '\0';
-	guard_msg_init(&m, path, sizeof(path));
-	guard_msg_addn(&m, snap, (size_t)(slash - snap));
-	guard_msg_add(&m, "/noted-");
-	guard_msg_add(&m, session ? session : "0");
-	guard_msg_add(&m, "-");
-	guard_msg_add(&m, hex);
+	rt_msg_init(&m, path, sizeof(path));
+	rt_msg_addn(&m, snap, (size_t)(slash - snap));
+	rt_msg_add(&m, "/noted-");
+	rt_msg_add(&m, session ? session : "0");
+	rt_msg_add(&m, "-");
+	rt_msg_add(&m, hex);
 	if (m.len >= sizeof(path) - 1)
 		return 1;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -458,7 +453,7 @@ static int first_note(const char *file)
 static void note_uncovered(const char *file, int fd)
 {
 	enum guard_exe_kind k;
-	struct guard_msg m;
+	struct rt_msg m;
 	char line[1200];
 
 	if (g.noted_exe)
@@ -466,11 +461,11 @@ static void note_uncovered(const char *file, int fd)
 	k = guard_exe_kind_fd(fd);
 	if ((k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID) || !first_note(file))
 		return;
-	guard_msg_init(&m, line, sizeof(line));
-	guard_msg_add(&m, "dcg: note: ");
-	guard_msg_add(&m, file);
-	guard_msg_add(&m, k == GUARD_EXE_STATIC ? " is statically linked" : " is set-uid");
-	guard_msg_add(&m, "; the preload guard cannot see inside it (use dcg sandbox)\n");
+	rt_msg_init(&m, line, sizeof(line));
+	rt_msg_add(&m, "dcg: note: ");
+	rt_msg_add(&m, file);
+	rt_msg_add(&m, k == GUARD_EXE_STATIC ? " is statically linked" : " is set-uid");
+	rt_msg_add(&m, "; the preload guard cannot see inside it (use dcg sandbox)\n");
 	say(m.buf, m.len);
 }
 
@@ -499,7 +494,7 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 	enum pol_decision d;
 	char cwd[4096];
 	char joined[1024];
-	struct guard_msg m;
+	struct rt_msg m;
 
 	const struct pol_policy *p = policy_get();
 
@@ -514,11 +509,11 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 		pol_result_init(&r);
 		d = pol_check_argv(p, argv, &ctx, &r);
 		if (d != POL_ALLOW) {
-			guard_msg_init(&m, joined, sizeof(joined));
+			rt_msg_init(&m, joined, sizeof(joined));
 			for (size_t i = 0; argv[i] && m.len < sizeof(joined) - 1; i++) {
 				if (i)
-					guard_msg_add(&m, " ");
-				guard_msg_add(&m, argv[i]);
+					rt_msg_add(&m, " ");
+				rt_msg_add(&m, argv[i]);
 			}
 			if (conclude(call, m.buf, &r, d) < 0)
 				return -1;
@@ -541,6 +536,7 @@ int guard_check_command(const char *call, const char *cmd)
 	if (!cmd || !(p = policy_get()))
 		return 0;
 	ctx_init(&ctx);
+	ctx.flags |= POL_CTX_RUNTIME; /* the shell and its children are guarded too */
 	ctx.cwd = getcwd(cwd, sizeof(cwd));
 	pol_result_init(&r);
 	d = pol_check_command(p, cmd, strlen(cmd), &ctx, &r);
@@ -565,6 +561,13 @@ int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op 
 	return rc;
 }
 
+int guard_session_new(int dirfd, const char *path)
+{
+	const struct loaded *l = loaded_get();
+
+	return l && l->session_start && rt_created_since(dirfd, path, l->session_start);
+}
+
 int guard_is_dir(int dirfd, const char *path)
 {
 	struct stat st;
@@ -581,15 +584,15 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 	const struct pol_policy *p;
 	struct pol_result r;
 	struct pol_ctx ctx;
-	struct guard_msg m;
+	struct rt_msg m;
 	enum pol_decision d;
 	ssize_t n;
 
 	if (!path || !(p = policy_get()))
 		return 0;
-	guard_msg_init(&m, proc, sizeof(proc));
-	guard_msg_add(&m, "/proc/self/fd/");
-	guard_msg_addu(&m, (unsigned long)fd);
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)fd);
 	n = readlink(proc, resolved, sizeof(resolved) - 1);
 	if (n <= 0 || resolved[0] != '/')
 		return guard_check_path(call, dirfd, path, op, 0); /* no /proc: the slow way */
@@ -597,6 +600,7 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path(p, resolved, op, POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, resolved, op, POL_PATH_CANONICAL, &ctx, &r, d);
 	if (d != POL_ALLOW)
 		return conclude(call, path, &r, d);
 	pol_result_release(&r);
@@ -610,9 +614,9 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 		if (!getcwd(base, sizeof(base)))
 			return guard_check_path(call, dirfd, path, op, 0);
 	} else {
-		guard_msg_init(&m, proc, sizeof(proc));
-		guard_msg_add(&m, "/proc/self/fd/");
-		guard_msg_addu(&m, (unsigned long)dirfd);
+		rt_msg_init(&m, proc, sizeof(proc));
+		rt_msg_add(&m, "/proc/self/fd/");
+		rt_msg_addu(&m, (unsigned long)dirfd);
 		n = readlink(proc, base, sizeof(base) - 1);
 		if (n <= 0 || base[0] != '/')
 			return guard_check_path(call, dirfd, path, op, 0);
@@ -624,6 +628,7 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 		return 0;
 	pol_result_init(&r);
 	d = pol_check_path(p, lexical, op, POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, lexical, op, POL_PATH_CANONICAL, &ctx, &r, d);
 	return conclude(call, path, &r, d);
 }
 
@@ -631,7 +636,7 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 static int base_of(int dirfd, const char *path, char *base, size_t size)
 {
 	char proc[64];
-	struct guard_msg m;
+	struct rt_msg m;
 	ssize_t n;
 
 	if (path[0] == '/') {
@@ -641,9 +646,9 @@ static int base_of(int dirfd, const char *path, char *base, size_t size)
 	}
 	if (dirfd == AT_FDCWD)
 		return getcwd(base, size) ? 0 : -1;
-	guard_msg_init(&m, proc, sizeof(proc));
-	guard_msg_add(&m, "/proc/self/fd/");
-	guard_msg_addu(&m, (unsigned long)dirfd);
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)dirfd);
 	n = readlink(proc, base, size - 1);
 	if (n <= 0 || base[0] != '/')
 		return -1;
@@ -672,6 +677,7 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path(p, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r, d);
 	if (d != POL_ALLOW) {
 		if (conclude(call, path, &r, d) < 0) {
 			errno = EACCES;

@@ -21,6 +21,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -31,6 +33,7 @@
 #include <utime.h>
 
 #include "dcg_policy.h"
+#include "rt.h"
 
 #define GUARD_EXPORT __attribute__((visibility("default")))
 
@@ -43,6 +46,9 @@
  * constructor. May still be NULL when libc lacks the symbol. */
 #define GUARD_REAL(name) \
 	(guard_real_##name ? guard_real_##name : (guard_resolve(), guard_real_##name))
+
+/* glibc exports pivot_root without declaring it. */
+int pivot_root(const char *new_root, const char *put_old);
 
 /* glibc's fortify entry points, not declared without _FORTIFY_SOURCE. */
 int __open_2(const char *path, int flags);
@@ -66,6 +72,10 @@ const struct pol_policy *guard_policy(void);
  * when allowed, -1 when refused: the refusal line and the audit line are written.
  * call names the libc function for the messages ("unlink"). Between enter/leave. */
 int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags);
+/* Decides a call that a built-in runtime rule refuses whatever its path (rule_id, e.g.
+ * RT_RULE_MOUNT): refused with the line and the audit line unless the allowlist names
+ * the rule. input names the call's path or NULL. Returns 0 or -1. Between enter/leave. */
+int guard_check_builtin(const char *call, const char *rule_id, const char *input);
 /* The same for the file an open descriptor refers to (via /proc/self/fd). Anything
  * that is not a path (pipes, sockets) is allowed. */
 int guard_check_fd(const char *call, int fd, enum pol_op op);
@@ -92,6 +102,8 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
  * -1 refused with errno EACCES. errno is unchanged otherwise. */
 int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags,
 		     char *buf, size_t size, const char **use);
+/* Whether dirfd/path was created during this `dcg run` session ($DCG_SESSION). */
+int guard_session_new(int dirfd, const char *path);
 /* Whether dirfd/path names a directory (not following a last symlink). */
 int guard_is_dir(int dirfd, const char *path);
 
@@ -135,7 +147,8 @@ int guard_path_search(const char *file, const char *path_env, char *out, size_t 
  * reports the error itself). */
 const char *guard_copy_path(const char *path, char *buf, size_t size);
 
-/* Maps open(2) flags to the operation the path rules judge, and adds
+/* Maps open(2) flags to the operation the path rules judge before the open (the
+ * runtime core's rt_open_op() with the file's existence unknown), and adds
  * POL_PATH_NOFOLLOW to *flags for O_NOFOLLOW and O_CREAT|O_EXCL. */
 enum pol_op guard_open_op(int oflags, unsigned *flags);
 /* The same for an fopen() mode string ("r", "w+", "ax", ...). */
@@ -147,15 +160,7 @@ enum pol_op guard_fopen_op(const char *mode, unsigned *flags);
 void *guard_alloc(size_t size);
 void guard_free(void *ptr);
 
-/* A message built in a caller's buffer, without stdio: appends cut at the end. */
-struct guard_msg {
-	char *buf;
-	size_t len, size;
-};
-void guard_msg_init(struct guard_msg *m, char *buf, size_t size);
-void guard_msg_add(struct guard_msg *m, const char *s);
-void guard_msg_addn(struct guard_msg *m, const char *s, size_t n);
-void guard_msg_addu(struct guard_msg *m, unsigned long v);
+/* Messages are built with the runtime core's struct rt_msg (rt.h). */
 
 /* What a program is, for the "not covered" note on exec. */
 enum guard_exe_kind { GUARD_EXE_DYNAMIC = 0, GUARD_EXE_STATIC, GUARD_EXE_SETUID, GUARD_EXE_OTHER };

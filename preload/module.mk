@@ -12,11 +12,11 @@
 # helpers (alloc, env, util) with the sanitizers.
 
 PRELOAD_SO := $(BUILD)/libdcg-preload.so
-PRELOAD_SRCS := preload/guard.c preload/alloc.c preload/env.c preload/util.c \
+PRELOAD_SRCS := runtime/rt.c preload/guard.c preload/alloc.c preload/env.c preload/util.c \
 	preload/exec.c preload/open.c preload/unlink.c preload/rename.c preload/meta.c \
-	preload/syscall.c
+	preload/syscall.c preload/tree.c preload/dl.c
 # The helpers the unit tests drive directly (no wrappers in them).
-PRELOAD_GLUE_OBJS := $(BUILD)/preload/alloc.o $(BUILD)/preload/env.o $(BUILD)/preload/util.o
+PRELOAD_GLUE_OBJS := $(BUILD)/runtime/rt.o $(BUILD)/preload/alloc.o $(BUILD)/preload/env.o $(BUILD)/preload/util.o
 
 # Our own definitions of open() and friends must not meet the fortify inlines; and
 # programs do pass NULL where glibc's prototypes say nonnull (the kernel answers
@@ -66,7 +66,7 @@ all: $(PRELOAD_SO)
 
 # The preload unit tests link the guard's helpers.
 $(BUILD)/tests/test_preload: $(PRELOAD_GLUE_OBJS)
-$(BUILD)/tests/test_preload: TEST_LINK += $(PRELOAD_GLUE_OBJS)
+$(BUILD)/tests/test_preload: TEST_LINK = $(PRELOAD_GLUE_OBJS) $(CLI_LIB) $(POLICY_LIB)
 
 # Small programs the integration tests run under the guard.
 PRELOAD_PROGS := $(patsubst tests/integration/progs/%.c,$(BUILD)/progs/%,\

@@ -92,7 +92,7 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 			errno = saved;
 		return fd;
 	}
-	if (op == POL_OP_READ) {
+	if (op == POL_OP_READ || op == POL_OP_LIST) {
 		guard_leave();
 		errno = saved;
 		fd = call_real(w, dirfd, copy, flags, mode);

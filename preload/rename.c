@@ -14,6 +14,34 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
+/* The folder of dirfd/path, looked up (its device and inode). */
+static int folder_of(int dirfd, const char *path, struct stat *st)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
+	if (!slash)
+		return fstatat(dirfd, ".", st, 0);
+	if (slash == path)
+		return stat("/", st);
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return -1;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	return fstatat(dirfd, dir, st, 0);
+}
+
+static int same_folder(int od, const char *op, int nd, const char *np)
+{
+	struct stat a, b;
+	int saved = errno, same;
+
+	same = folder_of(od, op, &a) == 0 && folder_of(nd, np, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+	errno = saved;
+	return same;
+}
+
 static int check_rename(const char *call, int olddirfd, const char *oldpath, int newdirfd,
 			const char *newpath, unsigned flags, char *ob, char *nb, const char **ou,
 			const char **nu)
@@ -36,6 +64,11 @@ static int check_rename(const char *call, int olddirfd, const char *oldpath, int
 		ofl |= POL_PATH_IS_DIR;
 	if (nc && (flags & RENAME_EXCHANGE) && guard_is_dir(newdirfd, nc))
 		nfl |= POL_PATH_IS_DIR;
+	/* An atomic save: a file made during the session replaces a name in its own
+	 * folder (sed -i, editors, git's lock files). */
+	if (oc && nc && !(flags & RENAME_EXCHANGE) && guard_session_new(olddirfd, oc) &&
+	    same_folder(olddirfd, oc, newdirfd, nc))
+		nfl |= POL_PATH_SESSION_NEW;
 	rc = guard_check_path(call, olddirfd, oc, POL_OP_RENAME_FROM, ofl);
 	if (rc == 0)
 		rc = guard_check_path(call, newdirfd, nc, POL_OP_RENAME_TO, nfl);

@@ -1,6 +1,8 @@
-/* syscall.c - syscall(2) itself (python3 imports it): the path-taking numbers are
- * judged like their libc functions, then the real syscall() gets the private copies.
- * Other numbers pass untouched. */
+/* syscall.c - syscall(2) itself (python3 and ctypes reach it): every number in the
+ * runtime core's table (runtime/syscalls.def) is judged like its libc function; the
+ * opens go through the open wrappers (decided on what the kernel opened), the others
+ * hand the real syscall() the private copies that were checked. Other numbers pass
+ * untouched. */
 #include "guard.h"
 
 #include <errno.h>
@@ -11,170 +13,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
-
-extern char **environ;
-
-/* One path argument of a call: where its dirfd and path sit among the arguments. */
-struct arg_spec {
-	int dfd;  /* index of the dirfd argument, -1 for AT_FDCWD */
-	int path; /* index of the path argument */
-	enum pol_op op;
-	unsigned flags;
-};
-
-static int check_spec(const char *call, long a[6], const struct arg_spec *s, char *buf)
+static int check_arg(const char *call, long a[6], int index, const struct rt_arg *arg, char *buf)
 {
-	int dirfd = s->dfd < 0 ? AT_FDCWD : (int)a[s->dfd];
-	const char *path = (const char *)a[s->path];
 	const char *copy;
 
-	if (path && !*path && dirfd != AT_FDCWD)
-		return guard_check_fd(call, dirfd, s->op);
-	copy = guard_copy_path(path, buf, PATH_MAX);
-	if (copy)
-		a[s->path] = (long)copy;
-	return guard_check_path(call, dirfd, copy, s->op, s->flags);
-}
-
-/* Fills the specs for number nr; returns how many (0: not a path call). */
-static int specs_for(long nr, long a[6], struct arg_spec s[2])
-{
-	unsigned fl = 0;
-	const char *p;
-
-	switch (nr) {
-	case SYS_open:
-		s[0] = (struct arg_spec){-1, 0, guard_open_op((int)a[1], &fl), 0};
-		s[0].flags = fl;
-		return 1;
-	case SYS_creat:
-		s[0] = (struct arg_spec){-1, 0, POL_OP_TRUNCATE, 0};
-		return 1;
-	case SYS_openat:
-		s[0] = (struct arg_spec){0, 1, guard_open_op((int)a[2], &fl), 0};
-		s[0].flags = fl;
-		return 1;
-#ifdef SYS_openat2
-	case SYS_openat2: {
-		const struct open_how *how = (const struct open_how *)a[2];
-
-		s[0] = (struct arg_spec){0, 1, guard_open_op(how ? (int)how->flags : 0, &fl), 0};
-		s[0].flags = fl;
-		return 1;
-	}
-#endif
-	case SYS_unlink:
-		s[0] = (struct arg_spec){-1, 0, POL_OP_DELETE, POL_PATH_NOFOLLOW};
-		return 1;
-	case SYS_rmdir:
-		s[0] = (struct arg_spec){-1, 0, POL_OP_DELETE, POL_PATH_NOFOLLOW | POL_PATH_IS_DIR};
-		return 1;
-	case SYS_unlinkat:
-		s[0] = (struct arg_spec){0, 1, POL_OP_DELETE, POL_PATH_NOFOLLOW};
-		if (a[2] & AT_REMOVEDIR)
-			s[0].flags |= POL_PATH_IS_DIR;
-		return 1;
-	case SYS_rename:
-	case SYS_renameat:
-	case SYS_renameat2: {
-		int two = nr != SYS_rename;
-
-		s[0] = (struct arg_spec){two ? 0 : -1, two ? 1 : 0, POL_OP_RENAME_FROM,
-					 POL_PATH_NOFOLLOW};
-		s[1] = (struct arg_spec){two ? 2 : -1, two ? 3 : 1, POL_OP_RENAME_TO,
-					 POL_PATH_NOFOLLOW};
-		p = (const char *)a[s[0].path];
-		if (guard_is_dir(two ? (int)a[0] : AT_FDCWD, p))
-			s[0].flags |= POL_PATH_IS_DIR;
-		/* An exchange moves the target away too. */
-		if (nr == SYS_renameat2 && (a[4] & RENAME_EXCHANGE))
-			s[1].op = POL_OP_RENAME_FROM;
-		return 2;
-	}
-	case SYS_link:
-		s[0] = (struct arg_spec){-1, 0, POL_OP_LINK_FROM, POL_PATH_NOFOLLOW};
-		s[1] = (struct arg_spec){-1, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW};
-		return 2;
-	case SYS_linkat:
-		s[0] = (struct arg_spec){0, 1, POL_OP_LINK_FROM,
-					 (a[4] & AT_SYMLINK_FOLLOW) ? 0 : POL_PATH_NOFOLLOW};
-		s[1] = (struct arg_spec){2, 3, POL_OP_CREATE, POL_PATH_NOFOLLOW};
-		return 2;
-	case SYS_symlink:
-		s[0] = (struct arg_spec){-1, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW};
-		return 1;
-	case SYS_symlinkat:
-		s[0] = (struct arg_spec){1, 2, POL_OP_CREATE, POL_PATH_NOFOLLOW};
-		return 1;
-	case SYS_mkdir:
-	case SYS_mknod:
-		s[0] = (struct arg_spec){-1, 0, POL_OP_CREATE, POL_PATH_NOFOLLOW};
-		return 1;
-	case SYS_mkdirat:
-	case SYS_mknodat:
-		s[0] = (struct arg_spec){0, 1, POL_OP_CREATE, POL_PATH_NOFOLLOW};
-		return 1;
-	case SYS_truncate:
-		s[0] = (struct arg_spec){-1, 0, POL_OP_TRUNCATE, 0};
-		return 1;
-	case SYS_chmod:
-	case SYS_chown:
-	case SYS_utime:
-	case SYS_utimes:
-	case SYS_setxattr:
-	case SYS_removexattr:
-		s[0] = (struct arg_spec){-1, 0, POL_OP_CHMOD, 0};
-		return 1;
-	case SYS_lchown:
-	case SYS_lsetxattr:
-	case SYS_lremovexattr:
-		s[0] = (struct arg_spec){-1, 0, POL_OP_CHMOD, POL_PATH_NOFOLLOW};
-		return 1;
-	case SYS_fchmodat:
-		s[0] = (struct arg_spec){0, 1, POL_OP_CHMOD, 0};
-		return 1;
-	case SYS_fchownat:
-		s[0] = (struct arg_spec){0, 1, POL_OP_CHMOD,
-					 (a[4] & AT_SYMLINK_NOFOLLOW) ? POL_PATH_NOFOLLOW : 0};
-		return 1;
-	case SYS_utimensat:
-		if (!a[1])
-			return 0; /* the descriptor form: handled below */
-		s[0] = (struct arg_spec){0, 1, POL_OP_CHMOD,
-					 (a[3] & AT_SYMLINK_NOFOLLOW) ? POL_PATH_NOFOLLOW : 0};
-		return 1;
-	case SYS_futimesat:
-		if (!a[1])
-			return 0;
-		s[0] = (struct arg_spec){0, 1, POL_OP_CHMOD, 0};
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-static int fd_op(long nr, long a[6], enum pol_op *op)
-{
-	switch (nr) {
-	case SYS_ftruncate:
-		*op = POL_OP_TRUNCATE;
-		return 1;
-	case SYS_fchmod:
-	case SYS_fchown:
-	case SYS_fsetxattr:
-	case SYS_fremovexattr:
-		*op = POL_OP_CHMOD;
-		return 1;
-	case SYS_utimensat:
-	case SYS_futimesat:
-		*op = POL_OP_CHMOD;
-		return !a[1] && (int)a[0] != AT_FDCWD;
-	default:
-		return 0;
-	}
+	if (arg->by_fd || (!arg->path && arg->dirfd != AT_FDCWD))
+		return guard_check_fd(call, arg->dirfd, arg->op);
+	copy = guard_copy_path(arg->path, buf, PATH_MAX);
+	if (copy && index >= 0)
+		a[index] = (long)copy;
+	return guard_check_path(call, arg->dirfd, copy, arg->op, arg->pflags);
 }
 
 static long exec_call(long nr, long a[6])
@@ -218,14 +66,89 @@ static long exec_call(long nr, long a[6])
 	return ret;
 }
 
+/* openat2 without RESOLVE_* flags is an openat; with them, reads are opened and judged
+ * on what was opened, other opens are judged by path first. */
+static long openat2_call(long a[6])
+{
+	const struct open_how *how = (const struct open_how *)a[2];
+	unsigned pflags = 0;
+	enum pol_op op;
+	int saved = errno, rc = 0;
+	long fd;
+
+	if (!how || (size_t)a[3] < sizeof(*how))
+		return guard_real_syscall(SYS_openat2, a[0], a[1], a[2], a[3]);
+	if (how->resolve == 0 && !(how->flags >> 32))
+		return openat((int)a[0], (const char *)a[1], (int)how->flags, (mode_t)how->mode);
+	op = rt_open_op((int)how->flags, RT_EXISTS_UNKNOWN, &pflags);
+	if (op != POL_OP_READ && op != POL_OP_LIST) {
+		char buf[PATH_MAX];
+		struct rt_arg arg = {(int)a[0], (const char *)a[1], op, pflags, 0};
+
+		if (guard_enter()) {
+			rc = check_arg("openat2", a, 1, &arg, buf);
+			guard_leave();
+		}
+		if (rc < 0) {
+			errno = EACCES;
+			return -1;
+		}
+		errno = saved;
+		return guard_real_syscall(SYS_openat2, a[0], a[1], a[2], a[3]);
+	}
+	fd = guard_real_syscall(SYS_openat2, a[0], a[1], a[2], a[3]);
+	if (fd < 0 || !guard_enter())
+		return fd;
+	saved = errno;
+	rc = guard_verify_fd("openat2", (int)a[0], (const char *)a[1], (int)fd, op);
+	guard_leave();
+	if (rc < 0) {
+		close((int)fd);
+		errno = EACCES;
+		return -1;
+	}
+	errno = saved;
+	return fd;
+}
+
+/* The calls with a libc wrapper of their own that decides better than a generic
+ * check (opens by descriptor, handles). Returns 1 with *ret set when handled. */
+static int by_wrapper(const struct rt_syscall *s, long a[6], long *ret)
+{
+	switch (s->kind) {
+	case RT_OPEN:
+		if (s->nr == SYS_open)
+			*ret = open((const char *)a[0], (int)a[1], (mode_t)a[2]);
+		else
+			*ret = openat((int)a[0], (const char *)a[1], (int)a[2], (mode_t)a[3]);
+		return 1;
+	case RT_OPEN2:
+		*ret = openat2_call(a);
+		return 1;
+	case RT_HANDLE:
+		if (s->nr == SYS_open_by_handle_at)
+			*ret = open_by_handle_at((int)a[0], (struct file_handle *)a[1], (int)a[2]);
+		else
+			*ret =
+			    name_to_handle_at((int)a[0], (const char *)a[1],
+					      (struct file_handle *)a[2], (int *)a[3], (int)a[4]);
+		return 1;
+	case RT_EXEC:
+		*ret = exec_call(s->nr, a);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 GUARD_EXPORT long syscall(long nr, ...)
 {
-	struct arg_spec s[2];
+	const struct rt_syscall *s;
+	struct rt_arg args[2];
 	char b0[PATH_MAX], b1[PATH_MAX];
-	enum pol_op op;
 	int saved = errno, n, rc = 0;
 	va_list ap;
-	long a[6];
+	long a[6], ret;
 
 	va_start(ap, nr);
 	for (int i = 0; i < 6; i++)
@@ -235,17 +158,30 @@ GUARD_EXPORT long syscall(long nr, ...)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (nr == SYS_execve || nr == SYS_execveat)
-		return exec_call(nr, a);
-	n = specs_for(nr, a, s);
-	if (n > 0 && guard_enter()) {
-		rc = check_spec("syscall", a, &s[0], b0);
-		if (rc == 0 && n > 1)
-			rc = check_spec("syscall", a, &s[1], b1);
-		guard_leave();
-	} else if (n == 0 && fd_op(nr, a, &op) && guard_enter()) {
-		rc = guard_check_fd("syscall", (int)a[0], op);
-		guard_leave();
+	s = rt_syscall_find(nr);
+	if (!s)
+		return guard_real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (by_wrapper(s, a, &ret))
+		return ret;
+	if (s->kind == RT_MOUNT) {
+		if (guard_enter()) {
+			rc = guard_check_builtin(s->name, RT_RULE_MOUNT,
+						 s->path >= 0 ? (const char *)a[(int)s->path]
+							      : NULL);
+			guard_leave();
+		}
+	} else {
+		n = rt_syscall_args(s, a, args);
+		if (n > 0 && guard_enter()) {
+			/* rmdir's and rename's source: a folder holding a protected entry */
+			if ((s->op == POL_OP_RENAME_FROM) &&
+			    guard_is_dir(args[0].dirfd, args[0].path))
+				args[0].pflags |= POL_PATH_IS_DIR;
+			rc = check_arg(s->name, a, s->path, &args[0], b0);
+			if (rc == 0 && n > 1)
+				rc = check_arg(s->name, a, s->path2, &args[1], b1);
+			guard_leave();
+		}
 	}
 	if (rc < 0) {
 		errno = EACCES;

@@ -22,25 +22,7 @@ const char *guard_copy_path(const char *path, char *buf, size_t size)
 
 enum pol_op guard_open_op(int oflags, unsigned *flags)
 {
-	int acc = oflags & O_ACCMODE;
-	int writes = acc == O_WRONLY || acc == O_RDWR;
-
-	if (oflags & O_NOFOLLOW)
-		*flags |= POL_PATH_NOFOLLOW;
-	/* O_CREAT|O_EXCL fails on any existing last component, symlinks included: the
-	 * file created is the name itself, never a symlink's target. */
-	if ((oflags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
-		*flags |= POL_PATH_NOFOLLOW;
-	if ((oflags & O_TMPFILE) == O_TMPFILE)
-		return POL_OP_CREATE;
-	/* O_TRUNC with O_RDONLY truncates on Linux too. */
-	if (oflags & O_TRUNC)
-		return POL_OP_TRUNCATE;
-	if (oflags & O_CREAT)
-		return POL_OP_CREATE;
-	if (writes || (oflags & O_APPEND))
-		return POL_OP_WRITE;
-	return POL_OP_READ;
+	return rt_open_op(oflags, RT_EXISTS_UNKNOWN, flags);
 }
 
 enum pol_op guard_fopen_op(const char *mode, unsigned *flags)
@@ -114,47 +96,6 @@ int guard_path_search(const char *file, const char *path_env, char *out, size_t 
 			break;
 	}
 	return -ENOENT;
-}
-
-void guard_msg_init(struct guard_msg *m, char *buf, size_t size)
-{
-	m->buf = buf;
-	m->len = 0;
-	m->size = size;
-	if (size)
-		buf[0] = '\0';
-}
-
-void guard_msg_addn(struct guard_msg *m, const char *s, size_t n)
-{
-	size_t room;
-
-	if (!m->size || !s)
-		return;
-	room = m->size - 1 - m->len;
-	if (n > room)
-		n = room;
-	memcpy(m->buf + m->len, s, n);
-	m->len += n;
-	m->buf[m->len] = '\0';
-}
-
-void guard_msg_add(struct guard_msg *m, const char *s)
-{
-	if (s)
-		guard_msg_addn(m, s, strlen(s));
-}
-
-void guard_msg_addu(struct guard_msg *m, unsigned long v)
-{
-	char tmp[24];
-	size_t i = sizeof(tmp);
-
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	guard_msg_addn(m, tmp + i, sizeof(tmp) - i);
 }
 
 enum guard_exe_kind guard_exe_kind(const char *path)

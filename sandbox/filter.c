@@ -11,6 +11,8 @@
  */
 #include "sandbox.h"
 
+#include "rt.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -30,21 +32,9 @@
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
-#define SBX_NR_FCHMODAT2 452
-
-/* Path-taking calls, always notified. open/openat are handled apart (read mode). */
-static const int sbx_notified[] = {
-    SCMP_SYS(creat),	   SCMP_SYS(truncate),	   SCMP_SYS(unlink),	SCMP_SYS(unlinkat),
-    SCMP_SYS(rmdir),	   SCMP_SYS(rename),	   SCMP_SYS(renameat),	SCMP_SYS(renameat2),
-    SCMP_SYS(link),	   SCMP_SYS(linkat),	   SCMP_SYS(symlink),	SCMP_SYS(symlinkat),
-    SCMP_SYS(mkdir),	   SCMP_SYS(mkdirat),	   SCMP_SYS(mknod),	SCMP_SYS(mknodat),
-    SCMP_SYS(chmod),	   SCMP_SYS(fchmodat),	   SBX_NR_FCHMODAT2,	SCMP_SYS(chown),
-    SCMP_SYS(lchown),	   SCMP_SYS(fchownat),	   SCMP_SYS(utimensat), SCMP_SYS(utime),
-    SCMP_SYS(utimes),	   SCMP_SYS(futimesat),	   SCMP_SYS(setxattr),	SCMP_SYS(lsetxattr),
-    SCMP_SYS(removexattr), SCMP_SYS(lremovexattr), SCMP_SYS(fchmod),	SCMP_SYS(fchown),
-    SCMP_SYS(fsetxattr),   SCMP_SYS(fremovexattr), SCMP_SYS(execve),	SCMP_SYS(execveat),
-    SCMP_SYS(openat2),
-};
+/* Path-taking calls come from the runtime core's table (runtime/syscalls.def): opens
+ * (RT_OPEN) are notified by their flags, the other path and descriptor calls always;
+ * file handles and the mount family are refused (EPERM). */
 
 /* Calls that change a thread's ids or umask: notified only so that the supervisor
  * drops the credentials it cached, then continued (decided on the number alone). */
@@ -62,23 +52,10 @@ static const int sbx_refused[] = {
     SCMP_SYS(ptrace),
     SCMP_SYS(process_vm_readv),
     SCMP_SYS(process_vm_writev),
-    SCMP_SYS(open_by_handle_at),
-    SCMP_SYS(name_to_handle_at),
     SCMP_SYS(bpf),
-    SCMP_SYS(mount),
-    SCMP_SYS(umount2),
-    SCMP_SYS(pivot_root),
-    SCMP_SYS(chroot),
     SCMP_SYS(setns),
     SCMP_SYS(kexec_load),
     SCMP_SYS(kexec_file_load),
-    SCMP_SYS(fsopen),
-    SCMP_SYS(fsconfig),
-    SCMP_SYS(fsmount),
-    SCMP_SYS(fspick),
-    SCMP_SYS(move_mount),
-    SCMP_SYS(open_tree),
-    SCMP_SYS(mount_setattr),
     SCMP_SYS(pidfd_getfd),
     SCMP_SYS(userfaultfd),
     SCMP_SYS(init_module),
@@ -104,7 +81,7 @@ static const unsigned long sbx_ns_flags[] = {
 /* Opens with any of these flags write or create and are notified even when reads
  * are not. */
 static const unsigned long sbx_write_flags[] = {
-    O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, __O_TMPFILE,
+    O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, __O_TMPFILE,
 };
 
 static int sbx_add_open_rules(scmp_filter_ctx ctx, int nr, unsigned arg, int notify_reads)
@@ -126,14 +103,16 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 	int rc;
 	size_t i;
 
-	rc = sbx_add_open_rules(ctx, SCMP_SYS(open), 1, opts->notify_reads);
-	if (rc < 0)
-		return rc;
-	rc = sbx_add_open_rules(ctx, SCMP_SYS(openat), 2, opts->notify_reads);
-	if (rc < 0)
-		return rc;
-	for (i = 0; i < sizeof sbx_notified / sizeof sbx_notified[0]; i++) {
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, sbx_notified[i], 0);
+	for (i = 0; i < rt_syscall_count; i++) {
+		const struct rt_syscall *row = &rt_syscalls[i];
+
+		if (row->kind == RT_OPEN)
+			rc = sbx_add_open_rules(ctx, (int)row->nr, (unsigned)row->fl,
+						opts->notify_reads);
+		else if (row->kind == RT_HANDLE || row->kind == RT_MOUNT)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), (int)row->nr, 0);
+		else
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, (int)row->nr, 0);
 		if (rc < 0)
 			return rc;
 	}
@@ -179,7 +158,7 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 	 * authors; x86_64 numbers stop below 512 (the x32 range is refused as a bad
 	 * architecture by libseccomp). */
 	for (int nr = 0; nr < 512; nr++) {
-		if (nr == SBX_NR_FCHMODAT2 || nr < 335) /* below 335: holes the kernel refuses */
+		if (rt_syscall_find(nr) || nr < 335) /* below 335: holes the kernel refuses */
 			continue;
 		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
 		if (name) { /* libseccomp's strdup */

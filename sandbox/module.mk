@@ -3,7 +3,7 @@
 SANDBOX_SRCS := sandbox/filter.c sandbox/walk.c sandbox/super.c sandbox/run.c
 SANDBOX_OBJS := $(SANDBOX_SRCS:%.c=$(BUILD)/%.o)
 
-$(SANDBOX_LIB): $(SANDBOX_OBJS)
+$(SANDBOX_LIB): $(SANDBOX_OBJS) $(RUNTIME_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^

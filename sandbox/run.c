@@ -144,6 +144,15 @@ static void sbx_child(int sock, const struct sbx_filter *f, char *const argv[])
 	if (read(sock, &ack, 1) != 1)
 		_exit(126);
 	close(sock);
+	/* The session names the wrapped agent: this process, after the exec. */
+	{
+		const char *sess = getenv("DCG_SESSION"), *dot = sess ? strchr(sess, '.') : NULL;
+		char buf[96];
+
+		if (dot &&
+		    snprintf(buf, sizeof buf, "%ld%s", (long)getpid(), dot) < (int)sizeof buf)
+			setenv("DCG_SESSION", buf, 1);
+	}
 	execvp(argv[0], argv);
 	int e = errno;
 	dprintf(2, "dcg sandbox: cannot run %s: %s\n", argv[0], strerror(e));

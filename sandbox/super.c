@@ -16,6 +16,7 @@
 #include "sandbox.h"
 
 #include "intent.h"
+#include "rt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +38,6 @@
 #include <unistd.h>
 #include <utime.h>
 
-#define SBX_NR_FCHMODAT2 452
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #endif
@@ -82,6 +82,11 @@ struct sbx_super {
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	struct sbx_stats stats;
+	long long session_start; /* ns: files born since then are the session's */
+	pid_t agent_tgid;	 /* the first process that called: the command dcg sandbox ran */
+	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
+	int exe_first;		 /* the tracee's program is needed before every decision */
+	char log_path[PATH_MAX]; /* the audit log: the preload in every tracee appends to it */
 };
 
 /* What the handler decided to answer. */
@@ -103,6 +108,11 @@ struct sbx_call {
 	const struct sbx_creds *creds;
 	mode_t umask_saved;
 	int umask_set;
+	/* rename: the folder of a source made during the session (an atomic save may
+	 * replace a no-delete name in that same folder) */
+	int src_new;
+	dev_t src_dev;
+	ino_t src_ino;
 };
 
 /* ---- tracee memory ----------------------------------------------------------------- */
@@ -306,63 +316,61 @@ static void sbx_say(struct sbx_super *s, const char *fmt, ...)
 	}
 }
 
-static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_result *r)
+/* The audit line of a decision on a tracee's call, written with our own ids (the log is
+ * ours, not the tracee's). */
+static void sbx_audit(struct sbx_call *c, const char *shown, const struct pol_result *r)
 {
 	char cwd[PATH_MAX], p[64];
 	ssize_t n;
-	const char *what = r->decision == POL_WARN ? "warning" : "blocked";
 
 	snprintf(p, sizeof p, "/proc/%u/cwd", c->req->pid);
 	n = readlink(p, cwd, sizeof cwd - 1);
 	cwd[n > 0 ? n : 0] = '\0';
-	if (r->detection == POL_DET_PATH)
-		sbx_say(c->s, "dcg: %s %s of %s: %s %s [%s]\n", what, c->name, shown,
-			pol_path_kind_name(r->path_kind), r->pattern ? r->pattern : "",
-			r->rule_id ? r->rule_id : "?");
-	else
-		sbx_say(c->s, "dcg: %s %s of %s: %s [%s]\n", what, c->name, shown,
-			r->reason ? r->reason : "", r->rule_id ? r->rule_id : "?");
-	struct pol_log_entry e = {
-	    .layer = "sandbox",
-	    .tool = c->name,
-	    .input = shown,
-	    .agent = NULL,
-	    .cwd = cwd[0] ? cwd : NULL,
-	    .result = r,
-	    .pid = (pid_t)c->req->pid,
-	};
-	/* The log is ours, not the tracee's: write it with our own ids. */
 	if (c->creds_switched)
 		sbx_ids_restore(c->s);
-	pol_log_append(&e);
+	rt_audit("sandbox", c->name, shown, r, (pid_t)c->req->pid, cwd[0] ? cwd : NULL);
 	if (c->creds_switched)
 		sbx_ids_apply(c->creds);
 }
 
-/* Asks on /dev/tty, 30 seconds; 1 when the user says yes. */
+/* A refusal: the runtime core's line on stderr and the audit line. */
+static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_result *r)
+{
+	char line[PATH_MAX + 1024];
+	struct rt_msg m;
+
+	rt_msg_init(&m, line, sizeof line - 1);
+	rt_describe(&m, "blocked", c->name, shown, r);
+	rt_msg_add(&m, "\n");
+	sbx_say(c->s, "%s", m.buf);
+	sbx_audit(c, shown, r);
+}
+
+/* An ask: the question on /dev/tty, RT_ASK_TIMEOUT_MS; 1 when the user says yes. */
 static int sbx_ask_tty(struct sbx_call *c, const char *shown, const struct pol_result *r)
 {
-	char line[PATH_MAX + 512], ans[16];
-	int fd, n, yes = 0;
-	fd_set set;
-	struct timeval tv = {30, 0};
+	char line[PATH_MAX + 1024];
+	struct rt_msg m;
 
-	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
+	rt_msg_init(&m, line, sizeof line - 1);
+	rt_describe(&m, "asks: allow", c->name, shown, r);
+	rt_msg_add(&m, "? [y/N] ");
+	return rt_ask_tty(m.buf);
+}
+
+/* A refusal of a built-in runtime rule (sandbox.raw_write...): refused unless the
+ * allowlist names it. Returns 0 or err. */
+static int sbx_builtin(struct sbx_call *c, const char *id, const char *shown, int err)
+{
+	struct pol_result r;
+	struct pol_ctx ctx = {0};
+
+	if (rt_builtin(c->s->policy, id, shown, &ctx, &r) == POL_ALLOW) {
+		sbx_audit(c, shown, &r);
 		return 0;
-	n = snprintf(line, sizeof line, "dcg: %s of %s: %s [%s]. Allow? [y/N] ", c->name, shown,
-		     r->reason ? r->reason : "", r->rule_id ? r->rule_id : "?");
-	if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
-		goto out_close_tty;
-	FD_ZERO(&set);
-	FD_SET(fd, &set);
-	if (select(fd + 1, &set, NULL, NULL, &tv) == 1) {
-		ssize_t k = read(fd, ans, sizeof ans - 1);
-		yes = k > 0 && (ans[0] == 'y' || ans[0] == 'Y');
 	}
-out_close_tty:
-	close(fd);
-	return yes;
+	sbx_report(c, shown, &r);
+	return err;
 }
 
 /* `dcg sandbox --intent ID` ($DCG_INTENT): the intent's scope, read once. */
@@ -383,17 +391,38 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	struct pol_ctx ctx = {0};
 	enum pol_decision d;
 	char exe_link[64], exe[PATH_MAX];
-	ssize_t n;
+	ssize_t n = 0;
 
-	/* The tracee's program, for rules with owners (git manages its own .git/). */
+	/* The tracee's program, for rules with owners (git manages its own .git/): owners
+	 * only let pass, so it is read (a readlink of /proc/TID/exe, one of the costliest
+	 * calls of a notification) only when the decision without it is not allow, or
+	 * when the policy has an exclusion with owners. */
 	snprintf(exe_link, sizeof exe_link, "/proc/%u/exe", c->req->pid);
-	n = readlink(exe_link, exe, sizeof exe - 1);
+	if (c->s->exe_first)
+		n = readlink(exe_link, exe, sizeof exe - 1);
 	if (n > 0) {
 		exe[n] = '\0';
 		ctx.exe = exe;
 	}
+	ctx.dcg_exe = c->s->dcg_exe[0] ? c->s->dcg_exe : NULL;
 	pol_result_init(&r);
 	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	if (d != POL_ALLOW && !ctx.exe && (n = readlink(exe_link, exe, sizeof exe - 1)) > 0) {
+		exe[n] = '\0';
+		ctx.exe = exe;
+		pol_result_release(&r);
+		pol_result_init(&r);
+		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	}
+	/* The wrapped agent's own process keeps its own state and settings (":agent"):
+	 * looked up only on a refusal. */
+	if (d >= POL_ASK && r.detection == POL_DET_PATH && c->s->agent_tgid &&
+	    sbx_who_tgid(&c->who) == c->s->agent_tgid) {
+		pol_result_release(&r);
+		pol_result_init(&r);
+		ctx.flags |= POL_CTX_AGENT;
+		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	}
 	if (resolved_out && resolved_size) {
 		size_t l = strnlen(r.path, sizeof r.path);
 		if (l >= resolved_size)
@@ -420,15 +449,8 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 		pol_result_release(&r);
 		return -EACCES;
 	}
-	if (d == POL_WARN || d == POL_LOG) {
-		if (d == POL_WARN)
-			sbx_report(c, shown, &r);
-		else {
-			struct pol_log_entry e = {"sandbox", c->name,		shown, NULL, NULL,
-						  &r,	     (pid_t)c->req->pid};
-			pol_log_append(&e);
-		}
-	}
+	if (d == POL_WARN || d == POL_LOG)
+		sbx_audit(c, shown, &r); /* quiet: only refusals are said on stderr */
 	pol_result_release(&r);
 	return 0;
 }
@@ -543,9 +565,37 @@ static int sbx_raw_guard(struct sbx_call *c, const char *shown, const struct sta
 			what = "a kernel hook that runs programs outside the sandbox";
 	if (!what)
 		return 0;
-	sbx_say(c->s, "dcg: blocked %s of %s: writing to %s [sandbox.raw_write]\n", c->name, shown,
-		what);
-	return -EACCES;
+	return sbx_builtin(c, RT_RULE_RAW_WRITE, abs, -EACCES);
+}
+
+/* ---- the audit log ----------------------------------------------------------------------- */
+
+/* The audit log's folder, made now with our ids, so that the preload in each tracee (dcg's
+ * code, logging its own refusals) finds it. */
+static void sbx_log_prepare(struct sbx_super *s)
+{
+	char dir[PATH_MAX];
+
+	s->log_path[0] = '\0';
+	if (pol_log_path(s->log_path, sizeof s->log_path) < 0 || s->log_path[0] != '/') {
+		s->log_path[0] = '\0';
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s", s->log_path);
+	for (char *sl = strchr(dir + 1, '/'); sl; sl = strchr(sl + 1, '/')) {
+		*sl = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return;
+		*sl = '/';
+	}
+}
+
+/* An append to the audit log itself (no truncation): dcg's own line, allowed to every
+ * tracee, which can add lines but never remove one. */
+static int sbx_log_append_ok(const struct sbx_call *c, const char *abs, int flags)
+{
+	return c->s->log_path[0] && (flags & O_APPEND) && !(flags & O_TRUNC) &&
+	       (flags & O_ACCMODE) == O_WRONLY && strcmp(abs, c->s->log_path) == 0;
 }
 
 /* ---- bases ----------------------------------------------------------------------------- */
@@ -792,18 +842,15 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 				rc = -EEXIST;
 				goto out;
 			}
-			if (flags & O_TRUNC && writes)
-				op = POL_OP_TRUNCATE;
-			else if (writes)
-				op = POL_OP_WRITE;
-			else if (S_ISDIR(st.st_mode))
-				op = POL_OP_LIST;
+			unsigned ign = 0;
+			op = rt_open_op(flags, S_ISDIR(st.st_mode) ? RT_EXISTS_DIR : RT_EXISTS_FILE,
+					&ign);
 			rc = sbx_still_valid(c);
 			if (rc == 0)
 				rc = sbx_proc_guard(c, pin.abs);
 			if (rc == 0 && writes && !(flags & O_PATH))
 				rc = sbx_raw_guard(c, a.path, &st, pin.abs);
-			if (rc == 0)
+			if (rc == 0 && !sbx_log_append_ok(c, pin.abs, flags))
 				rc = sbx_check(c, a.base_abs, a.path, &pin, op, 0);
 			if (rc < 0)
 				goto out;
@@ -832,7 +879,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		rc = sbx_still_valid(c);
 		if (rc == 0)
 			rc = sbx_proc_guard(c, pin.abs);
-		if (rc == 0)
+		if (rc == 0 && !sbx_log_append_ok(c, pin.abs, flags))
 			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE,
 				       POL_PATH_NOFOLLOW);
 		if (rc < 0)
@@ -932,6 +979,25 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		    S_ISDIR(st.st_mode))
 			flags |= POL_PATH_IS_DIR;
 	}
+	if (mode == SBX_WALK_PARENT && (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
+	    rt_created_since(t->pin.fd, t->pin.name, c->s->session_start)) {
+		/* made during the session: no-delete lets it go (an atomic save's file) */
+		struct stat dir;
+
+		flags |= POL_PATH_SESSION_NEW;
+		if (op == POL_OP_RENAME_FROM && fstat(t->pin.fd, &dir) == 0) {
+			c->src_new = 1;
+			c->src_dev = dir.st_dev;
+			c->src_ino = dir.st_ino;
+		}
+	}
+	if (mode == SBX_WALK_PARENT && op == POL_OP_RENAME_TO && c->src_new) {
+		struct stat dir;
+
+		if (fstat(t->pin.fd, &dir) == 0 && dir.st_dev == c->src_dev &&
+		    dir.st_ino == c->src_ino)
+			flags |= POL_PATH_SESSION_NEW;
+	}
 	return sbx_check(c, t->a.base_abs, t->a.path, &t->pin, op, flags);
 }
 
@@ -963,8 +1029,11 @@ static long long sbx_h_rename(struct sbx_call *c, int odir, uint64_t oaddr, int 
 	sbx_target_init(&o);
 	sbx_target_init(&n);
 	rc = sbx_target(c, odir, oaddr, SBX_WALK_PARENT, POL_OP_RENAME_FROM, 0, 0, &o);
+	if (flags & RENAME_EXCHANGE)
+		c->src_new = 0; /* an exchange moves the target away too: no atomic save */
 	if (rc == 0)
 		rc = sbx_target(c, ndir, naddr, SBX_WALK_PARENT, POL_OP_RENAME_TO, 0, 0, &n);
+	c->src_new = 0;
 	if (rc == 0 && (flags & RENAME_EXCHANGE)) {
 		/* Both names move: each is also a source and a destination. */
 		rc = sbx_check(c, n.a.base_abs, n.a.path, &n.pin, POL_OP_RENAME_FROM,
@@ -1037,16 +1106,11 @@ static long long sbx_h_mknod(struct sbx_call *c, int dirfd, uint64_t addr, mode_
 	long long rc;
 
 	sbx_target_init(&t);
-	if (!is_dir && (S_ISBLK(mode) || S_ISCHR(mode))) {
-		/* A device node made in a free folder would open the disk or memory
-		 * under a name no rule covers. */
-		sbx_say(c->s,
-			"dcg: blocked %s: device nodes are not made in the sandbox "
-			"[sandbox.mknod_device]\n",
-			c->name);
-		return -EPERM;
-	}
 	rc = sbx_target(c, dirfd, addr, SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &t);
+	/* A device node made in a free folder would open the disk or memory under a name
+	 * no rule covers. */
+	if (rc == 0 && !is_dir && (S_ISBLK(mode) || S_ISCHR(mode)))
+		rc = sbx_builtin(c, RT_RULE_MKNOD_DEVICE, t.pin.abs, -EPERM);
 	if (rc == 0) {
 		sbx_creds_enter(c, 1);
 		if (is_dir)
@@ -1260,9 +1324,11 @@ static int sbx_h_exec(struct sbx_call *c, int dirfd, uint64_t addr, uint64_t arg
 		enum pol_decision d = pol_check_argv(c->s->policy, argv, &ctx, &r);
 		if (d == POL_ASK)
 			d = sbx_ask_tty(c, t.a.path, &r) ? POL_ALLOW : POL_DENY;
-		if (d == POL_DENY || d == POL_WARN) {
+		if (d == POL_DENY) {
 			r.decision = d;
 			sbx_report(c, t.a.path, &r);
+		} else if (d == POL_WARN || d == POL_LOG) {
+			sbx_audit(c, t.a.path, &r);
 		}
 		pol_result_release(&r);
 		if (d == POL_DENY) {
@@ -1308,19 +1374,15 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		uint64_t addr;
 		mode_t mode;
 		if (req->data.nr == SYS_open) {
-			c->name = "open";
 			addr = ARG(0), flags = IARG(1), mode = (mode_t)ARG(2);
 		} else if (req->data.nr == SYS_creat) {
-			c->name = "creat";
 			addr = ARG(0), flags = O_CREAT | O_WRONLY | O_TRUNC, mode = (mode_t)ARG(1);
 		} else if (req->data.nr == SYS_openat) {
-			c->name = "openat";
 			dirfd = IARG(0), addr = ARG(1), flags = IARG(2), mode = (mode_t)ARG(3);
 		} else {
 			struct {
 				uint64_t flags, mode, resolve;
 			} how;
-			c->name = "openat2";
 			if (ARG(3) < sizeof how) {
 				rc = -EINVAL;
 				break;
@@ -1357,75 +1419,58 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		break;
 	}
 	case SYS_unlink:
-		c->name = "unlink";
 		rc = sbx_h_unlink(c, AT_FDCWD, ARG(0), 0);
 		break;
 	case SYS_rmdir:
-		c->name = "rmdir";
 		rc = sbx_h_unlink(c, AT_FDCWD, ARG(0), 1);
 		break;
 	case SYS_unlinkat:
-		c->name = "unlinkat";
 		rc = (IARG(2) & ~AT_REMOVEDIR)
 			 ? -EINVAL
 			 : sbx_h_unlink(c, IARG(0), ARG(1), IARG(2) & AT_REMOVEDIR);
 		break;
 	case SYS_rename:
-		c->name = "rename";
 		rc = sbx_h_rename(c, AT_FDCWD, ARG(0), AT_FDCWD, ARG(1), 0);
 		break;
 	case SYS_renameat:
-		c->name = "renameat";
 		rc = sbx_h_rename(c, IARG(0), ARG(1), IARG(2), ARG(3), 0);
 		break;
 	case SYS_renameat2:
-		c->name = "renameat2";
 		rc = sbx_h_rename(c, IARG(0), ARG(1), IARG(2), ARG(3), (unsigned)ARG(4));
 		break;
 	case SYS_link:
-		c->name = "link";
 		rc = sbx_h_link(c, AT_FDCWD, ARG(0), AT_FDCWD, ARG(1), 0);
 		break;
 	case SYS_linkat:
-		c->name = "linkat";
 		rc = sbx_h_link(c, IARG(0), ARG(1), IARG(2), ARG(3), IARG(4));
 		break;
 	case SYS_symlink:
-		c->name = "symlink";
 		rc = sbx_h_symlink(c, ARG(0), AT_FDCWD, ARG(1));
 		break;
 	case SYS_symlinkat:
-		c->name = "symlinkat";
 		rc = sbx_h_symlink(c, ARG(0), IARG(1), ARG(2));
 		break;
 	case SYS_mkdir:
-		c->name = "mkdir";
 		rc = sbx_h_mknod(c, AT_FDCWD, ARG(0), (mode_t)ARG(1), 0, 1);
 		break;
 	case SYS_mkdirat:
-		c->name = "mkdirat";
 		rc = sbx_h_mknod(c, IARG(0), ARG(1), (mode_t)ARG(2), 0, 1);
 		break;
 	case SYS_mknod:
-		c->name = "mknod";
 		rc = sbx_h_mknod(c, AT_FDCWD, ARG(0), (mode_t)ARG(1), (dev_t)ARG(2), 0);
 		break;
 	case SYS_mknodat:
-		c->name = "mknodat";
 		rc = sbx_h_mknod(c, IARG(0), ARG(1), (mode_t)ARG(2), (dev_t)ARG(3), 0);
 		break;
 	case SYS_chmod:
-		c->name = "chmod";
 		m.mode = (mode_t)ARG(1);
 		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_CHMOD, &m);
 		break;
 	case SYS_fchmodat:
-		c->name = "fchmodat";
 		m.mode = (mode_t)ARG(2);
 		rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_CHMOD, &m);
 		break;
-	case SBX_NR_FCHMODAT2:
-		c->name = "fchmodat2";
+	case SYS_fchmodat2:
 		m.mode = (mode_t)ARG(2);
 		if (IARG(3) & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 			rc = -EINVAL;
@@ -1434,55 +1479,46 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 					IARG(3) & AT_EMPTY_PATH, SBX_CHMOD, &m);
 		break;
 	case SYS_fchmod:
-		c->name = "fchmod";
 		m.mode = (mode_t)ARG(1);
 		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHMOD, &m);
 		break;
 	case SYS_chown:
 	case SYS_lchown:
-		c->name = req->data.nr == SYS_chown ? "chown" : "lchown";
 		m.uid = (uid_t)ARG(1), m.gid = (gid_t)ARG(2);
 		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lchown, 0, SBX_CHOWN, &m);
 		break;
 	case SYS_fchownat:
-		c->name = "fchownat";
 		m.uid = (uid_t)ARG(2), m.gid = (gid_t)ARG(3);
 		rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(4) & AT_SYMLINK_NOFOLLOW,
 				IARG(4) & AT_EMPTY_PATH, SBX_CHOWN, &m);
 		break;
 	case SYS_fchown:
-		c->name = "fchown";
 		m.uid = (uid_t)ARG(1), m.gid = (gid_t)ARG(2);
 		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHOWN, &m);
 		break;
 	case SYS_utimensat:
-		c->name = "utimensat";
 		rc = sbx_read_times(c, ARG(2), 0, &m);
 		if (rc == 0)
 			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
 					IARG(3) & AT_EMPTY_PATH, SBX_UTIMES, &m);
 		break;
 	case SYS_utime:
-		c->name = "utime";
 		rc = sbx_read_times(c, ARG(1), 2, &m);
 		if (rc == 0)
 			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, &m);
 		break;
 	case SYS_utimes:
-		c->name = "utimes";
 		rc = sbx_read_times(c, ARG(1), 1, &m);
 		if (rc == 0)
 			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, &m);
 		break;
 	case SYS_futimesat:
-		c->name = "futimesat";
 		rc = sbx_read_times(c, ARG(2), 1, &m);
 		if (rc == 0)
 			rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_UTIMES, &m);
 		break;
 	case SYS_setxattr:
 	case SYS_lsetxattr:
-		c->name = req->data.nr == SYS_setxattr ? "setxattr" : "lsetxattr";
 		m.xflags = IARG(4);
 		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), &m);
 		if (rc == 0)
@@ -1490,7 +1526,6 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 					SBX_SETXATTR, &m);
 		break;
 	case SYS_fsetxattr:
-		c->name = "fsetxattr";
 		m.xflags = IARG(4);
 		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), &m);
 		if (rc == 0)
@@ -1498,28 +1533,23 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		break;
 	case SYS_removexattr:
 	case SYS_lremovexattr:
-		c->name = req->data.nr == SYS_removexattr ? "removexattr" : "lremovexattr";
 		rc = sbx_read_xattr(c, ARG(1), 0, 0, &m);
 		if (rc == 0)
 			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lremovexattr, 0,
 					SBX_RMXATTR, &m);
 		break;
 	case SYS_fremovexattr:
-		c->name = "fremovexattr";
 		rc = sbx_read_xattr(c, ARG(1), 0, 0, &m);
 		if (rc == 0)
 			rc = sbx_h_fdmeta(c, IARG(0), SBX_RMXATTR, &m);
 		break;
 	case SYS_truncate:
-		c->name = "truncate";
 		rc = sbx_h_truncate(c, ARG(0), (off_t)ARG(1));
 		break;
 	case SYS_execve:
-		c->name = "execve";
 		rc = sbx_h_exec(c, AT_FDCWD, ARG(0), ARG(1), 0, ans);
 		break;
 	case SYS_execveat:
-		c->name = "execveat";
 		rc = sbx_h_exec(c, IARG(0), ARG(1), ARG(2), IARG(4), ans);
 		break;
 	case SYS_setuid:
@@ -1558,10 +1588,28 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	if (!s)
 		return NULL;
 	s->policy = opts->policy;
+	s->exe_first = pol_exe_may_refuse(s->policy);
 	s->listener = opts->listener;
 	s->quiet = opts->quiet;
 	s->err_fd = opts->err_fd;
 	s->self = getpid();
+	{
+		struct timespec now;
+		pid_t agent;
+
+		/* The launcher's start (DCG_SESSION), else ours: files born since are the
+		 * session's own. */
+		clock_gettime(CLOCK_REALTIME, &now);
+		s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+		if (rt_session_parse(getenv("DCG_SESSION"), &agent, &s->session_start) < 0)
+			s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+	}
+	sbx_log_prepare(s);
+	{
+		ssize_t n = readlink("/proc/self/exe", s->dcg_exe, sizeof s->dcg_exe - 1);
+
+		s->dcg_exe[n > 0 ? n : 0] = '\0';
+	}
 	s->euid = geteuid();
 	s->egid = getegid();
 	/* The intent's files are read now, with our own ids, not later in a call made
@@ -1630,8 +1678,14 @@ int sbx_super_handle_one(struct sbx_super *s)
 	c.s = s;
 	c.req = s->req;
 	c.who.tid = (pid_t)s->req->pid;
-	c.who.tgid = 0; /* looked up only when a /proc path needs it */
-	c.name = "syscall";
+	c.who.tgid = 0;	    /* looked up only when a /proc path needs it */
+	if (!s->agent_tgid) /* the first caller is the command dcg sandbox started */
+		s->agent_tgid = sbx_who_tgid(&c.who);
+	{
+		const struct rt_syscall *row = rt_syscall_find((long)s->req->data.nr);
+
+		c.name = row ? row->name : "syscall";
+	}
 	sbx_dispatch(&c, &ans);
 
 	memset(s->resp, 0, s->sizes.seccomp_notif_resp);

@@ -7,7 +7,7 @@
  * answer. DCG_REGEN=1 rewrites the .out files from what the code prints (review the
  * diff before committing). Bad input is generated here and must be refused in every
  * protocol. */
-#include "../cli/agents.h"
+#include "../cli/agents/agents.h"
 #include "../cli/commands.h"
 
 #include <criterion/criterion.h>
@@ -46,12 +46,13 @@ static char *run_agent(const struct hook_agent *ag, const struct pol_policy *p, 
 	size_t n;
 
 	*code = 0;
-	memset(&call, 0, sizeof(call));
+	hook_call_init(&call);
 	pol_result_init(&res);
 	ag->parse(in, len, &call, &state);
 	if (call.kind == HOOK_CALL_OTHER) {
 		if (state)
 			ag->release(state);
+		hook_call_release(&call);
 		return strdup("");
 	}
 	hook_decide_call(p, &call, 0, &res);
@@ -61,6 +62,7 @@ static char *run_agent(const struct hook_agent *ag, const struct pol_policy *p, 
 	pol_result_release(&res);
 	if (state)
 		ag->release(state);
+	hook_call_release(&call);
 	if (!answer)
 		return strdup("");
 	n = strlen(answer);
@@ -93,7 +95,6 @@ static int run_cases(const char *agent)
 
 	cr_assert_not_null(ag);
 	cr_assert_not_null(ag->parse, "%s has no protocol", agent);
-	hook_codex_patch_policy = p;
 	snprintf(dir, sizeof(dir), DATA "/%s", agent);
 	n = scandir(dir, &names, NULL, alphasort);
 	cr_assert_gt(n, 0, "no cases in %s", dir);
@@ -124,7 +125,6 @@ static int run_cases(const char *agent)
 		count++;
 	}
 	free(names);
-	hook_codex_patch_policy = NULL;
 	pol_free(p);
 	return count;
 }
@@ -329,6 +329,81 @@ Test(agents, codex_patch_lists_every_file_with_its_operation)
 		  f[4].op == POL_OP_DELETE);
 }
 
+/* A call holds every path it names, however many (no worst-first selection). */
+Test(agents, a_call_holds_every_file_of_a_patch_or_a_read_many)
+{
+	static const struct {
+		const char *agent, *file;
+		size_t paths;
+	} cases[] = {
+	    {"codex", DATA "/codex/patch_eight_files_last_refused.in", 8},
+	};
+	static const char many[] =
+	    "{\"hook_event_name\":\"BeforeTool\",\"tool_name\":\"read_many_files\","
+	    "\"cwd\":\"/nonexistent-dcg/proj\",\"tool_input\":{\"include\":[\"a\",\"b\","
+	    "\"c\",\"d\",\"e\",\"f\",\"g\",\"id.pem\"]}}";
+	const struct hook_agent *gemini = hook_agent_find("gemini");
+	struct hook_call call;
+	void *state = NULL;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct hook_agent *ag = hook_agent_find(cases[i].agent);
+		size_t len;
+		char *in = slurp(cases[i].file, &len);
+
+		ag->parse(in, len, &call, &state);
+		cr_expect_eq(call.kind, HOOK_CALL_PATH, "%s", cases[i].file);
+		cr_expect_eq(call.n_paths, cases[i].paths, "%s", cases[i].file);
+		ag->release(state);
+		hook_call_release(&call);
+		free(in);
+	}
+	gemini->parse(many, sizeof(many) - 1, &call, &state);
+	cr_expect_eq(call.n_paths, 8);
+	cr_expect_str_eq(call.paths[7], "id.pem");
+	gemini->release(state);
+	hook_call_release(&call);
+}
+
+/* The agents' read-only tools (an intent never confines them) live in the adapters. */
+Test(agents, read_only_tools_are_the_adapters_knowledge)
+{
+	static const struct {
+		const char *agent, *tool;
+		int reads_only;
+	} cases[] = {
+	    {"claude", "WebFetch", 1},
+	    {"claude", "TodoWrite", 1},
+	    {"claude", "Task", 1},
+	    {"claude", "mcp__x__y", 0},
+	    {"claude", "web_fetch", 0},
+	    {"gemini", "web_fetch", 1},
+	    {"gemini", "google_web_search", 1},
+	    {"gemini", "mcp__x__y", 0},
+	    {"gemini", "Task", 0},
+	    {"codex", "WebFetch", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct hook_agent *ag = hook_agent_find(cases[i].agent);
+		struct hook_call call;
+		void *state = NULL;
+		char in[256];
+		int n = snprintf(in, sizeof(in),
+				 "{\"hook_event_name\":\"%s\",\"tool_name\":\"%s\","
+				 "\"tool_input\":{}}",
+				 strcmp(cases[i].agent, "gemini") ? "PreToolUse" : "BeforeTool",
+				 cases[i].tool);
+
+		ag->parse(in, (size_t)n, &call, &state);
+		cr_expect_eq(call.kind, HOOK_CALL_OTHER, "%s %s", cases[i].agent, cases[i].tool);
+		cr_expect_eq(call.tool_reads_only, cases[i].reads_only, "%s %s", cases[i].agent,
+			     cases[i].tool);
+		ag->release(state);
+		hook_call_release(&call);
+	}
+}
+
 Test(agents, codex_patch_counts_past_its_buffer_and_refuses_non_patches)
 {
 	static const char patch[] = "*** Begin Patch\n*** Add File: a\n*** Add File: b\n"
@@ -518,7 +593,7 @@ Test(agents, pi_extension_in_the_binary_is_the_one_in_the_repo)
 	char *file = slurp("agents/pi/dcg-damage-control.ts", &flen);
 
 	cr_expect(len == flen && !memcmp(emb, file, len),
-		  "the embedded extension is stale: rebuild cli/agent_pi.o");
+		  "the embedded extension is stale: rebuild cli/agents/pi.o");
 	free(file);
 }
 
@@ -573,13 +648,13 @@ static int exists(const char *dir, const char *rel)
 Test(agents, install_all_installs_only_where_an_agent_folder_exists)
 {
 	char *proj = tmpdir_path("all-proj");
-	char *argv[] = {"install", "--agent", "all", "--project", NULL};
+	char *argv[] = {"install", "--agent", "all", "--project", "--force", NULL};
 
 	cr_assert_eq(mkdir(proj, 0755), 0);
 	cr_assert_eq(chdir(proj), 0);
 	cr_assert_eq(mkdir(".codex", 0755), 0);
 	cr_assert_eq(mkdir(".pi", 0755), 0);
-	cr_expect_eq(cmd_install(4, argv), 0);
+	cr_expect_eq(cmd_install(5, argv), 0);
 	cr_expect(exists(proj, ".codex/hooks.json"), "codex was skipped");
 	cr_expect(exists(proj, ".pi/extensions/dcg-damage-control.ts"), "pi was skipped");
 	cr_expect(!exists(proj, ".claude"), "claude was installed without a .claude folder");

@@ -3,6 +3,7 @@
  * build folder; default build). Every run gets a fresh HOME, no user or project
  * policy, and its own audit log. */
 #include "../cli/hook.h"
+#include "../cli/agents/agents.h"
 
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
@@ -59,6 +60,10 @@ static void child_env(void)
 	setenv("DCG_LOG", buf, 1);
 	unsetenv("DCG_POLICY");
 	unsetenv("XDG_STATE_HOME");
+	unsetenv("DCG_TRUST_FILE");
+	/* no system file from the machine running the tests */
+	snprintf(buf, sizeof(buf), "%s/no-system-policy.yaml", tmpdir);
+	setenv("DCG_SYSTEM_POLICY", buf, 1);
 }
 
 /* Runs dcg with args (NULL-terminated), feeding in (len bytes) on stdin, in tmpdir
@@ -480,12 +485,17 @@ Test(cli, allow_appends_to_an_existing_project_file)
 	const char *const args[] = {"allow",	    "core.git.reset_hard", "-r",
 				    "scratch repo", "--project",	   NULL};
 	const char *const again[] = {"check", "git reset --hard", NULL};
+	const char *const trust[] = {"trust", NULL};
 	char dir[512], *after;
 	struct run r;
 
 	snprintf(dir, sizeof(dir), "%s/.dcg", tmpdir);
 	cr_assert_eq(mkdir(dir, 0755), 0);
 	write_file(".dcg/policy.yaml", before);
+	/* the user trusts the project file; the edit keeps it trusted */
+	run_dcg(&r, trust, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out.s, r.err.s);
+	run_free(&r);
 	run_dcg(&r, args, NULL, 0, NULL, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out.s, r.err.s);
 	run_free(&r);
@@ -519,7 +529,7 @@ Test(cli, install_merges_into_existing_settings_and_uninstall_restores_them)
 	const char *settings = "{\"model\": \"opus\", \"hooks\": {\"PreToolUse\": ["
 			       "{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", "
 			       "\"command\": \"mine\"}]}]}}\n";
-	const char *const inst[] = {"install", "--agent", "claude", "--project", NULL};
+	const char *const inst[] = {"install", "--agent", "claude", "--project", "--force", NULL};
 	const char *const uninst[] = {"uninstall", "--agent", "claude", NULL};
 	char dir[512], *once, *twice, *gone;
 	cJSON *a, *b;

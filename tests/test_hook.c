@@ -5,6 +5,7 @@
  * DCG_UPDATE_GOLDEN=1 rewrites the golden files from the current output (then read
  * the diff before committing it). */
 #include "../cli/hook.h"
+#include "../cli/agents/agents.h"
 
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
@@ -372,7 +373,8 @@ Test(messages, agent_reason_names_rule_reason_and_the_way_out)
 	/* what was refused, why, what to do instead, and the user's way to allow it */
 	cr_assert_str_eq(s, "dcg: heredoc.python.os_system: os.system() executes shell commands. "
 			    "Alternative: Use subprocess with explicit arguments instead. "
-			    "If intentional: dcg allow heredoc.python.os_system -r \"reason\"");
+			    "If it is intended, ask the user to run: "
+			    "dcg allow heredoc.python.os_system -r \"reason\"");
 	free(s);
 	pol_result_release(&r);
 }
@@ -387,7 +389,7 @@ Test(messages, json_output_stays_valid_with_invalid_utf8_in_matched_text)
 	design_result(&r);
 	snprintf(r.matched, sizeof(r.matched), "rm \xff\xfe -rf");
 	json = hook_claude_answer(&a, &code);
-	cr_assert(hook_utf8_valid(json, strlen(json)), "%s", json);
+	cr_assert(pol_utf8_valid(json, strlen(json)), "%s", json);
 	cr_assert(strstr(json, "rm ?? -rf"), "%s", json);
 	free(json);
 	pol_result_release(&r);
@@ -484,6 +486,7 @@ Test(protocol, every_tool_is_translated_and_decided)
 			     pol_decision_name(r.decision), r.rule_id ? r.rule_id : "-");
 		pol_result_release(&r);
 		hook_claude_release(st);
+		hook_call_release(&call);
 	}
 	pol_free(p);
 }
@@ -511,6 +514,7 @@ Test(protocol, reference_samples_from_claude_code_parse)
 		cr_assert_str_eq(call.tool, samples[i][1]);
 		cr_assert_str_eq(call.cwd, "/home/user/run/proj");
 		hook_claude_release(st);
+		hook_call_release(&call);
 		free(text);
 	}
 }
@@ -524,6 +528,7 @@ Test(protocol, other_hook_events_pass)
 	hook_claude_parse(in, strlen(in), &call, &st);
 	cr_assert_eq(call.kind, HOOK_CALL_OTHER);
 	hook_claude_release(st);
+	hook_call_release(&call);
 }
 
 /* ---- bad input is refused, never let through ------------------------------------------- */
@@ -593,6 +598,7 @@ Test(bad_input, every_malformed_call_is_denied_with_a_reason)
 		free(json);
 		pol_result_release(&r);
 		hook_claude_release(st);
+		hook_call_release(&call);
 	}
 	pol_free(p);
 }
@@ -608,6 +614,7 @@ Test(bad_input, escaped_backslash_before_u0000_text_is_not_a_nul)
 	cr_assert_eq(call.kind, HOOK_CALL_COMMAND, "%s", call.invalid ? call.invalid : "");
 	cr_assert_str_eq(call.command, "echo \\u0000");
 	hook_claude_release(st);
+	hook_call_release(&call);
 }
 
 Test(bad_input, command_over_one_mebibyte_is_refused)
@@ -627,6 +634,7 @@ Test(bad_input, command_over_one_mebibyte_is_refused)
 	cr_assert_eq(call.kind, HOOK_CALL_INVALID);
 	cr_assert(strstr(call.invalid, "too long"));
 	hook_claude_release(st);
+	hook_call_release(&call);
 	hook_buf_release(&b);
 }
 
@@ -643,6 +651,7 @@ Test(bad_input, no_policy_at_all_denies_every_checked_call)
 	cr_assert_str_eq(r.rule_id, HOOK_RULE_INTERNAL);
 	pol_result_release(&r);
 	hook_claude_release(st);
+	hook_call_release(&call);
 }
 
 /* ---- dcg allow: text edits ------------------------------------------------------------- */
@@ -885,12 +894,19 @@ Test(settings, dcg_commands_are_recognised)
 
 Test(utf8, validity)
 {
-	cr_assert(hook_utf8_valid("plain ascii, long enough to use the word loop", 45));
-	cr_assert(hook_utf8_valid("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9));
-	cr_assert_not(hook_utf8_valid("\xc3", 1));
-	cr_assert_not(hook_utf8_valid("\xe0\x80\xaf", 3));
-	cr_assert_not(hook_utf8_valid("\xf4\x90\x80\x80", 4));
-	cr_assert_not(hook_utf8_valid("abcdefgh\x80", 9));
+	cr_assert(pol_utf8_valid("plain ascii, long enough to use the word loop", 45));
+	cr_assert(pol_utf8_valid("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9));
+	cr_assert_not(pol_utf8_valid("\xc3", 1));
+	cr_assert_not(pol_utf8_valid("\xe0\x80\xaf", 3));
+	cr_assert_not(pol_utf8_valid("\xf4\x90\x80\x80", 4));
+	cr_assert_not(pol_utf8_valid("abcdefgh\x80", 9));
+	/* NUL is a character, but not valid input, inside the eight-byte loop or not */
+	cr_assert_not(pol_utf8_valid("ab\0cdefghijk", 12));
+	cr_assert_not(pol_utf8_valid("abcdefghij\0", 11));
+	cr_assert_eq(pol_utf8_char("\0", 1), 1);
+	cr_assert_eq(pol_utf8_char("\xed\xa0\x80", 3), 0, "a surrogate");
+	cr_assert_eq(pol_utf8_char("\xf0\x9f\x98\x80", 4), 4);
+	cr_assert_eq(pol_utf8_char("\xf0\x9f\x98", 3), 0, "cut");
 }
 
 /* ---- mutated input ------------------------------------------------------------------ */
@@ -935,6 +951,7 @@ Test(bad_input, mutated_claude_calls_never_pass_when_malformed)
 			cr_assert(r.decision >= POL_ALLOW && r.decision <= POL_DENY);
 			pol_result_release(&r);
 			hook_claude_release(st);
+			hook_call_release(&call);
 			free(buf);
 		}
 		free(orig);

@@ -400,7 +400,7 @@ Test(intent, shell_write_without_intent_is_missing_intent)
 
 /* ---- tool classes --------------------------------------------------------------------------- */
 
-Test(intent, tool_classes_builtin_and_from_policy)
+Test(intent, tool_classes_from_the_caller_and_from_policy)
 {
 	struct pol_intent_set *s = workspace("INT-001");
 	struct pol_result r;
@@ -411,28 +411,30 @@ Test(intent, tool_classes_builtin_and_from_policy)
 				  "  destructive_need_approval: true\n";
 	static const char bad[] = "tools:\n  nonsense: 1\n  destructive_need_approval: maybe\n";
 
-	cr_expect_eq(pol_intent_tool_class(s, "Read"), POL_INTENT_TOOL_READ_ONLY);
-	cr_expect_eq(pol_intent_tool_class(s, "Grep"), POL_INTENT_TOOL_READ_ONLY);
-	cr_expect_eq(pol_intent_tool_class(s, "Write"), POL_INTENT_TOOL_DESTRUCTIVE);
-	cr_expect_eq(pol_intent_tool_class(s, "mcp__x__y"), POL_INTENT_TOOL_DESTRUCTIVE);
-	cr_expect_eq(pol_intent_tool_class(s, ""), POL_INTENT_TOOL_DESTRUCTIVE);
+	/* the caller (an agent adapter) knows which of its tools only read */
+	cr_expect_eq(pol_intent_tool_class(s, "Read", 1), POL_INTENT_TOOL_READ_ONLY);
+	cr_expect_eq(pol_intent_tool_class(s, "Read", 0), POL_INTENT_TOOL_DESTRUCTIVE);
+	cr_expect_eq(pol_intent_tool_class(s, "Write", 0), POL_INTENT_TOOL_DESTRUCTIVE);
+	cr_expect_eq(pol_intent_tool_class(s, "mcp__x__y", 0), POL_INTENT_TOOL_DESTRUCTIVE);
+	cr_expect_eq(pol_intent_tool_class(s, "", 1), POL_INTENT_TOOL_DESTRUCTIVE);
 	cr_expect_eq(pol_intent_tools_need_approval(s), 0);
 	/* without approval required, unknown tools pass */
-	cr_expect_eq(pol_intent_check_tool(s, "mcp__x__y", &r), POL_ALLOW);
+	cr_expect_eq(pol_intent_check_tool(s, "mcp__x__y", 0, &r), POL_ALLOW);
 
 	cr_assert_eq(pol_intent_tools_load_buffer(s, "p.yaml", pol, sizeof(pol) - 1), 0);
-	cr_expect_eq(pol_intent_tool_class(s, "mcp__github__get_issue"), POL_INTENT_TOOL_READ_ONLY);
-	cr_expect_eq(pol_intent_tool_class(s, "mcp__github__get_and_delete"),
+	cr_expect_eq(pol_intent_tool_class(s, "mcp__github__get_issue", 0),
+		     POL_INTENT_TOOL_READ_ONLY);
+	cr_expect_eq(pol_intent_tool_class(s, "mcp__github__get_and_delete", 0),
 		     POL_INTENT_TOOL_DESTRUCTIVE);
-	cr_expect_eq(pol_intent_tool_class(s, "TodoWrite"), POL_INTENT_TOOL_DESTRUCTIVE);
-	cr_expect_eq(pol_intent_tool_class(s, "Bash"), POL_INTENT_TOOL_READ_ONLY);
+	cr_expect_eq(pol_intent_tool_class(s, "TodoWrite", 1), POL_INTENT_TOOL_DESTRUCTIVE);
+	cr_expect_eq(pol_intent_tool_class(s, "Bash", 0), POL_INTENT_TOOL_READ_ONLY);
 	cr_expect_eq(pol_intent_tools_need_approval(s), 1);
-	cr_expect_eq(pol_intent_check_tool(s, "mcp__github__get_issue", &r), POL_ALLOW);
-	cr_expect_eq(pol_intent_check_tool(s, "mcp__x__y", &r), POL_ASK);
+	cr_expect_eq(pol_intent_check_tool(s, "mcp__github__get_issue", 0, &r), POL_ALLOW);
+	cr_expect_eq(pol_intent_check_tool(s, "mcp__x__y", 0, &r), POL_ASK);
 	cr_expect_str_eq(r.rule_id, "scope.unchecked_tool");
 	expect_json(&r, "UNCHECKED_TOOL", "mcp__x__y");
 	pol_intent_select(s, NULL);
-	cr_expect_eq(pol_intent_check_tool(s, "mcp__x__y", &r), POL_DENY);
+	cr_expect_eq(pol_intent_check_tool(s, "mcp__x__y", 0, &r), POL_DENY);
 	cr_expect_str_eq(r.rule_id, "scope.missing_intent");
 
 	cr_expect_eq(pol_intent_tools_load_buffer(s, "bad.yaml", bad, sizeof(bad) - 1), -EINVAL);

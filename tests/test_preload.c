@@ -132,10 +132,11 @@ Test(preload, open_flags_map_to_operations)
 		unsigned pflags;
 	} cases[] = {
 	    {O_RDONLY, POL_OP_READ, 0},
-	    {O_RDONLY | O_CLOEXEC | O_DIRECTORY, POL_OP_READ, 0},
+	    {O_RDONLY | O_CLOEXEC | O_DIRECTORY, POL_OP_LIST, 0},
 	    {O_WRONLY, POL_OP_WRITE, 0},
 	    {O_RDWR, POL_OP_WRITE, 0},
-	    {O_RDONLY | O_APPEND, POL_OP_WRITE, 0},
+	    {O_RDONLY | O_APPEND, POL_OP_READ, 0}, /* no write access: writes nothing */
+	    {O_WRONLY | O_APPEND, POL_OP_WRITE, 0},
 	    {O_WRONLY | O_TRUNC, POL_OP_TRUNCATE, 0},
 	    {O_RDONLY | O_TRUNC, POL_OP_TRUNCATE, 0},
 	    {O_WRONLY | O_CREAT, POL_OP_CREATE, 0},
@@ -345,15 +346,15 @@ Test(preload, executable_kinds)
 Test(preload, messages_are_cut_not_overflowed)
 {
 	char buf[16];
-	struct guard_msg m;
+	struct rt_msg m;
 
-	guard_msg_init(&m, buf, sizeof(buf));
-	guard_msg_add(&m, "dcg: blocked ");
-	guard_msg_addu(&m, 12345);
+	rt_msg_init(&m, buf, sizeof(buf));
+	rt_msg_add(&m, "dcg: blocked ");
+	rt_msg_addu(&m, 12345);
 	cr_expect_str_eq(buf, "dcg: blocked 12");
 	cr_expect_eq(m.len, 15);
-	guard_msg_init(&m, buf, sizeof(buf));
-	guard_msg_addu(&m, 0);
+	rt_msg_init(&m, buf, sizeof(buf));
+	rt_msg_addu(&m, 0);
 	cr_expect_str_eq(buf, "0");
 }
 

@@ -2,8 +2,10 @@
  * open+close loop bare, then with every openat notified to a minimal supervisor that
  * knows the answer without looking (no memory read, no path check), answering
  *   continue  SECCOMP_USER_NOTIF_FLAG_CONTINUE (the kernel performs the open),
- *   addfd     the supervisor opens the file and installs it with ADDFD + SEND (what
- *             dcg does for every open it allows),
+ *   addfd     the supervisor opens the file and installs it with ADDFD + SEND (one
+ *             call, but the kernel then wakes the tracee without the sync hand-off),
+ *   addfd-reply  ADDFD without SEND, then an ordinary answer carrying the new
+ *             descriptor's number (two calls, the second with the sync hand-off),
  * with the listener in SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP mode, the supervisor and the
  * tracee on any CPU, then both on the same CPU.
  *
@@ -37,7 +39,7 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
-enum mode { M_BARE, M_CONTINUE, M_ADDFD };
+enum mode { M_BARE, M_CONTINUE, M_ADDFD, M_ADDFD_REPLY };
 
 struct run {
 	enum mode mode;
@@ -157,21 +159,25 @@ static int supervise(struct run *r, int fd)
 			}
 			return -1;
 		}
-		if (r->mode == M_ADDFD) {
-			int local = open(r->path, O_RDONLY | O_CLOEXEC);
-			struct seccomp_notif_addfd add = {.id = req.id,
-							  .flags = SECCOMP_ADDFD_FLAG_SEND,
-							  .srcfd = (unsigned)local,
-							  .newfd_flags = O_CLOEXEC};
-
-			if (local < 0 || ioctl(fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
-				return -1;
-			close(local);
-			continue;
-		}
 		memset(&resp, 0, sizeof(resp));
 		resp.id = req.id;
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		if (r->mode == M_ADDFD || r->mode == M_ADDFD_REPLY) {
+			int local = open(r->path, O_RDONLY | O_CLOEXEC), remote;
+			struct seccomp_notif_addfd add = {
+			    .id = req.id,
+			    .flags = r->mode == M_ADDFD ? SECCOMP_ADDFD_FLAG_SEND : 0,
+			    .srcfd = (unsigned)local,
+			    .newfd_flags = O_CLOEXEC};
+
+			if (local < 0 || (remote = ioctl(fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add)) < 0)
+				return -1;
+			close(local);
+			if (r->mode == M_ADDFD)
+				continue;
+			resp.flags = 0;
+			resp.val = remote;
+		}
 		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
 			return -1;
 	}
@@ -223,8 +229,10 @@ int main(int argc, char **argv)
 	    {"bare", M_BARE, 0},
 	    {"continue", M_CONTINUE, 0},
 	    {"addfd", M_ADDFD, 0},
+	    {"addfd-reply", M_ADDFD_REPLY, 0},
 	    {"continue-same-cpu", M_CONTINUE, 1},
 	    {"addfd-same-cpu", M_ADDFD, 1},
+	    {"addfd-reply-same-cpu", M_ADDFD_REPLY, 1},
 	};
 	long n;
 

@@ -2,9 +2,9 @@
 # against a local mock of their model API inside `unshare -n` (issue 7).
 # `make e2e-agents` runs tests/e2e/{pi,codex,gemini}/run.sh; `make e2e` runs them too.
 
-# The pi extension is embedded in the dcg binary (cli/agent_pi.c, .incbin), which
+# The pi extension is embedded in the dcg binary (cli/agents/pi.c, .incbin), which
 # the compiler's dependency files do not see.
-$(BUILD)/cli/agent_pi.o: agents/pi/dcg-damage-control.ts
+$(BUILD)/cli/agents/pi.o: agents/pi/dcg-damage-control.ts
 
 .PHONY: e2e-agents
 e2e-agents: $(BUILD)/dcg

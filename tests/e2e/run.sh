@@ -66,7 +66,7 @@ setup() {
 }
 
 install_hook() {
-	(cd "$1/proj" && "$DCG" install --agent claude --project >/dev/null) ||
+	(cd "$1/proj" && "$DCG" install --agent claude --project --force >/dev/null) ||
 		{ echo "e2e: dcg install failed in $1" >&2; return 1; }
 }
 

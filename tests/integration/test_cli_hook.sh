@@ -39,9 +39,9 @@ echo "$out" | grep -q "^decision: deny" || fail "explain: no decision"
 	fail "log --json is not JSON"
 
 # install --user, twice, then uninstall
-"$DCG" install --agent claude --user >/dev/null || fail "install"
+"$DCG" install --agent claude --user --force >/dev/null || fail "install"
 first=$(cat "$HOME/.claude/settings.json")
-"$DCG" install --agent claude --user >/dev/null || fail "install again"
+"$DCG" install --agent claude --user --force >/dev/null || fail "install again"
 [ "$first" = "$(cat "$HOME/.claude/settings.json")" ] || fail "second install changed the file"
 echo "$first" | grep -q "hook --agent claude" || fail "no hook command: $first"
 "$DCG" status | grep -q "hook: *installed for claude" || fail "status does not see the hook"

@@ -135,7 +135,7 @@ fi
 "$DCG" run --policy "$WS/policy.yaml" -- "$PROBE" unlink nd/f1 2>"$T/one.log"
 rc=$?
 [ $rc -eq 13 ] || bad "unlink(nd/f1) did not fail with EACCES (probe exit $rc)"
-grep -qxE 'dcg: blocked unlink of nd/f1: noDeletePaths nd/ \[[a-z_.0-9]+\]' "$T/one.log" &&
+grep -qxE 'dcg: blocked unlink of /[^ ]*/nd/f1: noDeletePaths nd/ \[[a-z_.0-9]+\]' "$T/one.log" &&
 	[ "$(grep -c '^dcg: blocked' "$T/one.log")" -eq 1 ] || { bad "refusal line not as specified:"; cat "$T/one.log"; }
 [ -s "$DCG_LOG" ] || bad "no audit log"
 grep -q '"layer":"preload"' "$DCG_LOG" || bad "audit log has no preload line"

@@ -73,7 +73,7 @@ run_codex() {
 
 install_hook() { # --user | --project
 	(cd "$R/proj" && HOME="$R/home" CODEX_HOME="$R/home/.codex" \
-		"$DCG" install --agent codex "$1" >"$R/install.txt" 2>&1)
+		"$DCG" install --agent codex --force "$1" >"$R/install.txt" 2>&1)
 }
 
 told() { python3 "$KIT/check.py" "$R/requests.jsonl" "$@"; }

@@ -64,7 +64,7 @@ run_gemini() {
 }
 
 install_hook() { # --user | --project
-	(cd "$R/proj" && HOME="$R/home" "$DCG" install --agent gemini "$1" >"$R/install.txt" 2>&1)
+	(cd "$R/proj" && HOME="$R/home" "$DCG" install --agent gemini --force "$1" >"$R/install.txt" 2>&1)
 }
 
 told() { python3 "$KIT/check.py" "$R/requests.jsonl" "$@"; }

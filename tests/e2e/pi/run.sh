@@ -83,7 +83,7 @@ run_pi() {
 
 install_ext() { # install_ext --project|--user
 	(cd "$R/proj" && HOME="$R/home" PI_CODING_AGENT_DIR="$R/home/.pi/agent" \
-		"$DCG" install --agent pi "$1" >"$R/install.txt" 2>&1)
+		"$DCG" install --agent pi --force "$1" >"$R/install.txt" 2>&1)
 }
 
 # run_pi_rpc yes|no SCENARIO_JSON: pi in RPC mode, where the extension has a UI;

@@ -1,12 +1,20 @@
-/* agents.h - the adapters of `dcg hook --agent codex|gemini|cursor|pi` and of
- * `dcg install --agent ...` for those agents (issue 7).
+/* agents.h - the agent adapters: `dcg hook --agent claude|codex|gemini|cursor|pi` and
+ * `dcg install --agent ...`.
  *
- * Each agent is a struct hook_agent (hook.h) over the one decision of
- * hook_decide_call(): parse() turns the agent's tool call into a struct hook_call,
- * answer() turns the decision into the agent's protocol. The helpers below are shared
- * by the four adapters; they live in agent_codex.c.
+ * Each agent is a struct hook_agent over the one decision of hook_decide_call()
+ * (hook.h): parse() turns the agent's tool call into a struct hook_call, answer() turns
+ * the decision into the agent's protocol, install()/uninstall() edit its settings. The
+ * adapter library below (input checks, file/search/command calls, settings files) is
+ * what every adapter is written with:
+ *   common.c    input checks, calls, the reason sentence; the table of agents
+ *   settings.c  settings files {"hooks": {EVENT: [...]}}: merge, remove, and the one
+ *               read-edit-write (atomic) every installer uses
+ *   claude.c codex.c gemini.c cursor.c pi.c   one adapter each
  *
  * Protocols, as read from the clients' code (versions in tests/data/agents/README):
+ *   claude  PreToolUse JSON (tool_name Bash, Read, Write, Edit, MultiEdit, NotebookEdit,
+ *           Glob, Grep, LS); answer {"hookSpecificOutput":{"permissionDecision":
+ *           "deny"|"ask", ...}} (message.c), nothing for allow.
  *   codex   PreToolUse JSON on stdin (tool_name "Bash" with tool_input.command, or
  *           "apply_patch" with the patch text in tool_input.command); answer
  *           {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":
@@ -25,9 +33,67 @@
 #ifndef DCG_AGENTS_H
 #define DCG_AGENTS_H
 
-#include "hook.h"
+#include "../hook.h"
 
 struct cJSON;
+
+/* ---- the table --------------------------------------------------------------------------------- */
+
+/* The answer to give an agent for one decided call. */
+struct hook_answer {
+	const struct pol_result *result;
+	const struct hook_call *call;
+};
+
+/* One agent protocol. parse() reads the raw input into call (keeping what it needs in
+ * *state, released by release()); answer() returns the stdout text for the decision
+ * (malloc'ed; NULL when nothing must be printed, e.g. allow), and sets *exit_code.
+ * install/uninstall edit the agent's settings (NULL: not supported yet). */
+struct hook_agent {
+	const char *name;
+	int (*parse)(const char *buf, size_t len, struct hook_call *call, void **state);
+	void (*release)(void *state);
+	char *(*answer)(const struct hook_answer *a, int *exit_code);
+	int (*install)(const char *settings_path, const char *command, char *msg, size_t msgsize);
+	int (*uninstall)(const char *settings_path, char *msg, size_t msgsize);
+	/* Where its settings live: user (1) or project (0). Writes into out. */
+	int (*settings_path)(int user, const char *cwd, char *out, size_t size);
+};
+
+/* Finds an agent by name ("claude", "codex", "gemini", "cursor", "pi"); NULL when
+ * unknown. */
+const struct hook_agent *hook_agent_find(const char *name);
+/* The table, for help texts: count and entry i. */
+size_t hook_agent_count(void);
+const struct hook_agent *hook_agent_get(size_t i);
+
+/* Claude Code's PreToolUse protocol. */
+char *hook_claude_answer(const struct hook_answer *a, int *exit_code);
+int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void **state);
+void hook_claude_release(void *state);
+int hook_claude_install(const char *settings_path, const char *command, char *msg, size_t msgsize);
+int hook_claude_uninstall(const char *settings_path, char *msg, size_t msgsize);
+int hook_claude_settings_path(int user, const char *cwd, char *out, size_t size);
+
+/* ---- Claude Code settings.json ---------------------------------------------------------------- */
+
+/* The tools dcg registers for. */
+#define HOOK_CLAUDE_MATCHER "Bash|Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS"
+
+/* hook_agents_settings_merge() with Claude Code's registration: dcg's PreToolUse hook
+ * (matcher HOOK_CLAUDE_MATCHER, running `command`, timeout 30 s). */
+int hook_claude_settings_merge(const char *text, const char *command, char **out);
+/* hook_agents_settings_remove(). */
+int hook_claude_settings_remove(const char *text, char **out);
+/* 1 when a hook command string is one dcg installed. */
+int hook_is_dcg_command(const char *command);
+
+/* Tool names to calls, in Claude Code's vocabulary (Bash, Read, Write, Edit, MultiEdit,
+ * NotebookEdit, Glob, Grep, LS); `dcg check --tool` uses it too. tool_input is a cJSON
+ * object (void * so that callers need not include cJSON.h). Fills call (initialised
+ * here; hook_call_release after); never fails (bad input gives INVALID). */
+void hook_call_from_claude(const char *tool, const void *tool_input, const char *cwd,
+			   struct hook_call *call);
 
 /* A command longer than this is refused rather than analysed (as for Claude Code). */
 #define HOOK_AGENT_MAX_COMMAND (1024 * 1024)
@@ -37,16 +103,21 @@ struct cJSON;
 /* Checks raw input (empty, NUL bytes, invalid UTF-8, escaped NUL) and parses it as a
  * JSON object. Returns the parsed root (owned by the caller, cJSON_Delete) or NULL;
  * on any problem call is INVALID with a sentence saying why (the root may still be
- * returned, e.g. for a JSON array, and must be freed). call is reset first. */
+ * returned, e.g. for a JSON array, and must be freed). call is initialised first
+ * (hook_call_init). */
 struct cJSON *hook_agents_parse_input(const char *buf, size_t len, struct hook_call *call);
+
+/* 1 when tool is in list (NULL-terminated): an adapter's tools that only read, which
+ * an intent never confines (call->tool_reads_only). */
+int hook_agents_tool_in(const char *const *list, const char *tool);
 
 /* The string member key of obj, or NULL when missing or not a string. */
 const char *hook_agents_str(const struct cJSON *obj, const char *key);
 
-/* Sets a file-tool call: path (missing or empty: INVALID) with op. */
+/* Adds a file-tool path (missing or empty: INVALID) with op. */
 void hook_agents_file(struct hook_call *call, const char *path, enum pol_op op);
-/* Sets a search-tool call: dir (default the call's cwd) with op, and glob joined to it
- * in call->scratch[0] (so that "*.pem" meets the path rules as a name). */
+/* Adds a search tool's paths: dir (default the call's cwd) with op, and glob joined
+ * to it in call->scratch[0] (so that "*.pem" meets the path rules as a name). */
 void hook_agents_search(struct hook_call *call, const char *dir, const char *glob, enum pol_op op);
 /* Sets a command call, refusing one over HOOK_AGENT_MAX_COMMAND bytes. */
 void hook_agents_command(struct hook_call *call, const char *command);
@@ -85,12 +156,22 @@ int hook_agents_settings_merge(const char *text, const struct hook_agents_reg *r
  * empty. Returns 0, 1 when there was nothing to remove, -EINVAL, -ENOMEM. */
 int hook_agents_settings_remove(const char *text, char **out);
 
-/* install/uninstall over a settings file with the functions above, with the messages
- * of the Claude Code installer. */
+/* The one read-edit-write of an agent's file: reads path (missing: text NULL), calls
+ * edit(text, arg, &out), which returns 0 with *out the new text (malloc'ed), 1 when
+ * nothing is to change, or a negative errno (the file is left alone), and writes *out
+ * atomically (hook_write_atomic, mode 0644). Returns edit's result (1: unchanged), or
+ * -errno of the read or the write (msg then says which; otherwise msg is untouched). */
+int hook_agents_edit_file(const char *path, size_t max,
+			  int (*edit)(const char *text, void *arg, char **out), void *arg,
+			  char *msg, size_t msgsize);
+
+/* install/uninstall over a settings file with the functions above; agent names the
+ * agent in the messages. */
 int hook_agents_install_file(const char *settings_path, const struct hook_agents_reg *regs,
 			     size_t n, const char *command, const char *top, const char *agent,
 			     char *msg, size_t msgsize);
-int hook_agents_uninstall_file(const char *settings_path, char *msg, size_t msgsize);
+int hook_agents_uninstall_file(const char *settings_path, const char *agent, char *msg,
+			       size_t msgsize);
 
 /* $HOME/<rel> (user) or <cwd>/<rel> (project) into out. */
 int hook_agents_settings_path(int user, const char *cwd, const char *rel, char *out, size_t size);
@@ -111,17 +192,6 @@ struct hook_patch_file {
  * the patch names (may exceed max), or -EINVAL when the text is not a patch (no
  * "*** Begin Patch" line) or names a file with an empty path. */
 long hook_codex_patch_files(const char *patch, size_t len, struct hook_patch_file *out, size_t max);
-
-/* When a call names more paths than a struct hook_call holds (a Codex patch, Gemini
- * CLI's read_many_files), orders paths and ops (n entries) worst first, so that the
- * HOOK_CALL_MAX_PATHS that go into the call include the path that refuses it: each is
- * decided with hook_codex_patch_policy, or when NULL (default) with the layered policy
- * of hook_policy_open() and dcg's global --policy, loaded for that, and ranked by the
- * active intent's scope too. n <= HOOK_CALL_MAX_PATHS: nothing to do. */
-void hook_agents_worst_first(const struct hook_call *call, const char **paths, enum pol_op *ops,
-			     size_t n);
-/* The policy of hook_agents_worst_first(); tests set it. */
-extern const struct pol_policy *hook_codex_patch_policy;
 
 /* ---- the adapters ----------------------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* agent_gemini.c - Gemini CLI's BeforeTool hook.
+/* gemini.c - Gemini CLI's BeforeTool hook.
  *
  * Gemini CLI sends {"hook_event_name": "BeforeTool", "tool_name": ..., "tool_input":
  * ..., "cwd": ...} and reads {"decision": "deny"|"block"|"ask", "reason": ...,
@@ -15,6 +15,12 @@
 	"^(run_shell_command|write_file|replace|read_file|read_many_files|list_directory|glob|" \
 	"grep_search)$"
 #define GEMINI_TIMEOUT_MS 30000
+
+/* Gemini CLI's tools that only read: an intent never confines them. */
+static const char *const read_only_tools[] = {
+    "read_file",	   "read_many_files", "list_directory",	   "glob", "grep_search",
+    "search_file_content", "web_fetch",	      "google_web_search", NULL,
+};
 
 struct gemini_state {
 	cJSON *root;
@@ -41,9 +47,6 @@ static const char *path_of(const cJSON *in, const char *key, const char *old_key
 static void read_many(struct hook_call *call, const cJSON *in)
 {
 	const cJSON *inc = cJSON_GetObjectItemCaseSensitive(in, "include"), *it;
-	const char **paths;
-	enum pol_op *ops;
-	size_t n = 0, i;
 
 	if (!inc)
 		inc = cJSON_GetObjectItemCaseSensitive(in, "paths");
@@ -52,39 +55,24 @@ static void read_many(struct hook_call *call, const cJSON *in)
 		return;
 	}
 	if (!cJSON_IsArray(inc) || cJSON_GetArraySize(inc) == 0) {
-		call->kind = HOOK_CALL_INVALID;
-		call->invalid = "the read_many_files call names no files";
+		hook_call_invalid(call, "the read_many_files call names no files");
 		return;
 	}
 	cJSON_ArrayForEach(it, inc)
 	{
 		if (!cJSON_IsString(it) || !it->valuestring[0]) {
-			call->kind = HOOK_CALL_INVALID;
-			call->invalid =
-			    "the read_many_files call has an include entry that is not a path";
+			hook_call_invalid(call, "the read_many_files call has an include entry "
+						"that is not a path");
 			return;
 		}
 	}
-	paths = calloc((size_t)cJSON_GetArraySize(inc), sizeof(*paths));
-	ops = calloc((size_t)cJSON_GetArraySize(inc), sizeof(*ops));
-	if (!paths || !ops) {
-		free(paths);
-		free(ops);
-		call->kind = HOOK_CALL_INVALID;
-		call->invalid = "dcg ran out of memory reading the call";
-		return;
-	}
+	/* Every pattern is checked. */
 	cJSON_ArrayForEach(it, inc)
 	{
-		paths[n] = it->valuestring;
-		ops[n++] = POL_OP_READ;
+		hook_agents_file(call, it->valuestring, POL_OP_READ);
+		if (call->kind == HOOK_CALL_INVALID)
+			return;
 	}
-	/* Every pattern must be checked: more than a call holds go worst first. */
-	hook_agents_worst_first(call, paths, ops, n);
-	for (i = 0; i < n && i < HOOK_CALL_MAX_PATHS; i++)
-		hook_agents_file(call, paths[i], ops[i]);
-	free(paths);
-	free(ops);
 }
 
 static void shell_call(struct hook_call *call, const cJSON *in)
@@ -120,9 +108,8 @@ int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void 
 	*state = NULL;
 	st = calloc(1, sizeof(*st));
 	if (!st) {
-		memset(call, 0, offsetof(struct hook_call, scratch));
-		call->kind = HOOK_CALL_INVALID;
-		call->invalid = "dcg ran out of memory reading the call";
+		hook_call_init(call);
+		hook_call_invalid(call, "dcg ran out of memory reading the call");
 		return 0;
 	}
 	*state = st;
@@ -153,7 +140,9 @@ int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void 
 			return 0;
 		}
 	} else {
-		return 0; /* OTHER: web_fetch, MCP tools, ... touch no command or path */
+		/* OTHER: web_fetch, MCP tools, ... touch no command or path */
+		call->tool_reads_only = hook_agents_tool_in(read_only_tools, tool);
+		return 0;
 	}
 	if (!strcmp(tool, "run_shell_command"))
 		shell_call(call, in);
@@ -226,7 +215,7 @@ int hook_gemini_install(const char *settings_path, const char *command, char *ms
 
 int hook_gemini_uninstall(const char *settings_path, char *msg, size_t msgsize)
 {
-	return hook_agents_uninstall_file(settings_path, msg, msgsize);
+	return hook_agents_uninstall_file(settings_path, "gemini", msg, msgsize);
 }
 
 int hook_gemini_settings_path(int user, const char *cwd, char *out, size_t size)

@@ -1,4 +1,4 @@
-/* agent_cursor.c - Cursor's agent hooks: beforeShellExecution, beforeReadFile and
+/* cursor.c - Cursor's agent hooks: beforeShellExecution, beforeReadFile and
  * preToolUse (.cursor/hooks.json).
  *
  * Cursor sends {"hook_event_name": ..., "command"/"file_path"/"tool_name"+"tool_input",
@@ -99,9 +99,8 @@ int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void 
 	*state = NULL;
 	st = calloc(1, sizeof(*st));
 	if (!st) {
-		memset(call, 0, offsetof(struct hook_call, scratch));
-		call->kind = HOOK_CALL_INVALID;
-		call->invalid = "dcg ran out of memory reading the call";
+		hook_call_init(call);
+		hook_call_invalid(call, "dcg ran out of memory reading the call");
 		return 0;
 	}
 	*state = st;
@@ -229,7 +228,7 @@ int hook_cursor_install(const char *settings_path, const char *command, char *ms
 
 int hook_cursor_uninstall(const char *settings_path, char *msg, size_t msgsize)
 {
-	return hook_agents_uninstall_file(settings_path, msg, msgsize);
+	return hook_agents_uninstall_file(settings_path, "cursor", msg, msgsize);
 }
 
 int hook_cursor_settings_path(int user, const char *cwd, char *out, size_t size)

@@ -1,4 +1,4 @@
-/* agent_pi.c - `dcg hook --agent pi`, the other half of the pi extension
+/* pi.c - `dcg hook --agent pi`, the other half of the pi extension
  * (agents/pi/dcg-damage-control.ts), and its installer.
  *
  * The extension sends pi's tool_call event with the session's cwd:
@@ -37,6 +37,7 @@ extern const char hook_pi_ext_start[], hook_pi_ext_end[];
 #define PI_EXT_NAME  "dcg-damage-control.ts"
 #define PI_EXT_MARK  "dcg-damage-control: the pi extension of dcg"
 #define PI_BIN_TOKEN "@@DCG_BIN@@"
+#define PI_EXT_MAX   (4 * 1024 * 1024) /* an extension file larger than this is not ours */
 
 struct pi_state {
 	cJSON *root;
@@ -69,9 +70,8 @@ int hook_pi_parse(const char *buf, size_t len, struct hook_call *call, void **st
 	*state = NULL;
 	st = calloc(1, sizeof(*st));
 	if (!st) {
-		memset(call, 0, offsetof(struct hook_call, scratch));
-		call->kind = HOOK_CALL_INVALID;
-		call->invalid = "dcg ran out of memory reading the call";
+		hook_call_init(call);
+		hook_call_invalid(call, "dcg ran out of memory reading the call");
 		return 0;
 	}
 	*state = st;
@@ -226,12 +226,24 @@ char *hook_pi_extension_for(const char *dcg_path)
 	return hook_buf_detach(&b);
 }
 
+/* Writes the extension unless the file holds it already or is someone else's. */
+static int pi_install_edit(const char *text, void *arg, char **out)
+{
+	const char *want = arg;
+
+	if (text && !strcmp(text, want))
+		return 1;
+	if (text && !strstr(text, PI_EXT_MARK))
+		return -EEXIST;
+	*out = strdup(want);
+	return *out ? 0 : -ENOMEM;
+}
+
 int hook_pi_install(const char *settings_path, const char *command, char *msg, size_t msgsize)
 {
-	char exe[PATH_MAX], *want = NULL, *have = NULL;
+	char exe[PATH_MAX], *want;
 	ssize_t n;
-	size_t len;
-	int err, rc = 0;
+	int rc;
 
 	(void)command; /* the extension runs this binary itself */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -245,34 +257,19 @@ int hook_pi_install(const char *settings_path, const char *command, char *msg, s
 		snprintf(msg, msgsize, "out of memory");
 		return -ENOMEM;
 	}
-	err = hook_read_file(settings_path, 4 * 1024 * 1024, &have, &len);
-	if (err && err != -ENOENT) {
-		snprintf(msg, msgsize, "cannot read %s: %s", settings_path, strerror(-err));
-		rc = err;
-		goto out;
-	}
-	if (!err && !strcmp(have, want)) {
+	rc = hook_agents_edit_file(settings_path, PI_EXT_MAX, pi_install_edit, want, msg, msgsize);
+	if (rc == 1)
 		snprintf(msg, msgsize, "dcg extension already installed for pi in %s",
 			 settings_path);
-		goto out;
-	}
-	if (!err && !strstr(have, PI_EXT_MARK)) {
+	else if (rc == -EEXIST)
 		snprintf(msg, msgsize, "%s exists and is not dcg's extension; left it unchanged",
 			 settings_path);
-		rc = -EEXIST;
-		goto out;
-	}
-	err = hook_write_atomic(settings_path, want, strlen(want), 0644);
-	if (err) {
-		snprintf(msg, msgsize, "cannot write %s: %s", settings_path, strerror(-err));
-		rc = err;
-		goto out;
-	}
-	snprintf(msg, msgsize, "dcg extension installed for pi in %s", settings_path);
-out:
+	else if (rc == -ENOMEM)
+		snprintf(msg, msgsize, "out of memory");
+	else if (rc == 0)
+		snprintf(msg, msgsize, "dcg extension installed for pi in %s", settings_path);
 	free(want);
-	free(have);
-	return rc;
+	return rc == 1 ? 0 : rc;
 }
 
 int hook_pi_uninstall(const char *settings_path, char *msg, size_t msgsize)
@@ -281,7 +278,7 @@ int hook_pi_uninstall(const char *settings_path, char *msg, size_t msgsize)
 	size_t len;
 	int err;
 
-	err = hook_read_file(settings_path, 4 * 1024 * 1024, &have, &len);
+	err = hook_read_file(settings_path, PI_EXT_MAX, &have, &len);
 	if (err == -ENOENT) {
 		snprintf(msg, msgsize, "no %s: nothing to remove", settings_path);
 		return 0;

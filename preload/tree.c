@@ -1,0 +1,242 @@
+/* tree.c - the calls that change the tree every path rule is written for (mount,
+ * umount, chroot, pivot_root, a new mount namespace, the new mount API), refused with
+ * the built-in rule runtime.mount; bind() of a Unix socket, which creates a file; and
+ * scandir, whose glibc implementation opens the folder through an internal opendir
+ * that no wrapper sees. */
+#include "guard.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#ifndef CLONE_NEWNS
+#define CLONE_NEWNS 0x00020000
+#endif
+
+static int no_real(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+/* Refuses a tree-changing call unless the allowlist names runtime.mount. Returns 0
+ * to go on, -1 with errno EPERM. */
+static int tree_check(const char *call, const char *path)
+{
+	char buf[PATH_MAX];
+	int saved = errno, rc;
+
+	if (!guard_enter())
+		return 0;
+	rc = guard_check_builtin(call, RT_RULE_MOUNT, guard_copy_path(path, buf, sizeof(buf)));
+	guard_leave();
+	errno = rc < 0 ? EPERM : saved;
+	return rc;
+}
+
+GUARD_EXPORT int mount(const char *source, const char *target, const char *fstype,
+		       unsigned long flags, const void *data)
+{
+	if (tree_check("mount", target) < 0)
+		return -1;
+	return GUARD_REAL(mount) ? guard_real_mount(source, target, fstype, flags, data)
+				 : no_real();
+}
+
+GUARD_EXPORT int umount(const char *target)
+{
+	if (tree_check("umount", target) < 0)
+		return -1;
+	return GUARD_REAL(umount) ? guard_real_umount(target) : no_real();
+}
+
+GUARD_EXPORT int umount2(const char *target, int flags)
+{
+	if (tree_check("umount2", target) < 0)
+		return -1;
+	return GUARD_REAL(umount2) ? guard_real_umount2(target, flags) : no_real();
+}
+
+GUARD_EXPORT int chroot(const char *path)
+{
+	if (tree_check("chroot", path) < 0)
+		return -1;
+	return GUARD_REAL(chroot) ? guard_real_chroot(path) : no_real();
+}
+
+GUARD_EXPORT int pivot_root(const char *new_root, const char *put_old)
+{
+	if (tree_check("pivot_root", new_root) < 0)
+		return -1;
+	return GUARD_REAL(pivot_root) ? guard_real_pivot_root(new_root, put_old) : no_real();
+}
+
+/* A new mount namespace lets the process mount over anything, the preload's own
+ * folder included (its children would then run unguarded). */
+GUARD_EXPORT int unshare(int flags)
+{
+	if ((flags & CLONE_NEWNS) && tree_check("unshare", NULL) < 0)
+		return -1;
+	return GUARD_REAL(unshare) ? guard_real_unshare(flags) : no_real();
+}
+
+/* Whether fd is a mount namespace (setns with nstype 0 accepts any kind). */
+static int is_mnt_ns(int fd)
+{
+	char proc[64], link[64];
+	struct rt_msg m;
+	int saved = errno;
+	ssize_t n;
+
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)fd);
+	n = readlink(proc, link, sizeof(link) - 1);
+	errno = saved;
+	return n >= 4 && memcmp(link, "mnt:", 4) == 0;
+}
+
+GUARD_EXPORT int setns(int fd, int nstype)
+{
+	/* nstype 0 takes whatever fd is; a pidfd with CLONE_NEWNS joins its mounts. */
+	if (((nstype & CLONE_NEWNS) || (nstype == 0 && is_mnt_ns(fd))) &&
+	    tree_check("setns", NULL) < 0)
+		return -1;
+	return GUARD_REAL(setns) ? guard_real_setns(fd, nstype) : no_real();
+}
+
+GUARD_EXPORT int open_tree(int dirfd, const char *path, unsigned int flags)
+{
+	if (tree_check("open_tree", path) < 0)
+		return -1;
+	return GUARD_REAL(open_tree) ? guard_real_open_tree(dirfd, path, flags) : no_real();
+}
+
+GUARD_EXPORT int move_mount(int from_dirfd, const char *from_path, int to_dirfd,
+			    const char *to_path, unsigned int flags)
+{
+	if (tree_check("move_mount", to_path) < 0)
+		return -1;
+	return GUARD_REAL(move_mount)
+		   ? guard_real_move_mount(from_dirfd, from_path, to_dirfd, to_path, flags)
+		   : no_real();
+}
+
+GUARD_EXPORT int fsopen(const char *fsname, unsigned int flags)
+{
+	if (tree_check("fsopen", NULL) < 0)
+		return -1;
+	return GUARD_REAL(fsopen) ? guard_real_fsopen(fsname, flags) : no_real();
+}
+
+GUARD_EXPORT int fsmount(int fd, unsigned int flags, unsigned int attr_flags)
+{
+	if (tree_check("fsmount", NULL) < 0)
+		return -1;
+	return GUARD_REAL(fsmount) ? guard_real_fsmount(fd, flags, attr_flags) : no_real();
+}
+
+GUARD_EXPORT int fspick(int dirfd, const char *path, unsigned int flags)
+{
+	if (tree_check("fspick", path) < 0)
+		return -1;
+	return GUARD_REAL(fspick) ? guard_real_fspick(dirfd, path, flags) : no_real();
+}
+
+GUARD_EXPORT int mount_setattr(int dirfd, const char *path, unsigned int flags,
+			       struct mount_attr *attr, size_t size)
+{
+	if (tree_check("mount_setattr", path) < 0)
+		return -1;
+	return GUARD_REAL(mount_setattr) ? guard_real_mount_setattr(dirfd, path, flags, attr, size)
+					 : no_real();
+}
+
+/* bind() of a Unix socket to a path creates a file there (abstract names, starting
+ * with a NUL byte, create none). */
+GUARD_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	int saved = errno, rc = 0;
+
+	if (addr && addr->sa_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
+	    guard_enter()) {
+		const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
+		size_t n = len - offsetof(struct sockaddr_un, sun_path);
+		char path[sizeof(un->sun_path) + 1];
+
+		if (n > sizeof(un->sun_path))
+			n = sizeof(un->sun_path);
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		if (path[0])
+			rc = guard_check_path("bind", AT_FDCWD, path, POL_OP_CREATE,
+					      POL_PATH_NOFOLLOW);
+		guard_leave();
+	}
+	if (rc < 0) {
+		errno = EACCES;
+		return -1;
+	}
+	errno = saved;
+	return GUARD_REAL(bind) ? guard_real_bind(fd, addr, len) : no_real();
+}
+
+/* scandir lists a folder: judged like opendir, on the folder as the kernel opens it. */
+static int check_list(const char *call, int dirfd, const char *path)
+{
+	int saved = errno, fd, rc = 0;
+
+	if (!path || !guard_enter())
+		return 0;
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		rc = guard_verify_fd(call, dirfd, path, fd, POL_OP_LIST);
+		close(fd);
+	}
+	guard_leave();
+	errno = rc < 0 ? EACCES : saved;
+	return rc;
+}
+
+GUARD_EXPORT int scandir(const char *dir, struct dirent ***list,
+			 int (*filter)(const struct dirent *),
+			 int (*compar)(const struct dirent **, const struct dirent **))
+{
+	if (check_list("scandir", AT_FDCWD, dir) < 0)
+		return -1;
+	return GUARD_REAL(scandir) ? guard_real_scandir(dir, list, filter, compar) : no_real();
+}
+
+GUARD_EXPORT int scandir64(const char *dir, struct dirent64 ***list,
+			   int (*filter)(const struct dirent64 *),
+			   int (*compar)(const struct dirent64 **, const struct dirent64 **))
+{
+	if (check_list("scandir64", AT_FDCWD, dir) < 0)
+		return -1;
+	return GUARD_REAL(scandir64) ? guard_real_scandir64(dir, list, filter, compar) : no_real();
+}
+
+GUARD_EXPORT int scandirat(int dirfd, const char *dir, struct dirent ***list,
+			   int (*filter)(const struct dirent *),
+			   int (*compar)(const struct dirent **, const struct dirent **))
+{
+	if (check_list("scandirat", dirfd, dir) < 0)
+		return -1;
+	return GUARD_REAL(scandirat) ? guard_real_scandirat(dirfd, dir, list, filter, compar)
+				     : no_real();
+}
+
+GUARD_EXPORT int scandirat64(int dirfd, const char *dir, struct dirent64 ***list,
+			     int (*filter)(const struct dirent64 *),
+			     int (*compar)(const struct dirent64 **, const struct dirent64 **))
+{
+	if (check_list("scandirat64", dirfd, dir) < 0)
+		return -1;
+	return GUARD_REAL(scandirat64) ? guard_real_scandirat64(dirfd, dir, list, filter, compar)
+				       : no_real();
+}

@@ -1,0 +1,325 @@
+/* rt.c - the runtime core: syscall table lookups, open flags, lines, the ask. */
+#include "rt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+const struct rt_syscall rt_syscalls[] = {
+#define RT_SYSCALL(name, kind, fl, dfd, path, op, pf, dfd2, path2, op2, pf2) \
+	{#name, RT_NR(name), kind, fl, dfd, path, dfd2, path2, op, op2, pf, pf2},
+#include "syscalls.def"
+#undef RT_SYSCALL
+};
+const size_t rt_syscall_count = sizeof(rt_syscalls) / sizeof(rt_syscalls[0]);
+
+enum {
+#define RT_SYSCALL(name, ...) RT_IDX_##name,
+#include "syscalls.def"
+#undef RT_SYSCALL
+};
+
+const struct rt_syscall *rt_syscall_find(long nr)
+{
+	switch (nr) {
+#define RT_SYSCALL(name, ...) \
+	case RT_NR(name):     \
+		return &rt_syscalls[RT_IDX_##name];
+#include "syscalls.def"
+#undef RT_SYSCALL
+	default:
+		return NULL;
+	}
+}
+
+static void one_arg(struct rt_arg *o, const long a[6], int dfd, int path, enum pol_op op,
+		    unsigned pflags)
+{
+	o->dirfd = dfd < 0 ? AT_FDCWD : (int)a[dfd];
+	o->path = path < 0 ? NULL : (const char *)a[path];
+	o->op = op;
+	o->pflags = pflags;
+	o->by_fd = path < 0;
+}
+
+int rt_syscall_args(const struct rt_syscall *s, const long a[6], struct rt_arg out[2])
+{
+	int n = 0;
+	long fl = s->fl >= 0 ? a[(int)s->fl] : 0;
+
+	if (s->kind != RT_PATH && s->kind != RT_FD && s->kind != RT_HANDLE)
+		return 0;
+	if (s->path < 0 && s->dfd < 0)
+		return 0;
+	one_arg(&out[n++], a, s->dfd, s->path, s->op, s->pflags);
+	if (s->path2 >= 0)
+		one_arg(&out[n++], a, s->dfd2, s->path2, s->op2, s->pflags2);
+	if (s->nr == RT_NR(renameat2)) {
+		if (fl & RENAME_EXCHANGE)
+			out[1].op = POL_OP_RENAME_FROM;
+		return n;
+	}
+	if (s->fl < 0 || s->kind == RT_FD)
+		return n;
+	/* AT_* flags */
+	if (fl & AT_SYMLINK_NOFOLLOW)
+		out[0].pflags |= POL_PATH_NOFOLLOW;
+	if ((s->nr == RT_NR(linkat) || s->nr == RT_NR(name_to_handle_at)) &&
+	    (fl & AT_SYMLINK_FOLLOW))
+		out[0].pflags &= ~(unsigned)POL_PATH_NOFOLLOW;
+	if (s->nr == RT_NR(unlinkat) && (fl & AT_REMOVEDIR))
+		out[0].pflags |= POL_PATH_IS_DIR;
+	/* An empty path with AT_EMPTY_PATH (or utimensat's NULL path) names the descriptor. */
+	if (out[0].path && !out[0].path[0] && (fl & AT_EMPTY_PATH) && out[0].dirfd != AT_FDCWD)
+		out[0].by_fd = 1;
+	return n;
+}
+
+/* futimesat and utimensat take a NULL path for the descriptor itself; the table says
+ * so by the caller checking path == NULL with a dirfd (see the preload and sandbox). */
+
+enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags)
+{
+	int acc = oflags & O_ACCMODE;
+	int writes = acc == O_WRONLY || acc == O_RDWR;
+
+	if (oflags & O_NOFOLLOW)
+		*pflags |= POL_PATH_NOFOLLOW;
+	if ((oflags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		*pflags |= POL_PATH_NOFOLLOW;
+	if (oflags & O_PATH)
+		return POL_OP_READ;
+	if ((oflags & O_TMPFILE) == O_TMPFILE)
+		return POL_OP_CREATE;
+	if ((oflags & O_CREAT) && (exists == RT_EXISTS_NOT || exists == RT_EXISTS_UNKNOWN))
+		return POL_OP_CREATE;
+	if (oflags & O_TRUNC)
+		return POL_OP_TRUNCATE;
+	if (writes)
+		return POL_OP_WRITE;
+	if (exists == RT_EXISTS_DIR || (oflags & O_DIRECTORY))
+		return POL_OP_LIST;
+	return POL_OP_READ;
+}
+
+/* ---- sessions ------------------------------------------------------------------- */
+
+int rt_created_since(int dirfd, const char *path, long long start_ns)
+{
+	const struct statx_timestamp *born;
+	struct statx stx;
+	int saved = errno;
+
+	if (!start_ns || !path)
+		return 0;
+	if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BTIME | STATX_CTIME,
+		  &stx) != 0) {
+		/* Nothing there: nothing to protect (git unlinks MERGE_HEAD whether or not it
+		 * exists); the call gets the kernel's ENOENT. */
+		int missing = errno == ENOENT;
+
+		errno = saved;
+		return missing;
+	}
+	born = (stx.stx_mask & STATX_BTIME) ? &stx.stx_btime : &stx.stx_ctime;
+	return (long long)born->tv_sec * 1000000000LL + born->tv_nsec >= start_ns;
+}
+
+int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)
+{
+	unsigned long long pid = 0, t = 0, ns = 0;
+	int has_ns = 0;
+	const char *c = value;
+
+	*agent = 0;
+	*start_ns = 0;
+	if (!c)
+		return -EINVAL;
+	for (; *c >= '0' && *c <= '9'; c++)
+		pid = pid * 10 + (unsigned)(*c - '0');
+	if (*c++ != '.' || !pid || pid > 0x7fffffff)
+		return -EINVAL;
+	for (; *c >= '0' && *c <= '9' && t <= 0x7fffffffffULL; c++)
+		t = t * 10 + (unsigned)(*c - '0');
+	if (*c == '.') {
+		has_ns = 1;
+		for (c++; *c >= '0' && *c <= '9' && ns < 1000000000ULL; c++)
+			ns = ns * 10 + (unsigned)(*c - '0');
+	}
+	if (*c || !t || t > 0x7fffffffffULL || ns >= 1000000000ULL)
+		return -EINVAL;
+	*agent = (pid_t)pid;
+	*start_ns =
+	    has_ns ? (long long)(t * 1000000000ULL + ns) : (long long)(t + 1) * 1000000000LL;
+	return 0;
+}
+
+/* ---- messages ---------------------------------------------------------------------- */
+
+void rt_msg_init(struct rt_msg *m, char *buf, size_t size)
+{
+	m->buf = buf;
+	m->len = 0;
+	m->size = size;
+	if (size)
+		buf[0] = '\0';
+}
+
+void rt_msg_addn(struct rt_msg *m, const char *s, size_t n)
+{
+	size_t room;
+
+	if (!m->size || !s)
+		return;
+	room = m->size - 1 - m->len;
+	if (n > room)
+		n = room;
+	memcpy(m->buf + m->len, s, n);
+	m->len += n;
+	m->buf[m->len] = '\0';
+}
+
+void rt_msg_add(struct rt_msg *m, const char *s)
+{
+	if (s)
+		rt_msg_addn(m, s, strlen(s));
+}
+
+void rt_msg_addu(struct rt_msg *m, unsigned long v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	rt_msg_addn(m, tmp + i, sizeof(tmp) - i);
+}
+
+const char *rt_shown(const char *input, const struct pol_result *r)
+{
+	if (input && input[0] == '/')
+		return input;
+	if ((r->detection == POL_DET_PATH || r->detection == POL_DET_SCOPE) && r->path[0] == '/')
+		return r->path;
+	return input ? input : "?";
+}
+
+void rt_describe(struct rt_msg *m, const char *what, const char *call, const char *input,
+		 const struct pol_result *r)
+{
+	const char *shown = rt_shown(input, r);
+	char red[512];
+
+	rt_msg_add(m, "dcg: ");
+	rt_msg_add(m, what);
+	rt_msg_add(m, " ");
+	rt_msg_add(m, call);
+	rt_msg_add(m, " of ");
+	if (r->detection == POL_DET_PATH) {
+		rt_msg_add(m, shown);
+		rt_msg_add(m, ": ");
+		rt_msg_add(m, pol_path_kind_name(r->path_kind));
+		rt_msg_add(m, " ");
+		rt_msg_add(m, r->pattern ? r->pattern : "?");
+	} else if (r->detection == POL_DET_SCOPE || r->detection == POL_DET_NONE) {
+		/* A scope's reason starts with its code (SCOPE_VIOLATION...); a built-in
+		 * runtime rule's says what the call would have done. */
+		rt_msg_add(m, shown);
+		rt_msg_add(m, ": ");
+		rt_msg_add(m, r->reason ? r->reason : "refused");
+	} else {
+		const char *t = r->matched[0] ? r->matched : shown;
+		size_t n = pol_redact(t, strlen(t), red, sizeof(red));
+
+		rt_msg_addn(m, red, n);
+		rt_msg_add(m, ": ");
+		rt_msg_add(m, r->reason ? r->reason : "refused");
+	}
+	rt_msg_add(m, " [");
+	rt_msg_add(m, r->rule_id ? r->rule_id : "?");
+	rt_msg_add(m, "]");
+}
+
+int rt_audit(const char *layer, const char *call, const char *input, const struct pol_result *r,
+	     pid_t pid, const char *cwd)
+{
+	struct pol_log_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.layer = layer;
+	e.tool = call;
+	e.input = rt_shown(input, r);
+	e.cwd = cwd;
+	e.result = r;
+	e.pid = pid;
+	return pol_log_append(&e);
+}
+
+/* ---- the ask ------------------------------------------------------------------------- */
+
+int rt_ask_tty(const char *question)
+{
+	char ans[16];
+	struct pollfd pfd;
+	int fd, yes = 0;
+
+	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	if (write(fd, question, strlen(question)) < 0)
+		goto out_close;
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, RT_ASK_TIMEOUT_MS) == 1) {
+		ssize_t n = read(fd, ans, sizeof(ans));
+
+		yes = n > 0 && (ans[0] == 'y' || ans[0] == 'Y');
+	}
+	if (!yes && write(fd, "denied\n", 7) < 0)
+		yes = 0;
+out_close:
+	close(fd);
+	return yes;
+}
+
+/* ---- built-in runtime rules -------------------------------------------------------------- */
+
+enum pol_decision rt_builtin(const struct pol_policy *p, const char *id, const char *path,
+			     const struct pol_ctx *ctx, struct pol_result *r)
+{
+	struct pol_rule_info info;
+	ssize_t i = p ? pol_rule_find(p, id) : -1;
+
+	pol_result_init(r);
+	r->decision = POL_DENY;
+	r->severity = POL_SEV_CRITICAL;
+	r->detection = POL_DET_NONE;
+	r->rule_id = id;
+	r->reason = "refused by the runtime layer";
+	if (i >= 0 && pol_rule_get(p, (size_t)i, &info) == 0) {
+		r->rule_id = info.id;
+		r->reason = info.reason;
+		r->severity = info.severity;
+		r->suggestions = info.suggestions;
+		r->n_suggestions = info.n_suggestions;
+		r->origin = info.origin;
+		pol_apply_allowlist(p, ctx, path, r);
+	}
+	if (path) {
+		size_t n = strnlen(path, sizeof(r->path) - 1);
+
+		memcpy(r->path, path, n);
+		r->path[n] = '\0';
+	}
+	return r->decision;
+}

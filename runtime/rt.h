@@ -1,0 +1,158 @@
+/* rt.h - the runtime core shared by the two runtime layers (the preload guard and the
+ * sandbox supervisor): the table of path-taking system calls, the rule that turns open
+ * flags into an operation, the refusal line, the audit line and the terminal ask.
+ *
+ * Both layers translate their world (a libc call, a seccomp notification) into these
+ * facts and the policy's answer back, so that a call means the same thing in both.
+ * Nothing here allocates, takes a lock or uses stdio: the preload calls it between
+ * fork and exec. Prefix rt_.
+ */
+#ifndef DCG_RT_H
+#define DCG_RT_H
+
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "dcg_policy.h"
+
+/* Numbers newer than some C libraries' headers (x86_64). */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_fsopen
+#define SYS_fsopen 430
+#endif
+#ifndef SYS_fsconfig
+#define SYS_fsconfig 431
+#endif
+#ifndef SYS_fsmount
+#define SYS_fsmount 432
+#endif
+#ifndef SYS_fspick
+#define SYS_fspick 433
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#define RT_NR(name) SYS_##name
+
+/* ---- the syscall table (syscalls.def) -------------------------------------------- */
+
+enum rt_kind { RT_OPEN = 0, RT_OPEN2, RT_PATH, RT_FD, RT_EXEC, RT_HANDLE, RT_MOUNT };
+
+struct rt_syscall {
+	const char *name;
+	long nr;
+	enum rt_kind kind;
+	signed char fl, dfd, path, dfd2, path2; /* argument indexes, -1 none */
+	enum pol_op op, op2;
+	unsigned pflags, pflags2;
+};
+
+extern const struct rt_syscall rt_syscalls[];
+extern const size_t rt_syscall_count;
+
+/* The row of system call number nr, or NULL when it takes no path. O(1). */
+const struct rt_syscall *rt_syscall_find(long nr);
+
+/* One path argument of a call, as the rules judge it. */
+struct rt_arg {
+	int dirfd;	  /* AT_FDCWD or the descriptor the path is relative to */
+	const char *path; /* NULL with by_fd: the descriptor itself is the object */
+	enum pol_op op;
+	unsigned pflags;
+	int by_fd; /* judge the object behind dirfd (AT_EMPTY_PATH, utimensat(fd, NULL)) */
+};
+
+/* Fills out[] with the path arguments of a RT_PATH, RT_FD or RT_HANDLE call made with
+ * arguments a[] (pointers in this process): AT_* and RENAME_* flags applied (an
+ * exchange moves the target away too). Returns how many (0 to 2). */
+int rt_syscall_args(const struct rt_syscall *s, const long a[6], struct rt_arg out[2]);
+
+/* ---- open flags ------------------------------------------------------------------ */
+
+enum rt_exists { RT_EXISTS_UNKNOWN = 0, RT_EXISTS_FILE, RT_EXISTS_DIR, RT_EXISTS_NOT };
+
+/* The operation an open with flags oflags performs on its path: CREATE (O_TMPFILE, or
+ * O_CREAT when the file does not exist or that is unknown), TRUNCATE (O_TRUNC, which
+ * truncates on Linux even with O_RDONLY), WRITE (O_WRONLY/O_RDWR; O_APPEND without
+ * write access writes nothing), LIST (a directory opened to read, or O_DIRECTORY),
+ * else READ (O_PATH always). Adds POL_PATH_NOFOLLOW to *pflags for O_NOFOLLOW and for
+ * O_CREAT|O_EXCL (which never follows a last symlink). */
+enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags);
+
+/* ---- sessions ------------------------------------------------------------------- */
+
+/* Whether dirfd/path (not following a last symlink) was created at or after start_ns
+ * (nanoseconds since the epoch): its birth time where the file system keeps one, else
+ * its change time; also 1 when there is nothing at that name (ENOENT: nothing to
+ * protect, the call will fail by itself). 0 when start_ns is 0 or the file cannot be
+ * looked at. An atomic save's temporary file made during the session passes; a file
+ * that existed before does not. */
+int rt_created_since(int dirfd, const char *path, long long start_ns);
+
+/* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS", set by the
+ * launcher): the wrapped agent's pid and the session's start in nanoseconds. Without
+ * nanoseconds the start is taken as the next whole second, so that a file made in
+ * the session's first second, before it began, never counts as the session's.
+ * Returns 0, or -EINVAL (both 0). */
+int rt_session_parse(const char *value, pid_t *agent, long long *start_ns);
+
+/* ---- messages -------------------------------------------------------------------- */
+
+/* A line built in a caller's buffer: appends are cut at the end, always terminated. */
+struct rt_msg {
+	char *buf;
+	size_t len, size;
+};
+void rt_msg_init(struct rt_msg *m, char *buf, size_t size);
+void rt_msg_add(struct rt_msg *m, const char *s);
+void rt_msg_addn(struct rt_msg *m, const char *s, size_t n);
+void rt_msg_addu(struct rt_msg *m, unsigned long v);
+
+/* What a line names: input itself when it is absolute or not a path decision, else
+ * the whole path the policy judged (r->path), never a name relative to a dirfd. */
+const char *rt_shown(const char *input, const struct pol_result *r);
+
+/* Appends "dcg: WHAT CALL of PATH: KIND PATTERN [RULE]" (path rules), "...: REASON
+ * [RULE]" (scopes, commands, built-in rules) to m, without a newline. what is
+ * "blocked", "asks: allow", ... */
+void rt_describe(struct rt_msg *m, const char *what, const char *call, const char *input,
+		 const struct pol_result *r);
+
+/* Appends the audit line of a runtime decision (layer "preload" or "sandbox"); pid 0
+ * is the caller. Returns pol_log_append()'s result; a failure changes nothing. */
+int rt_audit(const char *layer, const char *call, const char *input, const struct pol_result *r,
+	     pid_t pid, const char *cwd);
+
+/* ---- the ask ----------------------------------------------------------------------- */
+
+#define RT_ASK_TIMEOUT_MS 30000
+
+/* Asks question on /dev/tty and waits RT_ASK_TIMEOUT_MS for an answer. Returns 1 for
+ * y/Y, 0 for anything else, a timeout or no terminal (and then says "denied"). */
+int rt_ask_tty(const char *question);
+
+/* ---- built-in runtime rules ------------------------------------------------------------ */
+
+/* Refusals decided by the runtime layers themselves, registered by pol_new() so that
+ * they are listed, logged and can be allowed like any rule. */
+#define RT_RULE_MOUNT	     "runtime.mount"
+#define RT_RULE_RAW_WRITE    "sandbox.raw_write"
+#define RT_RULE_MKNOD_DEVICE "sandbox.mknod_device"
+
+/* Fills r for built-in rule id (its reason, severity and decision, the allowlist for
+ * path applied) and returns the decision: POL_DENY, or POL_ALLOW when an allow entry
+ * names it. A policy without the rule denies. */
+enum pol_decision rt_builtin(const struct pol_policy *p, const char *id, const char *path,
+			     const struct pol_ctx *ctx, struct pol_result *r);
+
+#endif /* DCG_RT_H */

@@ -1,0 +1,106 @@
+#!/bin/bash
+# Ordinary work under both runtime layers (dcg run, dcg sandbox) with the embedded
+# default policy: a real Makefile built and cleaned (rm -rf build, rm -f), sed -i,
+# perl -pi, Python's atomic save and git commits inside a no-delete folder, a Python
+# venv, TLS clients reading the system CA store, tar, cp -r, mktemp and cleanup.
+# Each must succeed with no `dcg:` line on stderr and nothing in the audit log; and a
+# pre-existing no-delete file still cannot be deleted or replaced by an older file.
+set -u
+: "${BUILD:=build}"
+: "${TMPDIR_TEST:=$(mktemp -d)}"
+ROOT=$PWD
+DCG=${DCG_BIN:-$ROOT/$BUILD/dcg}
+T=$TMPDIR_TEST
+fail() { echo "FAIL: $*"; exit 1; }
+export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config XDG_STATE_HOME=$T/home/.local/state
+unset DCG_POLICY LD_PRELOAD DCG_LOG
+mkdir -p "$HOME"
+git config --global user.email t@example.invalid 2>/dev/null
+git config --global user.name t 2>/dev/null
+git config --global init.defaultBranch main 2>/dev/null
+
+# The work, as an agent's shell would run it (a script file: the hook never saw it).
+cat >"$T/work.sh" <<'SH'
+set -e
+cd "$1"
+# a real Makefile: build, clean (rm -rf build, rm -f), build again
+make -s && make -s clean && make -s && test -x build/hello
+# edits of files in the no-delete folder, every way editors and tools make them
+sed -i 's/one/ONE/' nd/notes.txt
+perl -pi -e 's/two/TWO/' nd/notes.txt
+python3 - <<'PY'
+import os, tempfile
+fd, tmp = tempfile.mkstemp(dir="nd", prefix=".notes.")
+with os.fdopen(fd, "w") as f:
+    f.write(open("nd/notes.txt").read() + "three\n")
+os.replace(tmp, "nd/notes.txt")
+PY
+grep -q ONE nd/notes.txt && grep -q TWO nd/notes.txt && grep -q three nd/notes.txt
+# a scratch file of the session in the no-delete folder, made and removed
+echo scratch > nd/scratch.tmp && rm nd/scratch.tmp
+# git inside the no-delete folder: lock files renamed over index and refs
+cd nd/repo && echo change >> file && git add file && git commit -qm change && cd ../..
+# a Python virtual environment (no network)
+python3 -m venv --without-pip venv && venv/bin/python -c 'import sys; print(sys.prefix)' >/dev/null
+rm -rf venv
+# TLS clients read the system CA store (public *.pem files)
+python3 -c 'import ssl; c = ssl.create_default_context(); c.load_verify_locations(capath="/etc/ssl/certs")'
+if command -v openssl >/dev/null && [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+	openssl storeutl -noout -certs /etc/ssl/certs/ca-certificates.crt >/dev/null
+fi
+# tar, cp -r, mktemp and cleanup
+tar -cf src.tar src && mkdir -p x && tar -xf src.tar -C x && rm -rf x src.tar
+cp -r src src2 && rm -rf src2
+d=$(mktemp -d) && f=$(mktemp) && echo x >"$f" && cp "$f" "$d/" && rm -rf "$d" "$f"
+SH
+
+prepare() {
+	local w=$1
+	rm -rf "$w"
+	mkdir -p "$w/src" "$w/nd"
+	cat >"$w/src/hello.c" <<'C'
+#include <stdio.h>
+int main(void) { puts("hello"); return 0; }
+C
+	printf 'build/hello: src/hello.c\n\tmkdir -p build\n\t$(CC) -o $@ $<\nclean:\n\trm -rf build\n\trm -f *.o core\n' >"$w/Makefile"
+	printf 'one\ntwo\n' >"$w/nd/notes.txt"
+	printf 'keep me\n' >"$w/nd/keep"
+	printf 'an older file\n' >"$w/older"
+	(cd "$w/nd" && mkdir repo && cd repo && git init -q && echo a >file && git add file &&
+		git commit -qm init) || fail "git set-up"
+	printf "noDeletePaths: ['%s/nd/']\n" "$w" >"$w/policy.yaml"
+	# Everything above existed before the session.
+	touch -d '2 minutes ago' "$w/nd/keep" "$w/older" "$w/nd/notes.txt"
+}
+
+sandbox_ok=1
+if ! out=$("$DCG" sandbox -- /bin/true 2>&1); then
+	case $out in
+	*"without protection"*) echo "no dcg sandbox here: $out"; sandbox_ok=0 ;;
+	*) fail "dcg sandbox -- /bin/true failed: $out" ;;
+	esac
+fi
+
+for layer in run sandbox; do
+	[ $layer = sandbox ] && [ $sandbox_ok = 0 ] && continue
+	w=$T/ws-$layer
+	prepare "$w"
+	log=$HOME/.local/state/dcg/audit.jsonl
+	rm -f "$log"
+	keep_inode=$(stat -c %i "$w/nd/keep")
+	"$DCG" $layer --policy "$w/policy.yaml" -- bash "$T/work.sh" "$w" >"$T/$layer.out" 2>"$T/$layer.err" ||
+		{ cat "$T/$layer.err"; fail "ordinary work failed under dcg $layer"; }
+	if grep -a '^dcg:' "$T/$layer.err"; then fail "dcg $layer said something during ordinary work"; fi
+	if [ -s "$log" ]; then cat "$log"; fail "dcg $layer logged during ordinary work"; fi
+
+	# Still refused: deleting a file that existed before, replacing it with an older one.
+	"$DCG" $layer --policy "$w/policy.yaml" -- bash -c "cd '$w' && rm -f nd/keep; mv older nd/keep; true" \
+		2>"$T/$layer.neg"
+	[ "$(cat "$w/nd/keep")" = "keep me" ] && [ "$(stat -c %i "$w/nd/keep")" = "$keep_inode" ] ||
+		fail "dcg $layer let a pre-existing no-delete file go"
+	[ -f "$w/older" ] || fail "dcg $layer let an older file replace a no-delete name"
+	grep -q "^dcg: blocked .* of $w/nd/keep: noDeletePaths" "$T/$layer.neg" ||
+		{ cat "$T/$layer.neg"; fail "dcg $layer: no refusal line naming the whole path"; }
+	[ -s "$log" ] || fail "dcg $layer: the refusal is not in the audit log"
+	echo "dcg $layer: ordinary work quiet, protected file kept"
+done

@@ -142,6 +142,16 @@ struct pol_policy {
 /* The first line of a snapshot (snapshot.c), which names its format. */
 #define POL_SNAP_MAGIC "DCGSNAP 2\n"
 
+/* snapshot.c: the pre-split form of a snapshot, made at build time for the embedded
+ * defaults: the fields unescaped and NUL-terminated, with an index of where each
+ * record's fields start, so that a process loads it without copying or scanning it.
+ * pol_snapshot_split() turns snapshot text into it (malloc'ed, *len its size; NULL on
+ * error); pol_snapshot_load_split() loads it, borrowing its strings where they lie (the
+ * blob must outlive the policy). */
+#define POL_SPLIT_MAGIC 0x58474344u /* "DCGX" */
+void *pol_snapshot_split(const char *text, size_t len, size_t *out_len);
+int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len);
+
 /* The prefilter's hash of a keyword's first two bytes (at least two bytes). */
 static inline uint16_t pol_keyword_bigram(const char *kw)
 {

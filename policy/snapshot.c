@@ -507,6 +507,61 @@ static int load_allow(struct pol_policy *p, char **f, size_t n)
 	return 0;
 }
 
+/* Loads one record: f[0] holds its tag, f[1..n-1] its fields. 0 or a negative errno. */
+static int load_record(struct pol_policy *p, char **f, size_t n, size_t first)
+{
+	int rc = 0;
+
+	switch (f[0][0]) {
+	case 'H':
+		rc = n > 1 ? pol_set_home(p, f[1]) : -EINVAL;
+		break;
+	case 'R':
+		if (n > 1) {
+			free(p->root);
+			p->root = strdup(f[1]);
+			rc = p->root ? 0 : -ENOMEM;
+		}
+		break;
+	case 'F':
+		if (n > 1)
+			pol_origin_intern(p, f[1]);
+		break;
+	case 'E':
+		rc = n > 1 ? strv_push(&p->enable, &p->n_enable, f[1]) : -EINVAL;
+		break;
+	case 'D':
+		rc = n > 1 ? strv_push(&p->disable, &p->n_disable, f[1]) : -EINVAL;
+		break;
+	case 'P':
+		rc = load_rule(p, f, n);
+		break;
+	case 'A':
+		rc = load_allow(p, f, n);
+		break;
+	case 'V':
+		if (n > 1 && !p->embedded_version)
+			p->embedded_version = f[1]; /* in the kept text */
+		break;
+	case 'O':
+		rc = p->n_rules ? load_owners(p, &p->rules[p->n_rules - 1], f, n) : -EINVAL;
+		break;
+	case 'K':
+		if (n < 3 || p->n_rules <= first) {
+			rc = -EINVAL;
+			break;
+		}
+		p->rules[p->n_rules - 1].guarded = num(f[1]) != 0;
+		p->rules[p->n_rules - 1].untrusted = num(f[2]) != 0;
+		if (num(f[2]) && p->n_rules - 1 < p->untrusted_from)
+			p->untrusted_from = p->n_rules - 1;
+		break;
+	default:
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
 int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 {
 	size_t first = p->n_rules;
@@ -534,62 +589,120 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 	if (pol_rules_reserve(p, records) < 0)
 		return -ENOMEM;
 	for (line = copy + ml; line < copy + len && *line != '\n' && rc == 0; line = next) {
-		size_t n;
-
 		/* f[0] is the tag; the fields start after its tab. */
-		n = split(line + 1 + (line[1] == '\t'), copy + len, f + 1,
-			  sizeof(f) / sizeof(f[0]) - 1, &next) +
-		    1;
-		switch (line[0]) {
-		case 'H':
-			rc = n > 1 ? pol_set_home(p, f[1]) : -EINVAL;
-			break;
-		case 'R':
-			if (n > 1) {
-				free(p->root);
-				p->root = strdup(f[1]);
-				rc = p->root ? 0 : -ENOMEM;
-			}
-			break;
-		case 'F':
-			if (n > 1)
-				pol_origin_intern(p, f[1]);
-			break;
-		case 'E':
-			rc = n > 1 ? strv_push(&p->enable, &p->n_enable, f[1]) : -EINVAL;
-			break;
-		case 'D':
-			rc = n > 1 ? strv_push(&p->disable, &p->n_disable, f[1]) : -EINVAL;
-			break;
-		case 'P':
-			rc = load_rule(p, f, n);
-			break;
-		case 'A':
-			rc = load_allow(p, f, n);
-			break;
-		case 'V':
-			if (n > 1 && !p->embedded_version)
-				p->embedded_version = f[1]; /* in the kept text */
-			break;
-		case 'O':
-			rc = p->n_rules ? load_owners(p, &p->rules[p->n_rules - 1], f, n) : -EINVAL;
-			break;
-		case 'K':
-			if (n < 3 || p->n_rules <= first) {
-				rc = -EINVAL;
-				break;
-			}
-			p->rules[p->n_rules - 1].guarded = num(f[1]) != 0;
-			p->rules[p->n_rules - 1].untrusted = num(f[2]) != 0;
-			if (num(f[2]) && p->n_rules - 1 < p->untrusted_from)
-				p->untrusted_from = p->n_rules - 1;
-			break;
-		default:
-			rc = -EINVAL;
-		}
+		f[0] = line;
+		rc = load_record(p, f,
+				 split(line + 1 + (line[1] == '\t'), copy + len, f + 1,
+				       sizeof(f) / sizeof(f[0]) - 1, &next) +
+				     1,
+				 first);
 	}
 	if (rc == 0)
 		pol_embedded_attach(p, first);
 	pol_rules_refresh(p);
 	return rc;
+}
+
+/* The pre-split form (see internal.h): a header of four 32-bit words (magic, records,
+ * index words, string bytes), the index (per record: its field count, then each
+ * field's offset), then the fields, each ending with a NUL. Built into the binary,
+ * so it is borrowed where it lies: no copy, no scan. */
+int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
+{
+	const uint32_t *h = blob, *ix = h + 4;
+	size_t first = p->n_rules, nw, nb, w = 0;
+	char *str, *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
+	int rc = 0;
+
+	if (len < 16 || h[0] != POL_SPLIT_MAGIC)
+		return -EINVAL;
+	nw = h[2];
+	nb = h[3];
+	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
+		return -EINVAL; /* a record has at least a count and a tag */
+	str = (char *)(uintptr_t)(ix + nw); /* read only: borrowed fields are never written */
+	if (str[nb - 1] != '\0' || pol_rules_reserve(p, h[1]) < 0)
+		return -EINVAL;
+	for (uint32_t r = 0; r < h[1] && rc == 0; r++) {
+		size_t n;
+
+		if (w >= nw || (n = ix[w++]) < 1 || n > sizeof(f) / sizeof(f[0]) || n > nw - w)
+			return -EINVAL;
+		for (size_t k = 0; k < n; k++) {
+			if (ix[w] >= nb)
+				return -EINVAL;
+			f[k] = str + ix[w++];
+		}
+		rc = load_record(p, f, n, first);
+	}
+	if (rc == 0)
+		pol_embedded_attach(p, first);
+	pol_rules_refresh(p);
+	return rc;
+}
+
+/* Appends to a growing buffer of 32-bit words or bytes; 0 or -ENOMEM. */
+static int grow(void *pv, size_t *cap, size_t need, size_t unit)
+{
+	void **p = pv;
+
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 1024;
+	while (c < need)
+		c *= 2;
+	void *n = realloc(*p, c * unit);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+void *pol_snapshot_split(const char *text, size_t len, size_t *out_len)
+{
+	size_t ml = strlen(SNAP_MAGIC), nw = 0, cw = 0, nb = 0, cb = 0;
+	uint32_t *ix = NULL, records = 0;
+	char *copy, *line, *next, *str = NULL, *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
+	void *out = NULL;
+
+	if (len < ml || memcmp(text, SNAP_MAGIC, ml) != 0 || !(copy = malloc(len + 1)))
+		return NULL;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	for (line = copy + ml; line < copy + len && *line != '\n'; line = next) {
+		size_t n = split(line + 1 + (line[1] == '\t'), copy + len, f + 1,
+				 sizeof(f) / sizeof(f[0]) - 1, &next) +
+			   1;
+		char tag[2] = {line[0], '\0'};
+
+		f[0] = tag;
+		if (grow(&ix, &cw, nw + n + 1, sizeof(*ix)) < 0)
+			goto out;
+		ix[nw++] = (uint32_t)n;
+		for (size_t k = 0; k < n; k++) {
+			size_t l = strlen(f[k]) + 1;
+
+			if (grow(&str, &cb, nb + l, 1) < 0)
+				goto out;
+			ix[nw++] = (uint32_t)nb;
+			memcpy(str + nb, f[k], l);
+			nb += l;
+		}
+		records++;
+	}
+	out = malloc(16 + nw * 4 + nb);
+	if (out) {
+		uint32_t h[4] = {POL_SPLIT_MAGIC, records, (uint32_t)nw, (uint32_t)nb};
+
+		memcpy(out, h, 16);
+		memcpy((char *)out + 16, ix, nw * 4);
+		memcpy((char *)out + 16 + nw * 4, str, nb);
+		*out_len = 16 + nw * 4 + nb;
+	}
+out:
+	free(ix);
+	free(str);
+	free(copy);
+	return out;
 }

@@ -35,7 +35,7 @@ $(PRELOAD_OBJDIR)/%.o: %.S
 	$(CC) $(PRELOAD_NOSAN_CFLAGS) -c $< -o $@
 $(PRELOAD_OBJDIR)/policy/embed.o: policy/embed.S $(EMBED_SNAP)
 	@mkdir -p $(dir $@)
-	$(CC) $(PRELOAD_NOSAN_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SNAP)"' \
+	$(CC) $(PRELOAD_NOSAN_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SPLIT)"' \
 		-DEMBED_CODES='"$(EMBED_CODES)"' -c $< -o $@
 PRELOAD_SO_LDFLAGS := $(filter-out $(SANFLAGS),$(ALL_LDFLAGS))
 else

@@ -3,6 +3,7 @@
  * and every path operation exactly as the policy it was saved from; damaged snapshots
  * are refused, never half-trusted or crashed on. */
 #include "dcg_policy.h"
+#include "internal.h"
 #include "dc_fixture.h"
 
 #include <criterion/criterion.h>
@@ -392,6 +393,53 @@ Test(snapshot, lazy_paths_decide_as_eager_ones)
 	free(b);
 	pol_free(lazy);
 	pol_free(eager);
+}
+
+/* The pre-split form the binaries embed loads the same policy as the text it was made
+ * from, and a damaged one is refused or loaded, never crashed on. */
+Test(snapshot, split_form_loads_as_the_text)
+{
+	struct pol_policy *p = source_policy(), *q;
+	size_t len, xlen = 0, la, lb;
+	char *snap = pol_snapshot_save(p, &len), *a, *b;
+	unsigned char *x;
+	unsigned seed = 777;
+
+	cr_assert_not_null(snap);
+	x = pol_snapshot_split(snap, len, &xlen);
+	cr_assert_not_null(x);
+	q = pol_new(0);
+	cr_assert_eq(pol_snapshot_load_split(q, x, xlen), 0);
+	cr_expect_eq(pol_rule_count(q), pol_rule_count(p));
+	a = pol_snapshot_save(p, &la);
+	b = pol_snapshot_save(q, &lb);
+	cr_expect(a && b && la == lb && memcmp(a, b, la) == 0, "the split form loads differently");
+	free(a);
+	free(b);
+	pol_free(q);
+	for (int round = 0; round < 300; round++) {
+		unsigned char *copy = malloc(xlen);
+		struct pol_result r;
+		size_t cut = round < 20 ? (size_t)round * xlen / 20 : xlen;
+
+		cr_assert_not_null(copy);
+		memcpy(copy, x, xlen);
+		for (int k = 0; round >= 20 && k < 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			copy[(seed >> 8) % xlen] = (unsigned char)(seed >> 20);
+		}
+		q = pol_new(0);
+		if (pol_snapshot_load_split(q, copy, cut) == 0) {
+			pol_check_command(q, "rm -rf /", 8, NULL, &r);
+			pol_result_release(&r);
+			pol_check_path(q, "/etc/passwd", POL_OP_WRITE, 0, NULL, &r);
+		}
+		pol_free(q); /* before the blob it borrows from */
+		free(copy);
+	}
+	free(x);
+	free(snap);
+	pol_free(p);
 }
 
 Test(snapshot, damaged_snapshots_are_refused)

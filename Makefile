@@ -1,6 +1,9 @@
 # dcg: one non-recursive Makefile. Each folder adds its sources in its module.mk.
-#   make            build/dcg, build/libdcgpolicy.a, build/libdcg-preload.so
+#   make            the product only: build/dcg, build/libdcgpolicy.a, build/libdcg-preload.so
+#                   (no Criterion needed)
+#   make tests      everything the tests need (Criterion binaries, helper programs)
 #   make test       Criterion unit tests and integration tests
+#   make install    PREFIX=/usr/local DESTDIR= (see "Install" in README.md); make uninstall
 #   make SAN=1 test the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make bench      benchmarks (figures as ratios against a baseline of the same run)
 #   make demo       dcg's main job on a few commands, with the embedded default policy
@@ -24,18 +27,20 @@ endif
 DEPS_PKGS := libpcre2-8 yaml-0.1 libcjson libseccomp
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS))
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS))
-CRITERION_CFLAGS := $(shell $(PKG_CONFIG) --cflags criterion)
-CRITERION_LIBS := $(shell $(PKG_CONFIG) --libs criterion)
+# Only the tests need Criterion: asked for when a test is built, never by plain `make`.
+CRITERION_CFLAGS = $(shell $(PKG_CONFIG) --cflags criterion)
+CRITERION_LIBS = $(shell $(PKG_CONFIG) --libs criterion)
 
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
 	-Wvla -Wno-unused-parameter -Werror
 CFLAGS ?= $(OPT) -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARNINGS) -fPIC -fvisibility=hidden \
-	-D_GNU_SOURCE -Ipolicy $(DEPS_CFLAGS) $(CRITERION_CFLAGS) $(SANFLAGS) -MMD -MP
+	-D_GNU_SOURCE -Ipolicy $(DEPS_CFLAGS) $(SANFLAGS) -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
-.PHONY: all test unit integration bench demo e2e check-style clean
+.PHONY: all tests test unit integration bench demo e2e check-style clean install uninstall
 all:
+tests: all
 bench:
 
 # The libraries every module may link, named here so that no module depends on the
@@ -52,6 +57,7 @@ include policy/module.mk
 -include cli/module.mk
 include tests/module.mk
 -include $(wildcard tests/*/*.mk)
+include install.mk
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,24 +1,31 @@
 /* cmd_allow.c - `dcg allow RULE-ID -r REASON`: an allowlist entry added to the user's or
- * the project's policy file, without losing anything already in it. */
+ * the project's policy file, without losing anything already in it (an entry for the
+ * same rule and paths is replaced, never doubled); `dcg allow --list`; `dcg unallow`. */
 #include "hook.h"
 
 #include "commands.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char allow_usage[] =
     "usage: dcg allow RULE-ID -r REASON [--path GLOB] [--expires YYYY-MM-DD]\n"
     "                 [--project | --user | --file FILE] [--policy FILE]\n"
+    "       dcg allow --list [--json] [--policy FILE]\n"
     "\n"
     "Adds an entry to the `allow:` list of a policy file, so that RULE-ID no longer\n"
-    "refuses (only for targets under GLOB, and only until the date, when given). The\n"
-    "file keeps its comments and layout; it is replaced atomically.\n"
+    "refuses (only under GLOB, and only until the date, when given; a date already\n"
+    "past is refused). An entry for the same rule and paths is replaced, not doubled.\n"
+    "The file keeps its comments and layout; it is replaced atomically.\n"
+    "--list: every allow entry of the active policy files: rule, scope, reason,\n"
+    "expiry, file. dcg unallow takes one back.\n"
     "  --path GLOB  scopes the targets, not where you stand: a command is allowed when\n"
     "             every path it touches (resolved like the path rules: ~, the working\n"
     "             directory, .., symlinks) lies under GLOB, whatever the working\n"
@@ -90,6 +97,48 @@ static size_t diag_count(const char *name, const char *text)
 	return n;
 }
 
+static const char unallow_usage[] =
+    "usage: dcg unallow RULE-ID [--path GLOB] [--project | --user | --file FILE]\n"
+    "\n"
+    "Removes the allow entries for RULE-ID (with --path, only the one for GLOB) from\n"
+    "the project's and the user's policy files (or only the one named), keeping\n"
+    "everything else in them as it was. Exit status 1 when there was none.\n";
+
+/* YYYY-MM-DD, a real date, still ahead: an entry expires at its date's start (UTC),
+ * so today's date is already past. */
+static int check_expiry(const char *s)
+{
+	struct tm tm, check;
+	char *end;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (!end || *end || strlen(s) != 10) {
+		fprintf(stderr, "dcg: allow: --expires wants a date YYYY-MM-DD, not '%s'\n", s);
+		return -1;
+	}
+	check = tm;
+	t = timegm(&check);
+	if (check.tm_mday != tm.tm_mday || check.tm_mon != tm.tm_mon) {
+		fprintf(stderr, "dcg: allow: %s is not a date\n", s);
+		return -1;
+	}
+	if (t <= time(NULL)) {
+		fprintf(stderr,
+			"dcg: allow: %s is already past: the entry would never apply (an entry "
+			"holds until its date starts)\n",
+			s);
+		return -1;
+	}
+	return 0;
+}
+
+static int same_paths(const struct hook_allow_item *it, const char *path)
+{
+	return path ? it->n_paths == 1 && !strcmp(it->paths[0], path) : it->n_paths == 0;
+}
+
 static int unknown_rule(struct pol_policy *pol, const char *id)
 {
 	const char *near[5];
@@ -128,6 +177,249 @@ static void retrust(const char *file)
 			strerror(-err));
 }
 
+/* ---- --list ----------------------------------------------------------------------------- */
+
+static const char *scope_of(const struct hook_allow_item *it, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	if (!it->n_paths)
+		return "everywhere";
+	buf[0] = '\0';
+	for (size_t i = 0; i < it->n_paths && o < size; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? ", " : "", it->paths[i]);
+	return buf;
+}
+
+static int expired(const char *date)
+{
+	struct tm tm;
+	char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = date[0] ? strptime(date, "%Y-%m-%d", &tm) : NULL;
+	return end && !*end && timegm(&tm) <= time(NULL);
+}
+
+static int allow_list(const char *policy, int json)
+{
+	struct pol_policy *pol = hook_policy_open(policy, NULL, stderr);
+	cJSON *arr = json ? cJSON_CreateArray() : NULL;
+	size_t total = 0;
+	int rc = 0;
+
+	if (!pol || (json && !arr)) {
+		fprintf(stderr, "dcg: out of memory\n");
+		pol_free(pol);
+		return 1;
+	}
+	if (!json)
+		printf("%-36s %-28s %-11s %-28s %s\n", "RULE", "SCOPE", "EXPIRES", "REASON",
+		       "FILE");
+	for (size_t f = 0; f < pol_file_count(pol); f++) {
+		const char *name = pol_file_name(pol, f);
+		struct hook_allow_item *items = NULL;
+		size_t n = 0, len;
+		char *text = NULL, scope[1024];
+
+		if (name[0] != '/' || hook_read_file(name, 16 * 1024 * 1024, &text, &len))
+			continue;
+		if (hook_allow_items(text, len, &items, &n) == 0) {
+			for (size_t i = 0; i < n; i++) {
+				const struct hook_allow_item *it = &items[i];
+				int gone = expired(it->expires);
+				total++;
+				if (json) {
+					cJSON *o = cJSON_CreateObject(), *paths;
+					if (!o)
+						continue;
+					cJSON_AddStringToObject(o, "rule", it->rule);
+					paths = cJSON_AddArrayToObject(o, "paths");
+					for (size_t k = 0; paths && k < it->n_paths; k++)
+						cJSON_AddItemToArray(
+						    paths, cJSON_CreateString(it->paths[k]));
+					cJSON_AddStringToObject(o, "reason", it->reason);
+					if (it->expires[0])
+						cJSON_AddStringToObject(o, "expires", it->expires);
+					else
+						cJSON_AddNullToObject(o, "expires");
+					cJSON_AddBoolToObject(o, "expired", gone);
+					cJSON_AddStringToObject(o, "file", name);
+					cJSON_AddNumberToObject(o, "line", it->line);
+					cJSON_AddItemToArray(arr, o);
+					continue;
+				}
+				printf("%-36s %-28s %-11s %-28s %s:%u\n", it->rule,
+				       scope_of(it, scope, sizeof(scope)),
+				       gone		? "expired"
+				       : it->expires[0] ? it->expires
+							: "never",
+				       it->reason, name, it->line);
+			}
+		}
+		free(items);
+		free(text);
+	}
+	if (json) {
+		char *out = cJSON_PrintUnformatted(arr);
+		if (out)
+			printf("%s\n", out);
+		else
+			rc = 1;
+		free(out);
+		cJSON_Delete(arr);
+	} else {
+		printf("%zu allow entr%s\n", total, total == 1 ? "y" : "ies");
+	}
+	pol_free(pol);
+	return rc;
+}
+
+/* ---- unallow ------------------------------------------------------------------------------- */
+
+/* Removes the entries for rule (and path) from one file; returns how many, or -1. */
+static int unallow_file(const char *file, const char *rule, const char *path)
+{
+	struct hook_allow_item *items = NULL;
+	size_t n = 0, len;
+	char *text = NULL, *cut;
+	int removed = 0, err, was_trusted;
+
+	err = hook_read_file(file, 16 * 1024 * 1024, &text, &len);
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		fprintf(stderr, "dcg: unallow: cannot read %s: %s\n", file, strerror(-err));
+		return -1;
+	}
+	if (hook_allow_items(text, len, &items, &n)) {
+		fprintf(stderr, "dcg: unallow: %s is not valid YAML; left it unchanged\n", file);
+		free(text);
+		return -1;
+	}
+	/* a trusted project file stays trusted: taking an entry out only tightens */
+	was_trusted = trusted_now(file, text, len);
+	/* from the end, so that the spans before stay valid */
+	for (size_t i = n; i-- > 0;) {
+		const struct hook_allow_item *it = &items[i];
+		const struct hook_allow_span *span = &it->span;
+		if (strcmp(it->rule, rule) != 0)
+			continue;
+		if (path) {
+			size_t k;
+			for (k = 0; k < it->n_paths && strcmp(it->paths[k], path); k++)
+				;
+			if (k == it->n_paths)
+				continue;
+			/* one path of several: take only that one */
+			if (it->n_paths > 1 && !it->paths_single)
+				span = &it->path_spans[k];
+		}
+		cut = hook_allow_cut(text, len, span);
+		if (!cut) {
+			removed = -1;
+			goto out;
+		}
+		free(text);
+		text = cut;
+		len = strlen(text);
+		removed++;
+	}
+	if (removed > 0) {
+		struct hook_allow_item *left = NULL;
+		size_t nl = 0;
+		/* the result must still read, and hold no entry for what was removed */
+		if (diag_count(file, text) == (size_t)-1 ||
+		    hook_allow_items(text, len, &left, &nl)) {
+			fprintf(stderr,
+				"dcg: unallow: %s: cannot remove the entry safely; left "
+				"it unchanged\n",
+				file);
+			free(left);
+			removed = -1;
+			goto out;
+		}
+		free(left);
+		err = hook_write_atomic(file, text, len, 0644);
+		if (err) {
+			fprintf(stderr, "dcg: unallow: cannot write %s: %s\n", file,
+				strerror(-err));
+			removed = -1;
+		} else if (was_trusted) {
+			retrust(file);
+		}
+	}
+out:
+	free(items);
+	free(text);
+	return removed;
+}
+
+int cmd_unallow(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"path", required_argument, NULL, 'P'}, {"project", no_argument, NULL, 'j'},
+	    {"user", no_argument, NULL, 'u'},	    {"file", required_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
+	};
+	const char *path = NULL, *file = NULL;
+	char cwd[PATH_MAX], files[2][PATH_MAX];
+	int c, where = 0, nf = 0, total = 0, failed = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'P':
+			path = optarg;
+			break;
+		case 'j':
+			where = 1;
+			break;
+		case 'u':
+			where = 2;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'h':
+			fputs(unallow_usage, stdout);
+			return 0;
+		default:
+			fputs(unallow_usage, stderr);
+			return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(unallow_usage, stderr);
+		return 1;
+	}
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "dcg: unallow: cannot get the working directory\n");
+		return 1;
+	}
+	if (file)
+		nf = snprintf(files[0], sizeof(files[0]), "%s", file) < (int)sizeof(files[0]);
+	if (!file && where != 2 && find_project_file(cwd, files[nf], sizeof(files[0])) == 0)
+		nf++;
+	if (!file && where != 1 && user_file(files[nf], sizeof(files[0])) == 0)
+		nf++;
+	for (int i = 0; i < nf; i++) {
+		int r = unallow_file(files[i], argv[optind], path);
+		if (r < 0)
+			failed = 1;
+		if (r > 0) {
+			printf("dcg: %s: removed %d allow entr%s for %s%s%s\n", files[i], r,
+			       r == 1 ? "y" : "ies", argv[optind], path ? " under " : "",
+			       path ? path : "");
+			total += r;
+		}
+	}
+	if (!total && !failed)
+		fprintf(stderr, "dcg: unallow: no allow entry for %s%s%s (dcg allow --list)\n",
+			argv[optind], path ? " under " : "", path ? path : "");
+	return total && !failed ? 0 : 1;
+}
+
 int cmd_allow(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -138,6 +430,8 @@ int cmd_allow(int argc, char **argv)
 	    {"user", no_argument, NULL, 'u'},
 	    {"file", required_argument, NULL, 'f'},
 	    {"policy", required_argument, NULL, 'p'},
+	    {"list", no_argument, NULL, 'l'},
+	    {"json", no_argument, NULL, 'J'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -146,8 +440,10 @@ int cmd_allow(int argc, char **argv)
 	char cwd[PATH_MAX], target[PATH_MAX], msg[256];
 	char *text = NULL, *out = NULL;
 	struct pol_policy *pol = NULL;
-	int c, where = 0, rc = 1, err, is_project = 0; /* where: 0 default, 1 project, 2 user */
-	size_t len = 0;
+	struct hook_allow_item *items = NULL;
+	int c, where = 0, rc = 1, err, replaced = 0, list = 0, json = 0, is_project = 0,
+	       was_trusted = 0; /* where: 0 default, 1 project, 2 user */
+	size_t len = 0, n_items = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "r:h", opts, NULL)) != -1) {
@@ -173,6 +469,12 @@ int cmd_allow(int argc, char **argv)
 		case 'p':
 			policy = optarg;
 			break;
+		case 'l':
+			list = 1;
+			break;
+		case 'J':
+			json = 1;
+			break;
 		case 'h':
 			fputs(allow_usage, stdout);
 			return 0;
@@ -181,10 +483,24 @@ int cmd_allow(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (list) {
+		if (optind != argc || e.reason || e.path || e.expires || where || file) {
+			fprintf(stderr, "dcg: allow --list takes only --json and --policy\n");
+			fputs(allow_usage, stderr);
+			return 1;
+		}
+		return allow_list(policy, json);
+	}
+	if (json) {
+		fprintf(stderr, "dcg: allow: --json is for --list\n");
+		return 1;
+	}
 	if (optind != argc - 1 || !e.reason) {
 		fputs(allow_usage, stderr);
 		return 1;
 	}
+	if (e.expires && check_expiry(e.expires))
+		return 1;
 	e.rule = argv[optind];
 	if (!getcwd(cwd, sizeof(cwd))) {
 		fprintf(stderr, "dcg: allow: cannot get the working directory\n");
@@ -230,6 +546,33 @@ int cmd_allow(int argc, char **argv)
 		fprintf(stderr, "dcg: allow: cannot read %s: %s\n", target, strerror(-err));
 		goto out;
 	}
+	/* A project file's loosening holds only while the user trusts its content: an
+	 * edit keeps a trusted (or new) file trusted, and never trusts a file that was
+	 * not (its other entries may come from anyone who wrote to the repository). */
+	was_trusted = is_project && (!text || trusted_now(target, text, len));
+	/* The same rule and paths again: the same entry, replaced, never doubled. */
+	if (text && hook_allow_items(text, len, &items, &n_items) == 0) {
+		for (size_t i = n_items; i-- > 0;) {
+			char *cut;
+			if (strcmp(items[i].rule, e.rule) || !same_paths(&items[i], e.path))
+				continue;
+			if (!strcmp(items[i].expires, e.expires ? e.expires : "") &&
+			    !strcmp(items[i].reason, e.reason)) {
+				printf("dcg: %s is already allowed%s%s (%s:%u): nothing changed\n",
+				       e.rule, e.path ? " under " : "", e.path ? e.path : "",
+				       target, items[i].line);
+				rc = 0;
+				goto out;
+			}
+			cut = hook_allow_cut(text, len, &items[i].span);
+			if (!cut)
+				goto out;
+			free(text);
+			text = cut;
+			len = strlen(text);
+			replaced = 1;
+		}
+	}
 	err = hook_allow_edit(text ? text : "", len, &e, &out, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "dcg: allow: %s: %s\n", target, msg[0] ? msg : strerror(-err));
@@ -242,10 +585,6 @@ int cmd_allow(int argc, char **argv)
 			target);
 		goto out;
 	}
-	/* A project file's loosening holds only while the user trusts its content: an
-	 * edit keeps a trusted (or new) file trusted, and never trusts a file that was
-	 * not (its other entries may come from anyone who wrote to the repository). */
-	int was_trusted = is_project && (!text || trusted_now(target, text, len));
 	err = hook_write_atomic(target, out, strlen(out), 0644);
 	if (err) {
 		fprintf(stderr, "dcg: allow: cannot write %s: %s\n", target, strerror(-err));
@@ -258,11 +597,12 @@ int cmd_allow(int argc, char **argv)
 			"dcg: allow: %s is not trusted, so its allow entries do not apply yet; "
 			"read it, then: dcg trust %s\n",
 			target, target);
-	printf("dcg: %s is now allowed%s%s%s%s (%s)\n", e.rule, e.path ? " under " : "",
-	       e.path ? e.path : "", e.expires ? " until " : "", e.expires ? e.expires : "",
-	       target);
+	printf("dcg: %s is now allowed%s%s%s%s (%s%s)\n", e.rule, e.path ? " under " : "",
+	       e.path ? e.path : "", e.expires ? " until " : "", e.expires ? e.expires : "", target,
+	       replaced ? ", replacing its earlier entry" : "");
 	rc = 0;
 out:
+	free(items);
 	free(text);
 	free(out);
 	pol_free(pol);

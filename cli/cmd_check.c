@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 struct check_args {
@@ -28,16 +29,16 @@ static const char check_usage[] =
     "       dcg check [options] -          (the command from stdin)\n"
     "\n"
     "Decides one shell command with the active policy, or with --tool (Read, Write,\n"
-    "Edit, MultiEdit, NotebookEdit, Glob, Grep, LS) one path as that agent tool would\n"
-    "use it. The words of COMMAND are joined by spaces.\n"
+    "Edit, MultiEdit, NotebookEdit, Glob, Grep, LS, in any case) one path as that agent\n"
+    "tool would use it. The words of COMMAND are joined by spaces.\n"
     "Exit status: 0 allowed (allow, log, warn), 2 denied, 3 ask, 1 usage or error.\n";
 
 static const char explain_usage[] =
-    "usage: dcg explain [--cwd DIR] [--policy FILE] COMMAND...\n"
+    "usage: dcg explain [--json] [--cwd DIR] [--policy FILE] COMMAND...\n"
     "\n"
     "Shows how a command is decided: its normalized form, every rule tried on it and\n"
     "whether it matched (or was skipped by the keyword prefilter), the allowlist, and\n"
-    "the decision. Exit status as for dcg check.\n";
+    "the decision. --json: the same as one JSON object. Exit status as for dcg check.\n";
 
 /* Joins the remaining words, or reads stdin for "-". Returns 0 or -1. */
 static int take_text(int argc, char **argv, struct check_args *a)
@@ -137,7 +138,7 @@ static int decide(struct pol_policy *pol, const struct check_args *a, const char
 		  unsigned flags, struct hook_call *call, struct pol_result *r, cJSON **input)
 {
 	*input = NULL;
-	if (!a->tool || !strcmp(a->tool, "Bash")) {
+	if (!a->tool || !strcasecmp(a->tool, "Bash")) {
 		hook_call_init(call);
 		call->kind = HOOK_CALL_COMMAND;
 		call->tool = "Bash";
@@ -229,7 +230,31 @@ out:
 
 struct explain_state {
 	size_t tried, matched, skipped;
+	cJSON *events; /* --json: the trace, else NULL */
 };
+
+static void explain_event_json(const struct pol_trace_event *ev, struct explain_state *st)
+{
+	char text[1024], clean[1024];
+	size_t tlen = ev->text ? (ev->text_len ? ev->text_len : strlen(ev->text)) : 0, n;
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return;
+	cJSON_AddStringToObject(o, "what", ev->what ? ev->what : "?");
+	if (ev->rule_id)
+		cJSON_AddStringToObject(o, "rule_id", ev->rule_id);
+	cJSON_AddStringToObject(o, "result",
+				ev->matched > 0	  ? "match"
+				: ev->matched < 0 ? "skipped"
+						  : "no");
+	if (ev->text) {
+		n = pol_truncate_utf8(ev->text, tlen, 200, text, sizeof(text));
+		hook_utf8_sanitize(text, n, clean, sizeof(clean));
+		cJSON_AddStringToObject(o, "text", clean);
+	}
+	cJSON_AddItemToArray(st->events, o);
+}
 
 static void print_text(const char *text, size_t len)
 {
@@ -258,6 +283,12 @@ static void explain_event(const struct pol_trace_event *ev, void *arg)
 			st->matched++;
 		else if (ev->matched < 0)
 			st->skipped++;
+	}
+	if (st->events) {
+		explain_event_json(ev, st);
+		return;
+	}
+	if (!strcmp(what, "rule")) {
 		printf("  %-8s %s",
 		       ev->matched > 0	 ? "MATCH"
 		       : ev->matched < 0 ? "skipped"
@@ -280,7 +311,7 @@ static void explain_event(const struct pol_trace_event *ev, void *arg)
 int cmd_explain(int argc, char **argv)
 {
 	struct check_args a;
-	struct explain_state st = {0, 0, 0};
+	struct explain_state st = {0, 0, 0, NULL};
 	struct pol_policy *pol = NULL;
 	struct pol_result r;
 	struct pol_ctx ctx;
@@ -303,18 +334,52 @@ int cmd_explain(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	printf("command: ");
-	print_text(a.text, a.len);
-	printf("\npolicy: %zu rules from", pol_rule_count(pol));
-	for (size_t i = 0; i < pol_file_count(pol); i++)
-		printf(" %s", pol_file_name(pol, i));
-	printf("\n\n");
+	if (a.json) {
+		st.events = cJSON_CreateArray();
+		if (!st.events) {
+			rc = 1;
+			goto out;
+		}
+	} else {
+		printf("command: ");
+		print_text(a.text, a.len);
+		printf("\npolicy: %zu rules from", pol_rule_count(pol));
+		for (size_t i = 0; i < pol_file_count(pol); i++)
+			printf(" %s", pol_file_name(pol, i));
+		printf("\n\n");
+	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = cwd;
 	ctx.flags = POL_CTX_KEEP_SCRIPT;
 	ctx.trace = explain_event;
 	ctx.trace_arg = &st;
 	pol_check_command(pol, a.text, a.len, &ctx, &r);
+	if (a.json) {
+		cJSON *o = cJSON_CreateObject(), *res, *files;
+		char *js = hook_result_json(&r), *out = NULL;
+		cJSON_AddStringToObject(o, "command", a.text);
+		files = cJSON_AddArrayToObject(o, "policy_files");
+		for (size_t i = 0; files && i < pol_file_count(pol); i++)
+			cJSON_AddItemToArray(files, cJSON_CreateString(pol_file_name(pol, i)));
+		cJSON_AddNumberToObject(o, "rules_tried", (double)st.tried);
+		cJSON_AddNumberToObject(o, "matched", (double)st.matched);
+		cJSON_AddNumberToObject(o, "skipped", (double)st.skipped);
+		cJSON_AddItemToObject(o, "trace", st.events);
+		st.events = NULL;
+		cJSON_AddBoolToObject(o, "allowed_by_allowlist", r.allowed_by_allowlist);
+		res = js ? cJSON_Parse(js) : NULL;
+		if (res)
+			cJSON_AddItemToObject(o, "result", res);
+		cJSON_AddStringToObject(o, "decision", pol_decision_name(r.decision));
+		out = cJSON_PrintUnformatted(o);
+		if (out)
+			printf("%s\n", out);
+		free(out);
+		free(js);
+		cJSON_Delete(o);
+		rc = exit_for(r.decision);
+		goto out;
+	}
 	printf("\n%zu rules tried: %zu matched, %zu skipped by the prefilter\n", st.tried,
 	       st.matched, st.skipped);
 	if (r.allowed_by_allowlist)
@@ -330,6 +395,7 @@ int cmd_explain(int argc, char **argv)
 	rc = exit_for(r.decision);
 out:
 	free(msg);
+	cJSON_Delete(st.events);
 	pol_result_release(&r);
 	pol_free(pol);
 	free(a.text);

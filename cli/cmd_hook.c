@@ -233,13 +233,16 @@ int cmd_hook(int argc, char **argv)
 		pol = hook_policy_open(policy_file, call.cwd, stderr);
 	hook_decide_call(pol, &call, POL_CTX_KEEP_SCRIPT, &res);
 
-	if (res.decision >= POL_WARN) {
-		struct hook_msg_opts mo = {isatty(2), call.command, call.command_len};
-		msg = hook_msg_human(&res, &mo);
-		if (msg)
-			write_all(2, msg, strlen(msg));
-		if (pol)
-			hook_print_trust_notes(stderr, pol, 1);
+	if (res.decision >= POL_WARN || res.allowed_by_allowlist) {
+		if (res.decision >= POL_WARN) {
+			struct hook_msg_opts mo = {isatty(2), call.command, call.command_len};
+			msg = hook_msg_human(&res, &mo);
+			if (msg)
+				write_all(2, msg, strlen(msg));
+			if (pol)
+				hook_print_trust_notes(stderr, pol, 1);
+		}
+		/* an allowlisted pass is logged too, with the entry that let it pass */
 		log_input(&call, logged, sizeof(logged));
 		memset(&le, 0, sizeof(le));
 		le.layer = "hook";

@@ -5,7 +5,10 @@
 #include "agents/agents.h"
 
 #include "commands.h"
+#include "registration.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -13,11 +16,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Claude Code's managed settings on Linux: root-owned, above every user and project
+ * file, so a user cannot take dcg's hook out. $DCG_CLAUDE_MANAGED_SETTINGS moves it
+ * (tests). */
+#define CLAUDE_MANAGED_SETTINGS "/etc/claude-code/managed-settings.json"
+
 static const char install_usage[] =
     "usage: dcg install --agent claude|codex|gemini|cursor|pi|all [--project | --user]\n"
     "                   [--settings FILE]\n"
+    "       dcg install --agent claude --managed   (as root)\n"
     "       dcg uninstall --agent claude|codex|gemini|cursor|pi|all [--project | --user]\n"
-    "                   [--settings FILE]\n"
+    "                   [--settings FILE] [--managed]\n"
     "\n"
     "install registers `dcg hook` as the agent's pre-tool hook (Claude Code: for the\n"
     "Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep and LS tools), merged\n"
@@ -26,7 +35,11 @@ static const char install_usage[] =
     ".codex, .gemini, .cursor, .pi) exists here (--project) or in ~ (--user).\n"
     "  --project  the project's settings (Claude Code: .claude/settings.json here; default)\n"
     "  --user     the user's settings (Claude Code: ~/.claude/settings.json)\n"
+    "  --managed  Claude Code's managed settings (" CLAUDE_MANAGED_SETTINGS "),\n"
+    "             which users cannot override: for a team or a machine\n"
     "  --force    register this binary even from a temporary or build folder\n"
+    "--agent all says what it did for each agent and fails when it did nothing.\n"
+    "uninstall deletes a settings file that held nothing but dcg's entry.\n"
     "\n"
     "The hook fails closed: when the dcg binary is missing or dies, the agent refuses\n"
     "the call (Claude Code, Codex, Gemini CLI: the command exits 2; Cursor: failClosed;\n"
@@ -43,8 +56,9 @@ static int exit2_blocks(const char *agent)
 	return !strcmp(agent, "claude") || !strcmp(agent, "codex") || !strcmp(agent, "gemini");
 }
 
-/* The command line the agent will run: this very binary, quoted for a shell. */
-static int hook_command(const char *agent, const char *exe, char *out, size_t size)
+/* The command line the agent runs for the binary exe, quoted for a shell, failing
+ * closed (registration.h). */
+int hook_command_for(const char *exe, const char *agent, char *out, size_t size)
 {
 	int quote, w;
 
@@ -57,6 +71,51 @@ static int hook_command(const char *agent, const char *exe, char *out, size_t si
 					   "(the user can run: dcg doctor)' >&2; exit 2; }"
 					 : "");
 	return w < 0 || (size_t)w >= size ? -1 : 0;
+}
+
+/* What an install followed by an uninstall leaves in an empty file for agent ag (e.g.
+ * "{}" or {"version": 1}), parsed; NULL when unknown. */
+static cJSON *install_residue(const struct hook_agent *ag, const char *command)
+{
+	char dir[] = "/tmp/dcg-residue-XXXXXX", path[PATH_MAX], msg[PATH_MAX + 128], *text = NULL;
+	cJSON *res = NULL;
+	size_t len;
+
+	if (!mkdtemp(dir))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/settings.json", dir);
+	if (ag->install(path, command, msg, sizeof(msg)) == 0 &&
+	    ag->uninstall(path, msg, sizeof(msg)) == 0 &&
+	    hook_read_file(path, 16 * 1024 * 1024, &text, &len) == 0)
+		res = cJSON_Parse(text);
+	free(text);
+	unlink(path);
+	rmdir(dir);
+	return res;
+}
+
+/* After an uninstall: a settings file that now holds only what dcg's install put
+ * there (nothing of anyone else's) is deleted, so that uninstall leaves no trace. */
+static void remove_if_dcg_alone(const struct hook_agent *ag, const char *path, const char *command)
+{
+	char *text = NULL;
+	size_t len;
+	cJSON *have, *residue;
+
+	if (hook_read_file(path, 16 * 1024 * 1024, &text, &len))
+		return;
+	have = cJSON_Parse(text);
+	free(text);
+	if (!cJSON_IsObject(have)) {
+		cJSON_Delete(have);
+		return;
+	}
+	residue = install_residue(ag, command);
+	if (residue && (have->child == NULL || cJSON_Compare(have, residue, 1)) &&
+	    unlink(path) == 0)
+		printf("dcg: %s held nothing else: removed it\n", path);
+	cJSON_Delete(residue);
+	cJSON_Delete(have);
 }
 
 /* Is exe in a temporary folder or a build folder, where it will not stay? */
@@ -110,54 +169,81 @@ static int config_dir_exists(const char *path)
 	return stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int run(int argc, char **argv, int remove)
+struct install_opts {
+	const char *name, *settings;
+	int user, managed, remove, force;
+};
+
+static int parse_install(int argc, char **argv, struct install_opts *o)
 {
 	static const struct option opts[] = {
-	    {"agent", required_argument, NULL, 'a'},
-	    {"project", no_argument, NULL, 'j'},
-	    {"user", no_argument, NULL, 'u'},
-	    {"settings", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"force", no_argument, NULL, 'f'},
-	    {NULL, 0, NULL, 0},
+	    {"agent", required_argument, NULL, 'a'}, {"project", no_argument, NULL, 'j'},
+	    {"user", no_argument, NULL, 'u'},	     {"settings", required_argument, NULL, 's'},
+	    {"managed", no_argument, NULL, 'm'},     {"force", no_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
 	};
-	const char *name = NULL, *settings = NULL, *where;
-	char cwd[PATH_MAX], path[PATH_MAX], command[PATH_MAX + 256], msg[PATH_MAX + 128];
-	char exe[PATH_MAX];
-	int c, user = 0, rc = 0, done = 0, force = 0;
-	ssize_t n;
-	size_t i;
+	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			name = optarg;
+			o->name = optarg;
 			break;
 		case 'j':
-			user = 0;
+			o->user = 0;
 			break;
 		case 'u':
-			user = 1;
+			o->user = 1;
 			break;
 		case 's':
-			settings = optarg;
+			o->settings = optarg;
+			break;
+		case 'm':
+			o->managed = 1;
 			break;
 		case 'f':
-			force = 1;
+			o->force = 1;
 			break;
 		case 'h':
 			fputs(install_usage, stdout);
-			return 0;
+			return 1;
 		default:
 			fputs(install_usage, stderr);
-			return 1;
+			return -1;
 		}
 	}
-	if (!name || optind != argc) {
+	if (!o->name || optind != argc) {
+		if (optind != argc)
+			fprintf(stderr, "dcg: unexpected '%s'\n", argv[optind]);
 		fputs(install_usage, stderr);
-		return 1;
+		return -1;
 	}
+	if (o->managed && strcmp(o->name, "claude") != 0) {
+		fprintf(stderr, "dcg: --managed is for Claude Code only (--agent claude)\n");
+		return -1;
+	}
+	if (o->managed && !o->settings) {
+		const char *env = getenv("DCG_CLAUDE_MANAGED_SETTINGS");
+		o->settings = env && *env ? env : CLAUDE_MANAGED_SETTINGS;
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv, int remove)
+{
+	struct install_opts o = {NULL, NULL, 0, 0, remove, 0};
+	char cwd[PATH_MAX], path[PATH_MAX], command[PATH_MAX + 256], msg[PATH_MAX + 128];
+	char done_list[256] = "", skipped[256] = "", exe[PATH_MAX];
+	int rc = 0, known = 0, changed = 0, all;
+	const char *where;
+	ssize_t n;
+	size_t i;
+
+	rc = parse_install(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 1;
+	all = !strcmp(o.name, "all");
 	if (!getcwd(cwd, sizeof(cwd))) {
 		fprintf(stderr, "dcg: cannot get the working directory\n");
 		return 1;
@@ -169,7 +255,7 @@ static int run(int argc, char **argv, int remove)
 	}
 	exe[n] = '\0';
 	where = remove ? NULL : transient_dir(exe);
-	if (where && !force) {
+	if (where && !o.force) {
 		fprintf(stderr,
 			"dcg: install: %s is in %s: the hook fails closed, so once it is moved or "
 			"deleted the agent refuses every call. Install dcg where it stays (make "
@@ -183,48 +269,70 @@ static int run(int argc, char **argv, int remove)
 			where);
 	for (i = 0; i < hook_agent_count(); i++) {
 		const struct hook_agent *ag = hook_agent_get(i);
-		if (strcmp(name, "all") != 0 && strcmp(name, ag->name) != 0)
+		int err;
+		if (!all && strcmp(o.name, ag->name) != 0)
 			continue;
-		done = 1;
+		known = 1;
 		if (!ag->install) {
 			fprintf(stderr, "dcg: %s: not supported yet for the %s agent\n",
 				remove ? "uninstall" : "install", ag->name);
-			if (strcmp(name, "all") != 0)
+			if (!all)
 				rc = 1;
 			continue;
 		}
-		if (settings) {
-			snprintf(path, sizeof(path), "%s", settings);
-		} else if (ag->settings_path(user, cwd, path, sizeof(path))) {
+		if (o.settings) {
+			snprintf(path, sizeof(path), "%s", o.settings);
+		} else if (ag->settings_path(o.user, cwd, path, sizeof(path))) {
 			fprintf(stderr, "dcg: cannot locate the %s settings of %s\n",
-				user ? "user" : "project", ag->name);
+				o.user ? "user" : "project", ag->name);
 			rc = 1;
 			continue;
 		}
-		if (!settings && !strcmp(name, "all") && !config_dir_exists(path)) {
+		if (!o.settings && all && !config_dir_exists(path)) {
 			printf("dcg: %s: no config folder for %s, skipped\n",
 			       remove ? "uninstall" : "install", ag->name);
+			snprintf(skipped + strlen(skipped), sizeof(skipped) - strlen(skipped),
+				 "%s%s", skipped[0] ? ", " : "", ag->name);
 			continue;
 		}
-		if (remove) {
-			if (ag->uninstall(path, msg, sizeof(msg)))
-				rc = 1;
-		} else {
-			if (hook_command(ag->name, exe, command, sizeof(command))) {
-				fprintf(stderr,
-					"dcg: cannot name this dcg binary in a hook command\n");
-				rc = 1;
-				continue;
-			}
-			if (ag->install(path, command, msg, sizeof(msg)))
-				rc = 1;
+		if (hook_command_for(exe, ag->name, command, sizeof(command))) {
+			fprintf(stderr, "dcg: cannot name this dcg binary in a hook command\n");
+			rc = 1;
+			continue;
 		}
-		fprintf(rc ? stderr : stdout, "dcg: %s\n", msg);
+		err = remove ? ag->uninstall(path, msg, sizeof(msg))
+			     : ag->install(path, command, msg, sizeof(msg));
+		if (err)
+			rc = 1;
+		fprintf(err ? stderr : stdout, "dcg: %s\n", msg);
+		if (!err) {
+			changed = 1;
+			snprintf(done_list + strlen(done_list),
+				 sizeof(done_list) - strlen(done_list), "%s%s",
+				 done_list[0] ? ", " : "", ag->name);
+		}
+		if (!err && remove)
+			remove_if_dcg_alone(ag, path, command);
 	}
-	if (!done) {
-		fprintf(stderr, "dcg: unknown agent '%s'\n", name);
+	if (!known) {
+		fprintf(stderr,
+			"dcg: unknown agent '%s' (claude, codex, gemini, cursor, pi, all)\n",
+			o.name);
 		return 1;
 	}
+	if (all && !changed) {
+		fprintf(stderr,
+			"dcg: %s --agent all: no agent is set up %s (no .claude, .codex, .gemini, "
+			".cursor or .pi folder): nothing %s. Name one: dcg %s --agent claude%s\n",
+			remove ? "uninstall" : "install", o.user ? "in your home" : "here",
+			remove ? "removed" : "installed", remove ? "uninstall" : "install",
+			o.user ? " --user" : "");
+		return 1;
+	}
+	if (all)
+		printf("dcg: %s: %s%s%s%s\n", remove ? "uninstalled" : "installed", done_list,
+		       skipped[0] ? "; skipped (no config folder): " : "", skipped,
+		       rc ? "; some failed (above)" : "");
 	return rc;
 }
 

@@ -1,74 +1,177 @@
-/* cmd_log.c - `dcg log [--json] [--last N]`: the tail of the audit log, readable. */
+/* cmd_log.c - `dcg log`: the audit log, filtered and readable; `dcg stats`: refusals
+ * counted by rule and by agent. Both read the rotated file (FILE.1) before the
+ * current one, so a rotation loses nothing they can show. */
 #include "hook.h"
 
 #include "commands.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#define LOG_MAX_WINDOW (64u * 1024 * 1024)
+#define LOG_READ_MAX (64u * 1024 * 1024)
 
 static const char log_usage[] =
-    "usage: dcg log [--json] [--last N]\n"
+    "usage: dcg log [--json] [--last N] [--since WHEN] [--rule ID] [--agent NAME]\n"
+    "               [--decision deny|ask|warn|log|allow] [--color=auto|always|never]\n"
     "\n"
     "Shows the last N entries (default 20) of the audit log ($DCG_LOG, else\n"
-    "$XDG_STATE_HOME/dcg/audit.jsonl): every deny, ask and warn of every layer.\n"
-    "--json prints the entries as they are stored, one JSON object per line.\n";
+    "$XDG_STATE_HOME/dcg/audit.jsonl, and FILE.1 before it once rotated): every deny,\n"
+    "ask and warn of every layer, and every call an allow entry let pass (decision\n"
+    "allow, with the entry). What was targeted is shown; only secrets are redacted.\n"
+    "  --since WHEN   YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (UTC), or an age: 30m, 12h, 7d\n"
+    "  --rule ID      a rule ID or a glob of them (core.git.*)\n"
+    "  --agent NAME   claude, codex, gemini, cursor, pi\n"
+    "  --decision D   only that decision\n"
+    "  --json         the entries as stored, one JSON object per line\n"
+    "Colour only on a terminal, unless --color says otherwise; NO_COLOR turns it off.\n";
 
-/* Reads enough of the file's end to hold its last `want` lines. */
-static int read_tail(const char *path, size_t want, char **out, size_t *len, int *partial)
+static const char stats_usage[] =
+    "usage: dcg stats [--json] [--since WHEN] [--color=auto|always|never]\n"
+    "\n"
+    "Counts what the audit log recorded: refusals (deny, ask, warn) by rule and by\n"
+    "agent (or layer), and the calls the allowlist let pass. --since as for dcg log.\n";
+
+struct log_filter {
+	char since[32]; /* ISO UTC prefix to compare with "time"; empty: no bound */
+	const char *rule, *agent, *decision;
+};
+
+struct log_opts {
+	struct log_filter f;
+	long last;
+	int json, color;
+};
+
+/* --since WHEN into an ISO UTC time string. */
+static int parse_since(const char *s, char *out, size_t size)
 {
-	struct stat st;
-	size_t window = 65536, lines, i;
-	char *buf = NULL;
-	ssize_t n;
-	off_t start;
-	int fd;
+	char *end;
+	long n;
+	time_t t;
+	struct tm tm;
 
-	*out = NULL;
-	*len = 0;
-	*partial = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return -errno;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (!errno && n >= 0 && end != s && end[0] && !end[1] && strchr("smhdw", end[0])) {
+		long mult = end[0] == 's'   ? 1
+			    : end[0] == 'm' ? 60
+			    : end[0] == 'h' ? 3600
+			    : end[0] == 'd' ? 86400
+					    : 7 * 86400;
+		t = time(NULL) - n * mult;
+		gmtime_r(&t, &tm);
+		strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm);
+		return 0;
 	}
-	for (;;) {
-		if ((off_t)window > st.st_size)
-			window = (size_t)st.st_size;
-		free(buf);
-		buf = malloc(window + 1);
-		if (!buf) {
-			close(fd);
-			return -ENOMEM;
-		}
-		start = st.st_size - (off_t)window;
-		n = pread(fd, buf, window, start);
-		if (n < 0) {
-			free(buf);
-			close(fd);
-			return -errno;
-		}
-		buf[n] = '\0';
-		for (lines = 0, i = 0; i < (size_t)n; i++)
-			lines += buf[i] == '\n';
-		if (lines > want || start == 0 || window >= LOG_MAX_WINDOW)
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (end && *end == 'T')
+		end = strptime(end + 1, "%H:%M", &tm);
+	if (end && *end == ':')
+		end = strptime(end + 1, "%S", &tm);
+	if (!end || *end)
+		return -1;
+	strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	return 0;
+}
+
+static int parse_color(const char *v)
+{
+	if (!v || !strcmp(v, "auto"))
+		return isatty(1) && !(getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
+	if (!strcmp(v, "always"))
+		return 1;
+	if (!strcmp(v, "never"))
+		return 0;
+	return -1;
+}
+
+/* Options shared by log and stats. Returns 0, 1 for --help, -1 on a usage error. */
+static int parse_opts(int argc, char **argv, struct log_opts *o, const char *usage, int is_log)
+{
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},	     {"last", required_argument, NULL, 'n'},
+	    {"since", required_argument, NULL, 's'}, {"rule", required_argument, NULL, 'r'},
+	    {"agent", required_argument, NULL, 'a'}, {"decision", required_argument, NULL, 'd'},
+	    {"color", optional_argument, NULL, 'c'}, {"colour", optional_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
+	};
+	const char *color = NULL;
+	char *endp;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->last = 20;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hn:", opts, NULL)) != -1) {
+		if (!is_log && (c == 'n' || c == 'r' || c == 'a' || c == 'd'))
+			c = '?';
+		switch (c) {
+		case 'j':
+			o->json = 1;
 			break;
-		window *= 4;
+		case 'n':
+			errno = 0;
+			o->last = strtol(optarg, &endp, 10);
+			if (errno || *endp || o->last < 0 || o->last > 1000000) {
+				fprintf(stderr, "dcg: log: --last wants a number, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 's':
+			if (parse_since(optarg, o->f.since, sizeof(o->f.since))) {
+				fprintf(stderr,
+					"dcg: --since wants YYYY-MM-DD[THH:MM[:SS]] or an age "
+					"(30m, 12h, 7d), not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'r':
+			o->f.rule = optarg;
+			break;
+		case 'a':
+			o->f.agent = optarg;
+			break;
+		case 'd':
+			if (strcmp(optarg, "deny") && strcmp(optarg, "ask") &&
+			    strcmp(optarg, "warn") && strcmp(optarg, "log") &&
+			    strcmp(optarg, "allow")) {
+				fprintf(stderr,
+					"dcg: log: --decision is deny, ask, warn, log or allow\n");
+				return -1;
+			}
+			o->f.decision = optarg;
+			break;
+		case 'c':
+			color = optarg ? optarg : "always";
+			if (parse_color(color) < 0) {
+				fprintf(stderr, "dcg: --color is auto, always or never\n");
+				return -1;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			fputs(usage, stderr);
+			return -1;
+		}
 	}
-	close(fd);
-	*partial = start > 0;
-	*out = buf;
-	*len = (size_t)n;
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected '%s'\n", argv[0], argv[optind]);
+		fputs(usage, stderr);
+		return -1;
+	}
+	o->color = parse_color(color);
 	return 0;
 }
 
@@ -76,116 +179,296 @@ static const char *member(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsString(v) ? v->valuestring : "-";
+	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void print_human(const char *line)
+static int keep(const cJSON *o, const struct log_filter *f)
 {
-	cJSON *o = cJSON_Parse(line);
+	const char *v;
+
+	if (f->since[0] && (!(v = member(o, "time")) || strncmp(v, f->since, 19) < 0))
+		return 0;
+	if (f->rule && (!(v = member(o, "rule_id")) ||
+			(strcmp(v, f->rule) != 0 && fnmatch(f->rule, v, 0) != 0)))
+		return 0;
+	if (f->agent && (!(v = member(o, "agent")) || strcmp(v, f->agent) != 0))
+		return 0;
+	if (f->decision && (!(v = member(o, "decision")) || strcmp(v, f->decision) != 0))
+		return 0;
+	return 1;
+}
+
+/* The lines of FILE.1 then FILE, as one buffer of NUL-terminated lines. */
+static int read_log(const char *path, struct hook_buf *all)
+{
+	char rotated[PATH_MAX + 8];
+	int found = 0;
+
+	snprintf(rotated, sizeof(rotated), "%s.1", path);
+	for (int k = 0; k < 2; k++) {
+		char *text = NULL;
+		size_t len;
+		int err = hook_read_file(k ? path : rotated, LOG_READ_MAX, &text, &len);
+		if (err == -ENOENT)
+			continue;
+		if (err) {
+			fprintf(stderr, "dcg: log: %s: %s\n", k ? path : rotated, strerror(-err));
+			return err;
+		}
+		found = 1;
+		/* complete lines only: a last line without its newline is being written */
+		while (len && text[len - 1] != '\n')
+			len--;
+		hook_buf_add(all, text, len);
+		free(text);
+	}
+	return found ? 0 : -ENOENT;
+}
+
+static const char *paint(const char *decision, int color)
+{
+	if (!color || !decision)
+		return "";
+	if (!strcmp(decision, "deny"))
+		return "\033[1;31m";
+	if (!strcmp(decision, "ask"))
+		return "\033[1;33m";
+	if (!strcmp(decision, "warn"))
+		return "\033[35m";
+	if (!strcmp(decision, "allow"))
+		return "\033[32m";
+	return "";
+}
+
+static void print_human(const cJSON *o, int color)
+{
+	const char *in = member(o, "input"), *dec = member(o, "decision");
+	const char *who = member(o, "agent") ? member(o, "agent") : member(o, "layer");
 	char input[512], shown[512];
-	const char *in;
 	size_t n;
 
-	if (!o) {
-		printf("(unreadable line) %.100s\n", line);
-		return;
-	}
-	in = member(o, "input");
-	/* The logger redacts already; cut and keep one line per entry. */
-	n = pol_truncate_utf8(in, strlen(in), 100, input, sizeof(input));
+	n = pol_truncate_utf8(in ? in : "", in ? strlen(in) : 0, 100, input, sizeof(input));
 	hook_utf8_sanitize(input, n, shown, sizeof(shown));
 	for (char *c = shown; *c; c++)
 		if (*c == '\n' || *c == '\t')
 			*c = ' ';
-	printf("%-24s %-5s %-32s %-7s %-10s %s\n", member(o, "time"), member(o, "decision"),
-	       member(o, "rule_id"), member(o, "layer"), member(o, "tool"), shown);
-	cJSON_Delete(o);
+	printf("%-24s %s%-5s%s %-32s %-7s %-10s %s", member(o, "time") ? member(o, "time") : "-",
+	       paint(dec, color), dec ? dec : "-", color && dec ? "\033[0m" : "",
+	       member(o, "rule_id") ? member(o, "rule_id") : "-", who ? who : "-",
+	       member(o, "tool") ? member(o, "tool") : "-", shown);
+	if (member(o, "allowed_by")) {
+		const cJSON *line = cJSON_GetObjectItemCaseSensitive(o, "allow_line");
+		printf("  [allowed: %s, %s:%d]", member(o, "allowed_by"),
+		       member(o, "allow_file") ? member(o, "allow_file") : "?",
+		       cJSON_IsNumber(line) ? line->valueint : 0);
+	}
+	printf("\n");
+}
+
+/* Every kept entry of the log, parsed, in order; *n of them. */
+static cJSON **load_entries(const struct log_filter *f, size_t *n, char *path, size_t psize,
+			    int *missing)
+{
+	struct hook_buf all = HOOK_BUF_INIT;
+	cJSON **v = NULL;
+	size_t cap = 0;
+	char *p, *end;
+	int err;
+
+	*n = 0;
+	*missing = 0;
+	if (pol_log_path(path, psize)) {
+		fprintf(stderr, "dcg: log: the log path is too long\n");
+		return NULL;
+	}
+	err = read_log(path, &all);
+	if (err) {
+		*missing = err == -ENOENT;
+		hook_buf_release(&all);
+		return NULL;
+	}
+	for (p = all.s, end = all.s ? all.s + all.len : NULL; p && p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		cJSON *o;
+		if (!nl)
+			break;
+		*nl = '\0';
+		o = nl > p ? cJSON_Parse(p) : NULL;
+		p = nl + 1;
+		if (!o || !keep(o, f)) {
+			cJSON_Delete(o);
+			continue;
+		}
+		if (*n == cap) {
+			cJSON **m = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+			if (!m) {
+				cJSON_Delete(o);
+				break;
+			}
+			v = m;
+		}
+		v[(*n)++] = o;
+	}
+	hook_buf_release(&all);
+	return v;
+}
+
+static void free_entries(cJSON **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cJSON_Delete(v[i]);
+	free(v);
 }
 
 int cmd_log(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"last", required_argument, NULL, 'n'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	char path[PATH_MAX], *buf = NULL, *p, *end, *endp, **starts = NULL;
-	size_t len, count = 0, i, first;
-	long last = 20;
-	int c, json = 0, err, partial;
+	struct log_opts o;
+	char path[PATH_MAX];
+	cJSON **v;
+	size_t n, first;
+	int rc, missing;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hn:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 'n':
-			errno = 0;
-			last = strtol(optarg, &endp, 10);
-			if (errno || *endp || last < 0 || last > 1000000) {
-				fprintf(stderr, "dcg: log: --last wants a number, not '%s'\n",
-					optarg);
-				return 1;
-			}
-			break;
-		case 'h':
-			fputs(log_usage, stdout);
-			return 0;
-		default:
-			fputs(log_usage, stderr);
-			return 1;
-		}
-	}
-	if (optind < argc) {
-		fputs(log_usage, stderr);
-		return 1;
-	}
-	if (pol_log_path(path, sizeof(path))) {
-		fprintf(stderr, "dcg: log: the log path is too long\n");
-		return 1;
-	}
-	err = read_tail(path, (size_t)last, &buf, &len, &partial);
-	if (err == -ENOENT) {
-		if (!json)
+	rc = parse_opts(argc, argv, &o, log_usage, 1);
+	if (rc)
+		return rc > 0 ? 0 : 1;
+	v = load_entries(&o.f, &n, path, sizeof(path), &missing);
+	if (!v && missing) {
+		if (!o.json)
 			printf("no audit log yet (%s): nothing was refused\n", path);
 		return 0;
 	}
-	if (err) {
-		fprintf(stderr, "dcg: log: %s: %s\n", path, strerror(-err));
-		return 1;
-	}
-	/* Complete lines only: the first may be cut by the window, unless it is the
-	 * file's start. */
-	starts = malloc(sizeof(*starts) * (len / 2 + 2));
-	if (!starts) {
-		free(buf);
-		return 1;
-	}
-	end = buf + len;
-	p = buf;
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			break; /* a line being written right now */
-		*nl = '\0';
-		if (nl > p && !partial)
-			starts[count++] = p;
-		partial = 0;
-		p = nl + 1;
-	}
-	first = count > (size_t)last ? count - (size_t)last : 0;
-	if (!json && count)
-		printf("%-24s %-5s %-32s %-7s %-10s %s\n", "TIME", "DECI.", "RULE", "LAYER", "TOOL",
+	first = n > (size_t)o.last ? n - (size_t)o.last : 0;
+	if (!o.json && n > first)
+		printf("%-24s %-5s %-32s %-7s %-10s %s\n", "TIME", "DECI.", "RULE", "AGENT", "TOOL",
 		       "INPUT");
-	for (i = first; i < count; i++) {
-		if (json)
-			printf("%s\n", starts[i]);
-		else
-			print_human(starts[i]);
+	for (size_t i = first; i < n; i++) {
+		if (o.json) {
+			char *s = cJSON_PrintUnformatted(v[i]);
+			if (s)
+				printf("%s\n", s);
+			free(s);
+		} else {
+			print_human(v[i], o.color);
+		}
 	}
-	free(starts);
-	free(buf);
+	free_entries(v, n);
+	return 0;
+}
+
+/* ---- stats ----------------------------------------------------------------------------- */
+
+struct count {
+	char key[160];
+	size_t deny, ask, warn, allowed;
+};
+
+static struct count *bump(struct count **c, size_t *n, const char *key)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*c)[i].key, key))
+			return &(*c)[i];
+	struct count *m = realloc(*c, (*n + 1) * sizeof(**c));
+	if (!m)
+		return NULL;
+	*c = m;
+	memset(&m[*n], 0, sizeof(m[0]));
+	snprintf(m[*n].key, sizeof(m[0].key), "%s", key);
+	return &m[(*n)++];
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+	size_t tx = x->deny + x->ask + x->warn, ty = y->deny + y->ask + y->warn;
+
+	return tx != ty ? (tx < ty ? 1 : -1) : strcmp(x->key, y->key);
+}
+
+static cJSON *counts_json(const struct count *c, size_t n)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "key", c[i].key);
+		cJSON_AddNumberToObject(o, "deny", (double)c[i].deny);
+		cJSON_AddNumberToObject(o, "ask", (double)c[i].ask);
+		cJSON_AddNumberToObject(o, "warn", (double)c[i].warn);
+		cJSON_AddNumberToObject(o, "allowed", (double)c[i].allowed);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static void print_counts(const char *title, const struct count *c, size_t n, int color)
+{
+	printf("%-40s %s%6s%s %s%6s%s %6s %8s\n", title, paint("deny", color), "DENY",
+	       color ? "\033[0m" : "", paint("ask", color), "ASK", color ? "\033[0m" : "", "WARN",
+	       "ALLOWED");
+	for (size_t i = 0; i < n; i++)
+		printf("%-40s %6zu %6zu %6zu %8zu\n", c[i].key, c[i].deny, c[i].ask, c[i].warn,
+		       c[i].allowed);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct log_opts o;
+	struct count *rules = NULL, *agents = NULL;
+	size_t n, nr = 0, na = 0;
+	char path[PATH_MAX];
+	cJSON **v;
+	int rc, missing;
+
+	rc = parse_opts(argc, argv, &o, stats_usage, 0);
+	if (rc)
+		return rc > 0 ? 0 : 1;
+	v = load_entries(&o.f, &n, path, sizeof(path), &missing);
+	for (size_t i = 0; i < n; i++) {
+		const char *d = member(v[i], "decision"), *rule = member(v[i], "rule_id");
+		const char *who =
+		    member(v[i], "agent") ? member(v[i], "agent") : member(v[i], "layer");
+		struct count *c[2];
+		if (!d)
+			continue;
+		c[0] = bump(&rules, &nr, rule ? rule : "-");
+		c[1] = bump(&agents, &na, who ? who : "-");
+		for (int k = 0; k < 2; k++) {
+			if (!c[k])
+				continue;
+			c[k]->deny += !strcmp(d, "deny");
+			c[k]->ask += !strcmp(d, "ask");
+			c[k]->warn += !strcmp(d, "warn");
+			c[k]->allowed += !strcmp(d, "allow") && member(v[i], "allowed_by");
+		}
+	}
+	if (nr)
+		qsort(rules, nr, sizeof(*rules), by_total);
+	if (na)
+		qsort(agents, na, sizeof(*agents), by_total);
+	if (o.json) {
+		cJSON *root = cJSON_CreateObject();
+		char *s;
+		cJSON_AddNumberToObject(root, "entries", (double)n);
+		cJSON_AddItemToObject(root, "by_rule", counts_json(rules, nr));
+		cJSON_AddItemToObject(root, "by_agent", counts_json(agents, na));
+		s = cJSON_PrintUnformatted(root);
+		if (s)
+			printf("%s\n", s);
+		free(s);
+		cJSON_Delete(root);
+	} else if (!n) {
+		printf("no entries in the audit log (%s)%s\n", path,
+		       o.f.since[0] ? " in that time" : "");
+	} else {
+		printf("%zu entries in %s\n\n", n, path);
+		print_counts("RULE", rules, nr, o.color);
+		printf("\n");
+		print_counts("AGENT (or layer)", agents, na, o.color);
+	}
+	free(rules);
+	free(agents);
+	free_entries(v, n);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* cmd_rules.c - `dcg rules list|lint [FILE]` and `dcg status`. */
+/* cmd_rules.c - `dcg rules list|lint [FILE]` and `dcg packs`. */
 #include "hook.h"
 
 #include "agents/agents.h"
@@ -16,39 +16,48 @@
 #include <unistd.h>
 
 static const char rules_usage[] =
-    "usage: dcg rules list [--policy FILE]\n"
+    "usage: dcg rules list [--json] [--policy FILE]\n"
     "       dcg rules lint [FILE]\n"
     "\n"
     "list: every active rule with its ID, kind, decision, and the file and line it\n"
     "comes from. lint: loads FILE (default: every active policy file) and prints each\n"
     "problem as file:line:col: rule: message; exit status 1 when there is any.\n";
 
-static const char status_usage[] =
-    "usage: dcg status [--policy FILE]\n"
+static const char packs_usage[] =
+    "usage: dcg packs [--json] [--policy FILE]\n"
     "\n"
-    "The active policy files, the rule count, problems in the files, whether the hook\n"
-    "is installed for Claude Code, and the last violation in the audit log.\n";
+    "Every rule pack (a rule ID without its last part: core.git, heredoc.python),\n"
+    "with how many of its rules are active. Turn one on with `packs: [ID]` in a policy\n"
+    "file, off with `disable: [ID]`.\n";
 
-/* --policy and --help for the small commands; returns the index of the first
- * non-option, -1 for a usage error, -2 for --help. */
-static int small_opts(int argc, char **argv, const char **policy, const char *usage)
+/* --policy, --json and --help for the small commands, anywhere on the line (so that
+ * `dcg rules list --policy F` works); an unknown option is an error with the usage.
+ * Returns the index of the first non-option, -1 for a usage error, -2 for --help. */
+static int small_opts(int argc, char **argv, const char **policy, int *json, const char *usage)
 {
 	static const struct option opts[] = {
 	    {"policy", required_argument, NULL, 'p'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
 	*policy = dcg_global_policy;
+	if (json)
+		*json = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'p') {
 			*policy = optarg;
+		} else if (c == 'j' && json) {
+			*json = 1;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return -2;
 		} else {
+			if (c == 'j')
+				fprintf(stderr, "%s: --json is not an option here\n", argv[0]);
 			fputs(usage, stderr);
 			return -1;
 		}
@@ -70,6 +79,55 @@ static const char *kind_name(enum pol_rule_kind k)
 	}
 }
 
+static void rule_where(const struct pol_rule_info *info, char *where, size_t size)
+{
+	if (info->line)
+		snprintf(where, size, "%s:%u", info->origin ? info->origin : "?", info->line);
+	else
+		snprintf(where, size, "%s", info->origin ? info->origin : "built-in");
+}
+
+static int rules_list_json(struct pol_policy *pol)
+{
+	struct pol_rule_info info;
+	cJSON *arr = cJSON_CreateArray();
+	char *out;
+
+	for (size_t i = 0; arr && i < pol_rule_count(pol); i++) {
+		cJSON *o;
+		if (pol_rule_get(pol, i, &info))
+			continue;
+		o = cJSON_CreateObject();
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "id", info.id ? info.id : "");
+		cJSON_AddStringToObject(o, "kind",
+					info.kind == POL_RULE_SCRIPT && info.language
+					    ? info.language
+					    : kind_name(info.kind));
+		cJSON_AddStringToObject(o, "decision", pol_decision_name(info.decision));
+		cJSON_AddStringToObject(o, "severity", pol_severity_name(info.severity));
+		cJSON_AddStringToObject(o, "origin", info.origin ? info.origin : "built-in");
+		cJSON_AddNumberToObject(o, "line", info.line);
+		if (info.kind == POL_RULE_PATH)
+			cJSON_AddStringToObject(o, "path_kind", pol_path_kind_name(info.path_kind));
+		if (info.pattern)
+			cJSON_AddStringToObject(o, "pattern", info.pattern);
+		if (info.reason)
+			cJSON_AddStringToObject(o, "reason", info.reason);
+		cJSON_AddItemToArray(arr, o);
+	}
+	out = arr ? cJSON_PrintUnformatted(arr) : NULL;
+	cJSON_Delete(arr);
+	if (!out) {
+		fprintf(stderr, "dcg: out of memory\n");
+		return 1;
+	}
+	printf("%s\n", out);
+	free(out);
+	return 0;
+}
+
 static int rules_list(struct pol_policy *pol)
 {
 	struct pol_rule_info info;
@@ -81,12 +139,7 @@ static int rules_list(struct pol_policy *pol)
 	for (i = 0; i < n; i++) {
 		if (pol_rule_get(pol, i, &info))
 			continue;
-		if (info.line)
-			snprintf(where, sizeof(where), "%s:%u", info.origin ? info.origin : "?",
-				 info.line);
-		else
-			snprintf(where, sizeof(where), "%s",
-				 info.origin ? info.origin : "built-in");
+		rule_where(&info, where, sizeof(where));
 		printf("%-40s %-8s %-6s %-8s %-32s %s\n", info.id ? info.id : "?",
 		       info.kind == POL_RULE_SCRIPT && info.language ? info.language
 								     : kind_name(info.kind),
@@ -133,16 +186,28 @@ int cmd_rules(int argc, char **argv)
 {
 	const char *policy, *sub;
 	struct pol_policy *pol;
-	int a, rc;
+	int a, rc, json;
 
-	a = small_opts(argc, argv, &policy, rules_usage);
+	a = small_opts(argc, argv, &policy, &json, rules_usage);
 	if (a < 0)
 		return a == -2 ? 0 : 1;
 	sub = a < argc ? argv[a] : "list";
+	if (!strcmp(sub, "lint") && a + 2 < argc) {
+		fprintf(stderr, "dcg: rules lint: one FILE at most\n");
+		fputs(rules_usage, stderr);
+		return 1;
+	}
 	if (!strcmp(sub, "lint") && a + 1 < argc)
 		return rules_lint_file(argv[a + 1]);
-	if (strcmp(sub, "list") != 0 && strcmp(sub, "lint") != 0) {
+	if ((strcmp(sub, "list") != 0 && strcmp(sub, "lint") != 0) ||
+	    (!strcmp(sub, "list") && a + 1 < argc)) {
+		fprintf(stderr, "dcg: rules: unexpected '%s'\n",
+			strcmp(sub, "list") && strcmp(sub, "lint") ? sub : argv[a + 1]);
 		fputs(rules_usage, stderr);
+		return 1;
+	}
+	if (json && strcmp(sub, "list") != 0) {
+		fprintf(stderr, "dcg: rules lint: --json is for rules list\n");
 		return 1;
 	}
 	pol = hook_policy_open(policy, NULL, !strcmp(sub, "lint") ? stdout : stderr);
@@ -151,7 +216,7 @@ int cmd_rules(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(sub, "list")) {
-		rc = rules_list(pol);
+		rc = json ? rules_list_json(pol) : rules_list(pol);
 	} else {
 		size_t n = pol_diag_count(pol);
 		printf("%zu policy file%s, %zu rules, %zu problem%s\n", pol_file_count(pol),
@@ -163,126 +228,96 @@ int cmd_rules(int argc, char **argv)
 	return rc;
 }
 
-/* ---- status --------------------------------------------------------------------------- */
+/* ---- packs ---------------------------------------------------------------------------- */
 
-/* The last line of the audit log that records a deny, ask or warn, into out. Reads
- * only the file's tail. Returns 1 when found. */
-static int last_violation(const char *log, char *out, size_t size, size_t *lines)
-{
-	char buf[65536];
-	struct stat st;
-	off_t start;
-	ssize_t n;
-	int fd, found = 0;
-	char *p, *end;
+struct pack_count {
+	char id[128];
+	size_t rules, active;
+};
 
-	*lines = 0;
-	fd = open(log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return 0;
-	}
-	start = st.st_size > (off_t)sizeof(buf) - 1 ? st.st_size - (off_t)sizeof(buf) + 1 : 0;
-	n = pread(fd, buf, sizeof(buf) - 1, start);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	end = buf + n;
-	for (p = buf; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		cJSON *o, *d;
-		if (!nl)
-			break;
-		*nl = '\0';
-		(*lines)++;
-		o = cJSON_Parse(p);
-		d = cJSON_GetObjectItemCaseSensitive(o, "decision");
-		if (cJSON_IsString(d) &&
-		    (!strcmp(d->valuestring, "deny") || !strcmp(d->valuestring, "ask") ||
-		     !strcmp(d->valuestring, "warn"))) {
-			const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "time");
-			const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "rule_id");
-			const cJSON *tool = cJSON_GetObjectItemCaseSensitive(o, "tool");
-			const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "input");
-			snprintf(out, size, "%s %s %s (%s): %.120s",
-				 cJSON_IsString(t) ? t->valuestring : "?", d->valuestring,
-				 cJSON_IsString(r) ? r->valuestring : "?",
-				 cJSON_IsString(tool) ? tool->valuestring : "?",
-				 cJSON_IsString(in) ? in->valuestring : "");
-			found = 1;
-		}
-		cJSON_Delete(o);
-		p = nl + 1;
-	}
-	return found;
-}
-
-static void hook_installed(const char *cwd)
-{
-	const struct hook_agent *ag = hook_agent_find("claude");
-	char path[PATH_MAX], *text = NULL;
-	size_t len;
-	int user, any = 0;
-
-	for (user = 0; user <= 1; user++) {
-		if (ag->settings_path(user, cwd, path, sizeof(path)))
-			continue;
-		if (hook_read_file(path, 16 * 1024 * 1024, &text, &len))
-			continue;
-		/* Cheap textual test: the settings merge writes the command verbatim. */
-		if (strstr(text, " hook")) {
-			char *out = NULL;
-			if (hook_claude_settings_remove(text, &out) == 0) {
-				printf("hook:        installed for claude in %s\n", path);
-				any = 1;
-			}
-			free(out);
-		}
-		free(text);
-		text = NULL;
-	}
-	if (!any)
-		printf("hook:        not installed (dcg install --agent claude)\n");
-}
-
-int cmd_status(int argc, char **argv)
+int cmd_packs(int argc, char **argv)
 {
 	const char *policy;
 	struct pol_policy *pol;
-	char log[PATH_MAX], last[512], cwd[PATH_MAX];
-	size_t i, n, lines = 0;
-	int a;
+	struct pack_count *packs = NULL;
+	size_t n = 0, cap = 0;
+	int a, json, rc = 0;
 
-	a = small_opts(argc, argv, &policy, status_usage);
+	a = small_opts(argc, argv, &policy, &json, packs_usage);
 	if (a < 0)
 		return a == -2 ? 0 : 1;
+	if (a < argc) {
+		fprintf(stderr, "dcg: packs: unexpected '%s'\n", argv[a]);
+		fputs(packs_usage, stderr);
+		return 1;
+	}
 	pol = hook_policy_open(policy, NULL, stderr);
 	if (!pol) {
 		fprintf(stderr, "dcg: out of memory\n");
 		return 1;
 	}
-	printf("dcg active: %zu rules\n", pol_rule_count(pol));
-	printf("policy files:\n");
-	for (i = 0; i < pol_file_count(pol); i++)
-		printf("  %s\n", pol_file_name(pol, i));
-	n = pol_diag_count(pol);
-	if (n)
-		printf("problems:    %zu in the policy files (dcg rules lint); the rest stays "
-		       "active\n",
-		       n);
-	else
-		printf("problems:    none\n");
-	hook_print_trust_notes(stdout, pol, 0);
-	if (getcwd(cwd, sizeof(cwd)))
-		hook_installed(cwd);
-	if (pol_log_path(log, sizeof(log)) == 0) {
-		int found = last_violation(log, last, sizeof(last), &lines);
-		printf("audit log:   %s\n", log);
-		printf("last violation: %s\n", found ? last : "none");
+	for (size_t i = 0; i < pol_rule_count(pol); i++) {
+		struct pol_rule_info info;
+		const char *dot;
+		size_t k, len;
+
+		if (pol_rule_get(pol, i, &info) || !info.id || !(dot = strrchr(info.id, '.')))
+			continue;
+		len = (size_t)(dot - info.id);
+		if (len >= sizeof(packs[0].id))
+			continue;
+		for (k = 0; k < n; k++)
+			if (strlen(packs[k].id) == len && !strncmp(packs[k].id, info.id, len))
+				break;
+		if (k == n) {
+			if (n == cap) {
+				struct pack_count *m =
+				    realloc(packs, (cap = cap ? cap * 2 : 32) * sizeof(*packs));
+				if (!m) {
+					rc = 1;
+					goto out;
+				}
+				packs = m;
+			}
+			memcpy(packs[n].id, info.id, len);
+			packs[n].id[len] = '\0';
+			packs[n].rules = packs[n].active = 0;
+			n++;
+		}
+		packs[k].rules++;
+		if (info.decision != POL_ALLOW)
+			packs[k].active++;
 	}
+	if (json) {
+		cJSON *arr = cJSON_CreateArray();
+		char *out;
+		for (size_t k = 0; arr && k < n; k++) {
+			cJSON *o = cJSON_CreateObject();
+			if (!o)
+				break;
+			cJSON_AddStringToObject(o, "pack", packs[k].id);
+			cJSON_AddNumberToObject(o, "rules", (double)packs[k].rules);
+			cJSON_AddNumberToObject(o, "active", (double)packs[k].active);
+			cJSON_AddBoolToObject(o, "enabled", packs[k].active > 0);
+			cJSON_AddItemToArray(arr, o);
+		}
+		out = arr ? cJSON_PrintUnformatted(arr) : NULL;
+		cJSON_Delete(arr);
+		if (out)
+			printf("%s\n", out);
+		rc = out ? 0 : 1;
+		free(out);
+	} else {
+		printf("%-32s %-8s %s\n", "PACK", "ENABLED", "RULES (ACTIVE/ALL)");
+		for (size_t k = 0; k < n; k++)
+			printf("%-32s %-8s %zu/%zu\n", packs[k].id,
+			       packs[k].active == packs[k].rules ? "yes"
+			       : packs[k].active		 ? "partly"
+								 : "no",
+			       packs[k].active, packs[k].rules);
+	}
+out:
+	free(packs);
 	pol_free(pol);
-	return 0;
+	return rc;
 }

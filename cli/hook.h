@@ -162,6 +162,33 @@ int hook_allow_edit(const char *text, size_t len, const struct hook_allow_entry 
  * is rule_id, else 0. */
 int hook_allow_has_entry(const char *text, size_t len, const char *rule_id);
 
+/* ---- allowlist listing (cli/allow_list.c) ------------------------------------------------------ */
+
+/* Where a node lies in the text: bytes [start, end); flow: inside [...] or {...}. */
+struct hook_allow_span {
+	size_t start, end;
+	int flow;
+};
+
+#define HOOK_ALLOW_MAX_PATHS 8
+
+/* One entry of an `allow:` list as written. */
+struct hook_allow_item {
+	char rule[128], reason[256], expires[32];
+	char paths[HOOK_ALLOW_MAX_PATHS][256];
+	size_t n_paths;
+	int paths_single; /* `path: GLOB` or `paths: GLOB` rather than a list */
+	unsigned line;
+	struct hook_allow_span span, path_spans[HOOK_ALLOW_MAX_PATHS];
+};
+
+/* The entries of text's top-level `allow:` list (*items malloc'ed, *n of them; none
+ * when there is no list). Returns 0, -EINVAL (not YAML), -ENOMEM. */
+int hook_allow_items(const char *text, size_t len, struct hook_allow_item **items, size_t *n);
+/* text without the node at s (an entry or one path of an entry), its "- " or comma
+ * included; malloc'ed, NULL on ENOMEM. */
+char *hook_allow_cut(const char *text, size_t len, const struct hook_allow_span *s);
+
 /* ---- files ------------------------------------------------------------------------------------ */
 
 /* Reads a whole file (at most max bytes) into a malloc'ed NUL-terminated buffer.

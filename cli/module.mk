@@ -6,14 +6,15 @@
 CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c,$(wildcard cli/*.c cli/agents/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
-# `dcg hook` starts once per tool call: link PCRE2, libyaml and libseccomp statically
+# `dcg hook` starts once per tool call: link PCRE2 (BSD) and libyaml (MIT) statically
 # when their archives exist (Debian's -dev packages ship them; cJSON has none), which
 # saves the dynamic loader a library search, mapping and relocation at every start.
-# HOOK_STATIC_DEPS=0 links everything dynamically.
+# libseccomp is LGPL-2.1: it stays a shared library, so that a user can replace it
+# (LICENSE, "Libraries"). HOOK_STATIC_DEPS=0 links everything dynamically.
 HOOK_STATIC_DEPS ?= 1
 ifeq ($(HOOK_STATIC_DEPS),1)
 hook_archive = $(wildcard $(shell $(CC) -print-file-name=lib$(1).a))
-HOOK_STATIC_NAMES := $(foreach n,pcre2-8 yaml seccomp,$(if $(call hook_archive,$(n)),$(n)))
+HOOK_STATIC_NAMES := $(foreach n,pcre2-8 yaml,$(if $(call hook_archive,$(n)),$(n)))
 DCG_LIBS := $(foreach n,$(HOOK_STATIC_NAMES),$(call hook_archive,$(n))) \
 	$(filter-out $(HOOK_STATIC_NAMES:%=-l%),$(DEPS_LIBS))
 else
@@ -44,4 +45,4 @@ bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook
 bench: bench-hook
 
 # tests/test_cli.c runs the binary itself.
-$(BUILD)/tests/test_cli: $(BUILD)/dcg
+$(BUILD)/tests/test_cli $(BUILD)/tests/test_registration: $(BUILD)/dcg

@@ -1,8 +1,13 @@
-/* audit.c - the audit log: one JSON line per block, ask and warn.
+/* audit.c - the audit log: one JSON line per block, ask and warn, and per call an
+ * allow entry let pass (with the entry).
  *
  * The line is built in a stack buffer (no malloc: the preload logs after fork too)
  * and appended with one write() on an O_APPEND descriptor, so concurrent writers never
- * interleave within a line. JSON is only written here, never parsed. */
+ * interleave within a line. Past pol_log_max_bytes() the file is renamed to FILE.1 by
+ * the one writer holding FILE.lock (flock, never waited for), which checks the size
+ * again under the lock, so a file is rotated once however many writers saw it full;
+ * a writer that opened the file before the rename finishes its line there. Input is
+ * redacted for secrets only (pol_redact_secrets). JSON is only written here. */
 #include "dcg_policy.h"
 
 #include <errno.h>
@@ -11,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -176,6 +182,30 @@ static void utc_time(time_t t, struct tm *tm)
 	tm->tm_year = (int)(y + (tm->tm_mon <= 1) - 1900);
 }
 
+/* Renames a full log to FILE.1, once, whatever the number of writers (see the top). */
+static void rotate_if_full(const char *path)
+{
+	char lock[PATH_MAX + 8], old[PATH_MAX + 8];
+	struct stat st;
+	size_t max = pol_log_max_bytes();
+	int lfd;
+
+	if (stat(path, &st) < 0 || (size_t)st.st_size < max)
+		return;
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", path) >= sizeof(lock) ||
+	    (size_t)snprintf(old, sizeof(old), "%s.1", path) >= sizeof(old))
+		return;
+	lfd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lfd < 0)
+		return;
+	if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+		if (stat(path, &st) == 0 && (size_t)st.st_size >= max)
+			rename(path, old);
+		flock(lfd, LOCK_UN);
+	}
+	close(lfd);
+}
+
 int pol_log_append(const struct pol_log_entry *e)
 {
 	char line[LOG_LINE_MAX], path[PATH_MAX], redacted[1024], num[32], ts[96];
@@ -209,7 +239,9 @@ int pol_log_append(const struct pol_log_entry *e)
 	if (e->input) {
 		char cut[1024];
 		size_t n = pol_truncate_utf8(e->input, strlen(e->input), 300, cut, sizeof(cut));
-		pol_redact(cut, n, redacted, sizeof(redacted));
+		int secret_file = r && r->rule_id && r->path_kind == POL_PATH_ZERO_ACCESS &&
+				  r->detection == POL_DET_PATH;
+		pol_redact_secrets(cut, n, secret_file, redacted, sizeof(redacted));
 		jstr(&j, redacted, sizeof(redacted));
 	} else {
 		jstr(&j, NULL, 0);
@@ -231,6 +263,15 @@ int pol_log_append(const struct pol_log_entry *e)
 			jkey(&j, "op");
 			jstr(&j, pol_op_name(r->op), 16);
 		}
+		if (r->allowed_by_allowlist) {
+			jkey(&j, "allowed_by");
+			jstr(&j, r->allow_reason, 300);
+			jkey(&j, "allow_file");
+			jstr(&j, r->allow_origin, 512);
+			jkey(&j, "allow_line");
+			snprintf(num, sizeof(num), "%u", r->allow_line);
+			jraw(&j, num, strlen(num));
+		}
 	}
 	jkey(&j, "pid");
 	snprintf(num, sizeof(num), "%ld", (long)(e->pid > 0 ? e->pid : getpid()));
@@ -243,6 +284,7 @@ int pol_log_append(const struct pol_log_entry *e)
 	line[j.n++] = '}';
 	line[j.n++] = '\n';
 
+	rotate_if_full(path);
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 && errno == ENOENT && ensure_dir(path) == 0)
 		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);

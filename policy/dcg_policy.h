@@ -79,6 +79,10 @@ struct pol_result {
 	 * for it (POL_CTX_KEEP_SCRIPT). */
 	char *script;
 	size_t script_len;
+	/* When allowed_by_allowlist: the entry that let it pass (policy strings). */
+	const char *allow_reason;
+	const char *allow_origin;
+	unsigned allow_line;
 };
 
 /* Sets every field to its empty value (decision allow). */
@@ -405,6 +409,20 @@ int pol_log_append(const struct pol_log_entry *e);
 /* Redacts quoted strings ('...' and "...") in text: their content becomes "***".
  * Writes at most size-1 bytes and a NUL; returns the length written. */
 size_t pol_redact(const char *text, size_t len, char *out, size_t size);
+
+/* Redacts only what looks like a secret, for the audit log: tokens of the known
+ * credential forms (AWS keys, GitHub, GitLab, Slack, OpenAI/Anthropic-style "sk-"
+ * keys, JWTs, private key blocks), values of password/token/secret/api-key
+ * assignments and options, a URL's password, and long random-looking strings, each
+ * becoming "***". With quoted set (the call touched a zero-access path) the content
+ * of quoted strings and heredocs goes too, as it may be the secret read or written.
+ * Everything else stays, so the log shows what was targeted. No malloc. Writes at
+ * most size-1 bytes and a NUL; returns the length written. */
+size_t pol_redact_secrets(const char *text, size_t len, int quoted, char *out, size_t size);
+
+/* The size past which the audit log is rotated (to FILE.1, replacing the one before):
+ * $DCG_LOG_MAX_BYTES, else 10 MiB. */
+size_t pol_log_max_bytes(void);
 /* The length (1 to 4) of the well-formed UTF-8 character at s (len bytes available;
  * NUL is a character), or 0 when there is none (a stray byte, a cut sequence, an
  * overlong form, a surrogate, past U+10FFFF). */

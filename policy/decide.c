@@ -142,6 +142,9 @@ void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, 
 		}
 		r->decision = POL_ALLOW;
 		r->allowed_by_allowlist = 1;
+		r->allow_reason = a->reason;
+		r->allow_origin = a->origin;
+		r->allow_line = a->line;
 		return;
 	}
 }
@@ -1046,6 +1049,13 @@ static int catastrophic_target(const struct pol_unit *u, const char *home)
 
 static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st);
 
+/* The rules that guard against deleting or overwriting files: a command whose every
+ * such target lies in a temporary folder passes them. */
+static int temp_exempt(const struct pol_rule *r)
+{
+	return r->runtime_paths || !strncmp(r->id, "core.filesystem.", 16);
+}
+
 static int on_unit(const struct pol_unit *u, void *arg)
 {
 	struct cmd_state *st = arg;
@@ -1127,6 +1137,10 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			 * it aims at the root, the home folder or a disk. */
 			if (!is_script && rule->runtime_paths && st->ctx &&
 			    (st->ctx->flags & POL_CTX_RUNTIME) && !catastrophic_target(u, p->home))
+				continue;
+			/* A dry run changes nothing; deleting in a temporary folder is what
+			 * it is for (the analyser says which command units are either). */
+			if (!is_script && (u->dry_run || (u->temp_only && temp_exempt(rule))))
 				continue;
 			/* Once a deny is found, only rules that could be reported instead
 			 * matter when tracing; otherwise stop looking. */

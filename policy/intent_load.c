@@ -18,26 +18,48 @@
 #include <yaml.h>
 
 #include "arena.h"
+#include "yamlread.h"
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
+static void vdiag(struct pol_intent_set *s, const char *file, unsigned line, unsigned col,
+		  const char *fmt, va_list ap)
+{
+	struct pol_intent_diag *d;
+
+	if (s->n_diags >= INTENT_MAX_DIAGS)
+		return;
+	d = &s->diags[s->n_diags++];
+	pol_copy_str(d->file, sizeof(d->file), file);
+	d->line = line;
+	d->col = col;
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+}
+
+static void diag_at(struct pol_intent_set *s, const char *file, unsigned line, unsigned col,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void diag_at(struct pol_intent_set *s, const char *file, unsigned line, unsigned col,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(s, file, line, col, fmt, ap);
+	va_end(ap);
+}
+
+/* A diagnostic at a node's mark (m NULL: the whole file). */
 static void diag(struct pol_intent_set *s, const char *file, const yaml_mark_t *m, const char *fmt,
 		 ...) __attribute__((format(printf, 4, 5)));
 
 static void diag(struct pol_intent_set *s, const char *file, const yaml_mark_t *m, const char *fmt,
 		 ...)
 {
-	struct pol_intent_diag *d;
 	va_list ap;
 
-	if (s->n_diags >= INTENT_MAX_DIAGS)
-		return;
-	d = &s->diags[s->n_diags++];
-	pol_copy_str(d->file, sizeof(d->file), file);
-	d->line = m ? (unsigned)m->line + 1 : 0;
-	d->col = m ? (unsigned)m->column + 1 : 0;
 	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	vdiag(s, file, m ? POL_YAML_LINE(*m) : 0, m ? POL_YAML_COL(*m) : 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -171,16 +193,11 @@ static int compile_scope(struct pol_intent_set *s, struct intent *in)
 
 /* ---- loading ---------------------------------------------------------------------------------- */
 
-static const char *scalar(yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
 /* A list of strings (a lone string counts as a list of one). */
 static int read_strv(struct pol_intent_set *s, const char *file, yaml_document_t *doc,
 		     yaml_node_t *n, const char *key, const char *id, struct strv *out)
 {
-	const char *v = scalar(n);
+	const char *v = pol_yaml_scalar(n);
 
 	if (v) {
 		if (!v[0] && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
@@ -194,7 +211,7 @@ static int read_strv(struct pol_intent_set *s, const char *file, yaml_document_t
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
 	     it++) {
 		yaml_node_t *item = yaml_document_get_node(doc, *it);
-		const char *sv = scalar(item);
+		const char *sv = pol_yaml_scalar(item);
 
 		if (!sv || !sv[0] || (sv[0] == '!' && !sv[1])) {
 			diag(s, file, item ? &item->start_mark : NULL,
@@ -281,10 +298,10 @@ static int read_intent(struct pol_intent_set *s, const char *file, yaml_document
 	}
 	for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
 	     pr++) {
-		const char *k = scalar(yaml_document_get_node(doc, pr->key));
+		const char *k = pol_yaml_scalar(yaml_document_get_node(doc, pr->key));
 
 		if (k && !strcmp(k, "id"))
-			id = scalar(yaml_document_get_node(doc, pr->value));
+			id = pol_yaml_scalar(yaml_document_get_node(doc, pr->value));
 	}
 	if (!id || !intent_id_ok(id)) {
 		diag(s, file, &n->start_mark,
@@ -309,12 +326,12 @@ static int read_intent(struct pol_intent_set *s, const char *file, yaml_document
 	     pr++) {
 		yaml_node_t *kn = yaml_document_get_node(doc, pr->key);
 		yaml_node_t *vn = yaml_document_get_node(doc, pr->value);
-		const char *k = scalar(kn);
+		const char *k = pol_yaml_scalar(kn);
 
 		if (!k || !vn)
 			continue;
 		if (!strcmp(k, "name") || !strcmp(k, "status")) {
-			const char *v = scalar(vn);
+			const char *v = pol_yaml_scalar(vn);
 			const char **dst = !strcmp(k, "name") ? &in.pub.name : &in.pub.status;
 
 			if (!v) {
@@ -465,25 +482,18 @@ static int finish_set(struct pol_intent_set *s)
 /* Parses the document; any error that makes the file unusable sets s->invalid. */
 static int parse_intents(struct pol_intent_set *s, const char *name, const char *buf, size_t len)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root, *list = NULL;
-	int rc = 0;
+	struct pol_yaml_diag d;
+	int rc = pol_yaml_load(buf, len, INTENT_MAX_FILE, &doc, &d);
 
-	if (len > INTENT_MAX_FILE) {
-		diag(s, name, NULL, "the file is larger than %u bytes", INTENT_MAX_FILE);
+	if (rc == -EINVAL) {
+		diag_at(s, name, d.line, d.col, "%s", d.msg);
 		s->invalid = 1;
 		return 0;
 	}
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		diag(s, name, &parser.problem_mark, "YAML syntax error: %s",
-		     parser.problem ? parser.problem : "unknown");
-		s->invalid = 1;
-		goto out_parser;
-	}
+	if (rc < 0)
+		return rc;
 	root = yaml_document_get_root_node(&doc);
 	if (!root || root->type != YAML_MAPPING_NODE) {
 		diag(s, name, root ? &root->start_mark : NULL,
@@ -491,19 +501,13 @@ static int parse_intents(struct pol_intent_set *s, const char *name, const char 
 		s->invalid = 1;
 		goto out_doc;
 	}
-	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
-	     pr < root->data.mapping.pairs.top; pr++) {
-		const char *k = scalar(yaml_document_get_node(&doc, pr->key));
-
-		if (k && !strcmp(k, "active_intents"))
-			list = yaml_document_get_node(&doc, pr->value);
-	}
+	list = pol_yaml_get(&doc, root, "active_intents");
 	if (!list) {
 		diag(s, name, &root->start_mark, "no 'active_intents' key");
 		s->invalid = 1;
 		goto out_doc;
 	}
-	if (list->type == YAML_SCALAR_NODE && !scalar(list)[0])
+	if (list->type == YAML_SCALAR_NODE && !pol_yaml_scalar(list)[0])
 		goto out_doc; /* "active_intents:" with nothing: no intents */
 	if (list->type != YAML_SEQUENCE_NODE) {
 		diag(s, name, &list->start_mark, "'active_intents' must be a list of intents");
@@ -519,8 +523,6 @@ static int parse_intents(struct pol_intent_set *s, const char *name, const char 
 	}
 out_doc:
 	yaml_document_delete(&doc);
-out_parser:
-	yaml_parser_delete(&parser);
 	return rc;
 }
 
@@ -804,29 +806,16 @@ int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *ro
 int pol_intent_tools_load_buffer(struct pol_intent_set *s, const char *name, const char *buf,
 				 size_t len)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	yaml_node_t *root, *tools = NULL;
-	int rc = 0;
+	yaml_node_t *tools;
+	struct pol_yaml_diag d;
+	/* the policy loader reports a file's size, depth and syntax errors already */
+	int rc = pol_yaml_load(buf, len, len, &doc, &d);
 
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		/* the policy loader reports syntax errors already */
-		yaml_parser_delete(&parser);
-		return -EINVAL;
-	}
-	root = yaml_document_get_root_node(&doc);
-	if (root && root->type == YAML_MAPPING_NODE)
-		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
-		     pr < root->data.mapping.pairs.top; pr++) {
-			const char *k = scalar(yaml_document_get_node(&doc, pr->key));
-
-			if (k && !strcmp(k, "tools"))
-				tools = yaml_document_get_node(&doc, pr->value);
-		}
-	if (!tools || (tools->type == YAML_SCALAR_NODE && !scalar(tools)[0]))
+	if (rc < 0)
+		return rc;
+	tools = pol_yaml_get(&doc, yaml_document_get_root_node(&doc), "tools");
+	if (!tools || (tools->type == YAML_SCALAR_NODE && !pol_yaml_scalar(tools)[0]))
 		goto out_doc;
 	if (tools->type != YAML_MAPPING_NODE) {
 		diag(s, name, &tools->start_mark,
@@ -839,7 +828,7 @@ int pol_intent_tools_load_buffer(struct pol_intent_set *s, const char *name, con
 	     pr < tools->data.mapping.pairs.top; pr++) {
 		yaml_node_t *kn = yaml_document_get_node(&doc, pr->key);
 		yaml_node_t *vn = yaml_document_get_node(&doc, pr->value);
-		const char *k = scalar(kn), *v = scalar(vn);
+		const char *k = pol_yaml_scalar(kn), *v = pol_yaml_scalar(vn);
 		int r2 = 0;
 
 		if (!k || !vn)
@@ -877,7 +866,6 @@ int pol_intent_tools_load_buffer(struct pol_intent_set *s, const char *name, con
 	}
 out_doc:
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	return rc;
 }
 

@@ -249,6 +249,25 @@ void pol_path_index_build(struct pol_policy *p);
 int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *abs_path,
 			   const struct pol_path_sig *sig);
 
+/* policy.c */
+void pol_strv_free(char **v, size_t n);
+/* Adds a suggestion (copied) to r; the allow suggestion is "If intentional: dcg allow
+ * ID -r \"reason\"", which every rule ends with. 0 or -ENOMEM. */
+int pol_rule_add_suggestion(struct pol_rule *r, const char *s);
+int pol_rule_add_allow_suggestion(struct pol_rule *r);
+
+/* load.c: the layers of a policy, whose IDs say where a rule comes from */
+enum pol_scope {
+	POL_SCOPE_DEFAULT = 0,
+	POL_SCOPE_USER,
+	POL_SCOPE_PROJECT,
+	POL_SCOPE_POLICY,
+	POL_SCOPE_SYSTEM
+};
+/* Loads one policy file as scope (trust_file: the project's trust record, or NULL).
+ * Returns 0, -ENOENT, -EINVAL (diagnostics added) or another negative errno. */
+int pol_load_file_scoped(struct pol_policy *p, const char *path, int scope, const char *trust_file);
+
 /* util.c */
 char *pol_strdup(const char *s);
 char *pol_strndup(const char *s, size_t n);

@@ -55,6 +55,12 @@ struct pol_unit {
 	unsigned line;
 	/* Nesting depth ($(...), bash -c, eval): 0 at top level. */
 	unsigned depth;
+	/* COMMAND: every path the command deletes or overwrites lies beneath a temporary
+	 * folder (/tmp, /var/tmp, /dev/shm, a folder mktemp made in the line); the rules
+	 * that guard against deletion let it pass. */
+	int temp_only;
+	/* COMMAND: a dry run (--dry-run, rsync -n, git clean -n ...): changes nothing. */
+	int dry_run;
 };
 
 /* Returns non-zero to stop the analysis early (e.g. a deny was found). */

@@ -111,6 +111,9 @@ static const char *const xargs_long[] = {"--arg-file",	       "--delimiter", "--
 					 "--process-slot-var", NULL};
 static const char *const stdbuf_long[] = {"--input", "--output", "--error", NULL};
 
+static const char *const npx_long[] = {"--package", "--call", NULL};
+static const char *const parallel_long[] = {"--jobs",	"--sshlogin", "--arg-file", "--delimiter",
+					    "--joblog", "--results",  "--tmpdir",   NULL};
 static const char *const touch_long[] = {"--date", "--reference", NULL};
 static const char *const mkdir_long[] = {"--mode", NULL};
 static const char *const headtail_long[] = {
@@ -147,6 +150,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"bsdtar", K_TAR, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"builtin", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"bun", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"bunx", K_NONE, F_WRAP, 0, 0, "p", npx_long, NULL, NULL, NULL, 0},
     {"bunzip2", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"busybox", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"busybox-sh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
@@ -180,6 +184,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"dbus-run-session", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"dd", K_DD, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"declare", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"del-cli", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, "", NULL, NULL, NULL, NULL, 0},
     {"deno", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"diff", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"dir", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
@@ -216,6 +221,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"gawk", K_AWK, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"gedit", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
     {"gh", K_GH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"gio", K_TRASH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"git", K_GIT, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"glab", K_GH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"gojq", K_OPERANDS, 0, POL_OP_READ, O_DATA1, "f", jq_long, NULL, NULL, NULL, 0},
@@ -254,9 +260,26 @@ const struct sh_cmdspec sh_cmds[] = {
     {"md5sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"micro", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
     {"mkdir", K_OPERANDS, 0, POL_OP_CREATE, 0, "m", mkdir_long, NULL, NULL, NULL, 0},
+    {"mke2fs", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL, "F",
+     0},
     {"mkfifo", K_OPERANDS, 0, POL_OP_CREATE, 0, "m", mkdir_long, NULL, NULL, NULL, 0},
+    {"mkfs", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL, "F",
+     0},
+    {"mkfs.btrfs", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "dLmnOrU", NULL, NULL, NULL, "f", 0},
+    {"mkfs.ext2", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL,
+     "F", 0},
+    {"mkfs.ext3", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL,
+     "F", 0},
+    {"mkfs.ext4", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bCdEgGiIJlLmMNoOrtTUez", NULL, NULL, NULL,
+     "F", 0},
+    {"mkfs.fat", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "abCDfFghiIlmMnrRsS", NULL, NULL, NULL, NULL,
+     0},
+    {"mkfs.vfat", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "abCDfFghiIlmMnrRsS", NULL, NULL, NULL, NULL,
+     0},
+    {"mkfs.xfs", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "bdilLmnprs", NULL, NULL, NULL, "f", 0},
     {"mknod", K_OPERANDS, 0, POL_OP_CREATE, O_ONE, "m", mkdir_long, NULL, NULL, NULL, 0},
     {"mksh", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"mkswap", K_OPERANDS, 0, POL_OP_WRITE, O_ONE, "LUpe", NULL, NULL, NULL, "f", 0},
     {"mongo", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"mongosh", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"more", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
@@ -273,14 +296,17 @@ const struct sh_cmdspec sh_cmds[] = {
     {"nodejs", K_NONE, F_LANG, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"nohup", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"notify-send", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"npx", K_NONE, F_WRAP, 0, 0, "pc", npx_long, NULL, NULL, NULL, 0},
     {"nsenter", K_NONE, F_WRAP, 0, 0, "tSGwr", NULL, NULL, NULL, NULL, 0},
     {"nvim", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
     {"oc", K_CONTAINER, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"od", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"openssl", K_OPENSSL, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"parallel", K_NONE, F_WRAP, 0, 0, "jSaIdEPnNsl", parallel_long, NULL, NULL, NULL, 0},
     {"paste", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"pcregrep", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"pico", K_OPERANDS, 0, POL_OP_WRITE, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"pnpx", K_NONE, F_WRAP, 0, 0, "p", npx_long, NULL, NULL, NULL, 0},
     {"podman", K_CONTAINER, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"pr", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"printf", K_ECHO, F_FEED, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
@@ -295,6 +321,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"redis-cli", K_NONE, F_DB, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"rev", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"rg", K_GREP, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"rimraf", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, "", NULL, NULL, NULL, NULL, 0},
     {"rm", K_OPERANDS, 0, POL_OP_DELETE, 0, "", NULL, "rRd", "--recursive|--dir", "fi", 0},
     {"rmdir", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, "", NULL, NULL, NULL, NULL, 0},
     {"rsync", K_RSYNC, 0, 0, 0, NULL, NULL, "ra", "--recursive|--delete", NULL, 0},
@@ -304,6 +331,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"script", K_NONE, F_WRAP, 0, 0, "EOIT", NULL, NULL, NULL, NULL, 0},
     {"sdiff", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"sed", K_SED, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"set", K_SET, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"setfacl", K_CHMOD, 0, 0, 0, NULL, NULL, "R", "--recursive", NULL, 0},
     {"setpriv", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"setsid", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
@@ -315,6 +343,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"sha384sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"sha512sum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
     {"shasum", K_OPERANDS, 0, POL_OP_READ, 0, "", NULL, NULL, NULL, NULL, 0},
+    {"shift", K_SHIFT, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"shred", K_OPERANDS, 0, POL_OP_DELETE, 0, "ns", NULL, NULL, NULL, "f", 0},
     {"slogin", K_SSH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"socat", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
@@ -347,6 +376,8 @@ const struct sh_cmdspec sh_cmds[] = {
     {"torsocks", K_NONE, F_WRAP, 0, 0, "", NULL, NULL, NULL, NULL, 0},
     {"touch", K_OPERANDS, 0, POL_OP_CREATE, 0, "dtr", touch_long, NULL, NULL, NULL, 0},
     {"tr", K_NONE, F_DEC | F_DECODE, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"trash", K_TRASH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"trash-put", K_TRASH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"tree", K_OPERANDS, 0, POL_OP_LIST, 0, "", NULL, NULL, NULL, NULL, 0},
     {"true", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"truncate", K_TRUNCATE, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
@@ -377,6 +408,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"whatis", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"whereis", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"which", K_ECHO, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
+    {"wipefs", K_OPERANDS, 0, POL_OP_WRITE, 0, "ot", NULL, NULL, NULL, "f", 0},
     {"xargs", K_NONE, F_WRAP, 0, 0, "adEILnPs", xargs_long, NULL, NULL, NULL, 0},
     {"xh", K_NONE, F_DL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0},
     {"xvfb-run", K_NONE, F_WRAP, 0, 0, "nslfe", NULL, NULL, NULL, NULL, 0},
@@ -528,6 +560,9 @@ static void h_echo(struct sh_an *P, struct nc *x)
 		x->data[1] = x->data[2] = 0;
 }
 
+static int is_disposal(struct sh_an *P, const struct sh_word *w);
+static void disposed(struct sh_an *P, struct nc *x, const struct sh_word *src);
+
 static void h_mvcp(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
@@ -565,6 +600,75 @@ static void h_mvcp(struct sh_an *P, struct nc *x)
 	if (dir && !x->remote)
 		for (size_t k = 0; k < last; k++)
 			sh_emit_path_into(P, dir, x->v[o.op[k]], dst, x->remote, x->depth);
+	/* mv ~/work /tmp/x, then rm -rf /tmp/x: moving a folder into a temporary folder,
+	 * the trash or /dev/null is deleting it */
+	if (mv && !x->remote && o.nop >= (t ? 1u : 2u) &&
+	    is_disposal(P, t ? t : x->v[o.op[o.nop - 1]]))
+		for (size_t k = 0; k < last; k++)
+			disposed(P, x, x->v[o.op[k]]);
+}
+
+/* Is w a temporary folder (or beneath one), the trash or /dev/null? */
+static int is_disposal(struct sh_an *P, const struct sh_word *w)
+{
+	static const char *const roots[] = {"/tmp",	"/var/tmp",  "/private/tmp",
+					    "/dev/shm", "/dev/null", NULL};
+	size_t len;
+	char *p = sh_path_form(P, w, &len);
+
+	if (!p)
+		return 0;
+	for (size_t i = 0; roots[i]; i++) {
+		size_t rl = strlen(roots[i]);
+		if (!strncmp(p, roots[i], rl) && (p[rl] == '\0' || p[rl] == '/'))
+			return 1;
+	}
+	return strstr(p, "/.local/share/Trash") || strstr(p, "/.Trash");
+}
+
+/* A folder (by its name: a trailing /, ., ~, a glob, no extension) that is not itself
+ * in a temporary folder goes away: the walk-around of a delete. */
+static void disposed(struct sh_an *P, struct nc *x, const struct sh_word *src)
+{
+	size_t len, b;
+	char *p = sh_path_form(P, src, &len);
+	const char *base;
+
+	if (p && sh_path_is_temp(P, p))
+		return;
+	if (p) {
+		while (len > 1 && p[len - 1] == '/')
+			len--;
+		b = len;
+		while (b > 0 && p[b - 1] != '/')
+			b--;
+		base = p + b;
+		/* a file: a dot after the first character of its name (notes.txt, .env.local) */
+		if (p[strlen(p) - 1] != '/' && (src->flags & W_GLOB) == 0 && len - b > 1 &&
+		    memchr(base + 1, '.', len - b - 1) && strcmp(base, ".."))
+			return;
+	}
+	/* after the command's own units and paths (shell_walk.c), so that a rule on the
+	 * command or a path rule, with its better message, is reported first */
+	if (!P->disposed) {
+		P->disposed = src;
+		P->disposed_line = x->line;
+	}
+}
+
+/* trash-put DIR, gio trash DIR: into the trash, as far as the project is concerned gone. */
+static void h_trash(struct sh_an *P, struct nc *x)
+{
+	struct opscan o;
+	size_t from = NM("gio") ? 2 : 0;
+
+	if (NM("gio") && !(x->n > 1 && weq(x->v[1], "trash")))
+		return;
+	scan_opts(x->v, x->n, 1, "", NULL, &o);
+	for (size_t k = from ? 1 : 0; k < o.nop; k++) {
+		sh_path(P, x, x->v[o.op[k]], POL_OP_DELETE, 1);
+		disposed(P, x, x->v[o.op[k]]);
+	}
 }
 
 static void h_dd(struct sh_an *P, struct nc *x)
@@ -667,6 +771,28 @@ static void h_grep(struct sh_an *P, struct nc *x)
 	ops_path(P, x, &o, first, o.nop, POL_OP_READ, 0);
 }
 
+/* The string literals of an awk program that runs commands, each analysed as shell. */
+static void awk_commands(struct sh_an *P, struct nc *x, const struct sh_word *prog)
+{
+	const char *s = prog->s;
+	size_t n = prog->len;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+		if (s[i] != '"')
+			continue;
+		for (k = i + 1; k < n && s[k] != '"'; k++)
+			if (s[k] == '\\')
+				k++;
+		if (k >= n)
+			return;
+		if (k > i + 1)
+			sh_analyze_string(P, s + i + 1, k - i - 1, x->depth + 1, x->line,
+					  x->remote);
+		i = k;
+	}
+}
+
 static void h_awk(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
@@ -678,9 +804,12 @@ static void h_awk(struct sh_an *P, struct nc *x)
 		sh_path(P, x, f, POL_OP_READ, 0);
 	} else if (o.nop) {
 		const struct sh_word *prog = x->v[o.op[0]];
-		/* a program that runs commands is not data */
+		/* a program that runs commands is not data; the commands it runs are its
+		 * string literals: system("rm -rf x"), print "..." | "sh" */
 		if (!memmem(prog->s, prog->len, "system", 6) && !memchr(prog->s, '|', prog->len))
 			x->data[o.op[0]] = 1;
+		else
+			awk_commands(P, x, prog);
 		first = 1;
 	}
 	for (size_t k = first; k < o.nop; k++)
@@ -826,10 +955,13 @@ static void h_tar(struct sh_an *P, struct nc *x)
 			sh_path(P, x, &dot, POL_OP_WRITE, 0);
 		}
 	} else if (create) {
+		/* --remove-files: the sources are deleted once packed */
+		enum pol_op sop =
+		    has_long(x->v, x->n, 1, "--remove-files") ? POL_OP_DELETE : POL_OP_READ;
 		sh_path(P, x, archive, POL_OP_WRITE, 0);
 		for (; i < x->n; i++)
 			if (x->v[i]->s[0] != '-')
-				sh_path(P, x, x->v[i], POL_OP_READ, 1);
+				sh_path(P, x, x->v[i], sop, 1);
 	}
 }
 
@@ -855,7 +987,11 @@ static void h_zip(struct sh_an *P, struct nc *x)
 	scan_opts(x->v, x->n, 1, "bnPtx", NULL, &o);
 	if (o.nop) {
 		sh_path(P, x, x->v[o.op[0]], POL_OP_WRITE, 0);
-		ops_path(P, x, &o, 1, o.nop, POL_OP_READ, o.seen['r']);
+		/* -m / --move: the sources are deleted once packed */
+		ops_path(P, x, &o, 1, o.nop,
+			 o.seen['m'] || has_long(x->v, x->n, 1, "--move") ? POL_OP_DELETE
+									  : POL_OP_READ,
+			 o.seen['r']);
 	}
 }
 
@@ -1022,6 +1158,19 @@ static void h_gh(struct sh_an *P, struct nc *x)
 	}
 }
 
+/* Are all of find's start points in temporary folders (and is there one)? */
+static int starts_temp(struct sh_an *P, struct nc *x, const size_t *starts, size_t n)
+{
+	size_t len;
+
+	for (size_t k = 0; k < n; k++) {
+		char *p = sh_path_form(P, x->v[starts[k]], &len);
+		if (!p || !sh_path_is_temp(P, p))
+			return 0;
+	}
+	return n > 0;
+}
+
 void sh_h_find(struct sh_an *P, struct nc *x)
 {
 	size_t i = 1, nstart;
@@ -1059,8 +1208,11 @@ void sh_h_find(struct sh_an *P, struct nc *x)
 				if (sh_name_is(nm, nl, "rm") || sh_name_is(nm, nl, "rmdir") ||
 				    sh_name_is(nm, nl, "unlink") || sh_name_is(nm, nl, "shred"))
 					del = 1;
+				int save = P->find_temp;
+				P->find_temp = starts_temp(P, x, starts, nstart);
 				sh_process_words(P, NULL, x->v + s, e - s, x->depth + 1, x->remote,
 						 x->v[s]->line);
+				P->find_temp = save;
 			}
 			i = e;
 		} else if (weq(w, "-fprint") || weq(w, "-fprint0") || weq(w, "-fprintf") ||
@@ -1250,6 +1402,8 @@ void sh_h_cd(struct sh_an *P, struct nc *x)
 	if (weq(x->v[i], "-"))
 		return;
 	p = sh_path_form(P, x->v[i], &plen);
+	if (!p && sh_is_mktemp(x->v[i]))
+		p = "/tmp/tmp.XXXXXXXXXX"; /* cd "$(mktemp -d)": a new folder in /tmp */
 	if (p)
 		P->walk_scope->cwd = p;
 }
@@ -1267,19 +1421,81 @@ static void h_eval(struct sh_an *P, struct nc *x)
 		sh_analyze_string(P, s, len, x->depth + 1, x->line, x->remote);
 }
 
+/* set -- A B C (or set A B C): the positional parameters; set -e, set -o x: options. */
+static void h_set(struct sh_an *P, struct nc *x)
+{
+	size_t i = 1;
+
+	while (i < x->n && (x->v[i]->s[0] == '-' || x->v[i]->s[0] == '+')) {
+		if (weq(x->v[i], "--")) {
+			i++;
+			break;
+		}
+		if (weq(x->v[i], "-o") || weq(x->v[i], "+o"))
+			i++;
+		i++;
+	}
+	if (i < x->n || (i > 1 && weq(x->v[i - 1], "--")))
+		sh_set_positional(P, x->v + i, x->n - i, 0);
+}
+
+/* shift [N]: $2 becomes $1 ... */
+static void h_shift(struct sh_an *P, struct nc *x)
+{
+	static const char *const names = "0123456789";
+	size_t by = 1, vl, len;
+	const char *vals[10];
+	size_t lens[10];
+	struct sh_word words[9], *wp[9];
+	size_t nw = 0;
+
+	if (x->n > 1 && x->v[1]->len == 1 && x->v[1]->s[0] >= '0' && x->v[1]->s[0] <= '9')
+		by = (size_t)(x->v[1]->s[0] - '0');
+	for (size_t k = 1; k <= 9; k++) {
+		vals[k] = sh_var_value(P, names + k, 1, &vl);
+		lens[k] = vals[k] ? vl : 0;
+	}
+	for (size_t k = 1 + by; k <= 9 && vals[k]; k++) {
+		memset(&words[nw], 0, sizeof(words[0]));
+		words[nw].s = (char *)vals[k];
+		words[nw].len = lens[k];
+		wp[nw] = &words[nw];
+		nw++;
+	}
+	(void)len;
+	sh_set_positional(P, wp, nw, 0);
+}
+
 const sh_handler sh_handlers[K_COUNT] = {
-    [K_NONE] = NULL,	   [K_OPERANDS] = h_operands,
-    [K_AWK] = h_awk,	   [K_CD] = sh_h_cd,
-    [K_CHMOD] = h_chmod,   [K_CONTAINER] = sh_h_container,
-    [K_CURL] = h_curl,	   [K_DD] = h_dd,
-    [K_ECHO] = h_echo,	   [K_EVAL] = h_eval,
-    [K_FIND] = sh_h_find,  [K_GH] = h_gh,
-    [K_GIT] = h_git,	   [K_GREP] = h_grep,
-    [K_MVCP] = h_mvcp,	   [K_OPENSSL] = h_openssl,
-    [K_READER] = h_reader, [K_RSYNC] = h_rsync,
-    [K_SED] = h_sed,	   [K_SORT] = h_sort,
-    [K_SSH] = sh_h_ssh,	   [K_SU] = sh_h_su,
-    [K_TAR] = h_tar,	   [K_TRUNCATE] = h_truncate,
-    [K_UNZIP] = h_unzip,   [K_WATCH] = sh_h_watch,
-    [K_WGET] = h_wget,	   [K_ZIP] = h_zip,
+    [K_SET] = h_set,
+    [K_SHIFT] = h_shift,
+    [K_TRASH] = h_trash,
+    [K_NONE] = NULL,
+    [K_OPERANDS] = h_operands,
+    [K_AWK] = h_awk,
+    [K_CD] = sh_h_cd,
+    [K_CHMOD] = h_chmod,
+    [K_CONTAINER] = sh_h_container,
+    [K_CURL] = h_curl,
+    [K_DD] = h_dd,
+    [K_ECHO] = h_echo,
+    [K_EVAL] = h_eval,
+    [K_FIND] = sh_h_find,
+    [K_GH] = h_gh,
+    [K_GIT] = h_git,
+    [K_GREP] = h_grep,
+    [K_MVCP] = h_mvcp,
+    [K_OPENSSL] = h_openssl,
+    [K_READER] = h_reader,
+    [K_RSYNC] = h_rsync,
+    [K_SED] = h_sed,
+    [K_SORT] = h_sort,
+    [K_SSH] = sh_h_ssh,
+    [K_SU] = sh_h_su,
+    [K_TAR] = h_tar,
+    [K_TRUNCATE] = h_truncate,
+    [K_UNZIP] = h_unzip,
+    [K_WATCH] = sh_h_watch,
+    [K_WGET] = h_wget,
+    [K_ZIP] = h_zip,
 };

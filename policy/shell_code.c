@@ -47,8 +47,20 @@ static void file_record(struct sh_an *P, const struct sh_word *w, const char *bo
  * its text is known and analysed in lang (or by its shebang when lang is NONE). */
 void sh_run_file(struct sh_an *P, struct nc *x, const struct sh_word *w, int lang)
 {
-	const struct sh_file *f = file_lookup(P, w);
+	const struct sh_file *f;
 
+	if ((w->flags & W_PROCSUB) && w->sub) {
+		/* bash <(echo CODE), source <(printf ...): the substitution's output is run */
+		const struct sh_cmd *s = w->sub;
+		if (s->upstream_decode && !s->upstream_dl)
+			sh_emit_finding(P, "remote-exec.decode_to_shell", w->s, w->len, x->line,
+					x->depth);
+		else if (s->feed)
+			sh_run_code(P, lang == LANG_NONE ? LANG_SHELL : lang, s->feed, s->feed_len,
+				    s->feed_heredoc, s->feed_line, x->depth, x->remote);
+		return;
+	}
+	f = file_lookup(P, w);
 	if (!f)
 		return;
 	if (lang == LANG_NONE) {
@@ -137,6 +149,8 @@ void sh_h_shell(struct sh_an *P, struct nc *x)
 	}
 	if (has_c) {
 		if (i < x->n) {
+			/* sh -c CODE ARG0 ARG1 ...: $0, $1 ... inside CODE */
+			sh_set_positional(P, x->v + i + 1, x->n - i - 1, 1);
 			x->data[i] = 1;
 			sh_check_dl_word(P, x, x->v[i]);
 			sh_analyze_string(P, x->v[i]->s, x->v[i]->len, x->depth + 1, x->v[i]->line,
@@ -380,6 +394,62 @@ static char *decode_escapes(struct sh_an *P, const char *s, size_t len, size_t *
 	return out;
 }
 
+/* What printf FORMAT ARGS prints: the format (escapes decoded) applied to the
+ * arguments, again while arguments remain; each conversion takes one argument as
+ * text (%s %b %d ...), %c its first byte. */
+static char *printf_text(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen)
+{
+	size_t fl, cap = 0, o = 0, a = 1;
+	char *fmt = sh_join_expanded(P, v, 1, &fl), *out;
+
+	if (!fmt || !(fmt = decode_escapes(P, fmt, fl, &fl)))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		cap += v[i]->len;
+	cap = fl * (n + 1) + cap + 1;
+	if (cap > SH_MAX_VAR_LEN * 4)
+		return NULL;
+	out = sh_alloc(P, cap);
+	if (!out)
+		return NULL;
+	do {
+		size_t used = 0;
+		for (size_t i = 0; i < fl; i++) {
+			if (fmt[i] != '%' || i + 1 >= fl) {
+				out[o++] = fmt[i];
+				continue;
+			}
+			if (fmt[i + 1] == '%') {
+				out[o++] = '%';
+				i++;
+				continue;
+			}
+			while (i + 1 < fl && strchr("-+ #0123456789.", fmt[i + 1]))
+				i++; /* flags, width, precision */
+			if (i + 1 >= fl)
+				break;
+			char conv = fmt[++i];
+			const struct sh_word *arg = a < n ? v[a] : NULL;
+			used = 1;
+			a++;
+			if (!arg)
+				continue;
+			if (conv == 'c') {
+				if (arg->len)
+					out[o++] = arg->s[0];
+			} else {
+				memcpy(out + o, arg->s, arg->len);
+				o += arg->len;
+			}
+		}
+		if (!used)
+			break;
+	} while (a < n && o + fl + 1 < cap);
+	out[o] = '\0';
+	*outlen = o;
+	return out;
+}
+
 /* What this command writes to stdout when it is known: for echo, printf, cat <<EOF. */
 void sh_set_feed(struct sh_an *P, struct nc *x)
 {
@@ -401,8 +471,11 @@ void sh_set_feed(struct sh_an *P, struct nc *x)
 			i++;
 		if (i >= x->n)
 			return;
-		s = sh_join_words(P, x->v + i, NM("printf") ? 1 : x->n - i, &len);
-		if (s && esc)
+		if (NM("printf"))
+			s = printf_text(P, x->v + i, x->n - i, &len);
+		else
+			s = sh_join_expanded(P, x->v + i, x->n - i, &len);
+		if (s && esc && !NM("printf"))
 			s = decode_escapes(P, s, len, &len);
 		if (!s)
 			return;

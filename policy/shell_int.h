@@ -61,7 +61,7 @@
 #define SH_MAX_FILES   16 /* heredoc-written files remembered per command line */
 /* No command line an agent sends holds this many simple commands or words; past them
  * the input is refused (shell.parse.too_complex) rather than analysed for seconds. */
-#define SH_MAX_VARS    16
+#define SH_MAX_VARS    32
 #define SH_MAX_VAR_LEN 4096
 #define SH_MAX_CMDS    10000
 #define SH_MAX_WORDS   50000
@@ -90,6 +90,10 @@ struct sh_word {
 	uint8_t home_len[SH_MAX_HOME];
 	const char *var_name[SH_MAX_HOME];
 	uint8_t var_nlen[SH_MAX_HOME];
+	/* $(...), `...`, <(...): how many, and the last command of the last one (its
+	 * output, when the walk learns it, is the substitution's value) */
+	unsigned nsub;
+	struct sh_cmd *sub;
 };
 
 enum rkind {
@@ -206,11 +210,23 @@ struct sh_an {
 	size_t nfiles;
 	struct sh_word fnames[8]; /* functions defined so far (fork bomb check) */
 	struct {
+		const char *body; /* the body's text as written, from its "{" or "(" */
+		size_t len;
+		unsigned line, expanded; /* calls analysed with their arguments */
+	} fbody[8];
+	struct {
 		const char *name, *value;
 		size_t nlen, vlen;
 	} vars[SH_MAX_VARS]; /* variables assigned so far, with known values */
 	size_t nvars;
 	size_t nfnames;
+	unsigned paths_unknown; /* path operands that could not be resolved, so far */
+	unsigned placeholders;	/* find -exec's {} met, so far */
+	int find_temp; /* walking the -exec command of a find whose start points are all temp */
+	const struct sh_word *disposed; /* a folder moved away for good (mv DIR /tmp) */
+	unsigned disposed_line;
+	int unit_temp_only; /* the flags of the command units going out now */
+	int unit_dry_run;
 };
 
 enum tok {
@@ -305,10 +321,13 @@ enum cmd_kind {
 	K_READER,
 	K_RSYNC,
 	K_SED,
+	K_SET,
+	K_SHIFT,
 	K_SORT,
 	K_SSH,
 	K_SU,
 	K_TAR,
+	K_TRASH,
 	K_TRUNCATE,
 	K_UNZIP,
 	K_WATCH,
@@ -478,5 +497,42 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 
 /* A decoder whose output is code when piped into a shell (base64 -d, xxd -r ...). */
 int sh_is_decoder(struct nc *x);
+
+/* Is the path (NUL-terminated) beneath a temporary folder, with no ".." in it, and
+ * not in the home folder? */
+int sh_path_is_temp(const struct sh_an *P, const char *p);
+/* Emits a command view: words v[0..n) with their data flags (NULL: none), the
+ * command name replaced by name0 when given, then the redirections of x. */
+void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
+		  const unsigned char *data, const char *name0, size_t name0_len);
+/* Sets a variable to a known value (v, vlen bytes, kept by the caller), or forgets it
+ * when v is NULL. name is not copied either. */
+void sh_set_var(struct sh_an *P, const char *name, size_t nlen, const char *v, size_t vlen);
+
+/* One SCRIPT unit out. */
+void sh_emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
+			 unsigned line, unsigned depth);
+/* Code in an interpreter's language (shell_script.c): the SCRIPT unit, again with
+ * aliases written out, decoded payloads, and the paths the code names. */
+void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
+		     unsigned line, unsigned depth);
+
+/* ---- the shell's own evaluation (shell_eval.c) ---- */
+
+/* Is w exactly $(mktemp ...) or `mktemp ...` making a file or folder in /tmp? */
+int sh_is_mktemp(const struct sh_word *w);
+/* set -- A B C / sh -c CODE A0 A1: the positional parameters from v[0..n); with
+ * zero, v[0] is $0. */
+void sh_set_positional(struct sh_an *P, struct sh_word **v, size_t n, int zero);
+/* A command name the shell computes (variables, a substitution whose output is
+ * known, a function defined in the line): the command it really runs is analysed.
+ * Returns 1 when the name was computed. */
+int sh_eval_name(struct sh_an *P, struct nc *x);
+/* A command name nobody can know ($X, $(cmd)): its arguments are tried under the
+ * names of the commands whose arguments they look like (rm, git, dd ...). */
+void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n);
+/* rm "$@" after set -- -rf /srv: arguments with known positional parameters are put
+ * in and the command is analysed again. Returns 1 when it was. */
+int sh_eval_positional_args(struct sh_an *P, struct nc *x);
 
 #endif /* DCG_SHELL_INT_H */

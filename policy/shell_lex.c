@@ -152,6 +152,8 @@ static void lex_cmdsubst(struct sh_an *P, struct sh_lex *L, struct sh_word *w, s
 	sh_parse_nested(P, L, 1);
 	L->blen = save;
 	w->flags |= W_SUBST | W_UNRESOLVED;
+	w->nsub++;
+	w->sub = P->tail != mark ? P->tail : NULL;
 	if (sh_cmds_download_since(P, mark))
 		w->flags |= W_DL;
 	/* an empty $( ) adds nothing, so r$()m still reads rm */
@@ -248,6 +250,8 @@ static void lex_backtick(struct sh_an *P, struct sh_lex *L, struct sh_word *w, i
 	if (sh_lex_init(P, &sub, body, blen, line0, L->depth, L->remote))
 		return;
 	sh_parse_nested(P, &sub, 0);
+	w->nsub++;
+	w->sub = P->tail != mark ? P->tail : NULL;
 	if (sh_cmds_download_since(P, mark))
 		w->flags |= W_DL;
 }
@@ -268,12 +272,19 @@ static void lex_param_brace(struct sh_an *P, struct sh_lex *L, struct sh_word *w
 		while (k < L->n && is_name_char((unsigned char)L->s[k]))
 			k++;
 		if (k < L->n && L->s[k] == '}' && k > L->i + 2 &&
-		    is_name_start((unsigned char)L->s[L->i + 2])) {
+		    (is_name_start((unsigned char)L->s[L->i + 2]) || k == L->i + 3)) {
 			note_var(w, L->blen, k + 1 - L->i, L->s + L->i + 2, k - L->i - 2);
 			put_n(L, L->s + L->i, k + 1 - L->i);
 			L->i = k + 1;
 			return;
 		}
+	}
+	if (L->n - L->i >= 4 && (L->s[L->i + 2] == '@' || L->s[L->i + 2] == '*') &&
+	    L->s[L->i + 3] == '}') {
+		note_var(w, L->blen, 4, L->s + L->i + 2, 1);
+		put_n(L, L->s + L->i, 4);
+		L->i += 4;
+		return;
 	}
 	put_n(L, "${", 2);
 	L->i += 2;
@@ -456,7 +467,11 @@ static int lex_dollar_name(struct sh_lex *L, struct sh_word *w, int quoted)
 			return 1;
 		}
 		note_var(w, L->blen, nl + 1, L->s + L->i + 1, nl);
-	} else if (k < L->n && strchr("0123456789@*#?$!-", L->s[k]) && L->s[k]) {
+	} else if (k < L->n && strchr("0123456789@*", L->s[k]) && L->s[k]) {
+		/* positional parameters: known after set -- or in sh -c CODE ARG0 ARG1 */
+		note_var(w, L->blen, 2, L->s + k, 1);
+		k++;
+	} else if (k < L->n && strchr("#?$!-", L->s[k]) && L->s[k]) {
 		k++;
 		w->flags |= W_UNRESOLVED;
 	} else {

@@ -118,6 +118,46 @@ static void parse_error(struct sh_an *P, struct sh_lex *L)
 			L->depth);
 }
 
+/* The text of a function's body, from L->i: a { ... } or ( ... ) group, found by
+ * counting brackets outside quotes (the parser reads it again as commands). A call
+ * is analysed again with its arguments as $1, $2 ... (see shell_walk.c). */
+static void function_body(const struct sh_lex *L, const char **body, size_t *len)
+{
+	size_t i = L->i, s;
+	int depth = 0;
+	char open, close;
+
+	*body = NULL;
+	*len = 0;
+	while (i < L->n && (L->s[i] == ' ' || L->s[i] == '\t' || L->s[i] == '\n'))
+		i++;
+	if (i >= L->n || (L->s[i] != '{' && L->s[i] != '('))
+		return;
+	open = L->s[i];
+	close = open == '{' ? '}' : ')';
+	for (s = i; i < L->n; i++) {
+		char c = L->s[i];
+		if (c == '\\') {
+			i++;
+		} else if (c == '\'') {
+			const char *q = memchr(L->s + i + 1, '\'', L->n - i - 1);
+			if (!q)
+				return;
+			i = (size_t)(q - L->s);
+		} else if (c == '"') {
+			for (i++; i < L->n && L->s[i] != '"'; i++)
+				if (L->s[i] == '\\')
+					i++;
+		} else if (c == open) {
+			depth++;
+		} else if (c == close && --depth == 0) {
+			*body = L->s + s + 1;
+			*len = i - s - 1;
+			return;
+		}
+	}
+}
+
 /* Parses commands until the end of the buffer or, with until_rp, the matching ')'. */
 void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 {
@@ -263,11 +303,19 @@ void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 				break;
 			}
 			/* name ( ) : a function definition; its body follows as commands */
-			if (P->nfnames < 8)
-				P->fnames[P->nfnames++] = b.w[b.nw - 1];
+			if (P->nfnames < 8) {
+				P->fnames[P->nfnames] = b.w[b.nw - 1];
+				memset(&P->fbody[P->nfnames], 0, sizeof(P->fbody[0]));
+			}
 			sh_next_tok(P, L, &t);
 			if (t.t != T_RP)
 				parse_error(P, L);
+			if (P->nfnames < 8) {
+				function_body(L, &P->fbody[P->nfnames].body,
+					      &P->fbody[P->nfnames].len);
+				P->fbody[P->nfnames].line = L->line;
+				P->nfnames++;
+			}
 			memset(&b, 0, sizeof(b));
 			break;
 		case T_RP:

@@ -169,6 +169,8 @@ void sh_emit_command(struct sh_an *P, const struct vw *v, size_t n, unsigned lin
 			joined[woff[i + 1] - 1] = ' ';
 		memset(&u, 0, sizeof(u));
 		u.kind = POL_UNIT_COMMAND;
+		u.temp_only = P->unit_temp_only;
+		u.dry_run = P->unit_dry_run;
 		u.text = joined;
 		u.len = total - 1;
 	}
@@ -201,8 +203,8 @@ static const char *lang_name(int lang)
 	}
 }
 
-static void emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
-			     unsigned line, unsigned depth)
+void sh_emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
+			 unsigned line, unsigned depth)
 {
 	struct pol_unit u;
 
@@ -320,14 +322,23 @@ void sh_record_assignment(struct sh_an *P, const struct sh_word *w)
 	nlen = (size_t)(eq - w->s);
 	sh_sub_word(w, nlen + 1, &val);
 	v = expand_word(P, &val, 0, &vlen);
-	forget_var(P, w->s, nlen);	 /* an unknown value shadows an older known one */
+	if (!v && sh_is_mktemp(&val)) { /* D=$(mktemp -d): a new folder in /tmp */
+		v = "/tmp/tmp.XXXXXXXXXX";
+		vlen = strlen(v);
+	}
+	sh_set_var(P, w->s, nlen, v, v ? vlen : 0);
+}
+
+void sh_set_var(struct sh_an *P, const char *name, size_t nlen, const char *v, size_t vlen)
+{
+	forget_var(P, name, nlen);	 /* an unknown value shadows an older known one */
 	if (!v || vlen > SH_MAX_VAR_LEN) /* B=$A$A; C=$B$B ... must not double forever */
 		return;
 	if (P->nvars == SH_MAX_VARS) { /* forget the oldest */
 		memmove(P->vars, P->vars + 1, (SH_MAX_VARS - 1) * sizeof(P->vars[0]));
 		P->nvars--;
 	}
-	P->vars[P->nvars].name = w->s;
+	P->vars[P->nvars].name = name;
 	P->vars[P->nvars].nlen = nlen;
 	P->vars[P->nvars].value = v;
 	P->vars[P->nvars].vlen = vlen;
@@ -352,11 +363,38 @@ void sh_emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, int 
 
 	if (remote || !w || !w->s || P->abort)
 		return;
-	if (memmem(w->s, w->len, "{}", 2)) /* find -exec's placeholder */
+	if (memmem(w->s, w->len, "{}", 2)) { /* find -exec's placeholder */
+		P->placeholders++;
 		return;
+	}
 	p = sh_path_form(P, w, &plen);
 	if (p)
 		emit_path_str(P, p, plen, op, is_dir, w->line, depth);
+	else
+		P->paths_unknown++;
+}
+
+int sh_path_is_temp(const struct sh_an *P, const char *p)
+{
+	static const char *const roots[] = {"/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/",
+					    NULL};
+
+	/* The home folder is never scratch space, even where it lies in a temporary
+	 * folder (a test rig's or a throwaway account's $HOME). */
+	if (P->home && P->home_len > 1 && !strncmp(p, P->home, P->home_len) &&
+	    (p[P->home_len] == '/' || p[P->home_len] == '\0'))
+		return 0;
+
+	for (size_t i = 0; roots[i]; i++) {
+		size_t rl = strlen(roots[i]);
+		if (!strncmp(p, roots[i], rl) && p[rl] && p[rl] != '/') {
+			for (const char *d = strstr(p, ".."); d; d = strstr(d + 1, ".."))
+				if (d[-1] == '/' && (d[2] == '/' || d[2] == '\0'))
+					return 0;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* dir/basename(src): where mv, cp and ln put src when the target is a directory. */
@@ -634,5 +672,5 @@ void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int hered
 	if (lang == LANG_SHELL)
 		sh_analyze_string(P, s, len, depth + 1, line, remote);
 	else if (lang != LANG_NONE)
-		emit_script_unit(P, lang, s, len, heredoc, line, depth);
+		sh_script_units(P, lang, s, len, heredoc, line, depth);
 }

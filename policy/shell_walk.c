@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 /* Does a short option letter take an argument? Long options with an argument are
  * listed as "--name" (the "--name=value" form needs no list). */
@@ -164,8 +165,8 @@ static void h_redirs(struct sh_an *P, struct nc *x)
 }
 
 /* Emits a command view: words v[from..n) with their data flags, then the redirections. */
-static void emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
-		      const unsigned char *data, const char *name0, size_t name0_len)
+void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
+		  const unsigned char *data, const char *name0, size_t name0_len)
 {
 	struct sh_cmd *c = x->c;
 	size_t nr = c ? c->nr : 0, k = 0;
@@ -209,6 +210,68 @@ static void h_fork_bomb(struct sh_an *P, struct nc *x)
 		}
 }
 
+/* SQL with the contents of its string literals taken out: in a read-only query,
+ * 'DROP TABLE x' is data. NULL when nothing changes, or when the text runs code held
+ * in a string (EXECUTE, PREPARE, DO, CALL, EVAL, sp_executesql). dq: "..." are strings
+ * too (Mongo's JavaScript), not identifiers. */
+static const char *sql_data_out(struct sh_an *P, const char *s, size_t n, int dq, size_t *outlen)
+{
+	static const char *const dyn[] = {"exec", "prepare",   "do ", "do$", "call ",
+					  "eval", "immediate", "$$",  NULL};
+	char *out, q = 0;
+	size_t o = 0;
+
+	if (!memchr(s, '\'', n) && !(dq && memchr(s, '"', n)))
+		return NULL;
+	for (size_t k = 0; dyn[k]; k++) {
+		size_t dl = strlen(dyn[k]);
+		for (size_t i = 0; i + dl <= n; i++)
+			if (!strncasecmp(s + i, dyn[k], dl) &&
+			    (i == 0 || !((s[i - 1] | 32) >= 'a' && (s[i - 1] | 32) <= 'z')))
+				return NULL;
+	}
+	out = sh_alloc(P, n + 1);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!q) {
+			if (c == '\'' || (dq && c == '"'))
+				q = c;
+			out[o++] = c;
+		} else if (c == '\\' && dq && i + 1 < n) {
+			i++;
+		} else if (c == q && i + 1 < n && s[i + 1] == q) {
+			i++; /* '' inside a string */
+		} else if (c == q) {
+			q = 0;
+			out[o++] = c;
+		}
+	}
+	out[o] = '\0';
+	*outlen = o;
+	return out;
+}
+
+/* The data in a database client's words and stdin: see sql_data_out. */
+static int sql_quotes(const struct nc *x)
+{
+	return NM("redis-cli") ? -1 : (NM("mongo") || NM("mongosh")) ? 1 : 0;
+}
+
+static void db_emit(struct sh_an *P, struct nc *x, struct vw *view, unsigned line)
+{
+	int dq = sql_quotes(x);
+	size_t len;
+	const char *t = dq >= 0 ? sql_data_out(P, view[1].s, view[1].len, dq, &len) : NULL;
+
+	if (t) {
+		view[1].s = t;
+		view[1].len = len;
+	}
+	sh_emit_command(P, view, 2, line, x->depth);
+}
+
 /* SQL or commands fed to a database client on stdin are matched as its command line:
  * psql <<EOF DROP TABLE x; EOF reads as "psql DROP TABLE x;". */
 static void h_db_stdin(struct sh_an *P, struct nc *x)
@@ -224,17 +287,17 @@ static void h_db_stdin(struct sh_an *P, struct nc *x)
 		if (c->r[i].kind == R_HEREDOC && c->r[i].hd) {
 			view[1].s = sh_heredoc_text(P, c->r[i].hd, &view[1].len);
 			if (view[1].s)
-				sh_emit_command(P, view, 2, c->r[i].hd->line, x->depth);
+				db_emit(P, x, view, c->r[i].hd->line);
 		} else if (c->r[i].kind == R_HERESTR) {
 			view[1].s = c->r[i].target.s;
 			view[1].len = c->r[i].target.len;
-			sh_emit_command(P, view, 2, x->line, x->depth);
+			db_emit(P, x, view, x->line);
 		}
 	}
 	if (c->pipe_prev && c->pipe_prev->feed) {
 		view[1].s = c->pipe_prev->feed;
 		view[1].len = c->pipe_prev->feed_len;
-		sh_emit_command(P, view, 2, c->pipe_prev->feed_line, x->depth);
+		db_emit(P, x, view, c->pipe_prev->feed_line);
 	}
 }
 
@@ -275,6 +338,66 @@ static struct sh_word **brace_split(struct sh_an *P, struct sh_word **v, size_t 
 	return nv;
 }
 
+/* Was one of the wrappers v[from..to) GNU parallel? */
+static int parallel_inputs(struct sh_word **v, size_t from, size_t to)
+{
+	for (size_t j = from; j < to; j++) {
+		const char *nm;
+		size_t nl;
+		sh_base_of(v[j], &nm, &nl);
+		if (sh_name_is(nm, nl, "parallel"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Do the paths queued after mark that the command deletes or overwrites all lie in
+ * temporary folders (and is there one)? */
+static int only_temp(struct sh_an *P, struct sh_pq *mark, unsigned placeholders0)
+{
+	int any = P->find_temp && P->placeholders > placeholders0;
+
+	for (struct sh_pq *q = mark ? mark->next : P->pq_head; q; q = q->next) {
+		switch (q->u.op) {
+		case POL_OP_READ:
+		case POL_OP_LIST:
+		case POL_OP_EXEC:
+			continue;
+		default:
+			break;
+		}
+		if (!sh_path_is_temp(P, q->u.path))
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+/* A dry run: --dry-run (not --dry-run=none) among the options, or -n where the tool
+ * means it (rsync, git clean/push/rm/add/mv, make). */
+static int dry_run(const struct nc *x)
+{
+	int n_means_dry = NM("rsync") || NM("make") || NM("gmake") ||
+			  (NM("git") && x->n > 1 &&
+			   (weq(x->v[1], "clean") || weq(x->v[1], "push") || weq(x->v[1], "rm") ||
+			    weq(x->v[1], "add") || weq(x->v[1], "mv")));
+
+	for (size_t i = 1; i < x->n; i++) {
+		const struct sh_word *w = x->v[i];
+		if (x->data[i] || w->s[0] != '-')
+			continue;
+		if (weq(w, "--"))
+			return 0;
+		if (weq(w, "--dry-run") || weq(w, "--dryrun") || weq(w, "--dry_run") ||
+		    weq(w, "--dry-run=client") || weq(w, "--dry-run=server") ||
+		    weq(w, "--just-print") || weq(w, "--simulate"))
+			return 1;
+		if (n_means_dry && w->s[1] != '-' && memchr(w->s, 'n', w->len) &&
+		    !(NM("git") && weq(x->v[1], "push") && w->len > 2))
+			return 1;
+	}
+	return 0;
+}
 void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
 		      unsigned depth, int remote, unsigned line)
 {
@@ -329,12 +452,20 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		/* only wrappers (or env -S / command -v): emit what was written */
 		x->v = v + aw;
 		x->n = n - aw;
-		emit_view(P, x, v + aw, n - aw, NULL, NULL, 0);
+		sh_emit_view(P, x, v + aw, n - aw, NULL, NULL, 0);
 		h_redirs(P, x);
 		return;
 	}
 	x->v = v + k;
 	x->n = n - k;
+	if (parallel_inputs(v, aw, k)) { /* parallel CMD ::: A B: CMD A, CMD B */
+		size_t o = 0;
+		for (size_t j = 0; j < x->n; j++)
+			if (!weq(x->v[j], ":::") && !weq(x->v[j], "::::") && !weq(x->v[j], ":::+"))
+				x->v[o++] = x->v[j];
+		x->n = o;
+		n = k + o;
+	}
 	sh_base_of(x->v[0], &x->name, &x->nlen);
 	x->spec = sh_cmd_lookup(x->name, x->nlen);
 	x->kind = x->spec ? x->spec->kind : K_NONE;
@@ -343,21 +474,10 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	if (!x->spec && x->nlen && strchr("pnr", x->name[0]))
 		x->kflags = F_LANG;
 
-	/* $CMD args, with CMD assigned earlier in the line: the shell splits the value
-	 * into words, so the command is the value followed by the arguments. */
-	if (x->v[0]->nhome == 1 && x->v[0]->home_off[0] == 0 &&
-	    x->v[0]->home_len[0] == x->v[0]->len && !(x->v[0]->flags & W_UNRESOLVED)) {
-		size_t vl, rl = 0;
-		const char *val = sh_var_value(P, x->v[0]->var_name[0], x->v[0]->var_nlen[0], &vl);
-		char *rest = x->n > 1 ? sh_join_expanded(P, x->v + 1, x->n - 1, &rl) : NULL;
-		char *cmd = val ? sh_alloc(P, vl + 1 + rl + 1) : NULL;
-		if (cmd && val != P->home) {
-			memcpy(cmd, val, vl);
-			cmd[vl] = ' ';
-			if (rest)
-				memcpy(cmd + vl + 1, rest, rl);
-			sh_analyze_string(P, cmd, vl + 1 + rl, depth + 1, line, remote);
-		}
+	/* a name the shell computes: $CMD, ${a}${b}, $(printf %s rm), a function */
+	if (!sh_eval_name(P, x)) {
+		sh_unknown_name(P, x, x->v, x->n);
+		sh_eval_positional_args(P, x);
 	}
 
 	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
@@ -393,6 +513,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	memset(x->data, 0, nn + 1);
 
 	struct sh_pq *mark = P->pq_tail;
+	unsigned unknown0 = P->paths_unknown, placeholders0 = P->placeholders;
 	P->defer++;
 	int lang = (x->kflags & F_LANG) ? sh_lang_from_name(x->name, x->nlen) : LANG_NONE;
 	if (query_only) {
@@ -420,9 +541,22 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		if (x->kflags & F_FEED)
 			sh_set_feed(P, x);
 	}
+	int temp_only = P->paths_unknown == unknown0 && only_temp(P, mark, placeholders0);
+	int dry = dry_run(x);
 	h_redirs(P, x);
 
 	/* the units: as written (when wrappers or git options were stripped), normalized */
+	P->unit_temp_only = temp_only;
+	P->unit_dry_run = dry;
+	if ((x->kflags & F_DB) && sql_quotes(x) >= 0) /* psql -c "SELECT 'DROP TABLE'" */
+		for (size_t j = 1; j < nn; j++) {
+			size_t len;
+			const char *t = sql_data_out(P, nv[j]->s, nv[j]->len, sql_quotes(x), &len);
+			if (t) {
+				nv[j]->s = (char *)t;
+				nv[j]->len = len;
+			}
+		}
 	if (k > aw || git_norm) {
 		size_t wn = n - aw;
 		unsigned char *wd = sh_alloc(P, wn + 1);
@@ -433,11 +567,26 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		for (size_t a = 0, b = 0; a < wn && b < nn; a++)
 			if (v[aw + a] == nv[b])
 				wd[a] = x->data[b++];
-		emit_view(P, x, v + aw, wn, wd, NULL, 0);
+		sh_emit_view(P, x, v + aw, wn, wd, NULL, 0);
 	}
 	P->defer--;
-	emit_view(P, x, nv, nn, x->data, x->name, x->nlen);
+	sh_emit_view(P, x, nv, nn, x->data, x->name, x->nlen);
+	P->unit_temp_only = P->unit_dry_run = 0;
+	if (dry) { /* a dry run touches nothing: its paths are dropped */
+		if (mark)
+			mark->next = NULL;
+		else
+			P->pq_head = NULL;
+		P->pq_tail = mark;
+	}
 	sh_flush_paths(P, mark);
+	if (P->disposed) {
+		const struct sh_word *d = P->disposed;
+		P->disposed = NULL;
+		if (!dry)
+			sh_emit_finding(P, "core.filesystem.move_to_temp", d->s, d->len,
+					P->disposed_line, depth);
+	}
 }
 
 static void walk(struct sh_an *P)
@@ -518,6 +667,9 @@ int pol_shell_register_builtins(struct pol_policy *p)
 	     POL_SEV_CRITICAL},
 	    {"remote-exec.decode_to_shell", "Decoded or obfuscated content is executed as code",
 	     "Decode to a file and review it before running it", POL_SEV_HIGH},
+	    {"core.filesystem.move_to_temp",
+	     "moving a folder into a temporary folder, the trash or /dev/null deletes it",
+	     "Move it aside inside the project instead: mv DIR DIR.old", POL_SEV_HIGH},
 	    {"system.fork_bomb",
 	     "A function that pipes into itself in the background exhausts the process table",
 	     "Run the workload once, or bound it with a loop counter", POL_SEV_CRITICAL},

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -442,9 +443,126 @@ GUARD_EXPORT pid_t fork(void)
 	return guard_real_fork();
 }
 
+/* The folder a posix_spawn child will be in when it performs its next open, after an
+ * addchdir_np/addfchdir_np on the same file actions: a few slots keyed by the
+ * actions' address, cleared by init and destroy (no malloc, no lock: a slot is taken
+ * with a compare-and-swap). A chdir that finds no free slot fails with ENOMEM, so no
+ * open is ever judged against the wrong folder. */
+#define SPAWN_DIR_SLOTS 8
+static struct spawn_dir {
+	posix_spawn_file_actions_t *_Atomic fa;
+	char dir[PATH_MAX];
+} spawn_dirs[SPAWN_DIR_SLOTS];
+
+static struct spawn_dir *spawn_dir_find(const posix_spawn_file_actions_t *fa)
+{
+	for (int i = 0; i < SPAWN_DIR_SLOTS; i++)
+		if (atomic_load(&spawn_dirs[i].fa) == fa)
+			return &spawn_dirs[i];
+	return NULL;
+}
+
+static void spawn_dir_forget(const posix_spawn_file_actions_t *fa)
+{
+	struct spawn_dir *d = spawn_dir_find(fa);
+
+	if (d)
+		atomic_store(&d->fa, NULL);
+}
+
+/* Records that fa's child moves to dirfd/path (resolved now, against the folder the
+ * child would be in). Returns 0 or ENOMEM / ENAMETOOLONG / an errno of the lookup. */
+static int spawn_dir_set(posix_spawn_file_actions_t *fa, int dirfd, const char *path)
+{
+	struct spawn_dir *d = spawn_dir_find(fa);
+	char joined[PATH_MAX], real[PATH_MAX];
+	struct rt_msg m;
+
+	if (dirfd >= 0) { /* addfchdir_np: the folder the descriptor names */
+		char proc[64];
+		ssize_t n;
+
+		rt_msg_init(&m, proc, sizeof(proc));
+		rt_msg_add(&m, "/proc/self/fd/");
+		rt_msg_addu(&m, (unsigned long)dirfd);
+		n = readlink(proc, real, sizeof(real) - 1);
+		if (n <= 0 || real[0] != '/')
+			return EBADF;
+		real[n] = '\0';
+	} else {
+		rt_msg_init(&m, joined, sizeof(joined));
+		if (path[0] != '/') {
+			if (d)
+				rt_msg_add(&m, d->dir);
+			else if (!getcwd(joined, sizeof(joined)))
+				return ENAMETOOLONG;
+			else
+				m.len = strlen(joined);
+			rt_msg_add(&m, "/");
+		}
+		rt_msg_add(&m, path);
+		if (m.len >= sizeof(joined) - 1)
+			return ENAMETOOLONG;
+		if (!realpath(joined, real))
+			return errno;
+	}
+	for (int i = 0; !d && i < SPAWN_DIR_SLOTS; i++) {
+		posix_spawn_file_actions_t *none = NULL;
+
+		if (atomic_compare_exchange_strong(&spawn_dirs[i].fa, &none, fa))
+			d = &spawn_dirs[i];
+	}
+	if (!d)
+		return ENOMEM;
+	memcpy(d->dir, real, strlen(real) + 1);
+	return 0;
+}
+
+GUARD_EXPORT int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
+{
+	spawn_dir_forget(fa);
+	return GUARD_REAL(posix_spawn_file_actions_init)
+		   ? guard_real_posix_spawn_file_actions_init(fa)
+		   : ENOSYS;
+}
+
+GUARD_EXPORT int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
+{
+	spawn_dir_forget(fa);
+	return GUARD_REAL(posix_spawn_file_actions_destroy)
+		   ? guard_real_posix_spawn_file_actions_destroy(fa)
+		   : ENOSYS;
+}
+
+GUARD_EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa,
+						      const char *path)
+{
+	int saved = errno, rc = path ? spawn_dir_set(fa, -1, path) : 0;
+
+	errno = saved;
+	if (rc)
+		return rc;
+	return GUARD_REAL(posix_spawn_file_actions_addchdir_np)
+		   ? guard_real_posix_spawn_file_actions_addchdir_np(fa, path)
+		   : ENOSYS;
+}
+
+GUARD_EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa, int fd)
+{
+	int saved = errno, rc = spawn_dir_set(fa, fd, NULL);
+
+	errno = saved;
+	if (rc)
+		return rc;
+	return GUARD_REAL(posix_spawn_file_actions_addfchdir_np)
+		   ? guard_real_posix_spawn_file_actions_addfchdir_np(fa, fd)
+		   : ENOSYS;
+}
+
 /* The opens a posix_spawn child performs (libc's own, unguarded, in the child) are
- * judged when they are registered; a refusal is the function's error number. The path
- * is taken relative to the current working directory. */
+ * judged when they are registered; a refusal is the function's error number. A relative
+ * path is taken from the folder an earlier addchdir_np/addfchdir_np moves the child
+ * to, else from the current working directory. */
 GUARD_EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
 						  const char *path, int oflag, mode_t mode)
 {
@@ -453,9 +571,23 @@ GUARD_EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa
 
 	if (guard_enter()) {
 		enum pol_op op = guard_open_op(oflag, &pflags);
+		const struct spawn_dir *d = path && path[0] != '/' ? spawn_dir_find(fa) : NULL;
+		char joined[PATH_MAX];
+		struct rt_msg m;
 
-		rc = guard_check_path("posix_spawn_file_actions_addopen", AT_FDCWD, path, op,
-				      pflags);
+		if (d) {
+			rt_msg_init(&m, joined, sizeof(joined));
+			rt_msg_add(&m, d->dir);
+			rt_msg_add(&m, "/");
+			rt_msg_add(&m, path);
+			rc = m.len >= sizeof(joined) - 1
+				 ? -1
+				 : guard_check_path("posix_spawn_file_actions_addopen", AT_FDCWD,
+						    joined, op, pflags);
+		} else {
+			rc = guard_check_path("posix_spawn_file_actions_addopen", AT_FDCWD, path,
+					      op, pflags);
+		}
 		guard_leave();
 	}
 	errno = saved;

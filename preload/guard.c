@@ -173,15 +173,18 @@ static const struct loaded *loaded_get(void)
 	}
 	mine->dcg_exe[0] = '\0';
 	{
+		/* dcg beside this object (the build), else PREFIX/bin/dcg for an object in
+		 * PREFIX/lib/dcg/ (make install), as the launcher finds us. */
+		static const char *const rel[] = {"/dcg", "/../../bin/dcg"};
 		const char *slash = g.self_path ? strrchr(g.self_path, '/') : NULL;
 		char dcg[4096];
 		struct rt_msg m;
 
-		if (slash) {
+		for (size_t i = 0; slash && i < 2 && !mine->dcg_exe[0]; i++) {
 			rt_msg_init(&m, dcg, sizeof(dcg));
 			rt_msg_addn(&m, g.self_path, (size_t)(slash - g.self_path));
-			rt_msg_add(&m, "/dcg");
-			if (m.len < sizeof(dcg) - 1 && !realpath(dcg, mine->dcg_exe))
+			rt_msg_add(&m, rel[i]);
+			if (m.len >= sizeof(dcg) - 1 || !realpath(dcg, mine->dcg_exe))
 				mine->dcg_exe[0] = '\0';
 		}
 	}
@@ -710,6 +713,67 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	    errno == EPERM || errno == EXDEV || errno == EAGAIN)
 		return -2;
 	return -1; /* what open() itself would have said */
+}
+
+/* Magic links (/proc/self/fd/N, /dev/stdout) name open files, not paths: reopening
+ * what they resolve to would not be the same open. */
+static int magic_path(const char *p)
+{
+	return strncmp(p, "/proc/", 6) == 0 || strncmp(p, "/dev/fd/", 8) == 0 ||
+	       strncmp(p, "/dev/std", 8) == 0;
+}
+
+int guard_open_resolved(const char *call, int dirfd, const char *path, int flags, mode_t mode,
+			enum pol_op op, unsigned pflags)
+{
+	char base[4096], joined[8192], resolved[4096];
+	const struct pol_policy *p;
+	struct open_how how;
+	struct rt_msg m;
+	long fd = -1;
+
+	if (!path || !guard_real_syscall || !(p = policy_get()) ||
+	    atomic_load_explicit(&g_no_openat2, memory_order_relaxed))
+		return -2;
+	if (base_of(dirfd, path, base, sizeof(base)) < 0)
+		return -2;
+	rt_msg_init(&m, joined, sizeof(joined));
+	if (path[0] != '/') {
+		rt_msg_add(&m, base);
+		rt_msg_add(&m, "/");
+	}
+	rt_msg_add(&m, path);
+	if (m.len >= sizeof(joined) - 1 || magic_path(joined))
+		return -2;
+	memset(&how, 0, sizeof(how));
+	how.flags = (unsigned)flags;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		how.mode = mode & 07777;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (pol_path_resolve(joined, !!(pflags & POL_PATH_NOFOLLOW), resolved,
+				     sizeof(resolved)) < 0 ||
+		    resolved[0] != '/' || magic_path(resolved))
+			return -2;
+		/* as written (with its own resolution), then as resolved now */
+		if (guard_check_path(call, dirfd, path, op, pflags) < 0 ||
+		    guard_check_path(call, AT_FDCWD, resolved, op, pflags | POL_PATH_CANONICAL) <
+			0) {
+			errno = EACCES;
+			return -1;
+		}
+		fd = guard_real_syscall(SYS_openat2, AT_FDCWD, resolved, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno == ENOSYS || errno == EPERM || errno == EINVAL || errno == E2BIG ||
+		    errno == EXDEV || errno == EAGAIN)
+			return -2; /* openat2 cannot do it here: the plain path */
+		if (errno != ELOOP)
+			return -1; /* what open() itself would have said */
+		/* ELOOP: a symlink appeared on the resolved path since: resolve again. */
+	}
+	errno = EACCES;
+	return -1;
 }
 
 void guard_warm(void)

@@ -92,6 +92,14 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
  * and the caller must take the full path (a symlink on the way, no openat2). */
 int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mode_t mode,
 		    enum pol_op op, unsigned pflags);
+/* The open slow path for writes, creations and truncations through a symlink: the path
+ * is resolved now, judged as written and as resolved, and the resolved path (which
+ * holds no symlink) is opened with openat2(RESOLVE_NO_SYMLINKS): a symlink swapped in
+ * after the check makes the open fail (retried, then EACCES) instead of writing
+ * elsewhere. Returns the descriptor, -1 with errno, or -2 when the caller must take
+ * the plain path (no openat2, /proc and /dev/fd magic links, unresolvable paths). */
+int guard_open_resolved(const char *call, int dirfd, const char *path, int flags, mode_t mode,
+			enum pol_op op, unsigned pflags);
 /* Decides an exec: the file (already searched in PATH when needed; NULL to skip the
  * file check) and argv against the command rules. Also says once when the file is a
  * static or set-uid program the guard cannot follow. Returns 0 or -1 like above. */

@@ -74,7 +74,7 @@ PRELOAD_PROGS := $(patsubst tests/integration/progs/%.c,$(BUILD)/progs/%,\
 $(BUILD)/progs/%: tests/integration/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -pthread $< -o $@
-all: $(PRELOAD_PROGS)
+tests: $(PRELOAD_PROGS)
 
 # The benchmark's floor: an empty preloaded object; and a static spawner (no preload
 # in itself) to time what the object costs processes that make no guarded call.

@@ -108,6 +108,15 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 		errno = saved;
 		return fd;
 	}
+	/* A write through a symlink: judged on the path it resolves to now, and that very
+	 * path opened with no symlink allowed, so a link flipped meanwhile cannot win. */
+	fd = guard_open_resolved(call, dirfd, copy, flags, mode, op, pflags);
+	if (fd != -2) {
+		guard_leave();
+		if (fd >= 0)
+			errno = saved;
+		return fd;
+	}
 	rc = guard_check_path(call, dirfd, copy, op, pflags);
 	guard_leave();
 	if (rc < 0) {

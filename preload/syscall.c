@@ -136,6 +136,9 @@ static int by_wrapper(const struct rt_syscall *s, long a[6], long *ret)
 	case RT_EXEC:
 		*ret = exec_call(s->nr, a);
 		return 1;
+	case RT_BIND:
+		*ret = bind((int)a[0], (const struct sockaddr *)a[1], (socklen_t)a[2]);
+		return 1;
 	default:
 		return 0;
 	}

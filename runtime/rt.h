@@ -46,7 +46,7 @@
 
 /* ---- the syscall table (syscalls.def) -------------------------------------------- */
 
-enum rt_kind { RT_OPEN = 0, RT_OPEN2, RT_PATH, RT_FD, RT_EXEC, RT_HANDLE, RT_MOUNT };
+enum rt_kind { RT_OPEN = 0, RT_OPEN2, RT_PATH, RT_FD, RT_EXEC, RT_BIND, RT_HANDLE, RT_MOUNT };
 
 struct rt_syscall {
 	const char *name;

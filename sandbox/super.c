@@ -24,12 +24,15 @@
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -1267,6 +1270,53 @@ static long long sbx_h_truncate(struct sbx_call *c, uint64_t addr, off_t len)
 	return rc;
 }
 
+/* bind: performed here, on the tracee's socket (pidfd_getfd) with our copy of the
+ * address, so that a racing thread cannot change it after the check. A Unix socket
+ * path creates a file: its name is pinned in its folder, checked as a creation and
+ * bound through /proc/self/fd/PIN/NAME. */
+static long long sbx_h_bind(struct sbx_call *c, int fd, uint64_t addr, socklen_t len)
+{
+	struct sockaddr_storage ss;
+	struct sbx_target t;
+	char magic[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int pidfd, sock;
+	long long rc;
+
+	if (len > sizeof ss)
+		return -EINVAL;
+	if (len && sbx_mem_read(c, addr, &ss, len) != (ssize_t)len)
+		return -EFAULT;
+	pidfd = (int)syscall(SYS_pidfd_open, sbx_who_tgid(&c->who), 0);
+	if (pidfd < 0)
+		return -errno;
+	sock = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	rc = sock < 0 ? -errno : 0;
+	close(pidfd);
+	if (rc < 0)
+		return rc == -EBADF ? -EBADF : rc;
+	sbx_target_init(&t);
+	if (len > offsetof(struct sockaddr_un, sun_path) && ss.ss_family == AF_UNIX &&
+	    ((struct sockaddr_un *)&ss)->sun_path[0] != '\0') {
+		struct sockaddr_un un = {.sun_family = AF_UNIX};
+
+		rc = sbx_target(c, AT_FDCWD, addr + offsetof(struct sockaddr_un, sun_path),
+				SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &t);
+		if (rc == 0 && snprintf(magic, sizeof magic, "/proc/self/fd/%d/%s", t.pin.fd,
+					t.pin.name) >= (int)sizeof magic)
+			rc = -ENAMETOOLONG;
+		if (rc == 0) {
+			memcpy(un.sun_path, magic, strlen(magic) + 1);
+			sbx_creds_enter(c, 1);
+			rc = bind(sock, (struct sockaddr *)&un, sizeof un) < 0 ? -errno : 0;
+		}
+	} else {
+		rc = bind(sock, (struct sockaddr *)&ss, len) < 0 ? -errno : 0;
+	}
+	sbx_target_release(&t);
+	close(sock);
+	return rc;
+}
+
 /* exec: the file (zero-access) and argv (command rules) are checked, then the
  * kernel is told to continue: the supervisor cannot exec in the tracee's place. */
 static int sbx_h_exec(struct sbx_call *c, int dirfd, uint64_t addr, uint64_t argv_addr, int flags,
@@ -1545,6 +1595,9 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		break;
 	case SYS_truncate:
 		rc = sbx_h_truncate(c, ARG(0), (off_t)ARG(1));
+		break;
+	case SYS_bind:
+		rc = sbx_h_bind(c, IARG(0), ARG(1), (socklen_t)ARG(2));
 		break;
 	case SYS_execve:
 		rc = sbx_h_exec(c, AT_FDCWD, ARG(0), ARG(1), 0, ans);

@@ -4,6 +4,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_LINK := $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
 
+$(BUILD)/tests/%.o: ALL_CFLAGS += $(CRITERION_CFLAGS)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LINK)
 	$(CC) $(ALL_LDFLAGS) $< $(TEST_LINK) $(DEPS_LIBS) $(CRITERION_LIBS) -o $@
 
@@ -21,7 +22,7 @@ unit: $(TEST_BINS)
 			$$t --jobs 2 || fail=1; \
 	done; exit $$fail
 
-integration: all
+integration: all tests
 	@tests/integration/run.sh $(BUILD)
 
-all: $(TEST_BINS)
+tests: $(TEST_BINS)

@@ -55,6 +55,20 @@ static void run_corpus(const char *file)
 
 		lineno++;
 		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "#packs:", 7)) {
+			/* the packs the rows below need: "#packs: kubernetes dns" */
+			char yaml[512];
+			int n = snprintf(yaml, sizeof(yaml), "packs: [%s]", line + 7);
+			for (char *c = yaml + 7; *c; c++)
+				if (*c == ' ' && c[-1] != '[' && c[-1] != ',')
+					*c = ',';
+			cr_assert(n > 0 && (size_t)n < sizeof(yaml));
+			cr_assert_eq(pol_load_buffer(p, "packs", yaml, (size_t)n), 0, "%s:%u", file,
+				     lineno);
+			cr_assert_eq(pol_diag_count(p), 0, "%s:%u: %s", file, lineno,
+				     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
+			continue;
+		}
 		if (!line[0] || line[0] == '#')
 			continue;
 		t1 = strchr(line, '\t');
@@ -123,6 +137,27 @@ Test(corpus, agent_sessions)
 {
 	run_corpus("tests/corpus/agent_sessions.tsv");
 }
+/* issue 14: the classes of miss, each with must-stop and must-pass rows */
+Test(corpus, shell_evaluation)
+{
+	run_corpus("tests/corpus/shell_eval.tsv");
+}
+Test(corpus, interpreter_code)
+{
+	run_corpus("tests/corpus/interpreters.tsv");
+}
+Test(corpus, tools)
+{
+	run_corpus("tests/corpus/tools.tsv");
+}
+Test(corpus, packs)
+{
+	run_corpus("tests/corpus/packs.tsv");
+}
+Test(corpus, false_alarms)
+{
+	run_corpus("tests/corpus/false_alarms.tsv");
+}
 
 /* Every rule of the embedded policy says why and offers a way out that is not the
  * allowlist (which the loader adds to every rule). */
@@ -155,15 +190,11 @@ Test(corpus, tree_operations_in_a_real_project)
 	const struct {
 		const char *cmd, *want;
 	} cases[] = {
-	    {"grep -rn TODO .", "allow"},
-	    {"rg TODO", "allow"},
-	    {"ls -la", "allow"},
-	    {"mv build /tmp/", "allow"},
-	    {"cp -r src /tmp/src-copy", "allow"},
-	    {"cat src/main.c", "allow"},
-	    {"cat .env", "deny"},
-	    {"rm -r src", "deny"},
-	    {"rm .git/HEAD", "deny"},
+	    {"grep -rn TODO .", "allow"}, {"rg TODO", "allow"},
+	    {"ls -la", "allow"},	  {"mv build build.old", "allow"},
+	    {"mv build /tmp/", "deny"},	  {"cp -r src /tmp/src-copy", "allow"},
+	    {"cat src/main.c", "allow"},  {"cat .env", "deny"},
+	    {"rm -r src", "deny"},	  {"rm .git/HEAD", "deny"},
 	    {"mv .git /tmp/", "deny"},
 	};
 

@@ -298,6 +298,11 @@ Test(intent, bad_files_get_clear_diagnostics)
 	     "non-empty strings"},
 	    {"active_intents:\n  - id: A\n    owned_scope: src/\n", 0, 1, 0, NULL},
 	    {"active_intents:\n  - plain\n", 0, 0, 2, "must be a mapping"},
+	    /* the policy files' limits hold here too (policy/yamlread.c) */
+	    {"active_intents: "
+	     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]"
+	     "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+	     -EINVAL, 0, 1, "nested more than 64 deep"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -549,7 +549,8 @@ static const struct scase late_cases[] = {
     {"bash /dev/stdin <<< 'rm -rf /x'", {"cmd:rm -rf /x"}},
     {"X=rm; $X -rf build", {"cmd:rm -rf build"}},
     {"CMD=\"rm -rf\"; $CMD /", {"cmd:rm -rf /", "path:delete:/:dir"}},
-    {"$UNKNOWN -rf build", {"!cmd:rm -rf build"}},
+    /* an unknowable name: its arguments are tried under the names they fit */
+    {"$UNKNOWN -rf build", {"cmd:rm -rf build", "!path:delete:build:dir"}},
     {"kubectl exec -it web-0 -- rm -rf /data", {"cmd:rm -rf /data", "!path:delete:/data:dir"}},
     {"docker exec -it db sh -c 'rm -rf /x'", {"cmd:rm -rf /x", "!path:delete:/x:dir"}},
     {"docker run --rm -v a:/w -w /w alpine rm -rf /w/b", {"cmd:rm -rf /w/b"}},

@@ -186,6 +186,7 @@ static enum pol_decision decide(const struct pol_policy *p, const char *json, co
 	*rule = r.rule_id;
 	pol_result_release(&r);
 	hook_claude_release(st);
+	hook_call_release(&call);
 	return d;
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Claude Code's own limit for a hook, in seconds. dcg answers in about a millisecond
  * and denies by itself long before this (see cmd_hook's alarm), because a hook that
@@ -31,7 +32,7 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 		hook_call_invalid(call, "the tool call has no tool_name");
 		return;
 	}
-	if (!strcmp(tool, "Bash")) {
+	if (!strcasecmp(tool, "Bash")) {
 		if (!cJSON_IsObject(in)) {
 			hook_call_invalid(call, "the Bash call has no tool_input object");
 			return;
@@ -41,27 +42,28 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
 			call->invalid = "the Bash call has no command string";
 		return;
 	}
-	if (!strcmp(tool, "Read") || !strcmp(tool, "Write") || !strcmp(tool, "Edit") ||
-	    !strcmp(tool, "MultiEdit") || !strcmp(tool, "NotebookEdit") || !strcmp(tool, "Glob") ||
-	    !strcmp(tool, "Grep") || !strcmp(tool, "LS")) {
+	if (!strcasecmp(tool, "Read") || !strcasecmp(tool, "Write") || !strcasecmp(tool, "Edit") ||
+	    !strcasecmp(tool, "MultiEdit") || !strcasecmp(tool, "NotebookEdit") ||
+	    !strcasecmp(tool, "Glob") || !strcasecmp(tool, "Grep") || !strcasecmp(tool, "LS")) {
 		if (!cJSON_IsObject(in)) {
 			hook_call_invalid(call, "the tool call has no tool_input object");
 			return;
 		}
 	}
-	if (!strcmp(tool, "Read"))
+	if (!strcasecmp(tool, "Read"))
 		hook_agents_file(call, hook_agents_str(in, "file_path"), POL_OP_READ);
-	else if (!strcmp(tool, "Write") || !strcmp(tool, "Edit") || !strcmp(tool, "MultiEdit"))
+	else if (!strcasecmp(tool, "Write") || !strcasecmp(tool, "Edit") ||
+		 !strcasecmp(tool, "MultiEdit"))
 		hook_agents_file(call, hook_agents_str(in, "file_path"), POL_OP_WRITE);
-	else if (!strcmp(tool, "NotebookEdit"))
+	else if (!strcasecmp(tool, "NotebookEdit"))
 		hook_agents_file(call, hook_agents_str(in, "notebook_path"), POL_OP_WRITE);
-	else if (!strcmp(tool, "Glob"))
+	else if (!strcasecmp(tool, "Glob"))
 		hook_agents_search(call, hook_agents_str(in, "path"),
 				   hook_agents_str(in, "pattern"), POL_OP_LIST);
-	else if (!strcmp(tool, "Grep"))
+	else if (!strcasecmp(tool, "Grep"))
 		hook_agents_search(call, hook_agents_str(in, "path"), hook_agents_str(in, "glob"),
 				   POL_OP_READ);
-	else if (!strcmp(tool, "LS"))
+	else if (!strcasecmp(tool, "LS"))
 		hook_agents_search(call, hook_agents_str(in, "path"), NULL, POL_OP_LIST);
 	else
 		call->tool_reads_only = hook_agents_tool_in(read_only_tools, tool);

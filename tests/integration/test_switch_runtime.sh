@@ -66,14 +66,18 @@ for layer in "${layers[@]}"; do
 		)
 		[ $have_node = 1 ] && cases+=("node -e 'require(\"fs\").writeFileSync(\"$f\",\"{}\")'")
 		for c in "${cases[@]}"; do
-			"$DCG" $layer -- /bin/bash -c "$c" >/dev/null 2>>"$T/err" &&
+			# the wrapped bash is the agent's own process (it may keep its own
+			# settings); the inner bash is a tool process it starts, which may not
+			"$DCG" $layer -- /bin/bash -c '/bin/bash -c "$1"; exit $?' tool "$c" \
+				>/dev/null 2>>"$T/err" &&
 				bad "$layer: not refused: $c"
 		done
 		out=$("$DCG" $layer -- /bin/cat "$f" 2>"$T/rerr") || bad "$layer: cannot read $f: $(cat "$T/rerr")"
 		[ "$out" = "$(cat "$f")" ] || bad "$layer: read of $f gave: $out"
 	done
 	# a new pi extension is refused too: any extension can switch the guard off
-	"$DCG" $layer -- /bin/bash -c "echo x > '$P/.pi/extensions/evil.ts'" >/dev/null 2>&1 &&
+	"$DCG" $layer -- /bin/bash -c '/bin/bash -c "$1"; exit $?' tool \
+		"echo x > '$P/.pi/extensions/evil.ts'" >/dev/null 2>&1 &&
 		bad "$layer: a new pi extension was written"
 	[ -e "$P/.pi/extensions/evil.ts" ] && bad "$layer: evil.ts exists"
 done

@@ -1,0 +1,59 @@
+# fish completion for dcg. Installed as share/fish/vendor_completions.d/dcg.fish.
+
+set -l dcg_commands hook check explain allow unallow run sandbox rules status doctor packs log stats install uninstall intent help version
+
+function __dcg_rule_ids
+    dcg rules list 2>/dev/null | awk 'NR > 1 && $1 ~ /\./ { print $1 }'
+end
+
+complete -c dcg -f
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -l policy -r -F -d 'policy file read last'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -s h -l help -d usage
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -s v -l version -d 'print the version'
+
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a hook -d 'read one agent tool call on stdin, answer it'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a check -d 'decide one shell command or path'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a explain -d 'every rule tried on a command'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a allow -d 'add or list allowlist entries'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a unallow -d 'remove an allowlist entry'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a run -d 'a shell under the preload guard'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a sandbox -d 'CMD under the seccomp sandbox'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a rules -d 'list the rules, or lint a file'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a status -d 'policy files, registrations, last violation'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a doctor -d 'check registrations, binary, policy'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a packs -d 'every rule pack'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a log -d 'the audit log'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a stats -d 'refusals by rule and agent'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a install -d 'register the hook with an agent'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a uninstall -d 'remove the hook'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a intent -d 'the active intent'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a help -d 'help on a command'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a version -d 'print the version'
+
+complete -c dcg -n "__fish_seen_subcommand_from help" -a "$dcg_commands"
+complete -c dcg -n "__fish_seen_subcommand_from $dcg_commands" -s h -l help -d usage
+complete -c dcg -n "__fish_seen_subcommand_from status doctor packs rules log stats check explain allow intent" -l json -d 'JSON output'
+complete -c dcg -n "__fish_seen_subcommand_from hook install uninstall log" -l agent -x -a 'claude codex gemini cursor pi all'
+complete -c dcg -n "__fish_seen_subcommand_from check" -l tool -x -a 'Read Write Edit MultiEdit NotebookEdit Glob Grep LS'
+complete -c dcg -n "__fish_seen_subcommand_from check explain intent" -l cwd -x -a '(__fish_complete_directories)'
+complete -c dcg -n "__fish_seen_subcommand_from allow unallow" -a '(__dcg_rule_ids)'
+complete -c dcg -n "__fish_seen_subcommand_from allow" -s r -l reason -x -d reason
+complete -c dcg -n "__fish_seen_subcommand_from allow unallow" -l path -x -d 'only under GLOB'
+complete -c dcg -n "__fish_seen_subcommand_from allow" -l expires -x -d YYYY-MM-DD
+complete -c dcg -n "__fish_seen_subcommand_from allow" -l list -d 'list the entries'
+complete -c dcg -n "__fish_seen_subcommand_from allow unallow" -l project -d 'the project file'
+complete -c dcg -n "__fish_seen_subcommand_from allow unallow" -l user -d 'the user file'
+complete -c dcg -n "__fish_seen_subcommand_from allow unallow" -l file -r -F
+complete -c dcg -n "__fish_seen_subcommand_from install uninstall" -l project -d 'project settings'
+complete -c dcg -n "__fish_seen_subcommand_from install uninstall" -l user -d 'user settings'
+complete -c dcg -n "__fish_seen_subcommand_from install uninstall" -l settings -r -F
+complete -c dcg -n "__fish_seen_subcommand_from install uninstall" -l managed -d 'managed settings (Claude Code)'
+complete -c dcg -n "__fish_seen_subcommand_from rules" -a 'list lint'
+complete -c dcg -n "__fish_seen_subcommand_from intent" -a 'list select clear show'
+complete -c dcg -n "__fish_seen_subcommand_from log" -l last -x
+complete -c dcg -n "__fish_seen_subcommand_from log stats" -l since -x
+complete -c dcg -n "__fish_seen_subcommand_from log" -l rule -x -a '(__dcg_rule_ids)'
+complete -c dcg -n "__fish_seen_subcommand_from log" -l decision -x -a 'deny ask warn log allow'
+complete -c dcg -n "__fish_seen_subcommand_from log stats" -l color -x -a 'auto always never'
+complete -c dcg -n "__fish_seen_subcommand_from run sandbox" -l intent -x
+complete -c dcg -n "__fish_seen_subcommand_from sandbox" -l no-preload

@@ -1,0 +1,128 @@
+/* layers.c - the layered policy: the embedded defaults, the system file, the user
+ * file, the project file found upwards from the working directory (trusted or not),
+ * then $DCG_POLICY or --policy (DESIGN.md "Policy file"). */
+#include "dcg_policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size)
+{
+	memset(env, 0, sizeof(*env));
+	env->home = getenv("HOME");
+	env->xdg_config_home = getenv("XDG_CONFIG_HOME");
+	env->policy_file = getenv("DCG_POLICY");
+	if (env->policy_file && !env->policy_file[0])
+		env->policy_file = NULL;
+	env->system_file = getenv("DCG_SYSTEM_POLICY");
+	if (env->system_file && !env->system_file[0])
+		env->system_file = NULL;
+	env->cwd = cwd_buf && getcwd(cwd_buf, cwd_size) ? cwd_buf : NULL;
+}
+
+/* The project: the nearest folder upwards from cwd that holds .dcg/policy.yaml. */
+static int find_project(const char *cwd, char *root, size_t size)
+{
+	char dir[PATH_MAX], f[PATH_MAX + 32];
+
+	if (!cwd || pol_path_normalize(cwd, "/", NULL, dir, sizeof(dir)) < 0)
+		return -ENOENT;
+	for (;;) {
+		snprintf(f, sizeof(f), "%s%s.dcg/policy.yaml", dir, strcmp(dir, "/") ? "/" : "");
+		if (access(f, F_OK) == 0) {
+			pol_copy_str(root, size, dir);
+			return 0;
+		}
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir) {
+			if (strcmp(dir, "/") == 0)
+				return -ENOENT;
+			dir[1] = '\0';
+			continue;
+		}
+		*slash = '\0';
+	}
+}
+
+/* An optional layer's file: missing is fine, unreadable is said. */
+static int load_optional(struct pol_policy *p, const char *path, int scope, const char *trust)
+{
+	int rc = pol_load_file_scoped(p, path, scope, trust);
+
+	if (rc < 0 && rc != -ENOENT && rc != -EINVAL)
+		pol_diag_add(p, path, 0, 0, NULL, 1, "cannot read policy file: %s: ignored",
+			     strerror(-rc));
+	return rc < 0 && rc != -ENOENT;
+}
+
+int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
+{
+	char path[PATH_MAX + 64], root[PATH_MAX], trust[PATH_MAX];
+	const char *trust_file = env->trust_file;
+	int rc, bad = 0, have_project;
+	size_t diags_before = pol_diag_count(p);
+
+	if (env->home)
+		pol_set_home(p, env->home);
+	have_project = !env->no_project && find_project(env->cwd, root, sizeof(root)) == 0;
+	if (have_project)
+		pol_set_root(p, root);
+	else if (env->cwd)
+		pol_set_root(p, env->cwd);
+	if (pol_load_embedded(p) < 0)
+		bad = 1;
+	if (!env->no_system)
+		bad |=
+		    load_optional(p, env->system_file ? env->system_file : "/etc/dcg/policy.yaml",
+				  POL_SCOPE_SYSTEM, NULL);
+	if (!env->no_user) {
+		if (env->xdg_config_home && env->xdg_config_home[0] == '/')
+			snprintf(path, sizeof(path), "%s/dcg/policy.yaml", env->xdg_config_home);
+		else
+			snprintf(path, sizeof(path), "%s/.config/dcg/policy.yaml", p->home);
+		bad |= load_optional(p, path, POL_SCOPE_USER, NULL);
+	}
+	if (have_project) {
+		if (!trust_file && pol_trust_path(trust, sizeof(trust)) == 0)
+			trust_file = trust;
+		snprintf(path, sizeof(path), "%s%s.dcg/policy.yaml", root,
+			 strcmp(root, "/") ? "/" : "");
+		if (load_optional(p, path, POL_SCOPE_PROJECT, trust_file)) {
+			bad = 1;
+			if (!p->project_trust) { /* unreadable: nothing of it was loaded */
+				p->project_file = pol_origin_intern(p, path);
+				p->project_trust = POL_TRUST_BROKEN;
+				pol_copy_str(p->project_why, sizeof(p->project_why),
+					     "the file could not be read: nothing of it applies");
+			}
+		}
+	}
+	if (env->policy_file) {
+		char abs[PATH_MAX];
+
+		if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root, p->home,
+				       abs, sizeof(abs)) < 0)
+			pol_copy_str(abs, sizeof(abs), env->policy_file);
+		rc = pol_load_file_scoped(p, abs, POL_SCOPE_POLICY, NULL);
+		if (rc == -ENOENT || (rc < 0 && rc != -EINVAL)) {
+			pol_diag_add(p, abs, 0, 0, NULL, 1, "cannot read policy file: %s",
+				     strerror(-rc));
+		}
+		if (rc < 0)
+			bad = 1;
+	}
+	/* A file loaded with some bad entries returns 0: its diagnostics say it had errors. */
+	if (pol_diag_count(p) > diags_before)
+		bad = 1;
+	return bad ? -EINVAL : 0;
+}

@@ -1,0 +1,569 @@
+/* policy.c - a policy's lifecycle (new, free, home and root, files, diagnostics, notes
+ * of ignored entries), its rules (new rules, the ID index, enable/disable, listing,
+ * lookup, built-in rules, suggestions for a mistyped ID). */
+#include "dcg_policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "shell.h"
+
+/* ---- allocation through the policy's hook, for PCRE2 ------------------------------- */
+
+static void *pcre_alloc(size_t size, void *data)
+{
+	(void)data;
+	return pol_mem_alloc(size);
+}
+
+static void pcre_free(void *ptr, void *data)
+{
+	(void)data;
+	pol_mem_free(ptr);
+}
+
+struct pol_policy *pol_new(unsigned flags)
+{
+	struct pol_policy *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->flags = flags;
+	p->untrusted_from = SIZE_MAX;
+	p->gctx = pcre2_general_context_create(pcre_alloc, pcre_free, NULL);
+	p->mctx = pcre2_match_context_create(p->gctx);
+	p->cctx = pcre2_compile_context_create(p->gctx);
+	if (!p->gctx || !p->mctx || !p->cctx)
+		goto out_free;
+	/* Limits so that no pattern can hang a decision: a limit hit counts as a match. */
+	pcre2_set_match_limit(p->mctx, 200000);
+	pcre2_set_depth_limit(p->mctx, 5000);
+	pcre2_set_heap_limit(p->mctx, 8 * 1024);
+	const char *home = getenv("HOME");
+	p->home = strdup(home && home[0] == '/' ? home : "/");
+	char cwd[PATH_MAX];
+	p->root = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	if (!p->home || !p->root)
+		goto out_free;
+	pol_origin_intern(p, "<builtin>");
+	if (pol_shell_register_builtins(p) < 0 ||
+	    pol_rule_add_builtin(
+		p, "input.invalid",
+		"the input holds a NUL byte or invalid UTF-8: it cannot be checked",
+		POL_SEV_CRITICAL, "Send the command as plain UTF-8 text") < 0 ||
+	    pol_rule_add_builtin(p, "input.too_long", "the input is too long to check (over 4 MiB)",
+				 POL_SEV_CRITICAL,
+				 "Split the work into smaller commands or a script file") < 0 ||
+	    pol_rule_add_builtin(p, "input.path_too_long", "the path is too long to check",
+				 POL_SEV_CRITICAL, "Use a shorter path") < 0 ||
+	    pol_rule_add_builtin(p, "runtime.mount",
+				 "mounting, changing the root or a new mount namespace would "
+				 "rearrange the tree every path rule is written for",
+				 POL_SEV_CRITICAL, "Run it outside dcg run / dcg sandbox") < 0 ||
+	    pol_rule_add_builtin(p, "sandbox.raw_write",
+				 "writing to a block device, kernel memory or a kernel hook goes "
+				 "around every path rule at once",
+				 POL_SEV_CRITICAL, "Write to a file, not to the device") < 0 ||
+	    pol_rule_add_builtin(p, "sandbox.mknod_device",
+				 "a device node gives raw access to a disk or kernel memory",
+				 POL_SEV_CRITICAL, "Create a regular file or a FIFO instead") < 0 ||
+	    pol_rule_add_builtin(
+		p, "shell.analysis_failed", "the command could not be analysed within dcg's limits",
+		POL_SEV_CRITICAL, "Write the command more simply, or as a script file") < 0)
+		goto out_free;
+	return p;
+
+out_free:
+	pol_free(p);
+	return NULL;
+}
+
+void pol_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void pol_rule_finish(struct pol_rule *r)
+{
+	if (!r->borrowed) {
+		free(r->id);
+		free(r->pattern);
+		free(r->reason);
+		for (size_t i = 0; i < r->n_suggestions; i++)
+			free(r->suggestions[i]);
+	}
+	if (!r->borrowed || r->path_owned) {
+		free(r->path.glob);
+		free(r->path_canon.glob);
+	}
+	if (!r->borrowed) { /* else the arrays are in the snapshot's pool */
+		for (size_t i = 0; i < r->n_owners; i++)
+			free(r->owners[i]);
+		free(r->owners);
+		free(r->suggestions);
+	}
+	if (r->code)
+		pcre2_code_free(r->code);
+	if (!r->borrowed)
+		free(r->keyword);
+	free(r->compile_error);
+}
+
+void pol_free(struct pol_policy *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_rules; i++)
+		pol_rule_finish(&p->rules[i]);
+	free(p->rules);
+	for (size_t i = 0; i < p->n_allows; i++) {
+		free(p->allows[i].rule);
+		free(p->allows[i].reason);
+		pol_strv_free(p->allows[i].paths, p->allows[i].n_paths);
+	}
+	free(p->allows);
+	pol_strv_free(p->files, p->n_files);
+	free(p->diags);
+	free(p->ignored);
+	pol_strv_free(p->enable, p->n_enable);
+	pol_strv_free(p->disable, p->n_disable);
+	pcre2_match_context_free(p->mctx);
+	pcre2_compile_context_free(p->cctx);
+	pcre2_general_context_free(p->gctx);
+	free(p->id_index);
+	free(p->path_rules);
+	free(p->bucket_start);
+	free(p->bucket_rules);
+	pol_strv_free(p->snap_bufs, p->n_snap_bufs);
+	free(p->home);
+	free(p->root);
+	free(p->lazy_home);
+	free(p->lazy_root);
+	free(p);
+}
+
+static int set_str(char **dst, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		return -ENOMEM;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+int pol_set_home(struct pol_policy *p, const char *home)
+{
+	return set_str(&p->home, home && home[0] == '/' ? home : "/");
+}
+
+int pol_set_root(struct pol_policy *p, const char *root)
+{
+	char buf[PATH_MAX];
+	int rc = pol_path_normalize(root, p->root, p->home, buf, sizeof(buf));
+
+	return rc ? rc : set_str(&p->root, buf);
+}
+
+const char *pol_root(const struct pol_policy *p)
+{
+	return p->root;
+}
+
+const char *pol_home(const struct pol_policy *p)
+{
+	return p->home;
+}
+
+const char *pol_origin_intern(struct pol_policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_files; i++)
+		if (strcmp(p->files[i], name) == 0)
+			return p->files[i];
+	char **nf = realloc(p->files, (p->n_files + 1) * sizeof(*nf));
+	if (!nf)
+		return "<unknown>";
+	p->files = nf;
+	p->files[p->n_files] = strdup(name);
+	if (!p->files[p->n_files])
+		return "<unknown>";
+	return p->files[p->n_files++];
+}
+
+size_t pol_file_count(const struct pol_policy *p)
+{
+	return p->n_files > 0 ? p->n_files - 1 : 0; /* "<builtin>" is not a file */
+}
+
+const char *pol_file_name(const struct pol_policy *p, size_t i)
+{
+	return i + 1 < p->n_files ? p->files[i + 1] : NULL;
+}
+
+void pol_diag_add(struct pol_policy *p, const char *file, unsigned line, unsigned col,
+		  const char *rule, int fatal, const char *fmt, ...)
+{
+	struct pol_diag *d;
+	va_list ap;
+
+	if (p->n_diags == p->cap_diags) {
+		size_t cap = p->cap_diags ? p->cap_diags * 2 : 8;
+		struct pol_diag *nd;
+
+		if (p->n_diags >= 10000) /* a hostile file cannot fill memory with messages */
+			return;
+		nd = realloc(p->diags, cap * sizeof(*nd));
+		if (!nd)
+			return;
+		p->diags = nd;
+		p->cap_diags = cap;
+	}
+	d = &p->diags[p->n_diags++];
+	memset(d, 0, sizeof(*d));
+	pol_copy_str(d->file, sizeof(d->file), file);
+	pol_copy_str(d->rule, sizeof(d->rule), rule);
+	d->line = line;
+	d->col = col;
+	d->fatal = fatal;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+}
+
+size_t pol_diag_count(const struct pol_policy *p)
+{
+	return p->n_diags;
+}
+
+const struct pol_diag *pol_diag_get(const struct pol_policy *p, size_t i)
+{
+	return i < p->n_diags ? &p->diags[i] : NULL;
+}
+
+void pol_ignored_add(struct pol_policy *p, const char *file, unsigned line, const char *what,
+		     const char *text, const char *why)
+{
+	struct pol_ignored *ni;
+
+	if (p->n_ignored >= 1000) /* a hostile file cannot fill memory with notes */
+		return;
+	ni = realloc(p->ignored, (p->n_ignored + 1) * sizeof(*ni));
+	if (!ni)
+		return;
+	p->ignored = ni;
+	ni += p->n_ignored++;
+	memset(ni, 0, sizeof(*ni));
+	ni->file = pol_origin_intern(p, file);
+	ni->line = line;
+	ni->what = what;
+	ni->why = why;
+	pol_copy_str(ni->text, sizeof(ni->text), text);
+}
+
+size_t pol_ignored_count(const struct pol_policy *p)
+{
+	return p->n_ignored;
+}
+
+const struct pol_ignored *pol_ignored_get(const struct pol_policy *p, size_t i)
+{
+	return i < p->n_ignored ? &p->ignored[i] : NULL;
+}
+
+enum pol_trust pol_project_trust(const struct pol_policy *p, const char **file, const char **why)
+{
+	if (file)
+		*file = p->project_trust ? p->project_file : NULL;
+	if (why)
+		*why = p->project_trust ? p->project_why : NULL;
+	return p->project_trust;
+}
+
+int pol_rule_add_suggestion(struct pol_rule *r, const char *s)
+{
+	char **ns = realloc(r->suggestions, (r->n_suggestions + 1) * sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	r->suggestions = ns;
+	r->suggestions[r->n_suggestions] = strdup(s);
+	if (!r->suggestions[r->n_suggestions])
+		return -ENOMEM;
+	r->n_suggestions++;
+	return 0;
+}
+
+/* Every rule ends with the way to let it pass on purpose. */
+int pol_rule_add_allow_suggestion(struct pol_rule *r)
+{
+	char buf[300];
+
+	snprintf(buf, sizeof(buf), "If intentional: dcg allow %s -r \"reason\"", r->id);
+	return pol_rule_add_suggestion(r, buf);
+}
+
+struct pol_rule *pol_rule_new(struct pol_policy *p)
+{
+	if (p->n_rules == p->cap_rules) {
+		size_t cap = p->cap_rules ? p->cap_rules * 2 : 64;
+		struct pol_rule *nr = realloc(p->rules, cap * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		p->rules = nr;
+		p->cap_rules = cap;
+	}
+	struct pol_rule *r = &p->rules[p->n_rules++];
+	memset(r, 0, sizeof(*r));
+	r->enabled = 1;
+	r->active = 1;
+	r->code_index = -1;
+	r->origin = "<builtin>";
+	return r;
+}
+
+const char *pol_language_intern(const char *name)
+{
+	static const char *const langs[] = {"bash", "sh",  "zsh",  "python", "node", "ruby",
+					    "perl", "php", "deno", "bun",    "shell"};
+
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
+		if (strcmp(name, langs[i]) == 0)
+			return langs[i];
+	return NULL;
+}
+
+int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r)
+{
+	int on = r->enabled;
+	size_t idlen = strlen(r->id);
+
+	/* `packs:` enables, `disable:` disables, by rule ID or pack prefix. */
+	for (size_t i = 0; i < p->n_enable; i++) {
+		size_t n = strlen(p->enable[i]);
+		if (strncmp(r->id, p->enable[i], n) == 0 && (idlen == n || r->id[n] == '.'))
+			on = 1;
+	}
+	for (size_t i = 0; i < p->n_disable && !r->guarded; i++) {
+		size_t n = strlen(p->disable[i]);
+		if (strncmp(r->id, p->disable[i], n) == 0 && (idlen == n || r->id[n] == '.'))
+			on = 0;
+	}
+	return on;
+}
+
+static size_t id_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int index_put(size_t *tab, size_t cap, const struct pol_rule *rules, size_t i)
+{
+	size_t h = id_hash(rules[i].id) & (cap - 1);
+
+	while (tab[h]) {
+		if (strcmp(rules[tab[h] - 1].id, rules[i].id) == 0)
+			return 0; /* the first rule with an ID keeps it */
+		h = (h + 1) & (cap - 1);
+	}
+	tab[h] = i + 1;
+	return 0;
+}
+
+static int index_grow(struct pol_policy *p, size_t n_rules)
+{
+	if ((n_rules + 1) * 2 > p->id_cap) {
+		size_t cap = p->id_cap ? p->id_cap * 2 : 256;
+		size_t *tab;
+
+		while (cap < (n_rules + 1) * 2)
+			cap *= 2;
+		tab = calloc(cap, sizeof(*tab));
+		if (!tab)
+			return -ENOMEM;
+		for (size_t k = 0; k < p->id_cap; k++)
+			if (p->id_index[k])
+				index_put(tab, cap, p->rules, p->id_index[k] - 1);
+		free(p->id_index);
+		p->id_index = tab;
+		p->id_cap = cap;
+	}
+	return 0;
+}
+
+int pol_rule_index_add(struct pol_policy *p, size_t i)
+{
+	if (index_grow(p, p->n_rules) < 0)
+		return -ENOMEM;
+	return index_put(p->id_index, p->id_cap, p->rules, i);
+}
+
+int pol_rules_reserve(struct pol_policy *p, size_t n)
+{
+	if (p->n_rules + n > p->cap_rules) {
+		struct pol_rule *nr = realloc(p->rules, (p->n_rules + n) * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		p->rules = nr;
+		p->cap_rules = p->n_rules + n;
+	}
+	return index_grow(p, p->n_rules + n);
+}
+
+void pol_rules_refresh(struct pol_policy *p)
+{
+	size_t *pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
+
+	if (pr)
+		p->path_rules = pr;
+	p->n_path_rules = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		p->rules[i].active = pol_rule_is_enabled(p, &p->rules[i]);
+		if (pr && p->rules[i].active && p->rules[i].kind == POL_RULE_PATH)
+			pr[p->n_path_rules++] = i;
+	}
+	pol_path_index_build(p);
+}
+
+/* ---- rules: listing and lookup ------------------------------------------------------ */
+
+size_t pol_rule_count(const struct pol_policy *p)
+{
+	return p->n_rules;
+}
+
+int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *info)
+{
+	const struct pol_rule *r;
+
+	if (i >= p->n_rules)
+		return -ERANGE;
+	r = &p->rules[i];
+	memset(info, 0, sizeof(*info));
+	info->id = r->id;
+	info->kind = r->kind;
+	info->pattern = r->pattern;
+	info->reason = r->reason;
+	info->language = r->language;
+	info->severity = r->severity;
+	info->decision = r->active && r->compile_state >= 0 ? r->decision : POL_ALLOW;
+	info->path_kind = r->path_kind;
+	info->origin = r->origin;
+	info->line = r->line;
+	info->suggestions = (const char *const *)r->suggestions;
+	info->n_suggestions = r->n_suggestions;
+	return 0;
+}
+
+ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
+{
+	if (!p->id_cap)
+		return -ENOENT;
+	for (size_t h = id_hash(id) & (p->id_cap - 1); p->id_index[h];
+	     h = (h + 1) & (p->id_cap - 1))
+		if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
+			return (ssize_t)(p->id_index[h] - 1);
+	return -ENOENT;
+}
+
+ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,
+			     enum pol_severity sev, const char *suggestion)
+{
+	ssize_t have = pol_rule_find(p, id);
+	struct pol_rule *r;
+
+	if (have >= 0)
+		return have;
+	r = pol_rule_new(p);
+	if (!r)
+		return -ENOMEM;
+	r->kind = POL_RULE_BUILTIN;
+	r->id = strdup(id);
+	r->reason = strdup(reason);
+	r->severity = sev;
+	r->decision = sev >= POL_SEV_HIGH ? POL_DENY : sev == POL_SEV_MEDIUM ? POL_ASK : POL_LOG;
+	r->origin = "<builtin>";
+	if (!r->id || !r->reason) {
+		p->n_rules--;
+		pol_rule_finish(r);
+		return -ENOMEM;
+	}
+	if (suggestion)
+		pol_rule_add_suggestion(r, suggestion);
+	pol_rule_add_allow_suggestion(r);
+	/* Active from now on; a later file's disable: list is applied by the refresh at
+	 * the end of its load (a refresh here, once per built-in, cost more than the
+	 * rest of start-up). */
+	pol_rule_index_add(p, p->n_rules - 1);
+	return (ssize_t)(p->n_rules - 1);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[129], cur[129];
+
+	if (la > 128)
+		la = 128;
+	if (lb > 128)
+		lb = 128;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
+size_t pol_rule_suggest(const struct pol_policy *p, const char *id, const char **out, size_t max)
+{
+	size_t n = 0, dist[16];
+
+	if (max > 16)
+		max = 16;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		size_t d = edit_distance(id, p->rules[i].id);
+		/* A rule whose ID contains the text is a good guess too. */
+		if (strstr(p->rules[i].id, id))
+			d = d < 2 ? d : 2;
+		size_t k = n;
+
+		while (k > 0 && dist[k - 1] > d)
+			k--;
+		if (k >= max)
+			continue;
+		if (n < max)
+			n++;
+		for (size_t j = n - 1; j > k; j--) {
+			dist[j] = dist[j - 1];
+			out[j] = out[j - 1];
+		}
+		dist[k] = d;
+		out[k] = p->rules[i].id;
+	}
+	return n;
+}

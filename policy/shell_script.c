@@ -1,0 +1,839 @@
+/* shell_script.c - what dcg reads in interpreter code (python, node, ruby, perl, php)
+ * beyond the script rules' regexes:
+ *  - names under another name: import shutil as s, from os import remove,
+ *    __import__('shutil'), importlib.import_module, getattr(m, 'name'), require('fs')
+ *    bound to any name, destructuring, Ruby constant aliases and include FileUtils, PHP
+ *    variable functions: the script goes out a second time with every alias written as
+ *    what it names (s.rmtree -> shutil.rmtree), so that the rules see through them;
+ *  - payloads decoded in the code (base64, hex, rot13): decoded, and analysed as shell
+ *    when they read as a command, else as code of the same language;
+ *  - paths: string literals that name a path (/..., ~/...) and paths built from the
+ *    home folder (Path.home() / ".aws" / "credentials", os.path.join(os.path.expanduser
+ *    ("~"), ".ssh"), File.join(Dir.home, ...), $ENV{HOME}."/.ssh") go out as PATH units,
+ *    deleted, written or read as the line says, so that path rules hold inside code
+ *    exactly as they do in the shell.
+ * All of it is text scanning, linear in the script, bounded by SH_SCRIPT_MAX. */
+#include "shell_int.h"
+
+#include <string.h>
+
+#define SH_SCRIPT_MAX  (256 * 1024) /* longer scripts: the plain rules only */
+#define SH_MAX_ALIASES 24
+#define SH_MAX_DECODE  4 /* payloads decoded per script */
+
+struct alias {
+	const char *name; /* the name used in the code */
+	size_t nlen;
+	char target[96]; /* what it names: "shutil", "shutil.rmtree", "fs.rmSync" */
+};
+
+struct scan {
+	struct sh_an *P;
+	int lang;
+	const char *s;
+	size_t n;
+	struct alias al[SH_MAX_ALIASES];
+	size_t nal;
+	unsigned line, depth;
+	int heredoc;
+};
+
+static int is_id(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$';
+}
+
+/* The string literal starting at s[i] (a quote): its body [*b, *b + *bl), and the
+ * index after it. Returns 0 when s[i] opens none. */
+static size_t literal_at(const char *s, size_t n, size_t i, const char **b, size_t *bl)
+{
+	char q;
+	size_t k;
+
+	if (i >= n || (s[i] != '\'' && s[i] != '"' && s[i] != '`'))
+		return 0;
+	q = s[i];
+	for (k = i + 1; k < n && s[k] != q && s[k] != '\n'; k++)
+		if (s[k] == '\\')
+			k++;
+	if (k >= n || s[k] != q)
+		return 0;
+	*b = s + i + 1;
+	*bl = k - i - 1;
+	return k + 1;
+}
+
+/* The first string literal at or after i, before the end of the line: its body. */
+static int next_literal(const char *s, size_t n, size_t i, const char **b, size_t *bl)
+{
+	for (; i < n && s[i] != '\n'; i++)
+		if (literal_at(s, n, i, b, bl))
+			return 1;
+	return 0;
+}
+
+static int word_at(const char *s, size_t n, size_t i, const char *w)
+{
+	size_t wl = strlen(w);
+
+	return i + wl <= n && !memcmp(s + i, w, wl) &&
+	       (i == 0 || !is_id((unsigned char)s[i - 1])) &&
+	       (i + wl == n || !is_id((unsigned char)s[i + wl]) ||
+		!is_id((unsigned char)w[wl - 1]));
+}
+
+static void add_alias(struct scan *S, const char *name, size_t nlen, const char *t1, size_t l1,
+		      const char *t2, size_t l2)
+{
+	struct alias *a;
+
+	if (S->nal >= SH_MAX_ALIASES || !nlen || l1 + l2 + 2 > sizeof(a->target))
+		return;
+	if (l2 == nlen && !memcmp(name, t2, nlen) && !l1)
+		return; /* import os: nothing to rewrite */
+	a = &S->al[S->nal++];
+	a->name = name;
+	a->nlen = nlen;
+	memcpy(a->target, t1, l1);
+	if (l1 && l2)
+		a->target[l1++] = '.';
+	memcpy(a->target + l1, t2, l2);
+	a->target[l1 + l2] = '\0';
+}
+
+static size_t skip_sp(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+static size_t ident(const char *s, size_t n, size_t i, int dots)
+{
+	while (i < n && (is_id((unsigned char)s[i]) || (dots && (s[i] == '.' || s[i] == ':'))))
+		i++;
+	return i;
+}
+
+/* import X as Y, Z as W  |  from X import A as B, C  |  from X import (A, B) */
+static void py_imports(struct scan *S, size_t i)
+{
+	const char *s = S->s;
+	size_t n = S->n, m0, m1, e;
+
+	if (word_at(s, n, i, "import")) {
+		for (i += 6;;) {
+			i = skip_sp(s, n, i);
+			m0 = i;
+			m1 = i = ident(s, n, i, 1);
+			i = skip_sp(s, n, i);
+			if (m1 > m0 && word_at(s, n, i, "as")) {
+				i = skip_sp(s, n, i + 2);
+				e = ident(s, n, i, 0);
+				add_alias(S, s + i, e - i, "", 0, s + m0, m1 - m0);
+				i = skip_sp(s, n, e);
+			}
+			if (i < n && s[i] == ',' && m1 > m0) {
+				i++;
+				continue;
+			}
+			return;
+		}
+	}
+	if (!word_at(s, n, i, "from"))
+		return;
+	i = skip_sp(s, n, i + 4);
+	m0 = i;
+	m1 = i = ident(s, n, i, 1);
+	i = skip_sp(s, n, i);
+	if (m1 == m0 || !word_at(s, n, i, "import"))
+		return;
+	i = skip_sp(s, n, i + 6);
+	if (i < n && s[i] == '(')
+		i++;
+	for (;;) {
+		size_t a0, a1;
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\\'))
+			i++;
+		a0 = i;
+		a1 = i = ident(s, n, i, 0);
+		if (a1 == a0)
+			return;
+		i = skip_sp(s, n, i);
+		if (word_at(s, n, i, "as")) {
+			i = skip_sp(s, n, i + 2);
+			e = ident(s, n, i, 0);
+			add_alias(S, s + i, e - i, s + m0, m1 - m0, s + a0, a1 - a0);
+			i = skip_sp(s, n, e);
+		} else {
+			add_alias(S, s + a0, a1 - a0, s + m0, m1 - m0, s + a0, a1 - a0);
+		}
+		if (i < n && s[i] == ',') {
+			i++;
+			continue;
+		}
+		return;
+	}
+}
+
+/* NAME = <loader>('module') / NAME = require('module') / import NAME from 'module' ...:
+ * the module named by the literal after a loader call that starts at i. */
+static int loader_module(const char *s, size_t n, size_t i, const char **m, size_t *ml)
+{
+	static const char *const loaders[] = {
+	    "__import__(", "importlib.import_module(", "import_module(",
+	    "require(",	   "require_relative(",	       "import(",
+	    NULL};
+	for (size_t k = 0; loaders[k]; k++) {
+		size_t ll = strlen(loaders[k]);
+		if (i + ll <= n && !memcmp(s + i, loaders[k], ll) &&
+		    (i == 0 || !is_id((unsigned char)s[i - 1]))) {
+			size_t j = skip_sp(s, n, i + ll);
+			if (literal_at(s, n, j, m, ml)) {
+				if (*ml > 5 && !memcmp(*m, "node:", 5)) {
+					*m += 5;
+					*ml -= 5;
+				}
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The aliases of a script: each line's binding forms. */
+static void find_aliases(struct scan *S)
+{
+	const char *s = S->s;
+	size_t n = S->n;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t ls = i, le, k, v0, v1;
+		const char *m, *q;
+		size_t ml, ql;
+
+		/* a statement: to the end of the line or a ';' outside quotes */
+		while (i < n && s[i] != '\n' && s[i] != ';') {
+			const char *qb;
+			size_t qbl, qe = literal_at(s, n, i, &qb, &qbl);
+			i = qe ? qe : i + 1;
+		}
+		le = i;
+		k = skip_sp(s, le, ls);
+		if (S->lang == LANG_PYTHON) {
+			py_imports(S, k);
+		}
+		if (S->lang == LANG_RUBY && word_at(s, le, k, "include") &&
+		    (q = memmem(s + k, le - k, "FileUtils", 9))) {
+			static const char *const fu[] = {"rm_rf",	 "rm_r",   "remove_dir",
+							 "remove_entry", "rmtree", "rm",
+							 "mv",		 NULL};
+			for (size_t j = 0; fu[j]; j++)
+				add_alias(S, fu[j], strlen(fu[j]), "FileUtils", 9, fu[j],
+					  strlen(fu[j]));
+		}
+		/* import * as f from 'fs' | import f from 'fs' | import { a as b } from 'fs' */
+		if (S->lang == LANG_NODE && word_at(s, le, k, "import") &&
+		    (q = memmem(s + k, le - k, "from", 4))) {
+			size_t f = (size_t)(q - s);
+			if (next_literal(s, le, f, &m, &ml)) {
+				if (ml > 5 && !memcmp(m, "node:", 5)) {
+					m += 5;
+					ml -= 5;
+				}
+				size_t j = skip_sp(s, le, k + 6);
+				if (j < le && s[j] == '*') {
+					j = skip_sp(s, le, j + 1);
+					if (word_at(s, le, j, "as"))
+						j = skip_sp(s, le, j + 2);
+				}
+				if (j < le && s[j] == '{') {
+					k = j; /* destructuring, below */
+				} else {
+					size_t e = ident(s, le, j, 0);
+					add_alias(S, s + j, e - j, "", 0, m, ml);
+					continue;
+				}
+			}
+		}
+		/* [const|let|var|my|our] NAME|{a: b, c}|$name = <loader>('module') | Name */
+		while (k < le && (word_at(s, le, k, "const") || word_at(s, le, k, "let") ||
+				  word_at(s, le, k, "var") || word_at(s, le, k, "my") ||
+				  word_at(s, le, k, "our") || word_at(s, le, k, "import")))
+			k = skip_sp(s, le, ident(s, le, k, 0));
+		v0 = k;
+		if (k < le && s[k] == '{') {
+			q = memchr(s + k, '}', le - k);
+			if (!q)
+				continue;
+			v1 = (size_t)(q - s) + 1;
+		} else {
+			v1 = ident(s, le, k, 0);
+		}
+		k = skip_sp(s, le, v1);
+		if (v1 == v0 || k >= le || (s[k] != '=' && !word_at(s, le, k, "from")) ||
+		    (k + 1 < le && s[k] == '=' && s[k + 1] == '='))
+			continue;
+		int from = s[k] != '=';
+		k = skip_sp(s, le, k + (s[k] == '=' ? 1 : 4));
+		if (k < le && word_at(s, le, k, "await"))
+			k = skip_sp(s, le, k + 5);
+		if (s[v0] != '{' && !from && word_at(s, le, k, "getattr")) {
+			/* f = getattr(mod, 'name') */
+			size_t a0 = skip_sp(s, le, ident(s, le, k, 0) + 1),
+			       a1 = ident(s, le, a0, 1);
+			size_t c = skip_sp(s, le, a1);
+			if (c < le && s[c] == ',' &&
+			    literal_at(s, le, skip_sp(s, le, c + 1), &q, &ql))
+				add_alias(S, s + v0, v1 - v0, s + a0, a1 - a0, q, ql);
+			continue;
+		}
+		if (s[v0] != '{' && !from && k < le && is_id((unsigned char)s[k])) {
+			/* f = shutil.rmtree, rm = os.remove: a function under another name */
+			size_t e2 = ident(s, le, k, 1), e3 = skip_sp(s, le, e2);
+			if (memchr(s + k, '.', e2 - k) &&
+			    (e3 >= le || s[e3] == ';' || s[e3] == '\n'))
+				add_alias(S, s + v0, v1 - v0, "", 0, s + k, e2 - k);
+		}
+		if (from && literal_at(s, le, k, &m, &ml)) {
+			if (ml > 5 && !memcmp(m, "node:", 5)) {
+				m += 5;
+				ml -= 5;
+			}
+		} else if (!loader_module(s, le, k, &m, &ml)) {
+			m = NULL;
+		}
+		if (m) {
+			if (s[v0] != '{') {
+				add_alias(S, s + v0, v1 - v0, "", 0, m, ml);
+				continue;
+			}
+			/* { a: b, c } = require('m'): b -> m.a, c -> m.c */
+			for (size_t j = v0 + 1; j < v1 - 1;) {
+				size_t a0, a1, b0, b1;
+				j = skip_sp(s, v1, j);
+				a0 = j;
+				a1 = j = ident(s, v1, j, 0);
+				if (a1 == a0)
+					break;
+				j = skip_sp(s, v1, j);
+				b0 = a0;
+				b1 = a1;
+				if (j < v1 && (s[j] == ':' || word_at(s, v1, j, "as"))) {
+					j = skip_sp(s, v1, j + (s[j] == ':' ? 1 : 2));
+					b0 = j;
+					b1 = j = ident(s, v1, j, 0);
+				}
+				add_alias(S, s + b0, b1 - b0, m, ml, s + a0, a1 - a0);
+				while (j < v1 && s[j] != ',')
+					j++;
+				j++;
+			}
+			continue;
+		}
+		/* Ruby FU = FileUtils; PHP $f = 'unlink' */
+		if (S->lang == LANG_RUBY && k + 9 <= le && !memcmp(s + k, "FileUtils", 9))
+			add_alias(S, s + v0, v1 - v0, "", 0, "FileUtils", 9);
+		if (S->lang == LANG_PHP && s[v0] == '$' && literal_at(s, le, k, &q, &ql) && ql < 40)
+			add_alias(S, s + v0, v1 - v0, "", 0, q, ql);
+	}
+}
+
+/* The script with every alias written as what it names; also __import__('m'),
+ * importlib.import_module('m'), require('m'), getattr(x, 'name'),
+ * call_user_func('f', ...). NULL when nothing changes. */
+static char *rewrite(struct scan *S, size_t *outlen)
+{
+	const char *s = S->s;
+	size_t n = S->n, o = 0, cap = n * 2 + 256;
+	char *out = sh_alloc(S->P, cap);
+	int changed = 0;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		const char *m;
+		size_t ml, e, j;
+
+		if (o + 128 >= cap)
+			break; /* the rest stays as it was */
+		if ((s[i] == '\'' || s[i] == '"' || s[i] == '`') &&
+		    (e = literal_at(s, n, i, &m, &ml))) {
+			memcpy(out + o, s + i, e - i);
+			o += e - i;
+			i = e;
+			continue;
+		}
+		if (loader_module(s, n, i, &m, &ml)) {
+			e = (size_t)(m - s) + ml;
+			while (e < n && s[e] != ')')
+				e++;
+			if (e < n && ml < 80) {
+				memcpy(out + o, m, ml);
+				o += ml;
+				i = e + 1;
+				changed = 1;
+				continue;
+			}
+		}
+		if ((word_at(s, n, i, "getattr") || word_at(s, n, i, "call_user_func")) &&
+		    (j = skip_sp(s, n, ident(s, n, i, 0))) < n && s[j] == '(') {
+			int ga = s[i] == 'g';
+			size_t a0 = skip_sp(s, n, j + 1), a1 = ident(s, n, a0, 1);
+			size_t c = skip_sp(s, n, a1);
+			if (!ga && (e = literal_at(s, n, a0, &m, &ml)) && ml < 40) {
+				/* call_user_func('unlink', $x) -> unlink($x) */
+				memcpy(out + o, m, ml);
+				o += ml;
+				out[o++] = '(';
+				i = skip_sp(s, n, e);
+				if (i < n && s[i] == ',')
+					i++;
+				changed = 1;
+				continue;
+			}
+			if (ga && c < n && s[c] == ',' &&
+			    (e = literal_at(s, n, skip_sp(s, n, c + 1), &m, &ml)) && ml < 40) {
+				size_t r = skip_sp(s, n, e);
+				if (r < n && s[r] == ')') {
+					memcpy(out + o, s + a0, a1 - a0);
+					o += a1 - a0;
+					out[o++] = '.';
+					memcpy(out + o, m, ml);
+					o += ml;
+					i = r + 1;
+					changed = 1;
+					continue;
+				}
+			}
+		}
+		if (is_id((unsigned char)s[i]) &&
+		    (i == 0 ||
+		     (!is_id((unsigned char)s[i - 1]) && s[i - 1] != '.' && s[i - 1] != ':'))) {
+			e = ident(s, n, i, 0);
+			for (size_t k = 0; k < S->nal; k++)
+				if (S->al[k].nlen == e - i &&
+				    !memcmp(S->al[k].name, s + i, e - i)) {
+					size_t tl = strlen(S->al[k].target);
+					memcpy(out + o, S->al[k].target, tl);
+					o += tl;
+					i = e;
+					changed = 1;
+					goto next;
+				}
+			memcpy(out + o, s + i, e - i);
+			o += e - i;
+			i = e;
+			continue;
+		}
+		out[o++] = s[i++];
+next:;
+	}
+	if (!changed)
+		return NULL;
+	out[o] = '\0';
+	*outlen = o;
+	return out;
+}
+
+static int b64val(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+/* Decodes a payload: kind 'b' base64, 'h' hex, 'r' rot13. NULL unless it decodes
+ * whole into printable text. */
+static char *decode(struct sh_an *P, int kind, const char *s, size_t n, size_t *outlen)
+{
+	char *out = sh_alloc(P, n + 1);
+	size_t o = 0;
+
+	if (!out || n < 4)
+		return NULL;
+	if (kind == 'b') {
+		unsigned acc = 0, bits = 0;
+		for (size_t i = 0; i < n; i++) {
+			int v = b64val((unsigned char)s[i]);
+			if (s[i] == '=' || s[i] == ' ' || s[i] == '\n')
+				continue;
+			if (v < 0)
+				return NULL;
+			acc = acc << 6 | (unsigned)v;
+			bits += 6;
+			if (bits >= 8) {
+				bits -= 8;
+				out[o++] = (char)((acc >> bits) & 0xff);
+			}
+		}
+	} else if (kind == 'h') {
+		unsigned hi = 16;
+		for (size_t i = 0; i < n; i++) {
+			unsigned v = sh_hexval((unsigned char)s[i]);
+			if (s[i] == '\\' && i + 1 < n && s[i + 1] == 'x') {
+				i++;
+				continue;
+			}
+			if (s[i] == ' ' || s[i] == ':')
+				continue;
+			if (v > 15)
+				return NULL;
+			if (hi > 15) {
+				hi = v;
+			} else {
+				out[o++] = (char)(hi << 4 | v);
+				hi = 16;
+			}
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			char c = s[i];
+			if (c >= 'a' && c <= 'z')
+				c = (char)('a' + (c - 'a' + 13) % 26);
+			else if (c >= 'A' && c <= 'Z')
+				c = (char)('A' + (c - 'A' + 13) % 26);
+			out[o++] = c;
+		}
+	}
+	for (size_t i = 0; i < o; i++)
+		if ((unsigned char)out[i] < 0x20 && out[i] != '\n' && out[i] != '\t' &&
+		    out[i] != '\r')
+			return NULL;
+	out[o] = '\0';
+	*outlen = o;
+	return o ? out : NULL;
+}
+
+/* Does decoded text read as a shell command (its first word a command dcg knows or
+ * one whose arguments alone can destroy)? */
+static int reads_as_command(const char *s, size_t n)
+{
+	static const char *const extra[] = {"git",	 "dd",	   "mkfs",  "kubectl",
+					    "terraform", "docker", "aws",   "gcloud",
+					    "psql",	 "mysql",  "chmod", NULL};
+	size_t e = 0;
+
+	while (e < n && s[e] != ' ' && s[e] != '\n' && s[e] != ';')
+		e++;
+	if (!e)
+		return 0;
+	if (sh_cmd_lookup(s, e))
+		return 1;
+	for (size_t i = 0; extra[i]; i++)
+		if (strlen(extra[i]) == e && !memcmp(s, extra[i], e))
+			return 1;
+	return 0;
+}
+
+/* Payloads decoded in the code: b64decode('...'), Buffer.from('...', 'base64'),
+ * atob, decode64, base64_decode, bytes.fromhex, unhexlify, hex2bin, codecs.decode(...,
+ * 'rot13'|'hex'|'base64'), str_rot13. */
+static void decode_payloads(struct scan *S)
+{
+	static const struct {
+		const char *call;
+		int kind;
+	} calls[] = {
+	    {"b64decode(", 'b'},     {"decodebytes(", 'b'},	{"decodestring(", 'b'},
+	    {"atob(", 'b'},	     {"decode64(", 'b'},	{"decode_base64(", 'b'},
+	    {"base64_decode(", 'b'}, {"strict_decode64(", 'b'}, {"fromhex(", 'h'},
+	    {"unhexlify(", 'h'},     {"hex2bin(", 'h'},		{"str_rot13(", 'r'},
+	    {"Buffer.from(", 0},     {"codecs.decode(", 0},	{"unpack(", 0},
+	};
+	const char *s = S->s;
+	size_t n = S->n;
+	unsigned done = 0;
+
+	for (size_t i = 0; i < n && done < SH_MAX_DECODE; i++) {
+		for (size_t c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
+			size_t cl = strlen(calls[c].call);
+			const char *b, *t;
+			size_t bl, tl, e, dl;
+			int kind = calls[c].kind;
+			char *d;
+
+			if (i + cl > n || memcmp(s + i, calls[c].call, cl))
+				continue;
+			e = skip_sp(s, n, i + cl);
+			if (e + 1 < n && (s[e] == 'b' || s[e] == 'r' || s[e] == 'u'))
+				e++; /* b'...' */
+			e = literal_at(s, n, e, &b, &bl);
+			if (!e)
+				break;
+			if (!kind) { /* the encoding is the second argument */
+				if (!next_literal(s, n, e, &t, &tl))
+					break;
+				if (tl >= 3 && !memcmp(t, "hex", 3))
+					kind = 'h';
+				else if (tl >= 6 && !memcmp(t, "base64", 6))
+					kind = 'b';
+				else if (tl >= 3 && !memcmp(t, "rot", 3))
+					kind = 'r';
+				else if (tl == 1 && t[0] == 'm')
+					kind = 'b'; /* Ruby's unpack('m') */
+				else
+					break;
+			}
+			d = decode(S->P, kind, b, bl, &dl);
+			if (!d)
+				break;
+			done++;
+			if (reads_as_command(d, dl))
+				sh_analyze_string(S->P, d, dl, S->depth + 1, S->line, 0);
+			else
+				sh_script_units(S->P, S->lang, d, dl, S->heredoc, S->line,
+						S->depth + 1);
+			break;
+		}
+	}
+}
+
+/* What the line around s[i] does to a path: delete, write, or read. */
+static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
+{
+	static const char *const del[] = {
+	    "rmtree",  "rm_rf",	  "rm_r",	"remove_tree", "rmSync", "rmdir", "unlink",
+	    "remove(", "delete(", "removedirs", "rm(",	       "rm -",	 NULL};
+	static const char *const wr[] = {"'w'",	       "\"w\"",	      "'a'",
+					 "\"a\"",      "'wb'",	      "\"wb\"",
+					 "write_text", "write_bytes", "writeFile",
+					 "appendFile", "File.write",  "file_put_contents",
+					 "'>",	       "\">",	      "open(my",
+					 "fopen(",     NULL};
+	size_t ls = i, le = i;
+
+	while (ls > 0 && s[ls - 1] != '\n')
+		ls--;
+	while (le < n && s[le] != '\n')
+		le++;
+	*dir = 0;
+	for (size_t k = 0; del[k]; k++)
+		if (memmem(s + ls, le - ls, del[k], strlen(del[k]))) {
+			*dir = k < 6 || memmem(s + ls, le - ls, "recursive", 9) != NULL;
+			return POL_OP_DELETE;
+		}
+	for (size_t k = 0; wr[k]; k++)
+		if (memmem(s + ls, le - ls, wr[k], strlen(wr[k])))
+			return POL_OP_WRITE;
+	return POL_OP_READ;
+}
+
+static void path_unit(struct scan *S, const char *home, size_t hl, const char *rest, size_t rl,
+		      size_t at)
+{
+	struct sh_word w;
+	char *p = sh_alloc(S->P, hl + 1 + rl + 1);
+	size_t o = 0;
+	int dir;
+	enum pol_op op = line_op(S->s, S->n, at, &dir);
+
+	if (!p)
+		return;
+	memcpy(p, home, hl);
+	o = hl;
+	if (hl && rl && rest[0] != '/')
+		p[o++] = '/';
+	memcpy(p + o, rest, rl);
+	o += rl;
+	p[o] = '\0';
+	memset(&w, 0, sizeof(w));
+	w.s = p;
+	w.len = o;
+	w.line = S->line;
+	sh_emit_path(S->P, &w, op, dir, 0, S->depth);
+}
+
+/* A path-looking literal: /x/y or ~/x, no spaces, no format holes. */
+static int pathish(const char *b, size_t bl)
+{
+	if (bl < 2 || bl > 200 || (b[0] != '/' && !(b[0] == '~' && b[1] == '/')))
+		return 0;
+	for (size_t i = 0; i < bl; i++)
+		if (b[i] == ' ' || b[i] == '{' || b[i] == '%' || b[i] == '$' || b[i] == '\\' ||
+		    b[i] == '<' || b[i] == '*' || b[i] == '\n')
+			return 0;
+	return b[0] == '~' || b[1] != '/'; /* not //host/path */
+}
+
+/* Home expressions, after which string literals are path components. */
+static size_t home_expr(const char *s, size_t n, size_t i)
+{
+	static const char *const homes[] = {"Path.home()",
+					    "os.path.expanduser(\"~\")",
+					    "os.path.expanduser('~')",
+					    "os.homedir()",
+					    "homedir()",
+					    "Dir.home",
+					    "os.environ[\"HOME\"]",
+					    "os.environ['HOME']",
+					    "os.environ.get(\"HOME\")",
+					    "os.environ.get('HOME')",
+					    "os.getenv(\"HOME\")",
+					    "os.getenv('HOME')",
+					    "process.env.HOME",
+					    "ENV['HOME']",
+					    "ENV[\"HOME\"]",
+					    "$ENV{HOME}",
+					    "$ENV{'HOME'}",
+					    "getenv('HOME')",
+					    "getenv(\"HOME\")",
+					    "$_SERVER['HOME']",
+					    "File.expand_path('~')",
+					    "File.expand_path(\"~\")",
+					    "expanduser('~')",
+					    "expanduser(\"~\")",
+					    NULL};
+	for (size_t k = 0; homes[k]; k++) {
+		size_t hl = strlen(homes[k]);
+		if (i + hl <= n && !memcmp(s + i, homes[k], hl))
+			return hl;
+	}
+	return 0;
+}
+
+/* A string that starts with the home folder: "$ENV{HOME}/.ssh", "#{Dir.home}/x",
+ * f"{Path.home()}/x", `${os.homedir()}/x`. Returns the length of that start. */
+static size_t home_in_string(const char *b, size_t bl)
+{
+	static const char *const homes[] = {"$ENV{HOME}",
+					    "${HOME}",
+					    "$HOME",
+					    "#{Dir.home}",
+					    "#{ENV['HOME']}",
+					    "#{ENV[\"HOME\"]}",
+					    "{os.environ['HOME']}",
+					    "{Path.home()}",
+					    "${os.homedir()}",
+					    "${process.env.HOME}",
+					    "{$_SERVER['HOME']}",
+					    NULL};
+	for (size_t k = 0; homes[k]; k++) {
+		size_t hl = strlen(homes[k]);
+		if (bl > hl && !memcmp(b, homes[k], hl) && b[hl] == '/')
+			return hl;
+	}
+	return 0;
+}
+
+/* Is the literal at s[i] the first argument of a call that opens a file? */
+static int opens_file(const char *s, size_t i)
+{
+	static const char *const calls[] = {
+	    "open(",	  "Path(",	"readFileSync(",      "readFile(",
+	    "File.read(", "File.open(", "file_get_contents(", "fopen(",
+	    "IO.read(",	  "read_text(", "createReadStream(",  NULL};
+	size_t k = i;
+
+	while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == 'r' || s[k - 1] == 'b' || s[k - 1] == 'f'))
+		k--; /* open( r'x'), open(b"x") */
+	if (k > 0 && s[k - 1] == '(')
+		for (size_t c = 0; calls[c]; c++) {
+			size_t cl = strlen(calls[c]);
+			if (k >= cl && !memcmp(s + k - cl, calls[c], cl))
+				return 1;
+		}
+	return 0;
+}
+
+static void find_paths(struct scan *S)
+{
+	const char *s = S->s;
+	size_t n = S->n;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *b;
+		size_t bl, e, hl;
+
+		if ((hl = home_expr(s, n, i)) > 0) {
+			/* the literals that follow, up to the end of the expression */
+			char buf[512];
+			size_t o = 0, j = i + hl;
+			int depth = 0;
+			for (; j < n && s[j] != '\n' && s[j] != ';'; j++) {
+				if (s[j] == '(' || s[j] == '[')
+					depth++;
+				if ((s[j] == ')' || s[j] == ']') && --depth < 0)
+					break;
+				if (s[j] == ',' && depth < 0)
+					break;
+				if ((e = literal_at(s, n, j, &b, &bl))) {
+					if (bl && o + bl + 2 < sizeof(buf)) {
+						if (o && b[0] != '/')
+							buf[o++] = '/';
+						memcpy(buf + o, b, bl);
+						o += bl;
+					}
+					j = e - 1;
+				} else if (is_id((unsigned char)s[j]) &&
+					   !word_at(s, n, j, "joinpath") &&
+					   !word_at(s, n, j, "join") && !word_at(s, n, j, "path") &&
+					   !word_at(s, n, j, "os") && !word_at(s, n, j, "File") &&
+					   !word_at(s, n, j, "resolve") &&
+					   !word_at(s, n, j, "expanduser")) {
+					break; /* a variable: the rest is unknown */
+				}
+			}
+			path_unit(S, S->P->home ? S->P->home : "~", S->P->home ? S->P->home_len : 1,
+				  buf, o, i);
+			i = j;
+			continue;
+		}
+		if ((s[i] == '\'' || s[i] == '"' || s[i] == '`') &&
+		    (e = literal_at(s, n, i, &b, &bl))) {
+			size_t hk = home_in_string(b, bl);
+			if (hk) {
+				path_unit(S, S->P->home ? S->P->home : "~",
+					  S->P->home ? S->P->home_len : 1, b + hk, bl - hk, i);
+			} else if (opens_file(s, i) && bl && bl < 200 && !memchr(b, ' ', bl) &&
+				   !memchr(b, '{', bl) && !memchr(b, '%', bl) &&
+				   !memchr(b, '$', bl) && b[0] != '/' && b[0] != '~') {
+				path_unit(S, "", 0, b, bl,
+					  i); /* open('.env'): relative to the cwd */
+			} else if (pathish(b, bl)) {
+				if (b[0] == '~')
+					path_unit(S, S->P->home ? S->P->home : "~",
+						  S->P->home ? S->P->home_len : 1, b + 2, bl - 2,
+						  i);
+				else
+					path_unit(S, "", 0, b, bl, i);
+			}
+			i = e - 1;
+		}
+	}
+}
+
+void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
+		     unsigned line, unsigned depth)
+{
+	struct scan S;
+	size_t nl;
+	char *norm;
+
+	sh_emit_script_unit(P, lang, body, len, heredoc, line, depth);
+	if (P->abort || len > SH_SCRIPT_MAX || depth > SH_MAX_NEST)
+		return;
+	memset(&S, 0, sizeof(S));
+	S.P = P;
+	S.lang = lang;
+	S.s = body;
+	S.n = len;
+	S.line = line;
+	S.depth = depth;
+	S.heredoc = heredoc;
+	find_aliases(&S);
+	norm = rewrite(&S, &nl);
+	if (norm)
+		sh_emit_script_unit(P, lang, norm, nl, heredoc, line, depth);
+	decode_payloads(&S);
+	find_paths(&S);
+}

@@ -360,6 +360,7 @@ struct pol_policy *launch_prepare(const struct launch_args *a)
 		fprintf(stderr, "%s: out of memory loading the policy\n", a->name);
 		return NULL;
 	}
+	pol_prepare(p); /* the sandbox supervisor's threads share it */
 	if ((have_lib && set_snapshot(p, a->name) != 0) ||
 	    set_environment(a, policy_file, have_lib ? lib : NULL) != 0) {
 		pol_free(p);

@@ -219,13 +219,16 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 
 void pol_path_index_build(struct pol_policy *p)
 {
-	uint32_t *start = calloc(POL_PI_BUCKETS + 1, sizeof(*start)), *rules = NULL;
+	uint32_t *start, *rules = NULL;
 	size_t total = 0;
 
 	free(p->bucket_start);
 	free(p->bucket_rules);
 	p->bucket_start = NULL;
 	p->bucket_rules = NULL;
+	if (p->paths_pending)
+		return; /* built by pol_paths_ready() */
+	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
 	if (!start)
 		return;
 	/* Count, then fill: a rule sits in its pattern's bucket and, when its canonical
@@ -270,6 +273,18 @@ void pol_path_index_build(struct pol_policy *p)
 	start[0] = 0;
 	p->bucket_start = start;
 	p->bucket_rules = rules;
+}
+
+int pol_exe_may_refuse(const struct pol_policy *p)
+{
+	pol_paths_ready(p);
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+
+		if (r->path.negate && r->n_owners)
+			return 1;
+	}
+	return 0;
 }
 
 int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx)
@@ -352,6 +367,13 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 	slot = &hs->last[r->path_kind][hit_class(hs->p, r)];
 	if (*slot && *slot >= r)
 		return; /* a later rule of this class already matched: it wins anyway */
+	/* Its lazy expansion ran out of memory: it covers every path (an exclusion
+	 * lifts nothing). */
+	if (!r->path.glob) {
+		if (!r->path.negate)
+			*slot = r;
+		return;
+	}
 	if (pol_pathpat_covers_sig(&r->path, hs->path, hs->sig) ||
 	    (r->has_canon && pol_pathpat_covers(&r->path_canon, hs->path)))
 		*slot = r;
@@ -406,6 +428,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	hs.kinds = kinds;
 	hs.ctx = ctx;
 
+	pol_paths_ready(p);
 	pol_path_sig_init(&sig, path);
 	if (p->bucket_start && !beneath && !sig.overflow) {
 		for (unsigned b = 0; b < sig.n_buckets; b++)
@@ -454,6 +477,7 @@ struct dirent64_raw {
  * (up to 20,000 entries for "rm -rf ~") cannot find anything. */
 static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 {
+	pol_paths_ready(p);
 	for (size_t i = 0; i < p->n_path_rules; i++) {
 		const struct pol_rule *r = &p->rules[p->path_rules[i]];
 

@@ -129,6 +129,42 @@ static const char *const path_suggestions[][2] = {
      "Ask the user to remove it if that is really wanted"},
 };
 
+static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
+			    const char *file, unsigned line, unsigned col, const char *id)
+{
+	struct pol_rule *r;
+	int rc;
+
+	r = pol_rule_new(p);
+	if (!r)
+		return -ENOMEM;
+	r->kind = POL_RULE_PATH;
+	r->path_kind = kind;
+	r->id = strdup(id);
+	r->pattern = strdup(pat);
+	r->reason = strdup(path_reasons[kind]);
+	r->severity = kind == POL_PATH_ZERO_ACCESS ? POL_SEV_CRITICAL : POL_SEV_HIGH;
+	r->decision = POL_DENY;
+	r->origin = pol_origin_intern(p, file);
+	r->line = line;
+	if (!r->id || !r->pattern || !r->reason)
+		return -ENOMEM;
+	pol_rule_index_add(p, p->n_rules - 1);
+	rc = pol_pathpat_expand(p, pat, &r->path);
+	if (rc < 0) {
+		pol_diag_add(p, file, line, col, pat, 0, "path pattern is empty or too long");
+		r->enabled = 0;
+		return rc;
+	}
+	pol_rule_canon_path(r);
+	pol_rule_add_suggestion(r, path_suggestions[kind][0]);
+	pol_rule_add_suggestion(r, path_suggestions[kind][1]);
+	pol_rule_add_allow_suggestion(r);
+	if (kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
+		p->have_zero_access = 1;
+	return 0;
+}
+
 /* A path rule's ID from its pattern, so that it stays when a list is reordered:
  * letters and digits kept (lower case), '~' at the start "home", '*' "any", "**"
  * "all", '?' "one", a leading '!' "not", anything else a '_' between words.
@@ -187,14 +223,16 @@ static void path_slug(const char *pat, char *out, size_t size)
 		snprintf(out, size, "%.40s", buf);
 }
 
+/* A path rule from a policy file: its ID from the given id: or from the pattern, its
+ * positional ID (scope.kind.N, as older versions named it) kept as its alias. */
 static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
 			 const char *file, unsigned line, unsigned col, const char *given)
 {
-	struct pol_rule *r;
 	char id[192], alias[64], slug[64];
+	size_t *count = &p->path_count[p->scope][kind];
+	struct pol_rule *r;
 	int rc;
 
-	size_t *count = &p->path_count[p->scope][kind];
 	snprintf(alias, sizeof(alias), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind],
 		 ++*count);
 	if (given && strchr(given, '.')) {
@@ -205,41 +243,46 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
 		snprintf(id, sizeof(id), "%s.%s.%.120s", scope_names[p->scope], path_kind_ids[kind],
 			 given ? given : slug);
 	}
-	/* the same words twice in one scope (.env and .env/): the later one numbered */
+	/* the same words twice in one scope (a.b and a_b): the later one numbered */
 	if (pol_rule_find(p, id) >= 0) {
 		size_t base = strlen(id);
 		for (int k = 2; k < 1000 && pol_rule_find(p, id) >= 0; k++)
 			snprintf(id + base, sizeof(id) - base, "_%d", k);
 	}
-	r = pol_rule_new(p);
-	if (!r)
-		return -ENOMEM;
-	r->kind = POL_RULE_PATH;
-	r->path_kind = kind;
-	r->id = strdup(id);
-	r->alias = strdup(alias);
-	r->pattern = strdup(pat);
-	r->reason = strdup(path_reasons[kind]);
-	r->severity = kind == POL_PATH_ZERO_ACCESS ? POL_SEV_CRITICAL : POL_SEV_HIGH;
-	r->decision = POL_DENY;
-	r->origin = pol_origin_intern(p, file);
-	r->line = line;
-	if (!r->id || !r->alias || !r->pattern || !r->reason)
-		return -ENOMEM;
-	pol_rule_index_add(p, p->n_rules - 1);
-	rc = pol_pathpat_expand(p, pat, &r->path);
-	if (rc < 0) {
-		pol_diag_add(p, file, line, col, pat, 0, "path pattern is empty or too long");
-		r->enabled = 0;
-		return rc;
+	rc = add_path_rule_id(p, kind, pat, file, line, col, id);
+	r = p->n_rules ? &p->rules[p->n_rules - 1] : NULL;
+	if (r && r->kind == POL_RULE_PATH && r->id && !strcmp(r->id, id) && !r->alias &&
+	    !(r->alias = strdup(alias)) && rc == 0)
+		rc = -ENOMEM;
+	return rc;
+}
+
+void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
+		       int dcg_owned)
+{
+	char buf[PATH_MAX + 2];
+	struct pol_rule *r;
+
+	if (!path || path[0] != '/' || strpbrk(path, "*?[]!\\") || pol_rule_find(p, id) >= 0)
+		return;
+	pol_copy_str(buf, sizeof(buf) - 1, path);
+	if (folder) {
+		char *slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return; /* never the whole root */
+		slash[1] = '\0';
 	}
-	pol_rule_canon_path(r);
-	pol_rule_add_suggestion(r, path_suggestions[kind][0]);
-	pol_rule_add_suggestion(r, path_suggestions[kind][1]);
-	pol_rule_add_allow_suggestion(r);
-	if (kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
-		p->have_zero_access = 1;
-	return 0;
+	if (strlen(buf) < 2)
+		return;
+	if (add_path_rule_id(p, POL_PATH_READ_ONLY, buf, "<builtin>", 0, 0, id) < 0)
+		return;
+	r = &p->rules[p->n_rules - 1];
+	r->guarded = 1; /* no file below may lift it */
+	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
+	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
+	if (dcg_owned && (r->owners = malloc(sizeof(*r->owners))) != NULL &&
+	    (r->owners[0] = strdup(":dcg")) != NULL)
+		r->n_owners = 1;
 }
 
 /* ---- the YAML walker -------------------------------------------------------------- */
@@ -871,40 +914,21 @@ static int project_untrusted(struct pol_policy *p, const char *path, const char 
 
 int pol_load_file_scoped(struct pol_policy *p, const char *path, int scope, const char *trust_file)
 {
-	struct stat st;
 	char *buf;
-	size_t got = 0;
-	int fd, rc;
+	size_t got;
+	int rc = pol_read_file(path, POL_FILE_MAX, 1, &buf, &got);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (rc == -EINVAL || rc == -EISDIR) {
 		pol_diag_add(p, path, 0, 0, NULL, 1, "not a regular file: ignored");
 		return -EINVAL;
 	}
-	if ((size_t)st.st_size > POL_FILE_MAX) {
-		close(fd);
-		pol_diag_add(p, path, 0, 0, NULL, 1,
-			     "file is %lld bytes, over the %u MiB limit: refused",
-			     (long long)st.st_size, POL_FILE_MAX >> 20);
+	if (rc == -EFBIG) {
+		pol_diag_add(p, path, 0, 0, NULL, 1, "file is over the %u MiB limit: refused",
+			     POL_FILE_MAX >> 20);
 		return -EINVAL;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
+	if (rc < 0)
+		return rc;
 	rc = load_scoped(p, path, buf, got, scope,
 			 scope == POL_SCOPE_PROJECT &&
 			     project_untrusted(p, path, buf, got, trust_file));

@@ -305,8 +305,9 @@ static int set_environment(const struct launch_args *a, const char *policy_abs, 
 	 * dcg sandbox's child puts its own) and the start, to the nanosecond, which tells
 	 * the session's own new files (atomic saves) from older ones (runtime/rt.h). */
 	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(sess, sizeof(sess), "%ld.%lld.%09ld", (long)getpid(), (long long)now.tv_sec,
-		 (long)now.tv_nsec);
+	/* Under an agent's shell prefix the wrapped process is a tool's shell: no agent. */
+	snprintf(sess, sizeof(sess), "%ld.%lld.%09ld", a->no_agent ? 0L : (long)getpid(),
+		 (long long)now.tv_sec, (long)now.tv_nsec);
 	if (setenv("DCG_SESSION", sess, 1) != 0)
 		return -1;
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */

@@ -103,6 +103,11 @@ struct pol_policy {
 	pcre2_compile_context *cctx;
 	size_t *path_rules; /* indexes of the active path rules, in order (pol_rules_refresh) */
 	size_t n_path_rules;
+	/* indexes of the active command rules, in order (pol_rules_refresh): what a
+	 * command unit is matched against; NULL when it could not be allocated */
+	size_t *cmd_rules;
+	size_t n_cmd_rules;
+	size_t cmd_rules_for; /* n_rules when it was built: a rule added since makes it stale */
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
 	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
 	 * entries into bucket_rules. */
@@ -185,6 +190,12 @@ const char *pol_language_intern(const char *name);
  * "exclusion"; why: a static reason). */
 void pol_ignored_add(struct pol_policy *p, const char *file, unsigned line, const char *what,
 		     const char *text, const char *why);
+
+/* dcg's own file or folder (folder: path's folder) where the environment puts it, as
+ * a guarded read-only rule with this id; dcg_owned: dcg's own processes may write it
+ * (owners :dcg). Paths with glob characters are left out. */
+void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
+		       int dcg_owned);
 
 /* Loads YAML text as the embedded default policy (origin "<embedded>", IDs default.*). */
 int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);

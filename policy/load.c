@@ -129,15 +129,12 @@ static const char *const path_suggestions[][2] = {
      "Ask the user to remove it if that is really wanted"},
 };
 
-static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
-			 const char *file, unsigned line, unsigned col)
+static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
+			    const char *file, unsigned line, unsigned col, const char *id)
 {
 	struct pol_rule *r;
-	char id[64];
 	int rc;
 
-	size_t *count = &p->path_count[p->scope][kind];
-	snprintf(id, sizeof(id), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind], ++*count);
 	r = pol_rule_new(p);
 	if (!r)
 		return -ENOMEM;
@@ -166,6 +163,44 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
 	if (kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
 		p->have_zero_access = 1;
 	return 0;
+}
+
+static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
+			 const char *file, unsigned line, unsigned col)
+{
+	char id[64];
+	size_t *count = &p->path_count[p->scope][kind];
+
+	snprintf(id, sizeof(id), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind], ++*count);
+	return add_path_rule_id(p, kind, pat, file, line, col, id);
+}
+
+void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
+		       int dcg_owned)
+{
+	char buf[PATH_MAX + 2];
+	struct pol_rule *r;
+
+	if (!path || path[0] != '/' || strpbrk(path, "*?[]!\\") || pol_rule_find(p, id) >= 0)
+		return;
+	pol_copy_str(buf, sizeof(buf) - 1, path);
+	if (folder) {
+		char *slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return; /* never the whole root */
+		slash[1] = '\0';
+	}
+	if (strlen(buf) < 2)
+		return;
+	if (add_path_rule_id(p, POL_PATH_READ_ONLY, buf, "<builtin>", 0, 0, id) < 0)
+		return;
+	r = &p->rules[p->n_rules - 1];
+	r->guarded = 1; /* no file below may lift it */
+	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
+	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
+	if (dcg_owned && (r->owners = malloc(sizeof(*r->owners))) != NULL &&
+	    (r->owners[0] = strdup(":dcg")) != NULL)
+		r->n_owners = 1;
 }
 
 /* ---- the YAML walker -------------------------------------------------------------- */
@@ -779,40 +814,21 @@ static int project_untrusted(struct pol_policy *p, const char *path, const char 
 
 int pol_load_file_scoped(struct pol_policy *p, const char *path, int scope, const char *trust_file)
 {
-	struct stat st;
 	char *buf;
-	size_t got = 0;
-	int fd, rc;
+	size_t got;
+	int rc = pol_read_file(path, POL_FILE_MAX, 1, &buf, &got);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (rc == -EINVAL || rc == -EISDIR) {
 		pol_diag_add(p, path, 0, 0, NULL, 1, "not a regular file: ignored");
 		return -EINVAL;
 	}
-	if ((size_t)st.st_size > POL_FILE_MAX) {
-		close(fd);
-		pol_diag_add(p, path, 0, 0, NULL, 1,
-			     "file is %lld bytes, over the %u MiB limit: refused",
-			     (long long)st.st_size, POL_FILE_MAX >> 20);
+	if (rc == -EFBIG) {
+		pol_diag_add(p, path, 0, 0, NULL, 1, "file is over the %u MiB limit: refused",
+			     POL_FILE_MAX >> 20);
 		return -EINVAL;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
+	if (rc < 0)
+		return rc;
 	rc = load_scoped(p, path, buf, got, scope,
 			 scope == POL_SCOPE_PROJECT &&
 			     project_untrusted(p, path, buf, got, trust_file));

@@ -143,6 +143,7 @@ void pol_free(struct pol_policy *p)
 	pcre2_general_context_free(p->gctx);
 	free(p->id_index);
 	free(p->path_rules);
+	free(p->cmd_rules);
 	free(p->bucket_start);
 	free(p->bucket_rules);
 	pol_strv_free(p->snap_bufs, p->n_snap_bufs);
@@ -432,15 +433,25 @@ int pol_rules_reserve(struct pol_policy *p, size_t n)
 void pol_rules_refresh(struct pol_policy *p)
 {
 	size_t *pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
+	size_t *cr = realloc(p->cmd_rules, (p->n_rules + 1) * sizeof(*cr));
 
 	if (pr)
 		p->path_rules = pr;
-	p->n_path_rules = 0;
+	if (cr) {
+		p->cmd_rules = cr;
+	} else {
+		free(p->cmd_rules); /* stale: decide.c then tries every rule */
+		p->cmd_rules = NULL;
+	}
+	p->n_path_rules = p->n_cmd_rules = 0;
 	for (size_t i = 0; i < p->n_rules; i++) {
 		p->rules[i].active = pol_rule_is_enabled(p, &p->rules[i]);
 		if (pr && p->rules[i].active && p->rules[i].kind == POL_RULE_PATH)
 			pr[p->n_path_rules++] = i;
+		if (cr && p->rules[i].active && p->rules[i].kind == POL_RULE_COMMAND)
+			cr[p->n_cmd_rules++] = i;
 	}
+	p->cmd_rules_for = p->n_rules;
 	pol_path_index_build(p);
 }
 

@@ -598,7 +598,56 @@ static void decode_payloads(struct scan *S)
 	}
 }
 
-/* What the line around s[i] does to a path: delete, write, or read. */
+/* The call whose parentheses hold s[i], on its line: [*ws, *we) spans the callee's
+ * name, the arguments and a method called on the result (open("x").read,
+ * Path("x").unlink). 0 when s[i] is not an argument of a named call: a tuple, a list,
+ * an assignment (the caller then judges by the whole line, where the variable may be
+ * used). Brackets inside string literals are not told apart; that only widens or
+ * narrows the window, never drops the line's verdict for a literal outside calls. */
+static int call_span(const char *s, size_t n, size_t i, size_t *ws, size_t *we)
+{
+	size_t k = i, j, e;
+	int depth = 0;
+
+	for (;;) {
+		if (k == 0 || s[k - 1] == '\n')
+			return 0;
+		k--;
+		if (s[k] == ')' || s[k] == ']') {
+			depth++;
+		} else if (s[k] == '(' || s[k] == '[') {
+			if (depth == 0)
+				break;
+			depth--;
+		}
+	}
+	if (s[k] != '(')
+		return 0;
+	for (j = k; j > 0 && (is_id((unsigned char)s[j - 1]) || s[j - 1] == '.'); j--)
+		;
+	if (j == k)
+		return 0;
+	depth = 0;
+	for (e = k + 1; e < n && s[e] != '\n'; e++) {
+		if (s[e] == '(' || s[e] == '[') {
+			depth++;
+		} else if (s[e] == ')' || s[e] == ']') {
+			if (depth == 0)
+				break;
+			depth--;
+		}
+	}
+	if (e < n && s[e] == ')' && e + 1 < n && s[e + 1] == '.')
+		for (e += 2; e < n && is_id((unsigned char)s[e]); e++)
+			;
+	*ws = j;
+	*we = e < n ? e + 1 : n;
+	return 1;
+}
+
+/* What the code around s[i] does to a path: delete, write, or read. A literal that is
+ * an argument of a call is judged by that call (open("a").read() beside a write of
+ * another file stays a read); any other literal by its whole line. */
 static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
 {
 	static const char *const del[] = {
@@ -612,10 +661,12 @@ static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
 					 "fopen(",     NULL};
 	size_t ls = i, le = i;
 
-	while (ls > 0 && s[ls - 1] != '\n')
-		ls--;
-	while (le < n && s[le] != '\n')
-		le++;
+	if (!call_span(s, n, i, &ls, &le)) {
+		while (ls > 0 && s[ls - 1] != '\n')
+			ls--;
+		while (le < n && s[le] != '\n')
+			le++;
+	}
 	*dir = 0;
 	for (size_t k = 0; del[k]; k++)
 		if (memmem(s + ls, le - ls, del[k], strlen(del[k]))) {

@@ -7,6 +7,7 @@
                           RUN_DIR/DIR.sha256 before the run
   gone DIR                RUN_DIR/DIR no longer exists (the control runs)
   file-is PATH TEXT       RUN_DIR/PATH holds exactly TEXT
+  absent PATH             RUN_DIR/PATH does not exist
   told TEXT               the client's last request to the model carries a tool result
                           containing TEXT (what the model was told)
   logged TEXT             dcg's audit log in the run's HOME has a line containing TEXT
@@ -64,6 +65,8 @@ def main():
         ok, why = got == want, "differs from before the run" if got is not None else "is gone"
     elif what == "gone":
         ok, why = not os.path.exists(os.path.join(run, args[0])), "still exists"
+    elif what == "absent":
+        ok, why = not os.path.lexists(os.path.join(run, args[0])), "exists"
     elif what == "file-is":
         p = os.path.join(run, args[0])
         text = open(p).read() if os.path.exists(p) else None

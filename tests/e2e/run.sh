@@ -108,6 +108,29 @@ check "$r" file-is proj/out.txt "hi
 "
 check "$r" tree-intact victim
 
+# 7. control: without the hook the client writes the switch that turns hooks off
+r=$(setup control_switch_off); run "$r" switch_off
+check "$r" file-is proj/.claude/settings.local.json '{"disableAllHooks":true}
+'
+
+# 8. with dcg: no way of writing Claude Code's settings (file tool, redirection, the
+# user's settings) and no dcg trust gets through
+r=$(setup hook_switch_off); install_hook "$r" && run "$r" switch_off
+check "$r" absent proj/.claude/settings.local.json
+check "$r" absent home/.claude/settings.local.json
+check "$r" told "dcg: default.read_only"
+check "$r" told "dcg: system.dcg_self_change"
+
+# 9. with dcg registered and its binary gone: the hook fails closed, the victim survives
+r=$(setup hook_binary_gone)
+mkdir -p "$r/opt/bin" && cp "$DCG" "$r/opt/bin/dcg"
+(cd "$r/proj" && "$r/opt/bin/dcg" install --agent claude --project --force >/dev/null 2>&1) ||
+	echo "e2e: install from $r/opt/bin failed" >&2
+rm -f "$r/opt/bin/dcg"
+run "$r" bash_rm
+check "$r" tree-intact victim
+check "$r" told "dcg could not run"
+
 [ -n "${DCG_E2E_KEEP:-}" ] && echo "e2e: runs kept in $RUNS"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -630,8 +630,9 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 		return -EINVAL;
 	nw = h[2];
 	nb = h[3];
+	/* A record has at least a count and a tag: at most nw / 2 records. */
 	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
-		return -EINVAL;		    /* a record has at least a count and a tag */
+		return -EINVAL;
 	str = (char *)(uintptr_t)(ix + nw); /* read only: borrowed fields are never written */
 	if (str[nb - 1] != '\0' || pol_rules_reserve(p, h[1]) < 0)
 		return -EINVAL;

@@ -1256,7 +1256,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	}
 	if (rc >= 0 && st.pg.n)
 		resolve_group(&st);
-	for (size_t k = 0; k < st.pg.n; k++) /* stopped early: a deny was found */
+	for (size_t k = 0; k < st.pg.n; k++) /* the analysis failed: refused below */
 		pol_result_release(&st.pg.r[k]);
 	pcre2_match_data_free(st.md);
 	pol_arena_release(&a);

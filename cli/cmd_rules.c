@@ -27,8 +27,10 @@ static const char packs_usage[] =
     "usage: dcg packs [--json] [--policy FILE]\n"
     "\n"
     "Every rule pack (a rule ID without its last part: core.git, heredoc.python),\n"
-    "with how many of its rules are active. Turn one on with `packs: [ID]` in a policy\n"
-    "file, off with `disable: [ID]`.\n";
+    "whether it is enabled, how many rules it holds, and what it guards. The core packs\n"
+    "are on; kubernetes, iac, cicd, dns, messaging, storage, monitoring, payments,\n"
+    "backups and cdn are off. Turn one on with `packs: [ID]` in a policy file, off with\n"
+    "`disable: [ID]`.\n";
 
 /* --policy, --json and --help for the small commands, anywhere on the line (so that
  * `dcg rules list --policy F` works); an unknown option is an error with the usage.
@@ -230,17 +232,12 @@ int cmd_rules(int argc, char **argv)
 
 /* ---- packs ---------------------------------------------------------------------------- */
 
-struct pack_count {
-	char id[128];
-	size_t rules, active;
-};
-
 int cmd_packs(int argc, char **argv)
 {
 	const char *policy;
 	struct pol_policy *pol;
-	struct pack_count *packs = NULL;
-	size_t n = 0, cap = 0;
+	struct pol_pack_info *packs = NULL;
+	size_t n = 0, cap = 64;
 	int a, json, rc = 0;
 
 	a = small_opts(argc, argv, &policy, &json, packs_usage);
@@ -256,37 +253,18 @@ int cmd_packs(int argc, char **argv)
 		fprintf(stderr, "dcg: out of memory\n");
 		return 1;
 	}
-	for (size_t i = 0; i < pol_rule_count(pol); i++) {
-		struct pol_rule_info info;
-		const char *dot;
-		size_t k, len;
-
-		if (pol_rule_get(pol, i, &info) || !info.id || !(dot = strrchr(info.id, '.')))
-			continue;
-		len = (size_t)(dot - info.id);
-		if (len >= sizeof(packs[0].id))
-			continue;
-		for (k = 0; k < n; k++)
-			if (strlen(packs[k].id) == len && !strncmp(packs[k].id, info.id, len))
-				break;
-		if (k == n) {
-			if (n == cap) {
-				struct pack_count *m =
-				    realloc(packs, (cap = cap ? cap * 2 : 32) * sizeof(*packs));
-				if (!m) {
-					rc = 1;
-					goto out;
-				}
-				packs = m;
-			}
-			memcpy(packs[n].id, info.id, len);
-			packs[n].id[len] = '\0';
-			packs[n].rules = packs[n].active = 0;
-			n++;
+	for (;;) { /* pol_pack_list says how many there are */
+		packs = calloc(cap, sizeof(*packs));
+		if (!packs) {
+			rc = 1;
+			goto out;
 		}
-		packs[k].rules++;
-		if (info.decision != POL_ALLOW)
-			packs[k].active++;
+		n = pol_pack_list(pol, packs, cap);
+		if (n <= cap)
+			break;
+		pol_pack_list_release(packs, cap);
+		free(packs);
+		cap = n;
 	}
 	if (json) {
 		cJSON *arr = cJSON_CreateArray();
@@ -295,10 +273,12 @@ int cmd_packs(int argc, char **argv)
 			cJSON *o = cJSON_CreateObject();
 			if (!o)
 				break;
-			cJSON_AddStringToObject(o, "pack", packs[k].id);
+			cJSON_AddStringToObject(o, "pack", packs[k].name);
 			cJSON_AddNumberToObject(o, "rules", (double)packs[k].rules);
 			cJSON_AddNumberToObject(o, "active", (double)packs[k].active);
 			cJSON_AddBoolToObject(o, "enabled", packs[k].active > 0);
+			cJSON_AddStringToObject(o, "guards",
+						packs[k].guards ? packs[k].guards : "");
 			cJSON_AddItemToArray(arr, o);
 		}
 		out = arr ? cJSON_PrintUnformatted(arr) : NULL;
@@ -308,14 +288,15 @@ int cmd_packs(int argc, char **argv)
 		rc = out ? 0 : 1;
 		free(out);
 	} else {
-		printf("%-32s %-8s %s\n", "PACK", "ENABLED", "RULES (ACTIVE/ALL)");
+		printf("%-22s %-8s %-7s %s\n", "PACK", "ENABLED", "RULES", "GUARDS");
 		for (size_t k = 0; k < n; k++)
-			printf("%-32s %-8s %zu/%zu\n", packs[k].id,
+			printf("%-22s %-8s %-7zu %s\n", packs[k].name,
 			       packs[k].active == packs[k].rules ? "yes"
 			       : packs[k].active		 ? "partly"
 								 : "no",
-			       packs[k].active, packs[k].rules);
+			       packs[k].rules, packs[k].guards ? packs[k].guards : "");
 	}
+	pol_pack_list_release(packs, n);
 out:
 	free(packs);
 	pol_free(pol);

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -218,13 +219,16 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 
 void pol_path_index_build(struct pol_policy *p)
 {
-	uint32_t *start = calloc(POL_PI_BUCKETS + 1, sizeof(*start)), *rules = NULL;
+	uint32_t *start, *rules = NULL;
 	size_t total = 0;
 
 	free(p->bucket_start);
 	free(p->bucket_rules);
 	p->bucket_start = NULL;
 	p->bucket_rules = NULL;
+	if (p->paths_pending)
+		return; /* built by pol_paths_ready() */
+	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
 	if (!start)
 		return;
 	/* Count, then fill: a rule sits in its pattern's bucket and, when its canonical
@@ -269,6 +273,18 @@ void pol_path_index_build(struct pol_policy *p)
 	start[0] = 0;
 	p->bucket_start = start;
 	p->bucket_rules = rules;
+}
+
+int pol_exe_may_refuse(const struct pol_policy *p)
+{
+	pol_paths_ready(p);
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+
+		if (r->path.negate && r->n_owners)
+			return 1;
+	}
+	return 0;
 }
 
 int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx)
@@ -351,6 +367,13 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 	slot = &hs->last[r->path_kind][hit_class(hs->p, r)];
 	if (*slot && *slot >= r)
 		return; /* a later rule of this class already matched: it wins anyway */
+	/* Its lazy expansion ran out of memory: it covers every path (an exclusion
+	 * lifts nothing). */
+	if (!r->path.glob) {
+		if (!r->path.negate)
+			*slot = r;
+		return;
+	}
 	if (pol_pathpat_covers_sig(&r->path, hs->path, hs->sig) ||
 	    (r->has_canon && pol_pathpat_covers(&r->path_canon, hs->path)))
 		*slot = r;
@@ -405,6 +428,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	hs.kinds = kinds;
 	hs.ctx = ctx;
 
+	pol_paths_ready(p);
 	pol_path_sig_init(&sig, path);
 	if (p->bucket_start && !beneath && !sig.overflow) {
 		for (unsigned b = 0; b < sig.n_buckets; b++)
@@ -453,6 +477,7 @@ struct dirent64_raw {
  * (up to 20,000 entries for "rm -rf ~") cannot find anything. */
 static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 {
+	pol_paths_ready(p);
 	for (size_t i = 0; i < p->n_path_rules; i++) {
 		const struct pol_rule *r = &p->rules[p->path_rules[i]];
 
@@ -701,13 +726,14 @@ enum pol_decision pol_check_path_at(const struct pol_policy *p, int dirfd, const
 #define TARGETS_MAX 64
 
 struct pend_group {
-	struct pol_result r[PEND_MAX];
 	size_t n;
 	const char *targets[TARGETS_MAX]; /* resolved, in the arena */
 	size_t n_targets;
 	int unknown;  /* some target cannot be known */
 	int saw_path; /* the group's path units have begun */
 	int no_dir;   /* the folder it runs in is not the working directory (cd, -C) */
+	/* last, and not cleared per call: only r[0..n) is ever read (4 results of ~1.5 KB) */
+	struct pol_result r[PEND_MAX];
 };
 
 struct cmd_state {
@@ -1103,8 +1129,11 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 		trace(st, "unit", NULL, u->text, u->len, 0);
 		if (prefilter_init(&pf, st->a, u->text, u->len) < 0)
 			return -ENOMEM;
-		for (size_t i = 0; i < p->n_rules; i++) {
-			struct pol_rule *rule = &p->rules[i];
+		/* command units: only the active command rules (pol_rules_refresh) */
+		int by_index = !is_script && p->cmd_rules && p->cmd_rules_for == p->n_rules;
+		size_t n_try = by_index ? p->n_cmd_rules : p->n_rules;
+		for (size_t t = 0; t < n_try; t++) {
+			struct pol_rule *rule = &p->rules[by_index ? p->cmd_rules[t] : t];
 			size_t ms, me;
 			int m;
 
@@ -1232,7 +1261,9 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	if (memchr(cmd, '\0', len) || !pol_utf8_valid(cmd, len))
 		return builtin_deny(p, "input.invalid", cmd, len < 60 ? len : 60, r);
 
-	memset(&st, 0, sizeof(st));
+	/* everything but the pending results, which are written before they are read:
+	 * clearing them was a quarter of a decision's instructions */
+	memset(&st, 0, offsetof(struct cmd_state, pg.r));
 	st.p = p;
 	st.ctx = ctx;
 	st.a = &a;

@@ -814,40 +814,21 @@ static int project_untrusted(struct pol_policy *p, const char *path, const char 
 
 int pol_load_file_scoped(struct pol_policy *p, const char *path, int scope, const char *trust_file)
 {
-	struct stat st;
 	char *buf;
-	size_t got = 0;
-	int fd, rc;
+	size_t got;
+	int rc = pol_read_file(path, POL_FILE_MAX, 1, &buf, &got);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (rc == -EINVAL || rc == -EISDIR) {
 		pol_diag_add(p, path, 0, 0, NULL, 1, "not a regular file: ignored");
 		return -EINVAL;
 	}
-	if ((size_t)st.st_size > POL_FILE_MAX) {
-		close(fd);
-		pol_diag_add(p, path, 0, 0, NULL, 1,
-			     "file is %lld bytes, over the %u MiB limit: refused",
-			     (long long)st.st_size, POL_FILE_MAX >> 20);
+	if (rc == -EFBIG) {
+		pol_diag_add(p, path, 0, 0, NULL, 1, "file is over the %u MiB limit: refused",
+			     POL_FILE_MAX >> 20);
 		return -EINVAL;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
+	if (rc < 0)
+		return rc;
 	rc = load_scoped(p, path, buf, got, scope,
 			 scope == POL_SCOPE_PROJECT &&
 			     project_untrusted(p, path, buf, got, trust_file));

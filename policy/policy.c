@@ -107,14 +107,16 @@ void pol_rule_finish(struct pol_rule *r)
 		free(r->path.glob);
 		free(r->path_canon.glob);
 	}
-	if (!r->borrowed)
+	if (!r->borrowed) { /* else the arrays are in the snapshot's pool */
 		for (size_t i = 0; i < r->n_owners; i++)
 			free(r->owners[i]);
-	free(r->owners);
-	free(r->suggestions);
+		free(r->owners);
+		free(r->suggestions);
+	}
 	if (r->code)
 		pcre2_code_free(r->code);
-	free(r->keyword);
+	if (!r->borrowed)
+		free(r->keyword);
 	free(r->compile_error);
 }
 
@@ -141,11 +143,14 @@ void pol_free(struct pol_policy *p)
 	pcre2_general_context_free(p->gctx);
 	free(p->id_index);
 	free(p->path_rules);
+	free(p->cmd_rules);
 	free(p->bucket_start);
 	free(p->bucket_rules);
 	pol_strv_free(p->snap_bufs, p->n_snap_bufs);
 	free(p->home);
 	free(p->root);
+	free(p->lazy_home);
+	free(p->lazy_root);
 	free(p);
 }
 
@@ -384,13 +389,13 @@ static int index_put(size_t *tab, size_t cap, const struct pol_rule *rules, size
 	return 0;
 }
 
-int pol_rule_index_add(struct pol_policy *p, size_t i)
+static int index_grow(struct pol_policy *p, size_t n_rules)
 {
-	if ((p->n_rules + 1) * 2 > p->id_cap) {
+	if ((n_rules + 1) * 2 > p->id_cap) {
 		size_t cap = p->id_cap ? p->id_cap * 2 : 256;
 		size_t *tab;
 
-		while (cap < (p->n_rules + 1) * 2)
+		while (cap < (n_rules + 1) * 2)
 			cap *= 2;
 		tab = calloc(cap, sizeof(*tab));
 		if (!tab)
@@ -402,21 +407,51 @@ int pol_rule_index_add(struct pol_policy *p, size_t i)
 		p->id_index = tab;
 		p->id_cap = cap;
 	}
+	return 0;
+}
+
+int pol_rule_index_add(struct pol_policy *p, size_t i)
+{
+	if (index_grow(p, p->n_rules) < 0)
+		return -ENOMEM;
 	return index_put(p->id_index, p->id_cap, p->rules, i);
+}
+
+int pol_rules_reserve(struct pol_policy *p, size_t n)
+{
+	if (p->n_rules + n > p->cap_rules) {
+		struct pol_rule *nr = realloc(p->rules, (p->n_rules + n) * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		p->rules = nr;
+		p->cap_rules = p->n_rules + n;
+	}
+	return index_grow(p, p->n_rules + n);
 }
 
 void pol_rules_refresh(struct pol_policy *p)
 {
 	size_t *pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
+	size_t *cr = realloc(p->cmd_rules, (p->n_rules + 1) * sizeof(*cr));
 
 	if (pr)
 		p->path_rules = pr;
-	p->n_path_rules = 0;
+	if (cr) {
+		p->cmd_rules = cr;
+	} else {
+		free(p->cmd_rules); /* stale: decide.c then tries every rule */
+		p->cmd_rules = NULL;
+	}
+	p->n_path_rules = p->n_cmd_rules = 0;
 	for (size_t i = 0; i < p->n_rules; i++) {
 		p->rules[i].active = pol_rule_is_enabled(p, &p->rules[i]);
 		if (pr && p->rules[i].active && p->rules[i].kind == POL_RULE_PATH)
 			pr[p->n_path_rules++] = i;
+		if (cr && p->rules[i].active && p->rules[i].kind == POL_RULE_COMMAND)
+			cr[p->n_cmd_rules++] = i;
 	}
+	p->cmd_rules_for = p->n_rules;
 	pol_path_index_build(p);
 }
 

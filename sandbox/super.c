@@ -88,6 +88,7 @@ struct sbx_super {
 	long long session_start; /* ns: files born since then are the session's */
 	pid_t agent_tgid;	 /* the first process that called: the command dcg sandbox ran */
 	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
+	int exe_first;		 /* the tracee's program is needed before every decision */
 	char log_path[PATH_MAX]; /* the audit log: the preload in every tracee appends to it */
 };
 
@@ -393,11 +394,15 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	struct pol_ctx ctx = {0};
 	enum pol_decision d;
 	char exe_link[64], exe[PATH_MAX];
-	ssize_t n;
+	ssize_t n = 0;
 
-	/* The tracee's program, for rules with owners (git manages its own .git/). */
+	/* The tracee's program, for rules with owners (git manages its own .git/): owners
+	 * only let pass, so it is read (a readlink of /proc/TID/exe, one of the costliest
+	 * calls of a notification) only when the decision without it is not allow, or
+	 * when the policy has an exclusion with owners. */
 	snprintf(exe_link, sizeof exe_link, "/proc/%u/exe", c->req->pid);
-	n = readlink(exe_link, exe, sizeof exe - 1);
+	if (c->s->exe_first)
+		n = readlink(exe_link, exe, sizeof exe - 1);
 	if (n > 0) {
 		exe[n] = '\0';
 		ctx.exe = exe;
@@ -405,6 +410,13 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	ctx.dcg_exe = c->s->dcg_exe[0] ? c->s->dcg_exe : NULL;
 	pol_result_init(&r);
 	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	if (d != POL_ALLOW && !ctx.exe && (n = readlink(exe_link, exe, sizeof exe - 1)) > 0) {
+		exe[n] = '\0';
+		ctx.exe = exe;
+		pol_result_release(&r);
+		pol_result_init(&r);
+		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	}
 	/* The wrapped agent's own process keeps its own state and settings (":agent"):
 	 * looked up only on a refusal. */
 	if (d >= POL_ASK && r.detection == POL_DET_PATH && c->s->agent_tgid &&
@@ -1629,6 +1641,7 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	if (!s)
 		return NULL;
 	s->policy = opts->policy;
+	s->exe_first = pol_exe_may_refuse(s->policy);
 	s->listener = opts->listener;
 	s->quiet = opts->quiet;
 	s->err_fd = opts->err_fd;

@@ -464,8 +464,8 @@ Test(cli, check_json_is_the_decision_record)
 
 Test(cli, every_command_has_help)
 {
-	static const char *const cmds[] = {"hook",   "check", "explain", "allow",    "rules",
-					   "status", "log",   "install", "uninstall"};
+	static const char *const cmds[] = {"hook",   "check", "explain", "allow",     "rules",
+					   "status", "log",   "install", "uninstall", "packs"};
 	size_t i;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -580,6 +580,46 @@ Test(cli, status_names_rule_count_and_last_violation)
 	cr_assert(strstr(r.out.s, "<embedded>"), "%s", r.out.s);
 	cr_assert(strstr(r.out.s, "last violation: ") && strstr(r.out.s, "core.git.reset_hard"),
 		  "%s", r.out.s);
+	run_free(&r);
+}
+
+/* Does the `dcg packs` line of pack say state in its ENABLED column? */
+static int pack_state(const char *out, const char *pack, const char *state)
+{
+	char name[64], st[16];
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (sscanf(l, "%63s %15s", name, st) == 2 && !strcmp(name, pack))
+			return !strcmp(st, state);
+	return 0;
+}
+
+/* dcg packs: every pack, on or off, with its rule count and what it guards; a pack
+ * named in a policy file's packs: is on. */
+Test(cli, packs_lists_every_pack_on_or_off)
+{
+	const char *const args[] = {"packs", NULL};
+	char path[512], yaml[] = "packs: [kubernetes]\n";
+	const char *const with[] = {"packs", "--policy", path, NULL};
+	struct run r;
+	FILE *f;
+
+	run_dcg(&r, args, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.s);
+	cr_assert(strstr(r.out.s, "PACK"), "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "\ncore.git ") && strstr(r.out.s, "\nkubernetes "), "%s",
+		  r.out.s);
+	cr_assert(pack_state(r.out.s, "kubernetes", "no"), "%s", r.out.s);
+	cr_assert(pack_state(r.out.s, "core.filesystem", "yes"), "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "workloads, volumes and nodes"), "%s", r.out.s);
+	run_free(&r);
+	snprintf(path, sizeof(path), "%s/packs.yaml", tmpdir);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs(yaml, f);
+	fclose(f);
+	run_dcg(&r, with, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.s);
+	cr_assert(pack_state(r.out.s, "kubernetes", "yes"), "%s", r.out.s);
 	run_free(&r);
 }
 

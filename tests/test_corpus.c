@@ -271,3 +271,44 @@ Test(corpus, long_harmless_commands_hit_no_match_limit)
 	}
 	pol_free(p);
 }
+
+/* Every pack is listed with its rule count and what it guards; the opt-in packs are
+ * off until packs: names them, and each has must-stop rows in tests/corpus/packs.tsv. */
+Test(corpus, every_pack_is_listed_and_the_opt_in_ones_have_rows)
+{
+	struct pol_policy *p = corpus_policy();
+	struct pol_pack_info packs[128];
+	size_t n = pol_pack_list(p, packs, 128), off = 0;
+	FILE *f = fopen("tests/corpus/packs.tsv", "r");
+	static char rows[1 << 16];
+	size_t len;
+
+	cr_assert(f);
+	len = fread(rows, 1, sizeof(rows) - 1, f);
+	rows[len] = '\0';
+	fclose(f);
+	cr_assert_leq(n, 128);
+	for (size_t i = 0; i < n; i++) {
+		char want[96];
+		cr_expect_gt(packs[i].rules, 0, "%s", packs[i].name);
+		cr_expect(packs[i].guards && packs[i].guards[0], "%s guards nothing",
+			  packs[i].name);
+		if (packs[i].active)
+			continue;
+		off++;
+		snprintf(want, sizeof(want), "\ndeny\t%s.", packs[i].name);
+		cr_expect(strstr(rows, want), "opt-in pack %s has no must-stop row in packs.tsv",
+			  packs[i].name);
+	}
+	cr_expect_geq(off, 10, "the opt-in packs");
+	pol_pack_list_release(packs, n);
+	cr_assert_eq(pol_load_buffer(p, "packs", "packs: [kubernetes]", 19), 0);
+	n = pol_pack_list(p, packs, 128);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(packs[i].name, "kubernetes"))
+			cr_expect_eq(packs[i].active, packs[i].rules, "packs: turns kubernetes on");
+		else if (!strcmp(packs[i].name, "dns"))
+			cr_expect_eq(packs[i].active, 0, "dns stays off");
+	pol_pack_list_release(packs, n);
+	pol_free(p);
+}

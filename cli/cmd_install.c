@@ -24,6 +24,7 @@
 static const char install_usage[] =
     "usage: dcg install --agent claude|codex|gemini|cursor|pi|all [--project | --user]\n"
     "                   [--settings FILE]\n"
+    "       dcg install --agent claude --shell-prefix [--project | --user]\n"
     "       dcg install --agent claude --managed   (as root)\n"
     "       dcg uninstall --agent claude|codex|gemini|cursor|pi|all [--project | --user]\n"
     "                   [--settings FILE] [--managed]\n"
@@ -38,6 +39,9 @@ static const char install_usage[] =
     "  --managed  Claude Code's managed settings (" CLAUDE_MANAGED_SETTINGS "),\n"
     "             which users cannot override: for a team or a machine\n"
     "  --force    register this binary even from a temporary or build folder\n"
+    "  --shell-prefix  Claude Code only: also run every Bash tool command under dcg run\n"
+    "             (env.CLAUDE_CODE_SHELL_PREFIX = 'DCG --shell-prefix'); uninstall\n"
+    "             removes it\n"
     "--agent all says what it did for each agent and fails when it did nothing.\n"
     "uninstall deletes a settings file that held nothing but dcg's entry.\n"
     "\n"
@@ -171,16 +175,43 @@ static int config_dir_exists(const char *path)
 
 struct install_opts {
 	const char *name, *settings;
-	int user, managed, remove, force;
+	int user, managed, remove, force, shell_prefix;
 };
+
+/* Claude Code's shell prefix: set to "EXE --shell-prefix" (install --shell-prefix), or
+ * removed when it is dcg's (uninstall). Claude Code splits a prefix at its last " -",
+ * so EXE itself must not hold one. Returns 0 or 1 (said on stderr). */
+static int claude_shell_prefix(const char *path, const char *exe, int remove)
+{
+	char value[PATH_MAX + 32], msg[PATH_MAX + 256];
+	int rc;
+
+	if (!remove && strstr(exe, " -")) {
+		fprintf(stderr,
+			"dcg: %s holds \" -\", which Claude Code's shell prefix cannot "
+			"name\n",
+			exe);
+		return 1;
+	}
+	snprintf(value, sizeof(value), "%s --shell-prefix", exe);
+	rc = hook_claude_shell_prefix(path, remove ? NULL : value, msg, sizeof(msg));
+	if (rc < 0 || (rc == 0 || !remove))
+		fprintf(rc < 0 ? stderr : stdout, "dcg: %s\n", msg);
+	return rc < 0;
+}
 
 static int parse_install(int argc, char **argv, struct install_opts *o)
 {
 	static const struct option opts[] = {
-	    {"agent", required_argument, NULL, 'a'}, {"project", no_argument, NULL, 'j'},
-	    {"user", no_argument, NULL, 'u'},	     {"settings", required_argument, NULL, 's'},
-	    {"managed", no_argument, NULL, 'm'},     {"force", no_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
+	    {"agent", required_argument, NULL, 'a'},
+	    {"project", no_argument, NULL, 'j'},
+	    {"user", no_argument, NULL, 'u'},
+	    {"settings", required_argument, NULL, 's'},
+	    {"managed", no_argument, NULL, 'm'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"shell-prefix", no_argument, NULL, 'p'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -205,6 +236,9 @@ static int parse_install(int argc, char **argv, struct install_opts *o)
 		case 'f':
 			o->force = 1;
 			break;
+		case 'p':
+			o->shell_prefix = 1;
+			break;
 		case 'h':
 			fputs(install_usage, stdout);
 			return 1;
@@ -217,6 +251,10 @@ static int parse_install(int argc, char **argv, struct install_opts *o)
 		if (optind != argc)
 			fprintf(stderr, "dcg: unexpected '%s'\n", argv[optind]);
 		fputs(install_usage, stderr);
+		return -1;
+	}
+	if (o->shell_prefix && strcmp(o->name, "claude") != 0) {
+		fprintf(stderr, "dcg: --shell-prefix is for Claude Code only (--agent claude)\n");
 		return -1;
 	}
 	if (o->managed && strcmp(o->name, "claude") != 0) {
@@ -232,7 +270,7 @@ static int parse_install(int argc, char **argv, struct install_opts *o)
 
 static int run(int argc, char **argv, int remove)
 {
-	struct install_opts o = {NULL, NULL, 0, 0, remove, 0};
+	struct install_opts o = {NULL, NULL, 0, 0, remove, 0, 0};
 	char cwd[PATH_MAX], path[PATH_MAX], command[PATH_MAX + 256], msg[PATH_MAX + 128];
 	char done_list[256] = "", skipped[256] = "", exe[PATH_MAX];
 	int rc = 0, known = 0, changed = 0, all;
@@ -311,6 +349,10 @@ static int run(int argc, char **argv, int remove)
 				 sizeof(done_list) - strlen(done_list), "%s%s",
 				 done_list[0] ? ", " : "", ag->name);
 		}
+		if (!err && !strcmp(ag->name, "claude") && (remove || o.shell_prefix))
+			err = claude_shell_prefix(path, exe, remove);
+		if (err)
+			rc = 1;
 		if (!err && remove)
 			remove_if_dcg_alone(ag, path, command);
 	}

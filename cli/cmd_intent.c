@@ -1,6 +1,5 @@
-/* cmd_intent.c - `dcg intent list|select INT-ID|clear|show`, and the hook's scope
- * check (hook_intent_apply): writes confined to the active intent's owned_scope
- * (policy/intent.h). */
+/* cmd_intent.c - `dcg intent list|select INT-ID|clear|show`, and `--intent ID` of the
+ * launchers (hook_intent_prepare_run). The hook's scope check is in call.c. */
 #include "hook.h"
 
 #include "commands.h"
@@ -13,108 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- the hook's scope check ------------------------------------------------------------ */
-
-/* The set is read once per process and reused for the same folder and session (an
- * in-process caller such as the throughput bench asks many times); results point
- * into it, so it lives until the next folder or session, or the end of the process. */
-static struct {
-	struct pol_intent_set *set;
-	char cwd[PATH_MAX];
-	char session[256];
-	int valid, absent, tools_loaded;
-} cache;
-
-static struct pol_intent_set *intents_for(const struct pol_policy *p, const char *cwd,
-					  const char *session, int *err)
-{
-	char here[PATH_MAX];
-
-	*err = 0;
-	if (!cwd || cwd[0] != '/')
-		cwd = getcwd(here, sizeof(here)) ? here : "/";
-	if (!session)
-		session = "";
-	if (!(cache.valid && !strcmp(cache.cwd, cwd) && !strcmp(cache.session, session))) {
-		pol_intent_free(cache.set);
-		memset(&cache, 0, sizeof(cache));
-		cache.set = pol_intent_open(cwd, session[0] ? session : NULL, NULL, err);
-		if (!cache.set && *err != -ENOENT)
-			return NULL; /* not cached: the next call tries again */
-	}
-	if (cache.set && p && !cache.tools_loaded) {
-		/* tool classes: the `tools:` key of every policy file that was loaded */
-		for (size_t i = 0; i < pol_file_count(p); i++) {
-			const char *f = pol_file_name(p, i);
-
-			if (f && f[0] != '<')
-				pol_intent_tools_load(cache.set, f);
-		}
-		cache.tools_loaded = 1;
-	}
-	snprintf(cache.cwd, sizeof(cache.cwd), "%s", cwd);
-	snprintf(cache.session, sizeof(cache.session), "%s", session);
-	cache.valid = 1;
-	cache.absent = !cache.set;
-	*err = 0;
-	return cache.set;
-}
-
 static void known_ids(const struct pol_intent_set *s, FILE *f);
-
-int hook_intent_confines(const struct hook_call *call)
-{
-	char file[PATH_MAX], root[PATH_MAX];
-
-	return call->tool && call->tool[0] &&
-	       pol_intent_find_file(call->cwd, file, sizeof(file), root, sizeof(root)) == 0;
-}
-
-void hook_intent_apply(const struct pol_policy *p, const struct hook_call *call,
-		       struct pol_result *r)
-{
-	struct pol_intent_set *s;
-	struct pol_result t;
-	const char *home = getenv("HOME");
-	int err;
-
-	if (r->decision == POL_DENY || call->kind == HOOK_CALL_INVALID)
-		return; /* nothing can be worse */
-	if (call->kind == HOOK_CALL_OTHER && !call->tool)
-		return; /* not a tool call (another hook event) */
-	s = intents_for(p, call->cwd, call->session_id, &err);
-	if (!s) {
-		if (err && err != -ENOENT)
-			hook_result_refuse(r, HOOK_RULE_INTERNAL,
-					   "dcg could not read the project's intents file");
-		return;
-	}
-	pol_result_init(&t);
-	switch (call->kind) {
-	case HOOK_CALL_COMMAND:
-		pol_intent_check_command(s, call->command, call->command_len, call->cwd, home, &t);
-		break;
-	case HOOK_CALL_PATH:
-		for (size_t i = 0; i < call->n_paths; i++) {
-			struct pol_result one;
-
-			pol_intent_check_path(s, call->paths[i], call->ops[i], 0, call->cwd, home,
-					      &one);
-			if (one.decision > t.decision)
-				t = one;
-		}
-		break;
-	case HOOK_CALL_OTHER:
-		pol_intent_check_tool(s, call->tool, call->tool_reads_only, &t);
-		break;
-	default:
-		break;
-	}
-	if (t.decision > r->decision) {
-		pol_result_release(r);
-		*r = t;
-	}
-}
 
 int hook_intent_prepare_run(const char *id, FILE *err)
 {

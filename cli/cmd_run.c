@@ -12,10 +12,12 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "dcg_policy.h"
+#include "rt.h"
 
 static void run_usage(FILE *f)
 {
@@ -25,15 +27,21 @@ static void run_usage(FILE *f)
 		   "Not covered: static binaries, raw syscalls, set-uid programs (dcg sandbox).\n");
 }
 
+/* The runtime layers' refusal line (runtime/rt.h): a path rule names the whole path. */
 static void print_blocked(const struct pol_result *r, char *const argv[])
 {
-	fprintf(stderr, "dcg: blocked exec of %s: %s [%s]\n", argv[0],
-		r->reason ? r->reason : "refused", r->rule_id ? r->rule_id : "?");
+	char line[2048];
+	struct rt_msg m;
+
+	rt_msg_init(&m, line, sizeof(line));
+	rt_describe(&m, "blocked", "exec", argv[0], r);
+	fprintf(stderr, "%s\n", line);
 }
 
-int cmd_run(int argc, char **argv)
+static int run(int argc, char **argv, int no_agent)
 {
-	struct launch_args a = {.name = "dcg run", .preload = LAUNCH_PRELOAD_REQUIRED};
+	struct launch_args a = {
+	    .name = "dcg run", .preload = LAUNCH_PRELOAD_REQUIRED, .no_agent = no_agent};
 	struct pol_policy *p;
 	struct pol_result r;
 	struct pol_ctx ctx;
@@ -47,6 +55,8 @@ int cmd_run(int argc, char **argv)
 	/* CMD itself is the first exec under the guard. */
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.flags = POL_CTX_RUNTIME; /* what CMD then does is checked call by call */
+	if (!no_agent)
+		ctx.flags |= POL_CTX_AGENT; /* CMD becomes the agent's own process */
 	pol_result_init(&r);
 	if (pol_check_argv(p, a.cmd, &ctx, &r) == POL_DENY) {
 		print_blocked(&r, a.cmd);
@@ -60,4 +70,34 @@ int cmd_run(int argc, char **argv)
 	execvp(a.cmd[0], a.cmd);
 	fprintf(stderr, "dcg run: %s: %s\n", a.cmd[0], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	return run(argc, argv, 0);
+}
+
+int cmd_run_shell_prefix(int argc, char **argv)
+{
+	const char *sh = getenv("SHELL");
+	char *cmd[64];
+	int n = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: dcg --shell-prefix COMMAND [ARGS...]\n"
+				"Runs COMMAND with $SHELL -c under dcg run: the form an agent's "
+				"shell prefix\n(CLAUDE_CODE_SHELL_PREFIX='/path/to/dcg "
+				"--shell-prefix') calls it in.\n");
+		return 2;
+	}
+	/* dcg run's own parser sees `-- SHELL -c COMMAND ARGS...`; the wrapped shell is a
+	 * tool's command, not the agent: the session names no agent (owner :agent). */
+	cmd[n++] = (char *)"run";
+	cmd[n++] = (char *)"--";
+	cmd[n++] = (char *)(sh && sh[0] == '/' ? sh : "/bin/bash");
+	cmd[n++] = (char *)"-c";
+	for (int i = 1; i < argc && n < 63; i++)
+		cmd[n++] = argv[i];
+	cmd[n] = NULL;
+	return run(n, cmd, 1);
 }

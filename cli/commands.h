@@ -21,8 +21,11 @@ int cmd_uninstall(int argc, char **argv);
 int cmd_intent(int argc, char **argv); /* cli/cmd_intent.c */
 int cmd_trust(int argc, char **argv);  /* cli/cmd_trust.c */
 int cmd_untrust(int argc, char **argv);
-int cmd_run(int argc, char **argv);	/* cli/cmd_run.c */
-int cmd_sandbox(int argc, char **argv); /* cli/cmd_sandbox.c */
+int cmd_run(int argc, char **argv);
+/* `dcg --shell-prefix COMMAND [ARGS...]`: `dcg run -- $SHELL -c COMMAND ARGS...`, the
+ * form an agent's shell prefix calls (Claude Code's CLAUDE_CODE_SHELL_PREFIX). */
+int cmd_run_shell_prefix(int argc, char **argv); /* cli/cmd_run.c */
+int cmd_sandbox(int argc, char **argv);		 /* cli/cmd_sandbox.c */
 
 /* The --policy FILE given before the subcommand (`dcg --policy F check ...`), or NULL:
  * commands use it when they get no --policy of their own. */

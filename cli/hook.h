@@ -125,7 +125,7 @@ void hook_result_refuse(struct pol_result *r, const char *rule_id, const char *r
 enum pol_decision hook_decide_call(const struct pol_policy *p, const struct hook_call *call,
 				   unsigned flags, struct pol_result *r);
 
-/* The intent scope check (cli/cmd_intent.c, policy/intent.h): when the project has an
+/* The intent scope check (cli/call.c, policy/intent.h): when the project has an
  * intents file, the call's writes (file tools' paths, the write/delete paths of a shell
  * command, destructive tools dcg cannot see into) are checked against the active
  * intent of the call's folder and session; a worse result replaces r. Its strings live

@@ -305,8 +305,9 @@ static int set_environment(const struct launch_args *a, const char *policy_abs, 
 	 * dcg sandbox's child puts its own) and the start, to the nanosecond, which tells
 	 * the session's own new files (atomic saves) from older ones (runtime/rt.h). */
 	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(sess, sizeof(sess), "%ld.%lld.%09ld", (long)getpid(), (long long)now.tv_sec,
-		 (long)now.tv_nsec);
+	/* Under an agent's shell prefix the wrapped process is a tool's shell: no agent. */
+	snprintf(sess, sizeof(sess), "%ld.%lld.%09ld", a->no_agent ? 0L : (long)getpid(),
+		 (long long)now.tv_sec, (long)now.tv_nsec);
 	if (setenv("DCG_SESSION", sess, 1) != 0)
 		return -1;
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */
@@ -359,6 +360,7 @@ struct pol_policy *launch_prepare(const struct launch_args *a)
 		fprintf(stderr, "%s: out of memory loading the policy\n", a->name);
 		return NULL;
 	}
+	pol_prepare(p); /* the sandbox supervisor's threads share it */
 	if ((have_lib && set_snapshot(p, a->name) != 0) ||
 	    set_environment(a, policy_file, have_lib ? lib : NULL) != 0) {
 		pol_free(p);

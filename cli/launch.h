@@ -24,6 +24,7 @@ struct launch_args {
 	const char *name;	     /* "dcg run": the prefix of its messages */
 	enum launch_preload preload; /* --no-preload is an option where this is IF_FOUND */
 	int sandbox;		     /* 1: DCG_SANDBOX=1 for the tree */
+	int no_agent; /* 1: CMD is a tool's shell (a shell prefix), not the agent (:agent) */
 	/* set by launch_parse() */
 	const char *policy_file; /* --policy FILE, or NULL */
 	const char *intent;	 /* --intent ID, or NULL */

@@ -141,6 +141,9 @@ int main(int argc, char **argv)
 		} else if (!strncmp(argv[a], "--policy=", 9)) {
 			dcg_global_policy = argv[a] + 9;
 			a++;
+		} else if (!strcmp(argv[a], "--shell-prefix")) {
+			/* an agent's shell prefix: one executable and its options */
+			return cmd_run_shell_prefix(argc - a, argv + a);
 		} else {
 			fprintf(stderr, "dcg: unknown option '%s'\n", argv[a]);
 			usage(stderr);

@@ -23,7 +23,10 @@ struct pol_policy *hook_policy_open(const char *policy_file, const char *cwd, FI
 	char cwd_buf[PATH_MAX];
 	size_t i, n;
 
-	p = pol_new(0);
+	/* Lazy: an allowed call that names no path never expands the path rules (a
+	 * symlink walk for each). Callers that share the policy with threads call
+	 * pol_prepare() first. */
+	p = pol_new(POL_LOAD_LAZY);
 	if (!p)
 		return NULL;
 	pol_env_from_process(&env, cwd_buf, sizeof(cwd_buf));

@@ -133,61 +133,7 @@ size_t hook_utf8_sanitize(const char *s, size_t len, char *out, size_t size)
 
 int hook_read_file(const char *path, size_t max, char **out, size_t *len)
 {
-	struct stat st;
-	char *buf = NULL, *n;
-	size_t cap, used = 0;
-	ssize_t got;
-	int fd, err = 0;
-
-	*out = NULL;
-	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		err = -EISDIR;
-		goto out_close;
-	}
-	cap = st.st_size > 0 && (size_t)st.st_size < max ? (size_t)st.st_size + 1 : 4096;
-	buf = malloc(cap + 1);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out_close;
-	}
-	for (;;) {
-		if (used == cap) {
-			if (cap >= max) {
-				err = -EFBIG;
-				goto out_free;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
-			n = realloc(buf, cap + 1);
-			if (!n) {
-				err = -ENOMEM;
-				goto out_free;
-			}
-			buf = n;
-		}
-		got = read(fd, buf + used, cap - used);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out_free;
-		}
-		if (got == 0)
-			break;
-		used += (size_t)got;
-	}
-	buf[used] = '\0';
-	*out = buf;
-	*len = used;
-	goto out_close;
-out_free:
-	free(buf);
-out_close:
-	close(fd);
-	return err;
+	return pol_read_file(path, max, 0, out, len);
 }
 
 /* mkdir -p for the folder holding path. */

@@ -85,8 +85,7 @@ static void extract_keyword(struct pol_rule *r)
 	if (!r->keyword)
 		return;
 	r->keyword_len = n;
-	r->keyword_bigram =
-	    (uint16_t)(((unsigned char)buf[0] * 31u + (unsigned char)buf[1]) & 4095u);
+	r->keyword_bigram = pol_keyword_bigram(buf);
 }
 
 static int compile_rule(const struct pol_policy *p, struct pol_rule *r, pcre2_code **out, char *err,
@@ -161,6 +160,7 @@ static void decode_embedded_codes(const struct pol_policy *cp)
 
 void pol_warm(const struct pol_policy *p)
 {
+	pol_prepare(p);
 	if (p->codes_blob && !(p->flags & POL_LOAD_JIT) &&
 	    __atomic_load_n(&p->codes_state, __ATOMIC_ACQUIRE) == 0)
 		decode_embedded_codes(p);

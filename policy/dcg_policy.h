@@ -145,6 +145,10 @@ void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size);
 enum pol_load_flags {
 	POL_LOAD_JIT = 1 << 0,	 /* JIT-compile patterns when they are compiled */
 	POL_LOAD_EAGER = 1 << 1, /* compile every pattern at load (default: lazily, at first use) */
+	/* For a policy one thread uses (dcg's commands): the embedded defaults' path
+	 * patterns are expanded and resolved through symlinks at the first path
+	 * decision, not at load. Call pol_prepare() before sharing it with threads. */
+	POL_LOAD_LAZY = 1 << 2,
 };
 
 /* A new, empty policy (no rules at all). Returns NULL on allocation failure. */
@@ -251,6 +255,9 @@ struct pol_rule_info {
 	unsigned line;		      /* its line in that file, 0 for built-ins */
 	const char *const *suggestions;
 	size_t n_suggestions;
+	/* path rules: the positional ID older versions gave (default.zero_access.18), still
+	 * accepted in allow and disable entries and by pol_rule_find_alias(); else NULL */
+	const char *alias;
 };
 
 /* A rule pack: the rules whose IDs share the prefix before the last dot
@@ -272,6 +279,8 @@ size_t pol_rule_count(const struct pol_policy *p);
 int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *info);
 /* Finds a rule by ID; returns its index or -ENOENT. */
 ssize_t pol_rule_find(const struct pol_policy *p, const char *id);
+/* The same, also taking a path rule's old positional ID (its alias). */
+ssize_t pol_rule_find_alias(const struct pol_policy *p, const char *id);
 /* Registers a rule decided by code (e.g. the shell analyser's parse failure). Returns
  * its index or a negative errno. Strings are copied. */
 ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,
@@ -365,6 +374,14 @@ void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, 
  * embedded rules' compiled regexes), so that processes forked afterwards share it
  * instead of each building its own copy. Call it before forking; safe to repeat. */
 void pol_warm(const struct pol_policy *p);
+/* Finishes what POL_LOAD_LAZY left for the first decision (path patterns), so that
+ * threads can share the policy. Safe to repeat; pol_warm() calls it. */
+void pol_prepare(const struct pol_policy *p);
+/* 1 when ctx->exe can turn a path decision from allow into a refusal: an active path
+ * exclusion ("!pattern") has owners, which then may not use it. A runtime layer that
+ * finds the program's path costly decides without it, and again with it only when the
+ * first answer is not allow or this is 1. */
+int pol_exe_may_refuse(const struct pol_policy *p);
 
 /* ---- paths -------------------------------------------------------------------------- */
 
@@ -440,5 +457,9 @@ size_t pol_truncate_utf8(const char *text, size_t len, size_t max_chars, char *o
  * old file or the new one, never a part. A new file gets mode; a file replaced keeps
  * its own. The folder must exist. Returns 0 or a negative errno (nothing changed). */
 int pol_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
+/* The one whole-file read of dcg: path's content, NUL-terminated, in *out (malloc'ed)
+ * and its length in *len. Refuses a folder (-EISDIR), with regular_only anything but a
+ * regular file (-EINVAL), and more than max bytes (-EFBIG); else 0 or -errno. */
+int pol_read_file(const char *path, size_t max, int regular_only, char **out, size_t *len);
 
 #endif /* DCG_POLICY_H */

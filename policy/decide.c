@@ -219,13 +219,16 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 
 void pol_path_index_build(struct pol_policy *p)
 {
-	uint32_t *start = calloc(POL_PI_BUCKETS + 1, sizeof(*start)), *rules = NULL;
+	uint32_t *start, *rules = NULL;
 	size_t total = 0;
 
 	free(p->bucket_start);
 	free(p->bucket_rules);
 	p->bucket_start = NULL;
 	p->bucket_rules = NULL;
+	if (p->paths_pending)
+		return; /* built by pol_paths_ready() */
+	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
 	if (!start)
 		return;
 	/* Count, then fill: a rule sits in its pattern's bucket and, when its canonical
@@ -270,6 +273,18 @@ void pol_path_index_build(struct pol_policy *p)
 	start[0] = 0;
 	p->bucket_start = start;
 	p->bucket_rules = rules;
+}
+
+int pol_exe_may_refuse(const struct pol_policy *p)
+{
+	pol_paths_ready(p);
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+
+		if (r->path.negate && r->n_owners)
+			return 1;
+	}
+	return 0;
 }
 
 int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx)
@@ -352,6 +367,13 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 	slot = &hs->last[r->path_kind][hit_class(hs->p, r)];
 	if (*slot && *slot >= r)
 		return; /* a later rule of this class already matched: it wins anyway */
+	/* Its lazy expansion ran out of memory: it covers every path (an exclusion
+	 * lifts nothing). */
+	if (!r->path.glob) {
+		if (!r->path.negate)
+			*slot = r;
+		return;
+	}
 	if (pol_pathpat_covers_sig(&r->path, hs->path, hs->sig) ||
 	    (r->has_canon && pol_pathpat_covers(&r->path_canon, hs->path)))
 		*slot = r;
@@ -406,6 +428,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	hs.kinds = kinds;
 	hs.ctx = ctx;
 
+	pol_paths_ready(p);
 	pol_path_sig_init(&sig, path);
 	if (p->bucket_start && !beneath && !sig.overflow) {
 		for (unsigned b = 0; b < sig.n_buckets; b++)
@@ -454,6 +477,7 @@ struct dirent64_raw {
  * (up to 20,000 entries for "rm -rf ~") cannot find anything. */
 static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 {
+	pol_paths_ready(p);
 	for (size_t i = 0; i < p->n_path_rules; i++) {
 		const struct pol_rule *r = &p->rules[p->path_rules[i]];
 
@@ -725,6 +749,7 @@ struct cmd_state {
 	/* The unit just before, when it was a command: the written view of a command
 	 * whose normalized view follows (git -C DIR reset: the rule matches the latter). */
 	int prev_unknown, prev_no_dir;
+	size_t n_units; /* units seen so far */
 	struct pend_group pg;
 };
 
@@ -917,7 +942,10 @@ static void resolve_group(struct cmd_state *st)
 	const char *dir_target[1] = {here};
 	const char *const *t = g->targets;
 	size_t nt = g->n_targets;
-	int known = !g->unknown;
+	/* Past the first units the analyser drops a unit identical to an earlier one, so a
+	 * command may have had a target that did not come again: its targets are not known
+	 * (a long command line allows only with entries without paths). */
+	int known = !g->unknown && st->n_units <= POL_SHELL_DEDUP_AFTER;
 
 	if (known && nt == 0) { /* no path: the folder it runs in */
 		known = !g->no_dir && !st->saw_cd &&
@@ -1073,7 +1101,10 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		st->pg.unknown |= unit_has_unknown(u);
 		st->pg.no_dir |= unit_changes_dir(u);
 	}
-	int rc = on_unit_kind(u, st);
+	int rc;
+
+	st->n_units++;
+	rc = on_unit_kind(u, st);
 
 	st->prev_unknown = u->kind == POL_UNIT_COMMAND && unit_has_unknown(u);
 	st->prev_no_dir = u->kind == POL_UNIT_COMMAND && unit_changes_dir(u);
@@ -1256,7 +1287,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	}
 	if (rc >= 0 && st.pg.n)
 		resolve_group(&st);
-	for (size_t k = 0; k < st.pg.n; k++) /* stopped early: a deny was found */
+	for (size_t k = 0; k < st.pg.n; k++) /* the analysis failed: refused below */
 		pol_result_release(&st.pg.r[k]);
 	pcre2_match_data_free(st.md);
 	pol_arena_release(&a);

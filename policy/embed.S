@@ -1,5 +1,6 @@
 /* The embedded default policy: the portable snapshot of policy/default.yaml made at
- * build time (EMBED_SNAPSHOT names the file), as bytes in .rodata. */
+ * build time, pre-split (EMBED_SNAPSHOT names the file, see pol_snapshot_split()), as
+ * bytes in .rodata. */
 	.section .rodata
 	.global pol_embedded_snapshot
 	.hidden pol_embedded_snapshot

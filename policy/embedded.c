@@ -16,20 +16,34 @@ extern const char pol_embedded_snapshot_end[];
 extern const uint8_t pol_embedded_codes[];
 extern const uint8_t pol_embedded_codes_end[];
 
-#define SNAP_HEAD   "DCGSNAP 1\nV\t"
 #define VERSION_LEN 16
+
+/* The embedded snapshot, pre-split at build time (pol_snapshot_split), without the
+ * NUL embed.S puts after it. */
+static size_t split_len(void)
+{
+	return (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+}
+
+/* Its first record is V, the version: "V" and the version are the first strings. */
+static const char *split_version(void)
+{
+	const uint32_t *h = (const void *)pol_embedded_snapshot;
+	const char *str;
+
+	if (split_len() < 16 + 3 * 4 || h[0] != POL_SPLIT_MAGIC || h[2] < 3 || h[4] < 2 ||
+	    split_len() - 16 < (size_t)h[2] * 4 || h[6] + VERSION_LEN >= h[3])
+		return NULL;
+	str = (const char *)(h + 4 + h[2]);
+	return str[h[5]] == 'V' && strlen(str + h[6]) == VERSION_LEN ? str + h[6] : NULL;
+}
 
 const uint8_t *pol_embedded_codes_get(const char **version)
 {
-	static char v[VERSION_LEN + 1];
-	size_t hl = strlen(SNAP_HEAD);
+	const char *v = split_version();
 
-	if (pol_embedded_codes_end - pol_embedded_codes < 16 ||
-	    (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) < hl + VERSION_LEN ||
-	    memcmp(pol_embedded_snapshot, SNAP_HEAD, hl) != 0)
+	if (pol_embedded_codes_end - pol_embedded_codes < 16 || !v)
 		return NULL;
-	if (!v[0])
-		memcpy(v, pol_embedded_snapshot + hl, VERSION_LEN);
 	*version = v;
 	return pol_embedded_codes;
 }
@@ -60,6 +74,5 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 
 int pol_load_embedded(struct pol_policy *p)
 {
-	return pol_snapshot_load(p, pol_embedded_snapshot,
-				 (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1);
+	return pol_snapshot_load_split(p, pol_embedded_snapshot, split_len());
 }

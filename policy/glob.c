@@ -8,6 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "internal.h"
 
 /* Work budget for one match: patterns with many `*`/`**` could backtrack a lot on
@@ -362,6 +366,8 @@ unsigned pol_pathpat_bucket(const struct pol_pathpat *pp)
 	const unsigned char *g = (const unsigned char *)pp->glob;
 	size_t n = pp->glob_len;
 
+	if (!g)
+		return POL_PI_ALWAYS; /* a rule left unexpanded: tried on every path */
 	if (pp->basename_only) {
 		if (pp->shape == PP_LITERAL)
 			return POL_PI_LIT + sig_bit((unsigned)n, g[0]);
@@ -380,13 +386,66 @@ unsigned pol_pathpat_bucket(const struct pol_pathpat *pp)
 	return anchor_bucket(c, (size_t)(e - c));
 }
 
+/* The length of s when it is an absolute path in normal form already (no empty, "."
+ * or ".." component, no trailing slash): most paths a program opens, and every working
+ * directory. 0 otherwise. */
+static size_t normal_len(const char *s)
+{
+	size_t n, i = 0;
+
+	if (s[0] != '/')
+		return 0;
+	n = strlen(s);
+	if (n == 1)
+		return 1;
+	if (s[n - 1] == '/')
+		return 0;
+#ifdef __SSE2__
+	/* 16 bytes a step: only a slash followed by a slash or a dot needs a look. */
+	const __m128i slash = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
+
+	for (; i + 17 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+		    _mm_and_si128(_mm_cmpeq_epi8(v, slash),
+				  _mm_or_si128(_mm_cmpeq_epi8(w, slash), _mm_cmpeq_epi8(w, dot))));
+
+		for (; m; m &= m - 1) {
+			const char *c = s + i + __builtin_ctz(m) + 1;
+
+			if (c[0] == '/' || (c[1] == '/' || c[1] == '\0') ||
+			    (c[1] == '.' && (c[2] == '/' || c[2] == '\0')))
+				return 0;
+		}
+	}
+#endif
+	for (; i < n; i++) {
+		const char *c = s + i + 1; /* a component starts after each slash */
+
+		if (s[i] == '/' &&
+		    (*c == '/' ||
+		     (c[0] == '.' && (c[1] == '/' || c[1] == '\0' ||
+				      (c[1] == '.' && (c[2] == '/' || c[2] == '\0'))))))
+			return 0;
+	}
+	return n;
+}
+
 int pol_path_normalize(const char *path, const char *base, const char *home, char *out, size_t size)
 {
-	size_t o = 0;
+	size_t o = 0, n;
 	const char *s = path;
 
 	if (size < 2)
 		return -ENAMETOOLONG;
+	/* Already normal: copied whole (a program's open of a deep path costs a scan). */
+	if ((n = normal_len(path)) > 0) {
+		if (n >= size)
+			return -ENAMETOOLONG;
+		memcpy(out, path, n + 1);
+		return 0;
+	}
 	out[o++] = '/';
 	/* The starting point: home for ~, base for a relative path. */
 	const char *start = NULL;
@@ -395,6 +454,14 @@ int pol_path_normalize(const char *path, const char *base, const char *home, cha
 		s++;
 	} else if (s[0] != '/' && base && base[0] == '/') {
 		start = base;
+	}
+	/* A normal base (a working directory) is copied whole too. */
+	if (start && start == base && (n = normal_len(base)) > 1) {
+		if (n >= size)
+			return -ENAMETOOLONG;
+		memcpy(out, base, n);
+		o = n;
+		start = NULL;
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		const char *t = pass == 0 ? start : s;

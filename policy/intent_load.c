@@ -586,52 +586,6 @@ int pol_intent_load_buffer(const char *name, const char *buf, size_t len, const 
 }
 
 /* Reads a whole file into a malloc'ed buffer (NUL-terminated). */
-static int read_file(const char *path, size_t max, char **out, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-	int fd, rc = 0;
-
-	*out = NULL;
-	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		goto out_close;
-	}
-	if ((size_t)st.st_size > max) {
-		rc = -EFBIG;
-		goto out_close;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		rc = -ENOMEM;
-		goto out_close;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*len = got;
-out_close:
-	close(fd);
-	return rc;
-}
-
 /* A set that refuses every write in its project, with err as the reason. */
 int intent_invalid_set(const char *file, const char *root, int err, struct pol_intent_set **out)
 {
@@ -656,7 +610,7 @@ int pol_intent_load(const char *file, const char *root, struct pol_intent_set **
 	int rc;
 
 	*out = NULL;
-	rc = read_file(file, INTENT_MAX_FILE, &buf, &len);
+	rc = pol_read_file(file, INTENT_MAX_FILE, 1, &buf, &len);
 	if (rc == -ENOENT)
 		return rc;
 	if (rc < 0) /* present but unreadable: refuse writes, with the reason */
@@ -873,7 +827,7 @@ int pol_intent_tools_load(struct pol_intent_set *s, const char *policy_file)
 {
 	char *buf;
 	size_t len;
-	int rc = read_file(policy_file, INTENT_MAX_FILE, &buf, &len);
+	int rc = pol_read_file(policy_file, INTENT_MAX_FILE, 1, &buf, &len);
 
 	if (rc < 0)
 		return rc;

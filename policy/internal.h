@@ -24,6 +24,7 @@ void pol_pathpat_classify(struct pol_pathpat *pp);
 
 struct pol_rule {
 	char *id;
+	char *alias; /* path rules: the positional ID of older versions (scope.kind.N) */
 	enum pol_rule_kind kind;
 	char *pattern;
 	char *reason;
@@ -60,8 +61,10 @@ struct pol_rule {
 	size_t n_owners;
 	int code_index; /* its code in the embedded compiled set (pol_policy.codes_blob), or -1 */
 	int path_owned; /* path globs were expanded at snapshot load: freed even if borrowed */
-	int borrowed;	/* id, pattern, reason, suggestions and globs point into a snapshot
-		       * buffer the policy keeps (pol_policy.snap_bufs): not freed one by one */
+	int borrowed;	/* id, pattern, reason, suggestions, keyword and globs point into a
+		       * snapshot buffer the policy keeps (pol_policy.snap_bufs): not freed */
+	/* POL_LOAD_LAZY: the path is not expanded yet (pol_paths_ready) */
+	int path_pending;
 	/* Layering (see pol_load_layers): a guarded rule comes from the system file and
 	 * only that file's allow entries and exclusions apply to it, no disable: does;
 	 * an untrusted exclusion (from a project file the user has not trusted) lifts
@@ -118,12 +121,18 @@ struct pol_policy {
 	const char *embedded_version; /* 'V' record: which default.yaml the rules came from */
 	int32_t n_codes;
 	int codes_state;
-	char **snap_bufs; /* snapshot texts that borrowed rules point into */
+	char **snap_bufs; /* snapshot texts that borrowed rules point into, and pointer pools */
 	size_t n_snap_bufs;
+	char **snap_pool; /* free room for borrowed rules' suggestions and owners arrays */
+	size_t snap_pool_left;
 	size_t *id_index; /* open addressing over rule IDs: rule index + 1, 0 empty */
 	size_t id_cap;
 	int scope; /* ID prefix of damage-control entries in the file being loaded */
 	int have_zero_access;
+	/* POL_LOAD_LAZY: path rules of a portable snapshot wait for pol_paths_ready(),
+	 * which expands them with the home and root they were loaded under. */
+	int paths_pending;
+	char *lazy_home, *lazy_root;
 	size_t bash_count[5]; /* damage-control numbering per scope */
 	size_t path_count[5][3];
 	/* Layering: the first rule of the untrusted project file (SIZE_MAX: none), the
@@ -135,6 +144,29 @@ struct pol_policy {
 	const char *project_file; /* an origin */
 	char project_why[160];
 };
+
+/* The first line of a snapshot (snapshot.c), which names its format. */
+#define POL_SNAP_MAGIC "DCGSNAP 2\n"
+
+/* snapshot.c: the pre-split form of a snapshot, made at build time for the embedded
+ * defaults: the fields unescaped and NUL-terminated, with an index of where each
+ * record's fields start, so that a process loads it without copying or scanning it.
+ * pol_snapshot_split() turns snapshot text into it (malloc'ed, *len its size; NULL on
+ * error); pol_snapshot_load_split() loads it, borrowing its strings where they lie (the
+ * blob must outlive the policy). */
+#define POL_SPLIT_MAGIC 0x58474344u /* "DCGX" */
+void *pol_snapshot_split(const char *text, size_t len, size_t *out_len);
+int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len);
+
+/* The prefilter's hash of a keyword's first two bytes (at least two bytes). */
+static inline uint16_t pol_keyword_bigram(const char *kw)
+{
+	return (uint16_t)(((unsigned char)kw[0] * 31u + (unsigned char)kw[1]) & 4095u);
+}
+
+/* snapshot.c: expands the path rules POL_LOAD_LAZY left pending and builds the path
+ * index; a no-op when none is pending. Not thread-safe (see POL_LOAD_LAZY). */
+void pol_paths_ready(const struct pol_policy *p);
 
 /* load.c */
 void pol_diag_add(struct pol_policy *p, const char *file, unsigned line, unsigned col,
@@ -148,6 +180,8 @@ int pol_rule_prepare_regex(struct pol_policy *p, struct pol_rule *r, const char 
 int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r);
 /* Indexes rule i by its ID (after the ID is set); returns 0 or -ENOMEM. */
 int pol_rule_index_add(struct pol_policy *p, size_t i);
+/* Makes room for n more rules in the rule array and the ID index; 0 or -ENOMEM. */
+int pol_rules_reserve(struct pol_policy *p, size_t n);
 /* Recomputes every rule's active flag from enabled, packs and disable. */
 void pol_rules_refresh(struct pol_policy *p);
 void pol_rule_finish(struct pol_rule *r);
@@ -157,6 +191,12 @@ const char *pol_language_intern(const char *name);
  * "exclusion"; why: a static reason). */
 void pol_ignored_add(struct pol_policy *p, const char *file, unsigned line, const char *what,
 		     const char *text, const char *why);
+
+/* dcg's own file or folder (folder: path's folder) where the environment puts it, as
+ * a guarded read-only rule with this id; dcg_owned: dcg's own processes may write it
+ * (owners :dcg). Paths with glob characters are left out. */
+void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
+		       int dcg_owned);
 
 /* Loads YAML text as the embedded default policy (origin "<embedded>", IDs default.*). */
 int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);

@@ -67,7 +67,8 @@ static int load_optional(struct pol_policy *p, const char *path, int scope, cons
 
 int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 {
-	char path[PATH_MAX + 64], root[PATH_MAX], trust[PATH_MAX];
+	char path[PATH_MAX + 64], root[PATH_MAX], trust[PATH_MAX], user[PATH_MAX + 64];
+	char log[PATH_MAX];
 	const char *trust_file = env->trust_file;
 	int rc, bad = 0, have_project;
 	size_t diags_before = pol_diag_count(p);
@@ -79,22 +80,36 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		pol_set_root(p, root);
 	else if (env->cwd)
 		pol_set_root(p, env->cwd);
+	if (env->xdg_config_home && env->xdg_config_home[0] == '/')
+		snprintf(user, sizeof(user), "%s/dcg/policy.yaml", env->xdg_config_home);
+	else
+		snprintf(user, sizeof(user), "%s/.config/dcg/policy.yaml", p->home);
+	if (!trust_file && pol_trust_path(trust, sizeof(trust)) == 0)
+		trust_file = trust;
+	/* dcg's own files wherever this environment puts them, read-only like the default
+	 * locations the embedded policy names; added before the embedded policy, whose
+	 * load indexes every path rule once. */
+	if (!env->no_user)
+		pol_add_self_rule(p, "dcg.self.config", user, 1, 0);
+	pol_add_self_rule(p, "dcg.self.state", trust_file, 1, 1);
+	if (pol_log_path(log, sizeof(log)) == 0) {
+		char old[PATH_MAX + 4];
+
+		pol_add_self_rule(p, "dcg.self.log", log, 0, 1);
+		snprintf(old, sizeof(old), "%s.1", log); /* the rotated generation */
+		pol_add_self_rule(p, "dcg.self.log_rotated", old, 0, 1);
+	}
+	if (!env->no_system)
+		pol_add_self_rule(p, "dcg.self.system", env->system_file, 0, 0);
 	if (pol_load_embedded(p) < 0)
 		bad = 1;
 	if (!env->no_system)
 		bad |=
 		    load_optional(p, env->system_file ? env->system_file : "/etc/dcg/policy.yaml",
 				  POL_SCOPE_SYSTEM, NULL);
-	if (!env->no_user) {
-		if (env->xdg_config_home && env->xdg_config_home[0] == '/')
-			snprintf(path, sizeof(path), "%s/dcg/policy.yaml", env->xdg_config_home);
-		else
-			snprintf(path, sizeof(path), "%s/.config/dcg/policy.yaml", p->home);
-		bad |= load_optional(p, path, POL_SCOPE_USER, NULL);
-	}
+	if (!env->no_user)
+		bad |= load_optional(p, user, POL_SCOPE_USER, NULL);
 	if (have_project) {
-		if (!trust_file && pol_trust_path(trust, sizeof(trust)) == 0)
-			trust_file = trust;
 		snprintf(path, sizeof(path), "%s%s.dcg/policy.yaml", root,
 			 strcmp(root, "/") ? "/" : "");
 		if (load_optional(p, path, POL_SCOPE_PROJECT, trust_file)) {

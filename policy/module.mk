@@ -10,6 +10,8 @@ POLICY_OBJS := $(POLICY_CORE_OBJS) $(BUILD)/policy/embedded.o $(BUILD)/policy/em
 EMBED_TOOL := $(BUILD)/gen/embed_snapshot
 EMBED_SNAP := $(BUILD)/gen/default.snap
 EMBED_CODES := $(BUILD)/gen/default.codes
+# The snapshot as the binaries embed it: pre-split (pol_snapshot_split), loaded in place.
+EMBED_SPLIT := $(BUILD)/gen/default.split
 
 $(EMBED_TOOL): $(BUILD)/policy/gen/embed_snapshot.o $(POLICY_CORE_OBJS)
 	@mkdir -p $(dir $@)
@@ -17,12 +19,12 @@ $(EMBED_TOOL): $(BUILD)/policy/gen/embed_snapshot.o $(POLICY_CORE_OBJS)
 
 $(EMBED_SNAP): policy/default.yaml $(EMBED_TOOL)
 	@mkdir -p $(dir $@)
-	$(EMBED_TOOL) policy/default.yaml $@.tmp $(EMBED_CODES).tmp
-	mv $(EMBED_CODES).tmp $(EMBED_CODES) && mv $@.tmp $@
+	$(EMBED_TOOL) policy/default.yaml $@.tmp $(EMBED_CODES).tmp $(EMBED_SPLIT).tmp
+	mv $(EMBED_CODES).tmp $(EMBED_CODES) && mv $(EMBED_SPLIT).tmp $(EMBED_SPLIT) && mv $@.tmp $@
 
 $(BUILD)/policy/embed.o: policy/embed.S $(EMBED_SNAP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SNAP)"' -DEMBED_CODES='"$(EMBED_CODES)"' \
+	$(CC) $(ALL_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SPLIT)"' -DEMBED_CODES='"$(EMBED_CODES)"' \
 		-c $< -o $@
 
 $(POLICY_LIB): $(POLICY_OBJS)

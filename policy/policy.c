@@ -98,6 +98,7 @@ void pol_rule_finish(struct pol_rule *r)
 {
 	if (!r->borrowed) {
 		free(r->id);
+		free(r->alias);
 		free(r->pattern);
 		free(r->reason);
 		for (size_t i = 0; i < r->n_suggestions; i++)
@@ -107,14 +108,16 @@ void pol_rule_finish(struct pol_rule *r)
 		free(r->path.glob);
 		free(r->path_canon.glob);
 	}
-	if (!r->borrowed)
+	if (!r->borrowed) { /* else the arrays are in the snapshot's pool */
 		for (size_t i = 0; i < r->n_owners; i++)
 			free(r->owners[i]);
-	free(r->owners);
-	free(r->suggestions);
+		free(r->owners);
+		free(r->suggestions);
+	}
 	if (r->code)
 		pcre2_code_free(r->code);
-	free(r->keyword);
+	if (!r->borrowed)
+		free(r->keyword);
 	free(r->compile_error);
 }
 
@@ -147,6 +150,8 @@ void pol_free(struct pol_policy *p)
 	pol_strv_free(p->snap_bufs, p->n_snap_bufs);
 	free(p->home);
 	free(p->root);
+	free(p->lazy_home);
+	free(p->lazy_root);
 	free(p);
 }
 
@@ -385,13 +390,13 @@ static int index_put(size_t *tab, size_t cap, const struct pol_rule *rules, size
 	return 0;
 }
 
-int pol_rule_index_add(struct pol_policy *p, size_t i)
+static int index_grow(struct pol_policy *p, size_t n_rules)
 {
-	if ((p->n_rules + 1) * 2 > p->id_cap) {
+	if ((n_rules + 1) * 2 > p->id_cap) {
 		size_t cap = p->id_cap ? p->id_cap * 2 : 256;
 		size_t *tab;
 
-		while (cap < (p->n_rules + 1) * 2)
+		while (cap < (n_rules + 1) * 2)
 			cap *= 2;
 		tab = calloc(cap, sizeof(*tab));
 		if (!tab)
@@ -403,13 +408,63 @@ int pol_rule_index_add(struct pol_policy *p, size_t i)
 		p->id_index = tab;
 		p->id_cap = cap;
 	}
+	return 0;
+}
+
+int pol_rule_index_add(struct pol_policy *p, size_t i)
+{
+	if (index_grow(p, p->n_rules) < 0)
+		return -ENOMEM;
 	return index_put(p->id_index, p->id_cap, p->rules, i);
+}
+
+int pol_rules_reserve(struct pol_policy *p, size_t n)
+{
+	if (p->n_rules + n > p->cap_rules) {
+		struct pol_rule *nr = realloc(p->rules, (p->n_rules + n) * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		p->rules = nr;
+		p->cap_rules = p->n_rules + n;
+	}
+	return index_grow(p, p->n_rules + n);
+}
+
+/* Allow and disable entries naming a path rule by its old positional ID
+ * (default.zero_access.18) name it by its ID from now on: the aliases are read for a
+ * while, so that existing policy files keep working. */
+static void resolve_aliases(struct pol_policy *p)
+{
+	for (size_t i = 0; i < p->n_allows; i++) {
+		ssize_t k;
+		char *id;
+		if (pol_rule_find(p, p->allows[i].rule) >= 0 ||
+		    (k = pol_rule_find_alias(p, p->allows[i].rule)) < 0 ||
+		    !(id = strdup(p->rules[k].id)))
+			continue;
+		free(p->allows[i].rule);
+		p->allows[i].rule = id;
+	}
+	for (size_t i = 0; i < p->n_disable; i++) {
+		ssize_t k;
+		char *id;
+		if (pol_rule_find(p, p->disable[i]) >= 0 ||
+		    (k = pol_rule_find_alias(p, p->disable[i])) < 0 ||
+		    !(id = strdup(p->rules[k].id)))
+			continue;
+		free(p->disable[i]);
+		p->disable[i] = id;
+	}
 }
 
 void pol_rules_refresh(struct pol_policy *p)
 {
-	size_t *pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
-	size_t *cr = realloc(p->cmd_rules, (p->n_rules + 1) * sizeof(*cr));
+	size_t *pr, *cr;
+
+	resolve_aliases(p);
+	pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
+	cr = realloc(p->cmd_rules, (p->n_rules + 1) * sizeof(*cr));
 
 	if (pr)
 		p->path_rules = pr;
@@ -458,6 +513,7 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 	info->line = r->line;
 	info->suggestions = (const char *const *)r->suggestions;
 	info->n_suggestions = r->n_suggestions;
+	info->alias = r->alias;
 	return 0;
 }
 
@@ -470,6 +526,16 @@ ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 		if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
 			return (ssize_t)(p->id_index[h] - 1);
 	return -ENOENT;
+}
+
+ssize_t pol_rule_find_alias(const struct pol_policy *p, const char *id)
+{
+	ssize_t i = pol_rule_find(p, id);
+
+	for (size_t k = 0; i < 0 && k < p->n_rules; k++)
+		if (p->rules[k].alias && !strcmp(p->rules[k].alias, id))
+			i = (ssize_t)k;
+	return i;
 }
 
 ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,

@@ -3,25 +3,37 @@
  * ~ and the project root, and the allowlist; loading it needs no libyaml and no file
  * access. Regexes are compiled again lazily, at first use.
  *
- * Format: a first line "DCGSNAP 1", then one record per line, fields separated by
- * tabs; backslash, tab and newline inside fields are escaped as \\, \t and \n.
+ * Format: a first line "DCGSNAP 2", then one record per line, fields separated by
+ * tabs. Inside a field, tab, newline and the escape byte 0x01 are written as 0x01
+ * followed by 't', 'n' or '1'. Regexes are full of backslashes and never hold 0x01: a
+ * record without the escape byte is split where it lies, which is most of the work of
+ * every start of the hook.
  *   H home | R root | F file | E enable | D disable
  *   P id kind pattern reason language severity decision path_kind origin line enabled
- *     flags(caseless 1, runtime paths 2) glob basename negate canon_glob nsugg sugg...
+ *     flags(caseless 1, runtime paths 2) glob basename negate canon_glob keyword nsugg
+ *     sugg...
  *   A rule reason expires origin line npaths paths...
  *   O owners... | K guarded untrusted      (after the P record they belong to)
+ * The keyword is the literal the prefilter looks for (computed when the rule was
+ * loaded from YAML), so that loading a snapshot analyses no pattern.
  */
 #include "dcg_policy.h"
 
 #include <errno.h>
+#include <limits.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-#define SNAP_MAGIC	"DCGSNAP 1\n"
+#define SNAP_MAGIC	POL_SNAP_MAGIC
 #define SNAP_MAX_FIELDS 64
+#define SNAP_ESC	'\001'
+#define P_KEYWORD	17 /* the P record's keyword field, then nsugg, then suggestions */
 
 struct sbuf {
 	char *b;
@@ -53,15 +65,15 @@ static void put(struct sbuf *s, const char *t, size_t len)
 static void field(struct sbuf *s, const char *t)
 {
 	put(s, "\t", 1);
-	for (t = t ? t : ""; *t; t++) {
-		if (*t == '\\')
-			put(s, "\\\\", 2);
-		else if (*t == '\t')
-			put(s, "\\t", 2);
-		else if (*t == '\n')
-			put(s, "\\n", 2);
-		else
-			put(s, t, 1);
+	for (t = t ? t : ""; *t;) {
+		size_t k = strcspn(t, "\t\n\001");
+
+		put(s, t, k);
+		t += k;
+		if (!*t)
+			break;
+		put(s, *t == '\t' ? "\001t" : *t == '\n' ? "\001n" : "\0011", 2);
+		t++;
 	}
 }
 
@@ -89,6 +101,7 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 {
 	struct sbuf s = {0};
 
+	pol_paths_ready(p);
 	put(&s, SNAP_MAGIC, strlen(SNAP_MAGIC) - 1);
 	if (p->embedded_version) { /* first: pol_embedded_codes_get() reads it there */
 		record(&s, 'V');
@@ -134,9 +147,14 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		fieldn(&s, r->path.basename_only);
 		fieldn(&s, r->path.negate);
 		field(&s, !portable && r->has_canon ? r->path_canon.glob : NULL);
+		field(&s, r->keyword);
 		fieldn(&s, (long long)r->n_suggestions);
 		for (size_t k = 0; k < r->n_suggestions; k++)
 			field(&s, r->suggestions[k]);
+		if (r->alias) { /* its old positional ID, still accepted (pol_rule_find_alias) */
+			record(&s, 'L');
+			field(&s, r->alias);
+		}
 		if (r->n_owners) { /* the owners of the rule just written */
 			record(&s, 'O');
 			for (size_t k = 0; k < r->n_owners; k++)
@@ -170,36 +188,71 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 	return s.b;
 }
 
-/* Splits one record into unescaped fields, in place. Returns the field count. Runs at
- * the start of every process, so plain runs are moved in blocks. */
-static size_t split(char *line, char **f, size_t max)
+/* The first tab, newline or escape byte in [s, end), or end: 16 bytes a step where
+ * SSE2 is there (every x86-64), since this scan is most of a snapshot load. */
+static char *next_special(char *s, char *end)
 {
+#ifdef __SSE2__
+	const __m128i tab = _mm_set1_epi8('\t'), nl = _mm_set1_epi8('\n');
+	const __m128i esc = _mm_set1_epi8(SNAP_ESC);
+
+	for (; end - s >= 16; s += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, nl)),
+				 _mm_cmpeq_epi8(v, esc)));
+
+		if (m)
+			return s + __builtin_ctz(m);
+	}
+#endif
+	while (s < end && *s != '\t' && *s != '\n' && *s != SNAP_ESC)
+		s++;
+	return s;
+}
+
+/* Splits the record at line into unescaped fields, in place, up to its newline (or
+ * end); returns the field count and sets *next past the record. */
+static size_t split(char *line, char *end, char **f, size_t max, char **next)
+{
+	char *o, *s = line;
 	size_t n = 0;
-	char *o = line, *s = line;
 
-	f[n++] = o;
+	/* The common case: no escape byte, fields cut where they lie. */
+	f[n++] = s;
 	for (;;) {
-		size_t k = strcspn(s, "\t\\");
-
-		if (o != s)
-			memmove(o, s, k);
-		o += k;
-		s += k;
-		if (!*s)
+		s = next_special(s, end);
+		if (s == end || *s == '\n') {
+			*next = s == end ? end : s + 1;
+			*s = '\0';
+			return n;
+		}
+		if (*s == SNAP_ESC)
 			break;
-		if (*s == '\t') {
+		*s++ = '\0';
+		if (n == max) { /* the rest of the record stays in the last field */
+			char *nl = memchr(s, '\n', (size_t)(end - s));
+
+			*next = nl ? nl + 1 : end;
+			if (nl)
+				*nl = '\0';
+			return n;
+		}
+		f[n++] = s;
+	}
+	/* An escape byte: copy the rest of the record down, unescaping. */
+	for (o = s; s < end && *s != '\n'; s++) {
+		if (*s == '\t' && n < max) {
 			*o++ = '\0';
-			if (n == max)
-				return n;
 			f[n++] = o;
+		} else if (*s == SNAP_ESC && s + 1 < end && s[1] != '\n') {
 			s++;
-		} else if (s[1]) {
-			*o++ = s[1] == 't' ? '\t' : s[1] == 'n' ? '\n' : s[1];
-			s += 2;
+			*o++ = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == '1' ? SNAP_ESC : *s;
 		} else {
-			*o++ = *s++;
+			*o++ = *s;
 		}
 	}
+	*next = s < end ? s + 1 : end;
 	*o = '\0';
 	return n;
 }
@@ -228,15 +281,105 @@ static int strv_push(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+/* n pointers from the snapshot's pool, for a borrowed rule's suggestions or owners:
+ * one allocation for many rules, freed with the snapshot texts. */
+static char **pool_take(struct pol_policy *p, size_t n)
+{
+	char **v;
+
+	if (n > p->snap_pool_left) {
+		size_t cap = n > 1024 ? n : 1024;
+		char **nb = realloc(p->snap_bufs, (p->n_snap_bufs + 1) * sizeof(*nb));
+
+		if (!nb)
+			return NULL;
+		p->snap_bufs = nb;
+		v = malloc(cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		nb[p->n_snap_bufs++] = (char *)v;
+		p->snap_pool = v;
+		p->snap_pool_left = cap;
+	}
+	v = p->snap_pool;
+	p->snap_pool += n;
+	p->snap_pool_left -= n;
+	return v;
+}
+
+/* A portable path pattern is expanded at load unless the policy was loaded with
+ * POL_LOAD_LAZY and the expansion cannot fail (then pol_paths_ready() does it at the
+ * first path decision, with the home and root of this load). */
+static int lazy_path_ok(const struct pol_policy *p, const char *pat)
+{
+	const char *s = pat + (*pat == '!');
+
+	if (!(p->flags & POL_LOAD_LAZY))
+		return 0;
+	while (s[0] == '*' && s[1] == '*' && s[2] == '/')
+		s += 3;
+	return *s && strlen(pat) + strlen(p->home) + strlen(p->root) + 8 < PATH_MAX;
+}
+
+static int keep_lazy_root(struct pol_policy *p)
+{
+	if (p->lazy_home && strcmp(p->lazy_home, p->home) == 0 && p->lazy_root &&
+	    strcmp(p->lazy_root, p->root) == 0)
+		return 0;
+	if (p->paths_pending)
+		pol_paths_ready(p); /* expanded with the home and root they were loaded under */
+	free(p->lazy_home);
+	free(p->lazy_root);
+	p->lazy_home = strdup(p->home);
+	p->lazy_root = strdup(p->root);
+	return p->lazy_home && p->lazy_root ? 0 : -ENOMEM;
+}
+
+static int load_path(struct pol_policy *p, struct pol_rule *r, char **f)
+{
+	if (!f[13][0]) {
+		/* Portable: expand the pattern as written for this home and root. */
+		struct pol_pathpat pp;
+
+		if (!r->pattern)
+			return -EINVAL;
+		if (lazy_path_ok(p, r->pattern) && keep_lazy_root(p) == 0) {
+			r->path.negate = r->pattern[0] == '!';
+			r->path_pending = 1;
+			p->paths_pending = 1;
+		} else {
+			if (pol_pathpat_expand(p, r->pattern, &pp) < 0)
+				return -EINVAL;
+			r->path = pp;
+			r->path_owned = 1;
+			pol_rule_canon_path(r);
+		}
+	} else {
+		r->path.glob = f[13];
+		r->path.basename_only = (int)num(f[14]);
+		r->path.negate = (int)num(f[15]);
+		pol_pathpat_classify(&r->path);
+		if (f[16][0]) {
+			r->path_canon.glob = f[16];
+			r->path_canon.negate = r->path.negate;
+			pol_pathpat_classify(&r->path_canon);
+			r->has_canon = 1;
+		}
+	}
+	if (r->path_kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
+		p->have_zero_access = 1;
+	return 0;
+}
+
 static int load_rule(struct pol_policy *p, char **f, size_t n)
 {
 	struct pol_rule *r;
 	size_t nsugg;
 
-	if (n < 18)
+	if (n < P_KEYWORD + 2)
 		return -EINVAL;
-	nsugg = (size_t)num(f[17]);
-	if (nsugg > SNAP_MAX_FIELDS || n < 18 + nsugg)
+	nsugg = (size_t)num(f[P_KEYWORD + 1]);
+	if (nsugg > SNAP_MAX_FIELDS || n < P_KEYWORD + 2 + nsugg)
 		return -EINVAL;
 	/* The numbers index arrays and shift bits in the decision code: a record with one
 	 * out of range is refused, not trusted. */
@@ -263,59 +406,69 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	r->enabled = (int)num(f[11]);
 	r->caseless = (int)(num(f[12]) & 1);
 	r->runtime_paths = (int)((num(f[12]) >> 1) & 1);
-	if (!r->id || !r->reason)
-		return -ENOMEM;
 	pol_rule_index_add(p, p->n_rules - 1);
-	if (r->kind == POL_RULE_PATH && !f[13][0]) {
-		/* Portable: expand the pattern as written for this home and root. */
-		struct pol_pathpat pp;
+	if (r->kind == POL_RULE_PATH) {
+		int rc = load_path(p, r, f);
 
-		if (!r->pattern || pol_pathpat_expand(p, r->pattern, &pp) < 0)
-			return -EINVAL;
-		r->path = pp;
-		r->path_owned = 1;
-		pol_rule_canon_path(r);
-		if (r->path_kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
-			p->have_zero_access = 1;
-	} else if (r->kind == POL_RULE_PATH) {
-		r->path.glob = f[13];
-		r->path.basename_only = (int)num(f[14]);
-		r->path.negate = (int)num(f[15]);
-		if (!r->path.glob)
-			return -ENOMEM;
-		pol_pathpat_classify(&r->path);
-		if (f[16][0]) {
-			r->path_canon.glob = f[16];
-			r->path_canon.negate = r->path.negate;
-			if (!r->path_canon.glob)
-				return -ENOMEM;
-			pol_pathpat_classify(&r->path_canon);
-			r->has_canon = 1;
+		if (rc < 0)
+			return rc;
+	} else if (r->pattern && f[P_KEYWORD][0]) {
+		/* Compiled lazily, like the embedded rules: it compiled once at load. */
+		size_t kl = strlen(f[P_KEYWORD]);
+
+		if (kl >= 2) {
+			r->keyword = f[P_KEYWORD];
+			r->keyword_len = kl;
+			r->keyword_bigram = pol_keyword_bigram(r->keyword);
 		}
-		if (r->path_kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
-			p->have_zero_access = 1;
-	} else if (r->pattern) {
-		/* Lazily compiled, like the embedded rules: it compiled once at load. */
-		unsigned flags = p->flags;
-		p->flags &= ~(unsigned)POL_LOAD_EAGER;
-		pol_rule_prepare_regex(p, r, "<embedded>", 0, 0);
-		p->flags = flags;
 	}
 	if (nsugg) {
-		r->suggestions = malloc(nsugg * sizeof(*r->suggestions));
+		r->suggestions = pool_take(p, nsugg);
 		if (!r->suggestions)
 			return -ENOMEM;
-		memcpy(r->suggestions, f + 18, nsugg * sizeof(*r->suggestions));
+		memcpy(r->suggestions, f + P_KEYWORD + 2, nsugg * sizeof(*r->suggestions));
 		r->n_suggestions = nsugg;
 	}
 	return 0;
 }
 
-static int load_owners(struct pol_rule *r, char **f, size_t n)
+void pol_paths_ready(const struct pol_policy *cp)
+{
+	struct pol_policy *p = (struct pol_policy *)cp;
+	char *home = p->home, *root = p->root;
+
+	if (!p->paths_pending)
+		return;
+	p->home = p->lazy_home;
+	p->root = p->lazy_root;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+
+		if (!r->path_pending)
+			continue;
+		r->path_pending = 0;
+		/* Out of memory: the glob stays NULL and the rule covers every path. */
+		if (pol_pathpat_expand(p, r->pattern, &r->path) < 0)
+			continue;
+		r->path_owned = 1;
+		pol_rule_canon_path(r);
+	}
+	p->home = home;
+	p->root = root;
+	p->paths_pending = 0;
+	pol_path_index_build(p);
+}
+
+void pol_prepare(const struct pol_policy *p)
+{
+	pol_paths_ready(p);
+}
+
+static int load_owners(struct pol_policy *p, struct pol_rule *r, char **f, size_t n)
 {
 	if (!r->borrowed || r->owners || n < 2)
 		return -EINVAL;
-	r->owners = malloc((n - 1) * sizeof(*r->owners));
+	r->owners = pool_take(p, n - 1);
 	if (!r->owners)
 		return -ENOMEM;
 	memcpy(r->owners, f + 1, (n - 1) * sizeof(*r->owners));
@@ -358,12 +511,75 @@ static int load_allow(struct pol_policy *p, char **f, size_t n)
 	return 0;
 }
 
+/* Loads one record: f[0] holds its tag, f[1..n-1] its fields. 0 or a negative errno. */
+static int load_record(struct pol_policy *p, char **f, size_t n, size_t first)
+{
+	int rc = 0;
+
+	switch (f[0][0]) {
+	case 'H':
+		rc = n > 1 ? pol_set_home(p, f[1]) : -EINVAL;
+		break;
+	case 'R':
+		if (n > 1) {
+			free(p->root);
+			p->root = strdup(f[1]);
+			rc = p->root ? 0 : -ENOMEM;
+		}
+		break;
+	case 'F':
+		if (n > 1)
+			pol_origin_intern(p, f[1]);
+		break;
+	case 'E':
+		rc = n > 1 ? strv_push(&p->enable, &p->n_enable, f[1]) : -EINVAL;
+		break;
+	case 'D':
+		rc = n > 1 ? strv_push(&p->disable, &p->n_disable, f[1]) : -EINVAL;
+		break;
+	case 'P':
+		rc = load_rule(p, f, n);
+		break;
+	case 'A':
+		rc = load_allow(p, f, n);
+		break;
+	case 'V':
+		if (n > 1 && !p->embedded_version)
+			p->embedded_version = f[1]; /* in the kept text */
+		break;
+	case 'O':
+		rc = p->n_rules ? load_owners(p, &p->rules[p->n_rules - 1], f, n) : -EINVAL;
+		break;
+	case 'L':
+		if (n < 2 || p->n_rules <= first || !p->rules[p->n_rules - 1].borrowed ||
+		    p->rules[p->n_rules - 1].alias) {
+			rc = -EINVAL;
+			break;
+		}
+		p->rules[p->n_rules - 1].alias = f[1]; /* in the kept text, as the ID */
+		break;
+	case 'K':
+		if (n < 3 || p->n_rules <= first) {
+			rc = -EINVAL;
+			break;
+		}
+		p->rules[p->n_rules - 1].guarded = num(f[1]) != 0;
+		p->rules[p->n_rules - 1].untrusted = num(f[2]) != 0;
+		if (num(f[2]) && p->n_rules - 1 < p->untrusted_from)
+			p->untrusted_from = p->n_rules - 1;
+		break;
+	default:
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
 int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 {
 	size_t first = p->n_rules;
 	size_t ml = strlen(SNAP_MAGIC);
 	char *copy, *line, *next;
-	char *f[18 + SNAP_MAX_FIELDS];
+	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
 	int rc = 0;
 
 	if (len < ml || memcmp(buf, SNAP_MAGIC, ml) != 0)
@@ -378,65 +594,128 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
 	nb[p->n_snap_bufs++] = copy; /* borrowed rules point into it until pol_free() */
-	for (line = copy + ml; line && *line && rc == 0; line = next) {
-		size_t n;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		n = split(line[1] == '\t' ? line + 2 : line + 1, f + 1,
-			  sizeof(f) / sizeof(f[0]) - 1) +
-		    1;
-		switch (line[0]) {
-		case 'H':
-			rc = n > 1 ? pol_set_home(p, f[1]) : -EINVAL;
-			break;
-		case 'R':
-			if (n > 1) {
-				free(p->root);
-				p->root = strdup(f[1]);
-				rc = p->root ? 0 : -ENOMEM;
-			}
-			break;
-		case 'F':
-			if (n > 1)
-				pol_origin_intern(p, f[1]);
-			break;
-		case 'E':
-			rc = n > 1 ? strv_push(&p->enable, &p->n_enable, f[1]) : -EINVAL;
-			break;
-		case 'D':
-			rc = n > 1 ? strv_push(&p->disable, &p->n_disable, f[1]) : -EINVAL;
-			break;
-		case 'P':
-			rc = load_rule(p, f, n);
-			break;
-		case 'A':
-			rc = load_allow(p, f, n);
-			break;
-		case 'V':
-			if (n > 1 && !p->embedded_version)
-				p->embedded_version = f[1]; /* in the kept text */
-			break;
-		case 'O':
-			rc = p->n_rules ? load_owners(&p->rules[p->n_rules - 1], f, n) : -EINVAL;
-			break;
-		case 'K':
-			if (n < 3 || p->n_rules <= first) {
-				rc = -EINVAL;
-				break;
-			}
-			p->rules[p->n_rules - 1].guarded = num(f[1]) != 0;
-			p->rules[p->n_rules - 1].untrusted = num(f[2]) != 0;
-			if (num(f[2]) && p->n_rules - 1 < p->untrusted_from)
-				p->untrusted_from = p->n_rules - 1;
-			break;
-		default:
-			rc = -EINVAL;
-		}
+	/* Room for every record at once: no array grows while the rules are read. */
+	size_t records = 0;
+	for (const char *c = copy; (c = memchr(c, '\n', (size_t)(copy + len - c))); c++)
+		records++;
+	if (pol_rules_reserve(p, records) < 0)
+		return -ENOMEM;
+	for (line = copy + ml; line < copy + len && *line != '\n' && rc == 0; line = next) {
+		/* f[0] is the tag; the fields start after its tab. */
+		f[0] = line;
+		rc = load_record(p, f,
+				 split(line + 1 + (line[1] == '\t'), copy + len, f + 1,
+				       sizeof(f) / sizeof(f[0]) - 1, &next) +
+				     1,
+				 first);
 	}
 	if (rc == 0)
 		pol_embedded_attach(p, first);
 	pol_rules_refresh(p);
 	return rc;
+}
+
+/* The pre-split form (see internal.h): a header of four 32-bit words (magic, records,
+ * index words, string bytes), the index (per record: its field count, then each
+ * field's offset), then the fields, each ending with a NUL. Built into the binary,
+ * so it is borrowed where it lies: no copy, no scan. */
+int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
+{
+	const uint32_t *h = blob, *ix = h + 4;
+	size_t first = p->n_rules, nw, nb, w = 0;
+	char *str, *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
+	int rc = 0;
+
+	if (len < 16 || h[0] != POL_SPLIT_MAGIC)
+		return -EINVAL;
+	nw = h[2];
+	nb = h[3];
+	/* A record has at least a count and a tag: at most nw / 2 records. */
+	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
+		return -EINVAL;
+	str = (char *)(uintptr_t)(ix + nw); /* read only: borrowed fields are never written */
+	if (str[nb - 1] != '\0' || pol_rules_reserve(p, h[1]) < 0)
+		return -EINVAL;
+	for (uint32_t r = 0; r < h[1] && rc == 0; r++) {
+		size_t n;
+
+		if (w >= nw || (n = ix[w++]) < 1 || n > sizeof(f) / sizeof(f[0]) || n > nw - w)
+			return -EINVAL;
+		for (size_t k = 0; k < n; k++) {
+			if (ix[w] >= nb)
+				return -EINVAL;
+			f[k] = str + ix[w++];
+		}
+		rc = load_record(p, f, n, first);
+	}
+	if (rc == 0)
+		pol_embedded_attach(p, first);
+	pol_rules_refresh(p);
+	return rc;
+}
+
+/* Appends to a growing buffer of 32-bit words or bytes; 0 or -ENOMEM. */
+static int grow(void *pv, size_t *cap, size_t need, size_t unit)
+{
+	void **p = pv;
+
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 1024;
+	while (c < need)
+		c *= 2;
+	void *n = realloc(*p, c * unit);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+void *pol_snapshot_split(const char *text, size_t len, size_t *out_len)
+{
+	size_t ml = strlen(SNAP_MAGIC), nw = 0, cw = 0, nb = 0, cb = 0;
+	uint32_t *ix = NULL, records = 0;
+	char *copy, *line, *next, *str = NULL, *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
+	void *out = NULL;
+
+	if (len < ml || memcmp(text, SNAP_MAGIC, ml) != 0 || !(copy = malloc(len + 1)))
+		return NULL;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	for (line = copy + ml; line < copy + len && *line != '\n'; line = next) {
+		size_t n = split(line + 1 + (line[1] == '\t'), copy + len, f + 1,
+				 sizeof(f) / sizeof(f[0]) - 1, &next) +
+			   1;
+		char tag[2] = {line[0], '\0'};
+
+		f[0] = tag;
+		if (grow(&ix, &cw, nw + n + 1, sizeof(*ix)) < 0)
+			goto out;
+		ix[nw++] = (uint32_t)n;
+		for (size_t k = 0; k < n; k++) {
+			size_t l = strlen(f[k]) + 1;
+
+			if (grow(&str, &cb, nb + l, 1) < 0)
+				goto out;
+			ix[nw++] = (uint32_t)nb;
+			memcpy(str + nb, f[k], l);
+			nb += l;
+		}
+		records++;
+	}
+	out = malloc(16 + nw * 4 + nb);
+	if (out) {
+		uint32_t h[4] = {POL_SPLIT_MAGIC, records, (uint32_t)nw, (uint32_t)nb};
+
+		memcpy(out, h, 16);
+		memcpy((char *)out + 16, ix, nw * 4);
+		memcpy((char *)out + 16 + nw * 4, str, nb);
+		*out_len = 16 + nw * 4 + nb;
+	}
+out:
+	free(ix);
+	free(str);
+	free(copy);
+	return out;
 }

@@ -308,3 +308,77 @@ out_unlink:
 	unlink(tmp);
 	return err;
 }
+
+int pol_read_file(const char *path, size_t max, int regular_only, char **out, size_t *len)
+{
+	struct stat st;
+	char *buf = NULL, *n;
+	size_t cap, used = 0;
+	ssize_t got;
+	int fd, err = 0;
+
+	*out = NULL;
+	*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		err = -EISDIR;
+		goto out_close;
+	}
+	if (regular_only && !S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		goto out_close;
+	}
+	if (S_ISREG(st.st_mode) && (size_t)st.st_size > max) {
+		err = -EFBIG;
+		goto out_close;
+	}
+	/* The size is a hint: /proc files say 0, a file may grow while read. */
+	cap = st.st_size > 0 && (size_t)st.st_size < max ? (size_t)st.st_size + 1 : 4096;
+	if (cap > max)
+		cap = max;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out_close;
+	}
+	for (;;) {
+		if (used == cap) {
+			if (cap >= max) {
+				err = -EFBIG;
+				goto out_free;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			n = realloc(buf, cap + 1);
+			if (!n) {
+				err = -ENOMEM;
+				goto out_free;
+			}
+			buf = n;
+		}
+		got = read(fd, buf + used, cap - used);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out_free;
+		}
+		if (got == 0)
+			break;
+		used += (size_t)got;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	goto out_close;
+out_free:
+	free(buf);
+out_close:
+	close(fd);
+	return err;
+}

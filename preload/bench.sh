@@ -1,15 +1,25 @@
 #!/bin/bash
-# make bench-preload: the guard's cost as ratios against the same work without it, in
-# this run: an open/close loop on allowed deep paths, 1,000 /bin/true from a shell, and
-# a real build (this project's library and binary from clean, -j2).
-# Budgets (DESIGN.md): open loop < 1.30, spawn loop < 1.15, build < 1.05.
-# Each figure is the best of 3 (2 for the build), bare and guarded runs alternating.
-# CPU is user+sys of the whole process tree: on a shared machine it moves far less than
-# wall-clock time, which is printed too.
+# make bench-preload: the guard's cost as ratios against the same work without it, and
+# against the floor, measured in this run:
+#   - 1,000 /bin/true from bash: bare, with an empty preloaded object (the floor: what
+#     mapping any object costs), under dcg run;
+#   - 1,000 /bin/true spawned by a static program (no shell, no exec check): bare, the
+#     empty object, libdcg-preload.so preloaded: what the guard costs a process that
+#     makes no guarded call (mapping, relocation, constructor);
+#   - an open/close loop on allowed 13-component paths and on a short path;
+#   - a real build (this project's library and binary from clean, -j2).
+# Budgets (DESIGN.md): /bin/true loop 1.12, open loop 1.15, build 1.05.
+# Each figure is the median of ROUNDS (PRELOAD_BENCH_ROUNDS, default 5; the build 2),
+# the variants of a row alternating within each round. CPU is user+sys of the whole
+# process tree: on a shared machine it moves far less than wall-clock time, printed too.
 set -u
 BUILD=${1:-build}
+ROUNDS=${PRELOAD_BENCH_ROUNDS:-5}
 ROOT=$PWD
 DCG=$ROOT/$BUILD/dcg
+SO=$ROOT/$BUILD/libdcg-preload.so
+EMPTY=$ROOT/$BUILD/preload/bench/libdcg-empty.so
+SPAWN=$ROOT/$BUILD/preload/bench/spawn
 OPENLOOP=$ROOT/$BUILD/progs/openloop
 T=$(mktemp -d "${TMPDIR:-/tmp}/dcg-bench-preload.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -25,41 +35,70 @@ for i in 1 2 3 4; do echo "$i" > "$deep/file$i.c"; done
 echo h > "$T/w/hostname"
 cd "$T/w" || exit 1
 
+# The variants a row runs its command under.
+bare() { "$@"; }
+floor() { env LD_PRELOAD="$EMPTY" "$@"; }
 guard() { "$DCG" run --policy "$POL" -- "$@"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+# The object alone, with the policy snapshot dcg run would hand on (no shell, so no
+# decision is made: the static spawner does not load it, /bin/true makes no guarded call).
+SNAP=$("$DCG" run --policy "$POL" -- /bin/sh -c 'printf %s "$DCG_SNAPSHOT"')
+object() { env LD_PRELOAD="$SO" DCG_SNAPSHOT="$SNAP" "$@"; }
 
-# measure VAR CMD...: sets VAR_wall and VAR_cpu (milliseconds) to the best of the runs.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "x%.3f", (b > 0 ? a / b : 0) }'; }
+median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# once VARIANT CMD...: "wall cpu" in ms of one run. A failed run would look fast: it
+# is reported.
 TIMEFORMAT='%3R %3U %3S'
-# A failed run would look fast: it is reported and the figure marked.
 once() {
 	local rc
 	{ time "$@" >/dev/null 2>&1; rc=$?; } 2>"$T/time"
 	[ $rc -eq 0 ] || echo "bench-preload: FAILED (exit $rc): $*" >&2
 	awk '{ printf "%d %d", $1 * 1000, ($2 + $3) * 1000 }' "$T/time"
 }
-pair() { # name rounds shell-command [cleanup]: bare and guarded alternating
-	local name=$1 rounds=$2 cmd=$3 cleanup=${4:-true} bw=0 bc=0 gw=0 gc=0 w c
-	for _ in $(seq "$rounds"); do
-		read -r w c < <(once bash -c "$cmd")
-		bash -c "$cleanup"
-		{ [ $bw -eq 0 ] || [ "$w" -lt $bw ]; } && bw=$w
-		{ [ $bc -eq 0 ] || [ "$c" -lt $bc ]; } && bc=$c
-		read -r w c < <(once guard bash -c "$cmd")
-		bash -c "$cleanup"
-		{ [ $gw -eq 0 ] || [ "$w" -lt $gw ]; } && gw=$w
-		{ [ $gc -eq 0 ] || [ "$c" -lt $gc ]; } && gc=$c
-	done
-	printf '%-44s CPU %6d -> %6d ms, ratio %s | wall %6d -> %6d ms, ratio %s\n' "$name" \
-		"$bc" "$gc" "$(ratio "$gc" "$bc")" "$bw" "$gw" "$(ratio "$gw" "$bw")"
-}
 
-echo "== bench-preload (bare -> guarded; best of 3, 2 for the build)"
-pair "open+close x 400k, 13-component paths" 3 "'$OPENLOOP' 100000 '$deep'/file*.c"
-pair "open+close x 100k, short path" 3 "'$OPENLOOP' 100000 '$T/w/hostname'"
-pair "1000 x /bin/true from bash" 3 'for i in $(seq 1000); do /bin/true; done'
+# row NAME ROUNDS CMD CLEANUP VARIANT...: the variants of CMD alternating, ROUNDS times;
+# prints each variant's median CPU and wall time and its ratio to the first variant.
+row() {
+	local name=$1 rounds=$2 cmd=$3 cleanup=$4 v w c
+	shift 4
+	[ "$rounds" -ge 1 ] || return 0
+	declare -A cpu=() wall=()
+	for _ in $(seq "$rounds"); do
+		for v in "$@"; do
+			read -r w c < <(once "$v" bash -c "$cmd")
+			bash -c "$cleanup"
+			cpu[$v]+="$c " wall[$v]+="$w "
+		done
+	done
+	local base_c base_w mc mw line
+	base_c=$(median <<<"${cpu[$1]}") base_w=$(median <<<"${wall[$1]}")
+	line=$(printf '%-40s CPU %s %5d ms' "$name" "$1" "$base_c")
+	for v in "${@:2}"; do
+		mc=$(median <<<"${cpu[$v]}") mw=$(median <<<"${wall[$v]}")
+		line+=$(printf ' | %s %s' "$v" "$(ratio "$mc" "$base_c")")
+	done
+	echo "$line"
+	line=$(printf '%-40s wall %s %4d ms' "" "$1" "$base_w")
+	for v in "${@:2}"; do
+		mw=$(median <<<"${wall[$v]}")
+		line+=$(printf ' | %s %s' "$v" "$(ratio "$mw" "$base_w")")
+	done
+	echo "$line"
+}
+echo "== bench-preload: median of $ROUNDS, variants alternating; ratios to bare"
+echo "   (floor: an empty preloaded object; object: libdcg-preload.so without dcg run)"
+row "1000 x /bin/true from bash" "$ROUNDS" 'for i in $(seq 1000); do /bin/true; done' true \
+	bare floor guard
+row "1000 x /bin/true from a static spawner" "$ROUNDS" "'$SPAWN' 1000 /bin/true" true \
+	bare floor object
+row "open+close x 400k, 13-component paths" "$ROUNDS" "'$OPENLOOP' 100000 '$deep'/file*.c" \
+	true bare floor guard
+row "open+close x 100k, short path" "$ROUNDS" "'$OPENLOOP' 100000 '$T/w/hostname'" true \
+	bare floor guard
 # Each round builds into an empty folder, removed afterwards outside the measure (and
 # outside the guard: the default policy refuses rm -rf).
-pair "build of dcg from clean (make -j2)" 2 \
+row "build of dcg from clean (make -j2)" "${PRELOAD_BENCH_BUILD_ROUNDS:-2}" \
 	"make -s -C '$ROOT' -j2 BUILD='$T/b' '$T/b/libdcgpolicy.a' '$T/b/dcg' && test -x '$T/b/dcg'" \
-	"rm -rf '$T/b'"
-echo "budgets: open loop 1.30, /bin/true loop 1.15, build 1.05"
+	"rm -rf '$T/b'" bare guard
+echo "budgets (guard, CPU): /bin/true loop x1.12, open loop x1.15, build x1.05"

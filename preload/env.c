@@ -62,10 +62,17 @@ int guard_env_capture(char *const env[], const char *self_path)
 	const char *sbase = base_name(self_path, self_len, &sb);
 	int rc = 0;
 
-	memset(&g_env, 0, sizeof(g_env));
+	/* Not the buffers: a process that has none of the variables never touches their
+	 * pages (this runs at the start of every process). */
+	g_env.prefix_len = 0;
+	g_env.self = NULL;
+	g_env.self_len = 0;
+	memset(g_env.owned, 0, sizeof(g_env.owned));
 	for (size_t i = 0; env && env[i]; i++) {
-		if (strncmp(env[i], key, sizeof(key) - 1) == 0)
+		if (env[i][0] == 'L' && strncmp(env[i], key, sizeof(key) - 1) == 0)
 			list = env[i] + sizeof(key) - 1;
+		if (env[i][0] != 'D' || strncmp(env[i], "DCG_", 4) != 0)
+			continue;
 		for (size_t k = 0; k < N_OWNED; k++) {
 			size_t nl = strlen(owned_vars[k]), len;
 

@@ -35,7 +35,7 @@ $(PRELOAD_OBJDIR)/%.o: %.S
 	$(CC) $(PRELOAD_NOSAN_CFLAGS) -c $< -o $@
 $(PRELOAD_OBJDIR)/policy/embed.o: policy/embed.S $(EMBED_SNAP)
 	@mkdir -p $(dir $@)
-	$(CC) $(PRELOAD_NOSAN_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SNAP)"' \
+	$(CC) $(PRELOAD_NOSAN_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SPLIT)"' \
 		-DEMBED_CODES='"$(EMBED_CODES)"' -c $< -o $@
 PRELOAD_SO_LDFLAGS := $(filter-out $(SANFLAGS),$(ALL_LDFLAGS))
 else
@@ -56,11 +56,15 @@ else
 PRELOAD_LIBS := -Wl,--as-needed $(DEPS_LIBS) -Wl,--no-as-needed
 endif
 
+# -Bsymbolic: the object's references to its own exported wrappers (the dlsym table of
+# dl.c) bind at link time, not by a symbol lookup in every process that maps it (111
+# lookups; callgrind of /bin/true with the object preloaded: 236 k -> 179 k
+# instructions); the table is meant to name these wrappers, whatever else is preloaded.
 $(PRELOAD_SO): $(PRELOAD_OBJS) $(PRELOAD_POLICY_OBJS) preload/exports.map
 	$(CC) -shared $(PRELOAD_SO_LDFLAGS) -o $@ $(PRELOAD_OBJS) \
 		-Wl,--whole-archive $(PRELOAD_POLICY_OBJS) -Wl,--no-whole-archive \
 		$(PRELOAD_LIBS) -Wl,--version-script=preload/exports.map \
-		-Wl,--exclude-libs,ALL -Wl,-z,defs
+		-Wl,--exclude-libs,ALL -Wl,-z,defs -Wl,-Bsymbolic
 
 all: $(PRELOAD_SO)
 
@@ -76,7 +80,17 @@ $(BUILD)/progs/%: tests/integration/progs/%.c
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -pthread $< -o $@
 tests: $(PRELOAD_PROGS)
 
+# The benchmark's floor: an empty preloaded object; and a static spawner (no preload
+# in itself) to time what the object costs processes that make no guarded call.
+$(BUILD)/preload/bench/libdcg-empty.so: preload/bench/empty.c
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -O2 $< -o $@
+$(BUILD)/preload/bench/spawn: preload/bench/spawn.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static $< -o $@
+
 .PHONY: bench-preload
-bench-preload: $(PRELOAD_SO) $(BUILD)/dcg $(BUILD)/progs/openloop
+bench-preload: $(PRELOAD_SO) $(BUILD)/dcg $(BUILD)/progs/openloop \
+		$(BUILD)/preload/bench/libdcg-empty.so $(BUILD)/preload/bench/spawn
 	@preload/bench.sh $(BUILD)
 bench: bench-preload

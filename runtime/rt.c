@@ -145,7 +145,7 @@ int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)
 		return -EINVAL;
 	for (; *c >= '0' && *c <= '9'; c++)
 		pid = pid * 10 + (unsigned)(*c - '0');
-	if (*c++ != '.' || !pid || pid > 0x7fffffff)
+	if (*c++ != '.' || pid > 0x7fffffff) /* pid 0: no agent (a shell prefix) */
 		return -EINVAL;
 	for (; *c >= '0' && *c <= '9' && t <= 0x7fffffffffULL; c++)
 		t = t * 10 + (unsigned)(*c - '0');
@@ -207,8 +207,6 @@ void rt_msg_addu(struct rt_msg *m, unsigned long v)
 
 const char *rt_shown(const char *input, const struct pol_result *r)
 {
-	if (input && input[0] == '/')
-		return input;
 	if ((r->detection == POL_DET_PATH || r->detection == POL_DET_SCOPE) && r->path[0] == '/')
 		return r->path;
 	return input ? input : "?";

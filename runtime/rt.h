@@ -100,7 +100,8 @@ enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags);
 int rt_created_since(int dirfd, const char *path, long long start_ns);
 
 /* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS", set by the
- * launcher): the wrapped agent's pid and the session's start in nanoseconds. Without
+ * launcher): the wrapped agent's pid (0: none, under a shell prefix) and the session's
+ * start in nanoseconds. Without
  * nanoseconds the start is taken as the next whole second, so that a file made in
  * the session's first second, before it began, never counts as the session's.
  * Returns 0, or -EINVAL (both 0). */
@@ -118,8 +119,8 @@ void rt_msg_add(struct rt_msg *m, const char *s);
 void rt_msg_addn(struct rt_msg *m, const char *s, size_t n);
 void rt_msg_addu(struct rt_msg *m, unsigned long v);
 
-/* What a line names: input itself when it is absolute or not a path decision, else
- * the whole path the policy judged (r->path), never a name relative to a dirfd. */
+/* What a line names: for a path decision the whole path the rule matched (r->path),
+ * never a name relative to a dirfd nor the command that touched it; else input. */
 const char *rt_shown(const char *input, const struct pol_result *r);
 
 /* Appends "dcg: WHAT CALL of PATH: KIND PATTERN [RULE]" (path rules), "...: REASON

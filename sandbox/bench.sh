@@ -3,6 +3,7 @@
 # session (alternated, best of several, so that a busy machine hurts both sides):
 #   1. one notified call: open+close of an allowed file, against the bare call, and
 #      a call the filter lets through (getpid), against the bare call;
+#      and the floor: a bare notify round trip (sandbox/bench/notify_floor.c);
 #   2. a real build: this project's policy/ sources compiled from clean with cc into
 #      a temporary folder, under `dcg sandbox` and bare.
 set -u
@@ -19,6 +20,7 @@ if ! "${SANDBOX[@]}" -- /bin/true 2>"$T/err"; then
 	exit 0
 fi
 cc -O2 -static -o "$T/calls" sandbox/bench_calls.c || exit 1
+FLOOR=$PWD/$BUILD/sandbox/bench/notify_floor
 
 # Best of ROUNDS for "$@" (prints ns per call).
 best_ns() {
@@ -40,6 +42,24 @@ sbx_pid=$(best_ns "${SANDBOX[@]}" -- "$T/calls" getpid $((N * 10)) x)
 echo "sandbox: open+close (notified, performed by the supervisor): bare ${bare_open} ns," \
 	"sandboxed ${sbx_open} ns: x$(ratio "$sbx_open" "$bare_open")," \
 	"+$(( (sbx_open - bare_open) / 1000 )) us per notified call"
+# The floor: the same open+close with every openat notified to a supervisor that
+# answers without looking (sandbox/bench/notify_floor.c), best of ROUNDS per mode.
+if [ -x "$FLOOR" ]; then
+	declare -A fl=()
+	for _ in $(seq "$ROUNDS"); do
+		while read -r mode ns; do
+			if [ -z "${fl[$mode]:-}" ] || [ "$ns" -lt "${fl[$mode]}" ]; then fl[$mode]=$ns; fi
+		done < <("$FLOOR" $N "$FILE")
+	done
+	if [ -n "${fl[bare]:-}" ]; then
+		us() { awk -v a="$1" -v b="${fl[bare]}" 'BEGIN { printf "+%.1f us", (a - b) / 1000 }'; }
+		echo "sandbox: floor, a bare notify round trip (sync wake-up) per open+close:" \
+			"continue $(us "${fl[continue]}"), addfd $(us "${fl[addfd]}");" \
+			"supervisor and tracee on one CPU: continue $(us "${fl[continue-same-cpu]}")," \
+			"addfd $(us "${fl[addfd-same-cpu]}"); dcg sandbox" \
+			"+$(( (sbx_open - bare_open) / 1000 )) us (budget +15 us)"
+	fi
+fi
 echo "sandbox: getpid (filtered, not notified): bare ${bare_pid} ns, sandboxed ${sbx_pid} ns:" \
 	"x$(ratio "$sbx_pid" "$bare_pid")"
 

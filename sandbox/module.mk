@@ -16,7 +16,12 @@ $(BUILD)/tests/test_sandbox: TEST_LINK = $(SANDBOX_LIB) $(POLICY_LIB)
 
 # The cost of one notified call and of a real build under the sandbox, as ratios.
 # SBX_BIN=build/sandbox/sbx-run (cli/module.mk) measures a dcg holding `dcg sandbox` only.
+# The floor under a notified open: a minimal notify supervisor (no libseccomp).
+$(BUILD)/sandbox/bench/notify_floor: sandbox/bench/notify_floor.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE $< -o $@
+
 .PHONY: bench-sandbox
-bench-sandbox: $(BUILD)/dcg
+bench-sandbox: $(BUILD)/dcg $(BUILD)/sandbox/bench/notify_floor
 	@sandbox/bench.sh $(BUILD)
 bench: bench-sandbox

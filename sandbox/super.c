@@ -88,6 +88,7 @@ struct sbx_super {
 	long long session_start; /* ns: files born since then are the session's */
 	pid_t agent_tgid;	 /* the first process that called: the command dcg sandbox ran */
 	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
+	int exe_first;		 /* the tracee's program is needed before every decision */
 	char log_path[PATH_MAX]; /* the audit log: the preload in every tracee appends to it */
 };
 
@@ -335,7 +336,54 @@ static void sbx_audit(struct sbx_call *c, const char *shown, const struct pol_re
 		sbx_ids_apply(c->creds);
 }
 
-/* A refusal: the runtime core's line on stderr and the audit line. */
+/* The refused process's own stderr, when it is not ours: a tool run by a wrapped agent
+ * writes its stderr into a pipe the agent reads, and the model must be told what was
+ * refused (the preload says it there itself; a static binary, or --no-preload, has
+ * only the supervisor to say it). Written only into a pipe, a socket, a terminal or
+ * an append-mode file (never into a data file that took fd 2's place), only when it
+ * holds the line without blocking (the tracee waits on us), and not when it is the
+ * same file as our own stderr (said once). */
+static void sbx_tell_tracee(struct sbx_call *c, const char *line, size_t len)
+{
+	struct stat ts, os;
+	int pidfd, fd, fl, queued = 0, size;
+
+	if (c->s->quiet)
+		return;
+	pidfd = (int)syscall(SYS_pidfd_open, sbx_who_tgid(&c->who), 0);
+	if (pidfd < 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, 2, 0);
+	close(pidfd);
+	if (fd < 0)
+		return;
+	fl = fcntl(fd, F_GETFL);
+	if (fstat(fd, &ts) < 0 || fl < 0 ||
+	    (fstat(c->s->err_fd, &os) == 0 && os.st_dev == ts.st_dev && os.st_ino == ts.st_ino))
+		goto out;
+	if (S_ISFIFO(ts.st_mode)) {
+		size = fcntl(fd, F_GETPIPE_SZ);
+		if (size < 0 || ioctl(fd, FIONREAD, &queued) < 0 || (size_t)(size - queued) < len)
+			goto out;
+	} else if (S_ISREG(ts.st_mode)) {
+		if (!(fl & O_APPEND))
+			goto out;
+	} else if (!S_ISSOCK(ts.st_mode) && !S_ISCHR(ts.st_mode)) {
+		goto out;
+	}
+	if (S_ISSOCK(ts.st_mode)) {
+		if (send(fd, line, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+			/* a lost message never changes a decision */
+		}
+	} else if (write(fd, line, len) < 0) {
+		/* same */
+	}
+out:
+	close(fd);
+}
+
+/* A refusal: the runtime core's line on our stderr and the refused process's, and the
+ * audit line. */
 static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_result *r)
 {
 	char line[PATH_MAX + 1024];
@@ -345,6 +393,7 @@ static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_r
 	rt_describe(&m, "blocked", c->name, shown, r);
 	rt_msg_add(&m, "\n");
 	sbx_say(c->s, "%s", m.buf);
+	sbx_tell_tracee(c, m.buf, strlen(m.buf));
 	sbx_audit(c, shown, r);
 }
 
@@ -393,11 +442,15 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	struct pol_ctx ctx = {0};
 	enum pol_decision d;
 	char exe_link[64], exe[PATH_MAX];
-	ssize_t n;
+	ssize_t n = 0;
 
-	/* The tracee's program, for rules with owners (git manages its own .git/). */
+	/* The tracee's program, for rules with owners (git manages its own .git/): owners
+	 * only let pass, so it is read (a readlink of /proc/TID/exe, one of the costliest
+	 * calls of a notification) only when the decision without it is not allow, or
+	 * when the policy has an exclusion with owners. */
 	snprintf(exe_link, sizeof exe_link, "/proc/%u/exe", c->req->pid);
-	n = readlink(exe_link, exe, sizeof exe - 1);
+	if (c->s->exe_first)
+		n = readlink(exe_link, exe, sizeof exe - 1);
 	if (n > 0) {
 		exe[n] = '\0';
 		ctx.exe = exe;
@@ -405,6 +458,13 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	ctx.dcg_exe = c->s->dcg_exe[0] ? c->s->dcg_exe : NULL;
 	pol_result_init(&r);
 	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	if (d != POL_ALLOW && !ctx.exe && (n = readlink(exe_link, exe, sizeof exe - 1)) > 0) {
+		exe[n] = '\0';
+		ctx.exe = exe;
+		pol_result_release(&r);
+		pol_result_init(&r);
+		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	}
 	/* The wrapped agent's own process keeps its own state and settings (":agent"):
 	 * looked up only on a refusal. */
 	if (d >= POL_ASK && r.detection == POL_DET_PATH && c->s->agent_tgid &&
@@ -1629,6 +1689,7 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	if (!s)
 		return NULL;
 	s->policy = opts->policy;
+	s->exe_first = pol_exe_may_refuse(s->policy);
 	s->listener = opts->listener;
 	s->quiet = opts->quiet;
 	s->err_fd = opts->err_fd;

@@ -715,6 +715,27 @@ Test(paths, normalize_is_lexical)
 	    {"//a//b//", NULL, NULL, "/a/b"},
 	    {"/", NULL, NULL, "/"},
 	    {"..", "/", NULL, "/"},
+	    /* already normal, copied whole; and the forms that are not */
+	    {"/usr/include/stdio.h", "/base", NULL, "/usr/include/stdio.h"},
+	    {"/a/.b/..c/c.", NULL, NULL, "/a/.b/..c/c."},
+	    {"/a/b/", NULL, NULL, "/a/b"},
+	    {"/a/b/.", NULL, NULL, "/a/b"},
+	    {"/a/b/..", NULL, NULL, "/a"},
+	    {"/a//b", NULL, NULL, "/a/b"},
+	    {"/a/./b", NULL, NULL, "/a/b"},
+	    {"x/y", "/base/one", NULL, "/base/one/x/y"},
+	    {"../y", "/base/one", NULL, "/base/y"},
+	    {"../../..", "/base/one", NULL, "/"},
+	    {"y", "/base//one/", NULL, "/base/one/y"},
+	    /* past 16 bytes (the vector scan) */
+	    {"/aaaaaaaaaaaaaaaaaaaa/./bbbbbbbbbbbbbbbbbbbb", NULL, NULL,
+	     "/aaaaaaaaaaaaaaaaaaaa/bbbbbbbbbbbbbbbbbbbb"},
+	    {"/aaaaaaaaaaaaaaaaaaaa/.git/bbbbbbbbbbbbbbbbbbbb/..", NULL, NULL,
+	     "/aaaaaaaaaaaaaaaaaaaa/.git"},
+	    {"/aaaaaaaaaaaaaaaaaaaa/.git/bbbbbbbbbbbbbbbbbbbb/x", NULL, NULL,
+	     "/aaaaaaaaaaaaaaaaaaaa/.git/bbbbbbbbbbbbbbbbbbbb/x"},
+	    {"/aaaaaaaaaaaaaaaaaaaa//b/..c/...", NULL, NULL, "/aaaaaaaaaaaaaaaaaaaa/b/..c/..."},
+	    {"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/../b", NULL, NULL, "/b"},
 	};
 	char out[PATH_MAX];
 
@@ -725,4 +746,6 @@ Test(paths, normalize_is_lexical)
 		cr_expect_str_eq(out, cases[k].want, "%s", cases[k].path);
 	}
 	cr_expect_eq(pol_path_normalize("/aaaa/bbbb", NULL, NULL, out, 6), -ENAMETOOLONG);
+	cr_expect_eq(pol_path_normalize("/aaaa", NULL, NULL, out, 5), -ENAMETOOLONG);
+	cr_expect_eq(pol_path_normalize("b", "/aaaa", NULL, out, 5), -ENAMETOOLONG);
 }

@@ -3,6 +3,7 @@
  * and every path operation exactly as the policy it was saved from; damaged snapshots
  * are refused, never half-trusted or crashed on. */
 #include "dcg_policy.h"
+#include "internal.h"
 #include "dc_fixture.h"
 
 #include <criterion/criterion.h>
@@ -327,6 +328,120 @@ Test(snapshot, snapshot_of_a_snapshot_is_identical)
 	pol_free(p);
 }
 
+/* POL_LOAD_LAZY expands the embedded path rules at the first path decision: the
+ * decisions, the home a symlink leads to, and the snapshot saved afterwards are those of
+ * a policy expanded at load, also when the root changes between load and decision. */
+Test(snapshot, lazy_paths_decide_as_eager_ones)
+{
+	static const char *const paths[] = {
+	    "$H/.ssh/id_rsa",	   "$R/.env",	  "$R/.env.example", "$R/src/main.c",
+	    "$H/.aws/credentials", "/etc/passwd", "$L/.ssh/id_rsa",  "$R/.git/config",
+	    "$H/notes.txt"};
+	char link[PATH_MAX + 8], real_ssh[PATH_MAX + 8];
+	struct pol_policy *eager = pol_new(0), *lazy = pol_new(POL_LOAD_LAZY);
+	size_t la, lb;
+	char *a, *b;
+
+	snprintf(link, sizeof(link), "%s/../homelink", home);
+	snprintf(real_ssh, sizeof(real_ssh), "%s/.ssh", home);
+	cr_assert_eq(symlink(home, link), 0);
+	cr_assert_eq(mkdir(real_ssh, 0700), 0);
+	cr_assert_not_null(eager);
+	cr_assert_not_null(lazy);
+	for (int k = 0; k < 2; k++) {
+		struct pol_policy *p = k ? lazy : eager;
+
+		/* Home through a link: the canonical form of ~/.ssh/ is the real folder. */
+		cr_assert_eq(pol_set_home(p, link), 0);
+		cr_assert_eq(pol_set_root(p, root), 0);
+		cr_assert_eq(pol_load_embedded(p), 0);
+		cr_assert_eq(pol_set_root(p, "/"), 0); /* later loads only */
+	}
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char path[PATH_MAX + 16];
+		const char *s = paths[i];
+
+		if (s[0] == '$')
+			snprintf(path, sizeof(path), "%s%s",
+				 s[1] == 'H'   ? home
+				 : s[1] == 'L' ? link
+					       : root,
+				 s + 2);
+		else
+			snprintf(path, sizeof(path), "%s", s);
+		for (int op = 0; op < POL_OP__COUNT; op++) {
+			struct pol_result ra, rb;
+
+			pol_check_path(eager, path, (enum pol_op)op, 0, NULL, &ra);
+			pol_check_path(lazy, path, (enum pol_op)op, 0, NULL, &rb);
+			expect_same(&ra, &rb, path);
+		}
+	}
+	{
+		struct pol_result r;
+
+		snprintf(link, sizeof(link), "%s/.ssh/id_rsa", home);
+		cr_expect_eq(pol_check_path(lazy, link, POL_OP_READ, 0, NULL, &r), POL_DENY,
+			     "the real folder behind a linked home is protected");
+	}
+	a = pol_snapshot_save(eager, &la);
+	b = pol_snapshot_save(lazy, &lb);
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	cr_expect(la == lb && memcmp(a, b, la) == 0, "the saved snapshots differ");
+	free(a);
+	free(b);
+	pol_free(lazy);
+	pol_free(eager);
+}
+
+/* The pre-split form the binaries embed loads the same policy as the text it was made
+ * from, and a damaged one is refused or loaded, never crashed on. */
+Test(snapshot, split_form_loads_as_the_text)
+{
+	struct pol_policy *p = source_policy(), *q;
+	size_t len, xlen = 0, la, lb;
+	char *snap = pol_snapshot_save(p, &len), *a, *b;
+	unsigned char *x;
+	unsigned seed = 777;
+
+	cr_assert_not_null(snap);
+	x = pol_snapshot_split(snap, len, &xlen);
+	cr_assert_not_null(x);
+	q = pol_new(0);
+	cr_assert_eq(pol_snapshot_load_split(q, x, xlen), 0);
+	cr_expect_eq(pol_rule_count(q), pol_rule_count(p));
+	a = pol_snapshot_save(p, &la);
+	b = pol_snapshot_save(q, &lb);
+	cr_expect(a && b && la == lb && memcmp(a, b, la) == 0, "the split form loads differently");
+	free(a);
+	free(b);
+	pol_free(q);
+	for (int round = 0; round < 300; round++) {
+		unsigned char *copy = malloc(xlen);
+		struct pol_result r;
+		size_t cut = round < 20 ? (size_t)round * xlen / 20 : xlen;
+
+		cr_assert_not_null(copy);
+		memcpy(copy, x, xlen);
+		for (int k = 0; round >= 20 && k < 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			copy[(seed >> 8) % xlen] = (unsigned char)(seed >> 20);
+		}
+		q = pol_new(0);
+		if (pol_snapshot_load_split(q, copy, cut) == 0) {
+			pol_check_command(q, "rm -rf /", 8, NULL, &r);
+			pol_result_release(&r);
+			pol_check_path(q, "/etc/passwd", POL_OP_WRITE, 0, NULL, &r);
+		}
+		pol_free(q); /* before the blob it borrows from */
+		free(copy);
+	}
+	free(x);
+	free(snap);
+	pol_free(p);
+}
+
 Test(snapshot, damaged_snapshots_are_refused)
 {
 	struct pol_policy *p = source_policy();
@@ -334,11 +449,12 @@ Test(snapshot, damaged_snapshots_are_refused)
 	char *snap = pol_snapshot_save(p, &len);
 	static const char *const bad[] = {
 	    "",
-	    "DCGSNAP 2\n",
+	    "DCGSNAP 1\n", /* the format before this one */
+	    "DCGSNAP 9\n",
 	    "NOTASNAP\n",
-	    "DCGSNAP 1\nZ\tunknown record\n",
-	    "DCGSNAP 1\nP\tonly-an-id\n",
-	    "DCGSNAP 1\nA\trule\n",
+	    "DCGSNAP 2\nZ\tunknown record\n",
+	    "DCGSNAP 2\nP\tonly-an-id\n",
+	    "DCGSNAP 2\nA\trule\n",
 	};
 
 	cr_assert_not_null(snap);
@@ -438,7 +554,7 @@ Test(snapshot, flipped_bytes_never_crash_the_loader)
 			seed = seed * 1103515245u + 12345u;
 			size_t at = 10 + (seed >> 8) % (len - 10);
 			seed = seed * 1103515245u + 12345u;
-			copy[at] = "\t\n\\0123456789-x\xff"[(seed >> 8) % 16];
+			copy[at] = "\t\n\0010123456789-x\xff"[(seed >> 8) % 16];
 		}
 		if (pol_snapshot_load(q, copy, len) == 0) {
 			/* what loaded must still decide without crashing */

@@ -148,10 +148,12 @@ static const struct form forms[] = {
     {"mv away", BASH("mv {P} {P}.bak"), 1},
     {"truncate", BASH("truncate -s 0 {P}"), 1},
     {"ln -sf", BASH("ln -sf /dev/null {P}"), 1},
+    {"python3 -c", BASH("python3 -c \\\"open('{P}', 'w').write('{}')\\\""), 1},
     {"Read", "{\"tool_name\":\"Read\",\"tool_input\":{\"file_path\":\"{P}\"},\"cwd\":\"{C}\"}", 0},
     {"cat", BASH("cat {P}"), 0},
     {"jq read", BASH("jq . {P}"), 0},
     {"grep", BASH("grep -n hook {P}"), 0},
+    {"python3 read", BASH("python3 -c \\\"print(open('{P}').read())\\\""), 0},
 };
 #define N_FORMS (sizeof(forms) / sizeof(forms[0]))
 

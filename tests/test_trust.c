@@ -354,3 +354,38 @@ Test(trust, snapshot_keeps_trust_and_system_precedence)
 	pol_free(q);
 	pol_free(p);
 }
+
+/* ---- dcg's own files where the environment moved them ----------------------------- */
+
+Test(trust, dcg_files_are_read_only_wherever_the_environment_puts_them)
+{
+	struct pol_policy *p = pol_new(0);
+	char cfg[500], f[4][800];
+	struct pol_env env = {
+	    .home = home, .cwd = proj, .system_file = sysfile, .trust_file = trustfile};
+
+	snprintf(cfg, sizeof(cfg), "%s/cfg", tmpdir);
+	env.xdg_config_home = cfg;
+	snprintf(f[0], sizeof(f[0]), "%s/dcg/policy.yaml", cfg);
+	snprintf(f[1], sizeof(f[1]), "%s", trustfile);
+	snprintf(f[2], sizeof(f[2]), "%s", sysfile);
+	snprintf(f[3], sizeof(f[3]), "%s/dcg/new.yaml", cfg);
+	write_file(sysfile, "rules: []\n");
+	/* a trusted project file's exclusions cannot lift them */
+	char yaml[2000];
+	snprintf(yaml, sizeof(yaml), "readOnlyPaths: ['!%s/**', '!%s/**', '!%s']\n", cfg, home,
+		 sysfile);
+	write_file(projfile, yaml);
+	cr_assert_eq(pol_trust_add(trustfile, projfile, NULL, 0), 0);
+	pol_load_layers(p, &env);
+	cr_assert_eq(pol_project_trust(p, NULL, NULL), POL_TRUST_TRUSTED);
+	for (size_t i = 0; i < 4; i++) {
+		struct pol_result r;
+
+		cr_expect_eq(pol_check_path(p, f[i], POL_OP_WRITE, 0, NULL, &r), POL_DENY, "%s",
+			     f[i]);
+		cr_expect_eq(pol_check_path(p, f[i], POL_OP_READ, 0, NULL, &r), POL_ALLOW, "%s",
+			     f[i]);
+	}
+	pol_free(p);
+}

@@ -74,6 +74,13 @@ void hook_claude_release(void *state);
 int hook_claude_install(const char *settings_path, const char *command, char *msg, size_t msgsize);
 int hook_claude_uninstall(const char *settings_path, char *msg, size_t msgsize);
 int hook_claude_settings_path(int user, const char *cwd, char *out, size_t size);
+/* Claude Code's shell prefix (env.CLAUDE_CODE_SHELL_PREFIX in the settings file): value
+ * set (e.g. "/usr/local/bin/dcg --shell-prefix", so that each Bash tool command runs
+ * under `dcg run`), or, with value NULL, removed when it is dcg's (names a dcg binary
+ * with --shell-prefix); another program's prefix is never touched. Returns 0, 1 when
+ * nothing changed, a negative errno (msg says why). */
+int hook_claude_shell_prefix(const char *settings_path, const char *value, char *msg,
+			     size_t msgsize);
 
 /* ---- Claude Code settings.json ---------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -119,6 +120,79 @@ int hook_claude_install(const char *settings_path, const char *command, char *ms
 {
 	return hook_agents_install_file(settings_path, claude_regs, 1, command, NULL, "claude", msg,
 					msgsize);
+}
+
+#define SHELL_PREFIX_VAR "CLAUDE_CODE_SHELL_PREFIX"
+
+static int is_dcg_prefix(const char *v)
+{
+	const char *opt = v ? strstr(v, " --shell-prefix") : NULL;
+
+	return opt && opt[15] == '\0' && (opt - v >= 3 && !memcmp(opt - 3, "dcg", 3));
+}
+
+static int prefix_edit(const char *text, void *arg, char **out)
+{
+	const char *value = arg;
+	cJSON *root = text && *text ? cJSON_Parse(text) : cJSON_CreateObject();
+	cJSON *env, *have;
+	int rc = 1;
+
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return -EINVAL;
+	}
+	env = cJSON_GetObjectItemCaseSensitive(root, "env");
+	if (env && !cJSON_IsObject(env)) {
+		cJSON_Delete(root);
+		return -EINVAL;
+	}
+	have = env ? cJSON_GetObjectItemCaseSensitive(env, SHELL_PREFIX_VAR) : NULL;
+	if (value) {
+		if (!env && !(env = cJSON_AddObjectToObject(root, "env")))
+			rc = -ENOMEM;
+		else if (!cJSON_IsString(have) || strcmp(have->valuestring, value) != 0) {
+			if (have && !is_dcg_prefix(cJSON_IsString(have) ? have->valuestring : NULL))
+				rc = -EEXIST; /* another program's prefix: left alone */
+			else {
+				cJSON_DeleteItemFromObjectCaseSensitive(env, SHELL_PREFIX_VAR);
+				rc = cJSON_AddStringToObject(env, SHELL_PREFIX_VAR, value)
+					 ? 0
+					 : -ENOMEM;
+			}
+		}
+	} else if (cJSON_IsString(have) && is_dcg_prefix(have->valuestring)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(env, SHELL_PREFIX_VAR);
+		if (!env->child)
+			cJSON_DeleteItemFromObjectCaseSensitive(root, "env");
+		rc = 0;
+	}
+	if (rc == 0) {
+		*out = cJSON_Print(root);
+		if (!*out)
+			rc = -ENOMEM;
+	}
+	cJSON_Delete(root);
+	return rc;
+}
+
+int hook_claude_shell_prefix(const char *settings_path, const char *value, char *msg,
+			     size_t msgsize)
+{
+	int rc = hook_agents_edit_file(settings_path, 16 * 1024 * 1024, prefix_edit, (void *)value,
+				       msg, msgsize);
+
+	if (rc == -EEXIST)
+		snprintf(msg, msgsize, "%s: env.%s is another program's: left alone", settings_path,
+			 SHELL_PREFIX_VAR);
+	else if (rc == -EINVAL)
+		snprintf(msg, msgsize, "%s: not a settings object: left alone", settings_path);
+	else if (rc >= 0)
+		snprintf(msg, msgsize, "%s: %s %s", settings_path,
+			 value ? (rc ? "shell prefix already" : "shell prefix set:")
+			       : (rc ? "no dcg shell prefix" : "shell prefix removed"),
+			 value ? value : "");
+	return rc;
 }
 
 int hook_claude_uninstall(const char *settings_path, char *msg, size_t msgsize)

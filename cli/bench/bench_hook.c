@@ -2,7 +2,9 @@
  * answer, exit; per kind of call, with /bin/true fed the same input as the baseline
  * of the same run. Kinds are interleaved so that machine noise hits them alike.
  *
- * usage: bench_hook DCG [CALLS_PER_KIND]   (default 300; at least 200 is meaningful)
+ * usage: bench_hook DCG [CALLS_PER_KIND [OTHER_DCG]]   (default 300; at least 200 is
+ * meaningful). OTHER_DCG (another build) adds its allowed calls as one more kind, for
+ * an A/B comparison in the same run.
  * The run uses a throwaway HOME and audit log, so only the embedded policy is active. */
 #include <errno.h>
 #include <limits.h>
@@ -64,8 +66,9 @@ static const char *const files[][2] = {
     {"MultiEdit", "{\"file_path\":\"@/proj/a.c\",\"edits\":[]}"},
 };
 
-enum kind { K_TRUE, K_ALLOWED, K_DENIED, K_HEREDOC, K_FILE, K__COUNT };
-static const char *const kind_names[] = {"/bin/true", "allowed", "denied", "heredoc", "file tools"};
+enum kind { K_TRUE, K_ALLOWED, K_DENIED, K_HEREDOC, K_FILE, K_OTHER, K__COUNT };
+static const char *const kind_names[] = {"/bin/true", "allowed",    "denied",
+					 "heredoc",   "file tools", "allowed, other"};
 
 struct sample {
 	double *us;
@@ -103,6 +106,7 @@ static void input_for(enum kind k, size_t i, const char *home, char *buf, size_t
 
 	switch (k) {
 	case K_ALLOWED:
+	case K_OTHER:
 	case K_TRUE:
 		snprintf(buf, size,
 			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/"
@@ -201,6 +205,8 @@ int main(int argc, char **argv)
 {
 	char home[] = "/tmp/dcg-bench-XXXXXX", path[512], input[4096], dcg[4096];
 	char *dcg_argv[] = {NULL, "hook", NULL}, *true_argv[] = {"/bin/true", NULL};
+	char other[4096], *other_argv[] = {other, "hook", NULL};
+	int have_other = 0;
 	struct sample s[K__COUNT];
 	size_t n = 300, i, k, failures = 0;
 	int outfd, nullfd, answered, rc = 0;
@@ -217,6 +223,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		n = (size_t)v;
+	}
+	if (argc > 3) {
+		if (!realpath(argv[3], other)) {
+			perror(argv[3]);
+			return 1;
+		}
+		have_other = 1;
 	}
 	if (!realpath(argv[1], dcg)) {
 		perror(argv[1]);
@@ -263,9 +276,14 @@ int main(int argc, char **argv)
 		for (k = 0; k < K__COUNT; k++) {
 			double us;
 			input_for((enum kind)k, i, home, input, sizeof(input));
+			if (k == K_OTHER && !have_other)
+				continue;
 			if (k == K_TRUE)
 				us = run_once("/bin/true", true_argv, input, outfd, nullfd,
 					      &answered, &cpu);
+			else if (k == K_OTHER)
+				us = run_once(other, other_argv, input, outfd, nullfd, &answered,
+					      &cpu);
 			else
 				us = run_once(dcg, dcg_argv, input, outfd, nullfd, &answered, &cpu);
 			if (us < 0) {

@@ -98,8 +98,8 @@ int main(int argc, char **argv)
 	int rc = 1;
 	FILE *out;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s DEFAULT.yaml OUT.snap OUT.codes\n", argv[0]);
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s DEFAULT.yaml OUT.snap OUT.codes OUT.split\n", argv[0]);
 		return 2;
 	}
 	yaml = read_all(argv[1], &len);
@@ -141,6 +141,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[2]);
 		free(snap);
 		goto out_policy;
+	}
+	/* What the binaries embed: the same snapshot, pre-split for a load without a scan. */
+	{
+		size_t xlen = 0;
+		void *x = pol_snapshot_split(snap, slen, &xlen);
+
+		out = x ? fopen(argv[4], "wb") : NULL;
+		if (!out || fwrite(x, 1, xlen, out) != xlen || fclose(out) != 0) {
+			fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[4]);
+			free(x);
+			free(snap);
+			goto out_policy;
+		}
+		free(x);
 	}
 	free(snap);
 	if (write_codes(p, argv[3]) < 0) {

@@ -106,6 +106,7 @@ static void bench_load(const char *fixture, int runs)
 	const struct load_case cases[] = {
 	    {"baseline: empty policy (pol_new + pol_free)", L_EMPTY, 0, NULL},
 	    {"embedded defaults (snapshot, lazy codes)", L_EMBEDDED, 0, NULL},
+	    {"embedded defaults, lazy paths (as dcg hook)", L_EMBEDDED, POL_LOAD_LAZY, NULL},
 	    {"embedded defaults + first decision", L_EMBEDDED_FIRST, 0, NULL},
 	    {"embedded defaults + first decision, JIT", L_EMBEDDED_FIRST, POL_LOAD_JIT, NULL},
 	    {"default.yaml via libyaml, all compiled, interp.", L_FILE, POL_LOAD_EAGER,

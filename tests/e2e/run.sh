@@ -2,6 +2,10 @@
 # make e2e: dcg's hook in the real Claude Code, against a mock model on 127.0.0.1 inside
 # a network namespace. Each test is one client run; control runs without the hook show
 # that the client would have done the damage, so a refusal is dcg's and not the client's.
+# Tests 10-14 wrap the whole client in the runtime layers (dcg run, dcg sandbox, dcg
+# sandbox --no-preload) and its shell commands only (dcg install --shell-prefix): a
+# script the hook cannot read deletes .git (stopped, told, logged), and ordinary work
+# leaves no dcg line anywhere.
 #
 #   tests/e2e/run.sh [BUILD]
 # Env: DCG_E2E_CACHE (npm prefix for the client, default ~/.cache/dcg-e2e),

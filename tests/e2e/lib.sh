@@ -96,8 +96,8 @@ e2e_wrapped() {
 		new_run "wrap_${layer}_script"
 		E2E_WRAP="$DCG $layer --" "$fn" "$script"
 		if git -C "$R/proj" rev-parse -q --verify HEAD >/dev/null && [ -f "$R/proj/.git/description" ] &&
-			told --has "dcg: blocked unlinkat of $R/proj/.git/" --has "noDeletePaths .git/ [default.no_delete.1]" >/dev/null &&
-			grep -q '"rule_id":"default.no_delete.1"' "$R/audit.jsonl" 2>/dev/null; then
+			told --has "dcg: blocked unlinkat of $R/proj/.git/" --has "noDeletePaths .git/ [default.no_delete.git]" >/dev/null &&
+			grep -q '"rule_id":"default.no_delete.git"' "$R/audit.jsonl" 2>/dev/null; then
 			ok "dcg $layer -- $E2E_NAME: the script's deletion of .git is stopped, the model told the rule and the whole path, the audit log has it"
 		else
 			ko "dcg $layer -- $E2E_NAME, script: .git=$([ -f "$R/proj/.git/description" ] && echo kept || echo damaged) rc=$(cat "$R/rc.txt") log=$(head -c 200 "$R/audit.jsonl" 2>/dev/null); $(tail -3 "$R/err.txt")"

@@ -168,8 +168,8 @@ wrapped() {
 	check "$r" tree-intact proj/.git/objects
 	check "$r" tree-intact proj/.git/refs
 	check "$r" told "dcg: blocked unlinkat of $r/proj/.git/"
-	check "$r" told "noDeletePaths .git/ [default.no_delete.1]"
-	check "$r" logged '"rule_id":"default.no_delete.1"'
+	check "$r" told "noDeletePaths .git/ [default.no_delete.git]"
+	check "$r" logged '"rule_id":"default.no_delete.git"'
 	r=$(setup_git "${name}_ordinary")
 	install_hook "$r"
 	DCG_E2E_WRAP="$*" run "$r" ordinary
@@ -197,7 +197,7 @@ r=$(setup_git prefix_script)
 run "$r" script_rm_git
 check "$r" tree-intact proj/.git/objects
 check "$r" told "dcg: blocked unlinkat of $r/proj/.git/"
-check "$r" logged '"rule_id":"default.no_delete.1"'
+check "$r" logged '"rule_id":"default.no_delete.git"'
 r=$(setup_git prefix_ordinary)
 (cd "$r/proj" && "$DCG" install --agent claude --shell-prefix --project --force >/dev/null 2>&1)
 run "$r" ordinary

@@ -280,6 +280,27 @@ int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *abs_path,
 /* policy.c */
 void pol_strv_free(char **v, size_t n);
 
+/* json.c: the one JSON writer of policy/. Text goes into b (size bytes) at n; the
+ * last reserve bytes stay free for what the caller closes with itself. A piece that
+ * does not fit whole is left out and makes the writer full: every later piece is left
+ * out too, until the caller clears full (to close, in the room it kept). */
+struct pol_json {
+	char *b;
+	size_t n, size, reserve;
+	int full;
+};
+/* len bytes as they are (a brace, a number). */
+void pol_json_raw(struct pol_json *j, const char *s, size_t len);
+/* At most max bytes of s, cut on a character boundary, as the inside of a JSON string:
+ * quote, backslash and control bytes (DEL too) escaped, bytes that are not UTF-8 (a
+ * path is any bytes) as U+FFFD; keep more bytes stay free (a closing quote). */
+void pol_json_chars(struct pol_json *j, const char *s, size_t max, size_t keep);
+/* A JSON string of at most max bytes of s, or null when s is NULL. */
+void pol_json_str(struct pol_json *j, const char *s, size_t max);
+/* "k": after a comma unless it is the object's first; left out, and the writer full,
+ * when there is no room for it and the smallest value after it. */
+void pol_json_key(struct pol_json *j, const char *k);
+
 /* facts.c: the data sections' facts (see struct pol_policy). */
 enum pol_fact {
 	POL_FACT_CATA_WORD,    /* catastrophic.words: a command word naming the root or home */

@@ -512,8 +512,15 @@ int cmd_allow(int argc, char **argv)
 		return 1;
 	}
 	if (pol_rule_find(pol, e.rule) < 0) {
-		rc = unknown_rule(pol, e.rule);
-		goto out;
+		ssize_t k = pol_rule_find_alias(pol, e.rule);
+		struct pol_rule_info in;
+		if (k < 0 || pol_rule_get(pol, (size_t)k, &in)) {
+			rc = unknown_rule(pol, e.rule);
+			goto out;
+		}
+		/* an old positional ID: the entry names the rule by its ID */
+		fprintf(stderr, "dcg: allow: %s is now called %s\n", e.rule, in.id);
+		e.rule = in.id;
 	}
 
 	if (file) {

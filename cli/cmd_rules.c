@@ -113,6 +113,8 @@ static int rules_list_json(struct pol_policy *pol)
 		cJSON_AddNumberToObject(o, "line", info.line);
 		if (info.kind == POL_RULE_PATH)
 			cJSON_AddStringToObject(o, "path_kind", pol_path_kind_name(info.path_kind));
+		if (info.alias)
+			cJSON_AddStringToObject(o, "alias", info.alias);
 		if (info.pattern)
 			cJSON_AddStringToObject(o, "pattern", info.pattern);
 		if (info.reason)
@@ -237,7 +239,7 @@ int cmd_packs(int argc, char **argv)
 	const char *policy;
 	struct pol_policy *pol;
 	struct pol_pack_info *packs = NULL;
-	size_t n = 0, cap = 64;
+	size_t n, cap = 64;
 	int a, json, rc = 0;
 
 	a = small_opts(argc, argv, &policy, &json, packs_usage);
@@ -253,17 +255,18 @@ int cmd_packs(int argc, char **argv)
 		fprintf(stderr, "dcg: out of memory\n");
 		return 1;
 	}
-	for (;;) { /* pol_pack_list says how many there are */
-		packs = calloc(cap, sizeof(*packs));
-		if (!packs) {
+	for (;;) {
+		struct pol_pack_info *m = realloc(packs, cap * sizeof(*packs));
+		if (!m) {
 			rc = 1;
+			n = 0;
 			goto out;
 		}
+		packs = m;
 		n = pol_pack_list(pol, packs, cap);
 		if (n <= cap)
 			break;
 		pol_pack_list_release(packs, cap);
-		free(packs);
 		cap = n;
 	}
 	if (json) {
@@ -277,8 +280,8 @@ int cmd_packs(int argc, char **argv)
 			cJSON_AddNumberToObject(o, "rules", (double)packs[k].rules);
 			cJSON_AddNumberToObject(o, "active", (double)packs[k].active);
 			cJSON_AddBoolToObject(o, "enabled", packs[k].active > 0);
-			cJSON_AddStringToObject(o, "guards",
-						packs[k].guards ? packs[k].guards : "");
+			if (packs[k].guards)
+				cJSON_AddStringToObject(o, "guards", packs[k].guards);
 			cJSON_AddItemToArray(arr, o);
 		}
 		out = arr ? cJSON_PrintUnformatted(arr) : NULL;
@@ -288,16 +291,17 @@ int cmd_packs(int argc, char **argv)
 		rc = out ? 0 : 1;
 		free(out);
 	} else {
-		printf("%-22s %-8s %-7s %s\n", "PACK", "ENABLED", "RULES", "GUARDS");
+		printf("%-24s %-7s %-7s %s\n", "PACK", "ON", "RULES", "GUARDS");
 		for (size_t k = 0; k < n; k++)
-			printf("%-22s %-8s %-7zu %s\n", packs[k].name,
+			printf("%-24s %-7s %3zu/%-3zu %s\n", packs[k].name,
 			       packs[k].active == packs[k].rules ? "yes"
 			       : packs[k].active		 ? "partly"
 								 : "no",
-			       packs[k].rules, packs[k].guards ? packs[k].guards : "");
+			       packs[k].active, packs[k].rules,
+			       packs[k].guards ? packs[k].guards : "");
 	}
-	pol_pack_list_release(packs, n);
 out:
+	pol_pack_list_release(packs, n);
 	free(packs);
 	pol_free(pol);
 	return rc;

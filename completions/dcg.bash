@@ -11,8 +11,8 @@ _dcg()
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="hook check explain allow unallow run sandbox rules status doctor packs
-		log stats install uninstall intent help version"
+	local commands="hook check explain allow unallow trust untrust run sandbox rules status
+		doctor packs log stats install uninstall intent help version"
 	local agents="claude codex gemini cursor pi all"
 
 	cmd=
@@ -64,7 +64,8 @@ _dcg()
 	status | doctor | packs) opts="--json --policy" ;;
 	log) opts="--json --last --since --rule --agent --decision --color" ;;
 	stats) opts="--json --since --color" ;;
-	install) opts="--agent --project --user --settings --managed" ;;
+	install) opts="--agent --project --user --settings --managed --force" ;;
+	trust | untrust) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	uninstall) opts="--agent --project --user --settings --managed" ;;
 	intent)
 		if [ "$prev" = intent ]; then

@@ -1,6 +1,6 @@
 # fish completion for dcg. Installed as share/fish/vendor_completions.d/dcg.fish.
 
-set -l dcg_commands hook check explain allow unallow run sandbox rules status doctor packs log stats install uninstall intent help version
+set -l dcg_commands hook check explain allow unallow trust untrust run sandbox rules status doctor packs log stats install uninstall intent help version
 
 function __dcg_rule_ids
     dcg rules list 2>/dev/null | awk 'NR > 1 && $1 ~ /\./ { print $1 }'
@@ -16,6 +16,8 @@ complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a check -d '
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a explain -d 'every rule tried on a command'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a allow -d 'add or list allowlist entries'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a unallow -d 'remove an allowlist entry'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a trust -d 'let a project policy file loosen rules'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a untrust -d 'forget the trust in a project policy file'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a run -d 'a shell under the preload guard'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a sandbox -d 'CMD under the seccomp sandbox'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a rules -d 'list the rules, or lint a file'
@@ -48,6 +50,8 @@ complete -c dcg -n "__fish_seen_subcommand_from install uninstall" -l project -d
 complete -c dcg -n "__fish_seen_subcommand_from install uninstall" -l user -d 'user settings'
 complete -c dcg -n "__fish_seen_subcommand_from install uninstall" -l settings -r -F
 complete -c dcg -n "__fish_seen_subcommand_from install uninstall" -l managed -d 'managed settings (Claude Code)'
+complete -c dcg -n "__fish_seen_subcommand_from install" -l force -d 'register a binary in a temporary or build folder'
+complete -c dcg -n "__fish_seen_subcommand_from trust untrust" -F
 complete -c dcg -n "__fish_seen_subcommand_from rules" -a 'list lint'
 complete -c dcg -n "__fish_seen_subcommand_from intent" -a 'list select clear show'
 complete -c dcg -n "__fish_seen_subcommand_from log" -l last -x

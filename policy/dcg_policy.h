@@ -255,6 +255,9 @@ struct pol_rule_info {
 	unsigned line;		      /* its line in that file, 0 for built-ins */
 	const char *const *suggestions;
 	size_t n_suggestions;
+	/* path rules: the positional ID older versions gave (default.zero_access.18), still
+	 * accepted in allow and disable entries and by pol_rule_find_alias(); else NULL */
+	const char *alias;
 };
 
 /* A rule pack: the rules whose IDs share the prefix before the last dot
@@ -276,6 +279,8 @@ size_t pol_rule_count(const struct pol_policy *p);
 int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *info);
 /* Finds a rule by ID; returns its index or -ENOENT. */
 ssize_t pol_rule_find(const struct pol_policy *p, const char *id);
+/* The same, also taking a path rule's old positional ID (its alias). */
+ssize_t pol_rule_find_alias(const struct pol_policy *p, const char *id);
 /* Registers a rule decided by code (e.g. the shell analyser's parse failure). Returns
  * its index or a negative errno. Strings are copied. */
 ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,

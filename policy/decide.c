@@ -750,6 +750,7 @@ struct cmd_state {
 	/* The unit just before, when it was a command: the written view of a command
 	 * whose normalized view follows (git -C DIR reset: the rule matches the latter). */
 	int prev_unknown, prev_no_dir;
+	size_t n_units; /* units seen so far */
 	struct pend_group pg;
 };
 
@@ -942,7 +943,10 @@ static void resolve_group(struct cmd_state *st)
 	const char *dir_target[1] = {here};
 	const char *const *t = g->targets;
 	size_t nt = g->n_targets;
-	int known = !g->unknown;
+	/* Past the first units the analyser drops a unit identical to an earlier one, so a
+	 * command may have had a target that did not come again: its targets are not known
+	 * (a long command line allows only with entries without paths). */
+	int known = !g->unknown && st->n_units <= POL_SHELL_DEDUP_AFTER;
 
 	if (known && nt == 0) { /* no path: the folder it runs in */
 		known = !g->no_dir && !st->saw_cd &&
@@ -1078,7 +1082,10 @@ static int on_unit(const struct pol_unit *u, void *arg)
 		st->pg.unknown |= unit_has_unknown(u);
 		st->pg.no_dir |= unit_changes_dir(u);
 	}
-	int rc = on_unit_kind(u, st);
+	int rc;
+
+	st->n_units++;
+	rc = on_unit_kind(u, st);
 
 	st->prev_unknown = u->kind == POL_UNIT_COMMAND && unit_has_unknown(u);
 	st->prev_no_dir = u->kind == POL_UNIT_COMMAND && unit_changes_dir(u);
@@ -1260,7 +1267,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	}
 	if (rc >= 0 && st.pg.n)
 		resolve_group(&st);
-	for (size_t k = 0; k < st.pg.n; k++) /* stopped early: a deny was found */
+	for (size_t k = 0; k < st.pg.n; k++) /* the analysis failed: refused below */
 		pol_result_release(&st.pg.r[k]);
 	pcre2_match_data_free(st.md);
 	pol_arena_release(&a);

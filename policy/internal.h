@@ -24,6 +24,7 @@ void pol_pathpat_classify(struct pol_pathpat *pp);
 
 struct pol_rule {
 	char *id;
+	char *alias; /* path rules: the positional ID of older versions (scope.kind.N) */
 	enum pol_rule_kind kind;
 	char *pattern;
 	char *reason;

@@ -152,14 +152,96 @@ static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const
 	return 0;
 }
 
-static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
-			 const char *file, unsigned line, unsigned col)
+/* A path rule's ID from its pattern, so that it stays when a list is reordered:
+ * letters and digits kept (lower case), '~' at the start "home", '*' "any", "**"
+ * "all", '?' "one", a leading '!' "not", anything else a '_' between words.
+ * ~/.ssh/ -> home_ssh, *.pem -> any_pem, .env.* -> env_any. Longer than 40: cut,
+ * with a hash of the whole pattern. */
+static void path_slug(const char *pat, char *out, size_t size)
 {
-	char id[64];
-	size_t *count = &p->path_count[p->scope][kind];
+	char buf[256];
+	size_t o = 0, h = 1469598103934665603ull;
+	const char *s = pat;
 
-	snprintf(id, sizeof(id), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind], ++*count);
-	return add_path_rule_id(p, kind, pat, file, line, col, id);
+	for (const char *c = pat; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+#define SLUG_WORD(w)                                                         \
+	do {                                                                 \
+		if (o && buf[o - 1] != '_' && o + 1 < sizeof(buf))           \
+			buf[o++] = '_';                                      \
+		for (const char *wp = (w); *wp && o + 1 < sizeof(buf); wp++) \
+			buf[o++] = *wp;                                      \
+		if (o + 1 < sizeof(buf))                                     \
+			buf[o++] = '_';                                      \
+	} while (0)
+	if (*s == '!') {
+		SLUG_WORD("not");
+		s++;
+	}
+	if (*s == '~') {
+		SLUG_WORD("home");
+		s++;
+	}
+	for (; *s && o + 1 < sizeof(buf); s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+			buf[o++] = (char)c;
+		else if (c >= 'A' && c <= 'Z')
+			buf[o++] = (char)(c - 'A' + 'a');
+		else if (c == '*' && s[1] == '*') {
+			SLUG_WORD("all");
+			s++;
+		} else if (c == '*')
+			SLUG_WORD("any");
+		else if (c == '?')
+			SLUG_WORD("one");
+		else if (o && buf[o - 1] != '_')
+			buf[o++] = '_';
+	}
+#undef SLUG_WORD
+	while (o && buf[o - 1] == '_')
+		o--;
+	buf[o] = '\0';
+	if (!o)
+		snprintf(out, size, "root");
+	else if (o > 40)
+		snprintf(out, size, "%.31s_%08x", buf, (unsigned)(h & 0xffffffffu));
+	else
+		snprintf(out, size, "%.40s", buf);
+}
+
+/* A path rule from a policy file: its ID from the given id: or from the pattern, its
+ * positional ID (scope.kind.N, as older versions named it) kept as its alias. */
+static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
+			 const char *file, unsigned line, unsigned col, const char *given)
+{
+	char id[192], alias[64], slug[64];
+	size_t *count = &p->path_count[p->scope][kind];
+	struct pol_rule *r;
+	int rc;
+
+	snprintf(alias, sizeof(alias), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind],
+		 ++*count);
+	if (given && strchr(given, '.')) {
+		snprintf(id, sizeof(id), "%s", given);
+	} else {
+		if (!given)
+			path_slug(pat, slug, sizeof(slug));
+		snprintf(id, sizeof(id), "%s.%s.%.120s", scope_names[p->scope], path_kind_ids[kind],
+			 given ? given : slug);
+	}
+	/* the same words twice in one scope (a.b and a_b): the later one numbered */
+	if (pol_rule_find(p, id) >= 0) {
+		size_t base = strlen(id);
+		for (int k = 2; k < 1000 && pol_rule_find(p, id) >= 0; k++)
+			snprintf(id + base, sizeof(id) - base, "_%d", k);
+	}
+	rc = add_path_rule_id(p, kind, pat, file, line, col, id);
+	r = p->n_rules ? &p->rules[p->n_rules - 1] : NULL;
+	if (r && r->kind == POL_RULE_PATH && r->id && !strcmp(r->id, id) && !r->alias &&
+	    !(r->alias = strdup(alias)) && rc == 0)
+		rc = -ENOMEM;
+	return rc;
 }
 
 void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
@@ -291,12 +373,23 @@ static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
 		r->n_owners++;
 }
 
-/* A path entry: a pattern, or {path: PATTERN, owners: [PROGRAM...]} where the
+static int valid_id(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+		      (s[n] >= '0' && s[n] <= '9') || s[n] == '.' || s[n] == '_' || s[n] == '-'))
+			return 0;
+	return n > 0 && n < 120 && s[0] != '.' && s[n - 1] != '.';
+}
+
+/* A path entry: a pattern, or {path: PATTERN, id: ID, owners: [PROGRAM...]} where the
  * owners (system programs such as git) may manage what it covers at runtime. */
 static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
 	enum pol_path_kind kind = (enum pol_path_kind)(long)arg;
-	const char *s = pol_yaml_scalar(item);
+	const char *s = pol_yaml_scalar(item), *given = NULL;
 	yaml_node_t *owners = NULL;
 
 	if (item->type == YAML_MAPPING_NODE) {
@@ -310,9 +403,16 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 				s = pol_yaml_scalar(v);
 			else if (ks && v && !strcmp(ks, "owners"))
 				owners = v;
+			else if (ks && v && !strcmp(ks, "id") && pol_yaml_scalar(v) &&
+				 valid_id(pol_yaml_scalar(v)))
+				given = pol_yaml_scalar(v);
+			else if (ks && v && !strcmp(ks, "id"))
+				err(l, v, pol_path_kind_name(kind),
+				    "id must be letters, digits, '.', '_' or '-' (the ID from the "
+				    "pattern is used)");
 			else
 				err(l, k ? k : item, pol_path_kind_name(kind),
-				    "unknown key '%s' in a path entry (path, owners)",
+				    "unknown key '%s' in a path entry (path, id, owners)",
 				    ks ? ks : "?");
 		}
 	}
@@ -325,7 +425,7 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 		err(l, item, pol_path_kind_name(kind), "empty path pattern");
 		return;
 	}
-	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item)) < 0)
+	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item), given) < 0)
 		return;
 	if (owners)
 		each_item(l, owners, "owners", owner_item, &l->p->rules[l->p->n_rules - 1]);

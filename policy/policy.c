@@ -98,6 +98,7 @@ void pol_rule_finish(struct pol_rule *r)
 {
 	if (!r->borrowed) {
 		free(r->id);
+		free(r->alias);
 		free(r->pattern);
 		free(r->reason);
 		for (size_t i = 0; i < r->n_suggestions; i++)
@@ -431,10 +432,40 @@ int pol_rules_reserve(struct pol_policy *p, size_t n)
 	return index_grow(p, p->n_rules + n);
 }
 
+/* Allow and disable entries naming a path rule by its old positional ID
+ * (default.zero_access.18) name it by its ID from now on: the aliases are read for a
+ * while, so that existing policy files keep working. */
+static void resolve_aliases(struct pol_policy *p)
+{
+	for (size_t i = 0; i < p->n_allows; i++) {
+		ssize_t k;
+		char *id;
+		if (pol_rule_find(p, p->allows[i].rule) >= 0 ||
+		    (k = pol_rule_find_alias(p, p->allows[i].rule)) < 0 ||
+		    !(id = strdup(p->rules[k].id)))
+			continue;
+		free(p->allows[i].rule);
+		p->allows[i].rule = id;
+	}
+	for (size_t i = 0; i < p->n_disable; i++) {
+		ssize_t k;
+		char *id;
+		if (pol_rule_find(p, p->disable[i]) >= 0 ||
+		    (k = pol_rule_find_alias(p, p->disable[i])) < 0 ||
+		    !(id = strdup(p->rules[k].id)))
+			continue;
+		free(p->disable[i]);
+		p->disable[i] = id;
+	}
+}
+
 void pol_rules_refresh(struct pol_policy *p)
 {
-	size_t *pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
-	size_t *cr = realloc(p->cmd_rules, (p->n_rules + 1) * sizeof(*cr));
+	size_t *pr, *cr;
+
+	resolve_aliases(p);
+	pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
+	cr = realloc(p->cmd_rules, (p->n_rules + 1) * sizeof(*cr));
 
 	if (pr)
 		p->path_rules = pr;
@@ -483,6 +514,7 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 	info->line = r->line;
 	info->suggestions = (const char *const *)r->suggestions;
 	info->n_suggestions = r->n_suggestions;
+	info->alias = r->alias;
 	return 0;
 }
 
@@ -495,6 +527,16 @@ ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 		if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
 			return (ssize_t)(p->id_index[h] - 1);
 	return -ENOENT;
+}
+
+ssize_t pol_rule_find_alias(const struct pol_policy *p, const char *id)
+{
+	ssize_t i = pol_rule_find(p, id);
+
+	for (size_t k = 0; i < 0 && k < p->n_rules; k++)
+		if (p->rules[k].alias && !strcmp(p->rules[k].alias, id))
+			i = (ssize_t)k;
+	return i;
 }
 
 ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,

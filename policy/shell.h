@@ -63,6 +63,11 @@ struct pol_unit {
 	int dry_run;
 };
 
+/* After this many units the analyser drops a unit identical to one it already sent
+ * (shell_units.c): a caller that infers something from a unit's absence (decide.c: a
+ * command without path units) may rely on it only among the first ones. */
+#define POL_SHELL_DEDUP_AFTER 32
+
 /* Returns non-zero to stop the analysis early (e.g. a deny was found). */
 typedef int (*pol_unit_fn)(const struct pol_unit *u, void *arg);
 

@@ -10,7 +10,7 @@
 /* Repeated units (a command line that runs the same command 100,000 times) are
  * decided once: the table of units already emitted opens after SH_DEDUP_AFTER units,
  * so that ordinary commands pay nothing for it. */
-#define SH_DEDUP_AFTER 32
+#define SH_DEDUP_AFTER POL_SHELL_DEDUP_AFTER
 #define SH_DEDUP_SLOTS 4096
 
 struct sh_seen {

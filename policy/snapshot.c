@@ -181,6 +181,10 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		fieldn(&s, (long long)r->n_suggestions);
 		for (size_t k = 0; k < r->n_suggestions; k++)
 			field(&s, r->suggestions[k]);
+		if (r->alias) { /* its old positional ID, still accepted (pol_rule_find_alias) */
+			record(&s, 'L');
+			field(&s, r->alias);
+		}
 		if (r->n_owners) { /* the owners of the rule just written */
 			record(&s, 'O');
 			for (size_t k = 0; k < r->n_owners; k++)
@@ -570,6 +574,14 @@ static int load_record(struct pol_policy *p, char **f, size_t n, size_t first)
 	case 'O':
 		rc = p->n_rules ? load_owners(p, &p->rules[p->n_rules - 1], f, n) : -EINVAL;
 		break;
+	case 'L':
+		if (n < 2 || p->n_rules <= first || !p->rules[p->n_rules - 1].borrowed ||
+		    p->rules[p->n_rules - 1].alias) {
+			rc = -EINVAL;
+			break;
+		}
+		p->rules[p->n_rules - 1].alias = f[1]; /* in the kept text, as the ID */
+		break;
 	case 'K':
 		if (n < 3 || p->n_rules <= first) {
 			rc = -EINVAL;
@@ -642,8 +654,9 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 		return -EINVAL;
 	nw = h[2];
 	nb = h[3];
+	/* A record has at least a count and a tag: at most nw / 2 records. */
 	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
-		return -EINVAL;		    /* a record has at least a count and a tag */
+		return -EINVAL;
 	str = (char *)(uintptr_t)(ix + nw); /* read only: borrowed fields are never written */
 	if (str[nb - 1] != '\0' || pol_rules_reserve(p, h[1]) < 0)
 		return -EINVAL;

@@ -56,11 +56,15 @@ else
 PRELOAD_LIBS := -Wl,--as-needed $(DEPS_LIBS) -Wl,--no-as-needed
 endif
 
+# -Bsymbolic: the object's references to its own exported wrappers (the dlsym table of
+# dl.c) bind at link time, not by a symbol lookup in every process that maps it (111
+# lookups; callgrind of /bin/true with the object preloaded: 236 k -> 179 k
+# instructions); the table is meant to name these wrappers, whatever else is preloaded.
 $(PRELOAD_SO): $(PRELOAD_OBJS) $(PRELOAD_POLICY_OBJS) preload/exports.map
 	$(CC) -shared $(PRELOAD_SO_LDFLAGS) -o $@ $(PRELOAD_OBJS) \
 		-Wl,--whole-archive $(PRELOAD_POLICY_OBJS) -Wl,--no-whole-archive \
 		$(PRELOAD_LIBS) -Wl,--version-script=preload/exports.map \
-		-Wl,--exclude-libs,ALL -Wl,-z,defs
+		-Wl,--exclude-libs,ALL -Wl,-z,defs -Wl,-Bsymbolic
 
 all: $(PRELOAD_SO)
 

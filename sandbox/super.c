@@ -336,7 +336,54 @@ static void sbx_audit(struct sbx_call *c, const char *shown, const struct pol_re
 		sbx_ids_apply(c->creds);
 }
 
-/* A refusal: the runtime core's line on stderr and the audit line. */
+/* The refused process's own stderr, when it is not ours: a tool run by a wrapped agent
+ * writes its stderr into a pipe the agent reads, and the model must be told what was
+ * refused (the preload says it there itself; a static binary, or --no-preload, has
+ * only the supervisor to say it). Written only into a pipe, a socket, a terminal or
+ * an append-mode file (never into a data file that took fd 2's place), only when it
+ * holds the line without blocking (the tracee waits on us), and not when it is the
+ * same file as our own stderr (said once). */
+static void sbx_tell_tracee(struct sbx_call *c, const char *line, size_t len)
+{
+	struct stat ts, os;
+	int pidfd, fd, fl, queued = 0, size;
+
+	if (c->s->quiet)
+		return;
+	pidfd = (int)syscall(SYS_pidfd_open, sbx_who_tgid(&c->who), 0);
+	if (pidfd < 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, 2, 0);
+	close(pidfd);
+	if (fd < 0)
+		return;
+	fl = fcntl(fd, F_GETFL);
+	if (fstat(fd, &ts) < 0 || fl < 0 ||
+	    (fstat(c->s->err_fd, &os) == 0 && os.st_dev == ts.st_dev && os.st_ino == ts.st_ino))
+		goto out;
+	if (S_ISFIFO(ts.st_mode)) {
+		size = fcntl(fd, F_GETPIPE_SZ);
+		if (size < 0 || ioctl(fd, FIONREAD, &queued) < 0 || (size_t)(size - queued) < len)
+			goto out;
+	} else if (S_ISREG(ts.st_mode)) {
+		if (!(fl & O_APPEND))
+			goto out;
+	} else if (!S_ISSOCK(ts.st_mode) && !S_ISCHR(ts.st_mode)) {
+		goto out;
+	}
+	if (S_ISSOCK(ts.st_mode)) {
+		if (send(fd, line, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+			/* a lost message never changes a decision */
+		}
+	} else if (write(fd, line, len) < 0) {
+		/* same */
+	}
+out:
+	close(fd);
+}
+
+/* A refusal: the runtime core's line on our stderr and the refused process's, and the
+ * audit line. */
 static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_result *r)
 {
 	char line[PATH_MAX + 1024];
@@ -346,6 +393,7 @@ static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_r
 	rt_describe(&m, "blocked", c->name, shown, r);
 	rt_msg_add(&m, "\n");
 	sbx_say(c->s, "%s", m.buf);
+	sbx_tell_tracee(c, m.buf, strlen(m.buf));
 	sbx_audit(c, shown, r);
 }
 

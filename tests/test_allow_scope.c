@@ -90,6 +90,9 @@ static struct pol_policy *policy(void)
 	return p;
 }
 
+#define TRUE8  "true; true; true; true; true; true; true; true; "
+#define TRUE32 TRUE8 TRUE8 TRUE8 TRUE8
+
 struct row {
 	const char *cmd;
 	const char *cwd; /* relative to home */
@@ -131,7 +134,13 @@ static const struct row rows[] = {
     {"git reset --hard", "proj", POL_DENY, "outside scratch"},
     {"cd ~/proj && git reset --hard", "scratch", POL_DENY, "after a cd elsewhere"},
     {"git -C ~/proj reset --hard", "scratch", POL_DENY, "with -C elsewhere"},
+    /* the analyser sends a repeated unit once: a target it dropped is not "no target" */
+    {TRUE32 "rm -r ~/Documents; rm -rf ~/Documents", "proj/build", POL_DENY,
+     "a target dropped as a repeat"},
+    {TRUE32 "rm -r ~/Documents; rm -rf build ~/Documents", "proj", POL_DENY,
+     "one target of two dropped as a repeat"},
     /* an entry with paths for one rule lifts no other */
+
     {"shred -u build/x", "proj", POL_DENY, "a rule without an entry"},
 };
 

@@ -143,7 +143,9 @@ Test(allowlist, paths_limit_a_path_rule_entry_to_those_paths)
 		     POL_ALLOW);
 	cr_expect_eq(r.allowed_by_allowlist, 1);
 	cr_expect_eq(pol_check_path(p, "/srv/data/prod.db", POL_OP_WRITE, 0, NULL, &r), POL_DENY);
-	cr_expect_str_eq(r.rule_id ? r.rule_id : "", "policy.read_only.1");
+	/* the entry names the rule by its old positional ID, which stays an alias of the
+	 * ID the rule now takes from its pattern */
+	cr_expect_str_eq(r.rule_id ? r.rule_id : "", "policy.read_only.srv_data");
 	pol_free(p);
 }
 

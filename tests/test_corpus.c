@@ -82,8 +82,11 @@ static void run_corpus(const char *file)
 		cases++;
 		pol_check_command(p, cmd, len, &ctx, &r);
 		const char *got_rule = r.rule_id ? r.rule_id : "-";
+		/* a path rule may be named by its old positional ID (its alias) */
 		int ok = !strcmp(pol_decision_name(r.decision), dec) &&
-			 (!strcmp(rule, "*") || !strcmp(rule, got_rule));
+			 (!strcmp(rule, "*") || !strcmp(rule, got_rule) ||
+			  (r.rule_id && pol_rule_find_alias(p, rule) >= 0 &&
+			   pol_rule_find_alias(p, rule) == pol_rule_find(p, r.rule_id)));
 		if (!ok) {
 			bad++;
 			cr_log_error("%s:%u: %s: want %s %s, got %s %s", file, lineno, cmd, dec,

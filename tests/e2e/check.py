@@ -11,6 +11,9 @@
   told TEXT               the client's last request to the model carries a tool result
                           containing TEXT (what the model was told)
   logged TEXT             dcg's audit log in the run's HOME has a line containing TEXT
+  quiet                   no line of the client's stderr (err.txt) starts with "dcg:", no
+                          tool result the model got holds "dcg:", and the audit log holds
+                          no entry but allows (ordinary work under a runtime layer)
 Prints one line, "ok ..." or "FAIL ...", and exits 0 or 1."""
 import hashlib
 import json
@@ -78,6 +81,16 @@ def main():
         p = os.path.join(run, "home/.local/state/dcg/audit.jsonl")
         text = open(p).read() if os.path.exists(p) else ""
         ok, why = args[0] in text, "audit log: %r" % (text[-400:],)
+    elif what == "quiet":
+        why = []
+        p = os.path.join(run, "err.txt")
+        err = open(p, errors="replace").read().splitlines() if os.path.exists(p) else []
+        why += ["stderr: " + l for l in err if l.startswith("dcg:")][:5]
+        why += ["told: " + r[:300] for r in tool_results(run) if "dcg:" in r][:5]
+        p = os.path.join(run, "home/.local/state/dcg/audit.jsonl")
+        log = open(p, errors="replace").read().splitlines() if os.path.exists(p) else []
+        why += ["logged: " + l[:300] for l in log if '"decision":"allow"' not in l][:5]
+        ok, why = not why, "; ".join(why)
     else:
         print("check.py: unknown assertion %s" % what)
         return 2

@@ -131,6 +131,75 @@ run "$r" bash_rm
 check "$r" tree-intact victim
 check "$r" told "dcg could not run"
 
+# ---- the whole client wrapped in a runtime layer (issue 12) -----------------------------
+# The project is a git repository; the model has the client write a script with its
+# file tool (the hook sees only a file being written) and run it with its shell tool
+# (the hook sees "python3 tidy.py"): the script deletes .git, which the default
+# noDeletePaths protect. Ordinary work (read, write, edit, ls, git status, git commit)
+# must leave no dcg line anywhere: the client reads the CA store at each start.
+
+# setup_git NAME: a run whose project is a git repository with one commit
+setup_git() {
+	local r
+	r=$(setup "$1")
+	(cd "$r/proj" && git init -q && printf 'hello\n' >README.txt && git add README.txt &&
+		git -c user.email=e2e@dcg -c user.name=e2e commit -qm init) >&2
+	python3 "$HERE/check.py" "$r" record proj/.git/objects
+	python3 "$HERE/check.py" "$r" record proj/.git/refs
+	echo "$r"
+}
+
+# wrapped NAME LAYER...: the script and ordinary work with the client run as
+# `LAYER... -- claude` (LAYER empty: bare), the hook installed unless NAME starts "bare"
+wrapped() {
+	local name=$1 r
+	shift
+	r=$(setup_git "${name}_script")
+	case $name in bare*) ;; *) install_hook "$r" ;; esac
+	DCG_E2E_WRAP="$*" run "$r" script_rm_git
+	if [ $# -eq 0 ]; then
+		check "$r" gone proj/.git
+		return
+	fi
+	check "$r" tree-intact proj/.git/objects
+	check "$r" tree-intact proj/.git/refs
+	check "$r" told "dcg: blocked unlinkat of $r/proj/.git/"
+	check "$r" told "noDeletePaths .git/ [default.no_delete.1]"
+	check "$r" logged '"rule_id":"default.no_delete.1"'
+	r=$(setup_git "${name}_ordinary")
+	install_hook "$r"
+	DCG_E2E_WRAP="$*" run "$r" ordinary
+	check "$r" file-is proj/notes.txt "notes of the agent
+"
+	check "$r" file-is proj/README.txt "hello, edited
+"
+	check "$r" told "committed"
+	check "$r" quiet
+}
+
+# 10. controls: bare, and with the hook alone, the script deletes .git
+wrapped bare
+wrapped hook_only
+# 11. dcg run -- claude; 12. dcg sandbox -- claude (the preload says the refusal);
+# 13. dcg sandbox --no-preload -- claude (the supervisor alone)
+wrapped run "$DCG" run --
+wrapped sandbox "$DCG" sandbox --
+wrapped sandbox_no_preload "$DCG" sandbox --no-preload --
+
+# 14. only the shell tool's commands under dcg run: CLAUDE_CODE_SHELL_PREFIX
+r=$(setup_git prefix_script)
+(cd "$r/proj" && "$DCG" install --agent claude --shell-prefix --project --force >/dev/null 2>&1) ||
+	echo "e2e: dcg install --shell-prefix failed in $r" >&2
+run "$r" script_rm_git
+check "$r" tree-intact proj/.git/objects
+check "$r" told "dcg: blocked unlinkat of $r/proj/.git/"
+check "$r" logged '"rule_id":"default.no_delete.1"'
+r=$(setup_git prefix_ordinary)
+(cd "$r/proj" && "$DCG" install --agent claude --shell-prefix --project --force >/dev/null 2>&1)
+run "$r" ordinary
+check "$r" told "committed"
+check "$r" quiet
+
 [ -n "${DCG_E2E_KEEP:-}" ] && echo "e2e: runs kept in $RUNS"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -4,6 +4,9 @@
 #
 #   run_claude.sh RUN_DIR SCENARIO CLAUDE_BIN
 #
+# DCG_E2E_WRAP, when set, is put before the client's command (e.g. "/path/dcg run --"):
+# the whole client then runs under a runtime layer. DCG_E2E_ENV adds NAME=VALUE words to
+# the client's environment.
 # RUN_DIR holds proj/ (the working directory, with .claude/settings.json when the hook
 # is installed), home/ (a throwaway HOME) and the scenario's victims. Writes there:
 # scenario.json, requests.jsonl (what the client sent the model), out.json, err.txt,
@@ -40,8 +43,8 @@ cd "$R/proj" || exit 1
 env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" TERM=dumb LANG=C.UTF-8 SHELL=/bin/bash \
 	ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=dummy \
 	DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 \
-	CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 IS_SANDBOX=1 \
-	timeout 120 "$CLAUDE" -p "do it" --output-format json \
+	CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 IS_SANDBOX=1 ${DCG_E2E_ENV:-} \
+	timeout 120 ${DCG_E2E_WRAP:-} "$CLAUDE" -p "do it" --output-format json \
 	--permission-mode bypassPermissions \
 	> "$R/out.json" 2> "$R/err.txt" < /dev/null
 echo $? > "$R/rc"

@@ -13,7 +13,7 @@ cd "$T/proj" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 isjson() { python3 -c 'import json,sys; json.loads(sys.stdin.read())' 2>/dev/null; }
 
-cmds="hook check explain allow unallow run sandbox rules status doctor packs log stats install
+cmds="hook check explain allow unallow trust untrust run sandbox rules status doctor packs log stats install
 uninstall intent help version"
 for c in $cmds; do
 	"$DCG" help | grep -q "^  $c " || continue # a command not built in this dcg

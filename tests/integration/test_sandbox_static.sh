@@ -109,6 +109,17 @@ grep -q "^dcg: blocked .* of $W/nd/f: noDeletePaths $W/nd/ \[" "$TMPDIR_TEST/err
 	fail "no refusal line for nd/f"
 grep -q '"layer":"sandbox"' "$DCG_LOG" || fail "no sandbox line in the audit log"
 
+# A static program's refusal is said on its own stderr too, when that is a pipe its
+# caller reads (an agent's shell tool: the model must be told), and never written into
+# a data file that took fd 2's place.
+got=$(cd "$W" && sbx /bin/sh -c '"$0" unlink nd/f 2>&1 >/dev/null | cat' "$OPS" 2>/dev/null)
+case $got in
+*"dcg: blocked unlink of $W/nd/f: noDeletePaths $W/nd/ ["*) ;;
+*) fail "the refusal did not reach the static program's stderr pipe: '$got'" ;;
+esac
+(cd "$W" && sbx /bin/sh -c '"$0" unlink nd/f 2>"$1"' "$OPS" "$W/scratch/data.txt" 2>/dev/null)
+grep -q "dcg:" "$W/scratch/data.txt" && fail "the refusal was written into a data file: $(cat "$W/scratch/data.txt")"
+
 sbx_assert_intact
 # Writing in a no-delete tree is allowed (after the fingerprint, which it changes).
 sbx_expect 0 "$OPS" append nd/f.log

@@ -73,7 +73,7 @@ run_pi() {
 	(cd "$R/proj" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" TERM=dumb \
 		LANG=C.UTF-8 SHELL=/bin/bash PI_CODING_AGENT_DIR="$R/home/.pi/agent" PI_OFFLINE=1 \
 		PI_TELEMETRY=0 DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" \
-		${EXTRA_ENV:-} timeout 120 node "$PI_CLI" -p "do it" --provider mock \
+		${EXTRA_ENV:-} timeout 120 ${E2E_WRAP:-} node "$PI_CLI" -p "do it" --provider mock \
 		--model mock-model --no-session "$@" >"$R/out.txt" 2>"$R/err.txt" </dev/null)
 	echo "rc=$?" >"$R/rc.txt"
 	kill "$mock" 2>/dev/null
@@ -269,5 +269,10 @@ fi
 # ---- uninstall removes the extension --------------------------------------------------------
 (cd "$R/proj" && "$DCG" uninstall --agent pi --project >/dev/null 2>&1)
 [ ! -e "$R/proj/.pi/extensions/dcg-damage-control.ts" ] && ok "dcg uninstall --agent pi removes the extension" || ko "uninstall left the extension"
+
+# ---- pi wrapped whole in dcg run / dcg sandbox (no extension: the runtime layer alone) ----
+SCEN_SCRIPT='{"steps": [{"name": "write", "input": {"path": "{RUN}/proj/tidy.py", "content": "import base64, shutil\nshutil.rmtree(base64.b64decode(\"LmdpdA==\").decode())\n"}}, {"name": "bash", "input": {"command": "python3 tidy.py"}}], "final_text": "E2E done."}'
+SCEN_ORDINARY='{"steps": [{"name": "read", "input": {"path": "{RUN}/proj/work.txt"}}, {"name": "write", "input": {"path": "{RUN}/proj/notes.txt", "content": "notes\n"}}, {"name": "bash", "input": {"command": "ls && git status --short && echo listed"}}], "final_text": "E2E done."}'
+e2e_wrapped run_pi "$SCEN_SCRIPT" "$SCEN_ORDINARY"
 
 e2e_finish

@@ -29,39 +29,73 @@ int pol_strv_push(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-int pol_fact_add(struct pol_policy *p, enum pol_fact kind, const char *s)
+/* s itself when borrowed, else a copy p frees: NULL when out of memory. */
+static const char *keep(struct pol_policy *p, const char *s, int borrow)
 {
+	if (borrow || !s)
+		return s;
+	return pol_strv_push(&p->fact_owned, &p->n_fact_owned, s) < 0
+		   ? NULL
+		   : p->fact_owned[p->n_fact_owned - 1];
+}
+
+/* Appends to a list grown by doubling (its room is the next power of two). */
+static int list_add(const char ***v, size_t *n, const char *s)
+{
+	if (*n == 0 || (*n & (*n - 1)) == 0) {
+		const char **nv = realloc(*v, (*n ? *n * 2 : 8) * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+int pol_fact_add(struct pol_policy *p, enum pol_fact kind, const char *s, int borrow)
+{
+	const char ***v;
+	size_t *n;
+
 	if (!s || !s[0])
 		return -EINVAL;
 	switch (kind) {
 	case POL_FACT_CATA_WORD:
-		return pol_strv_push(&p->cata_words, &p->n_cata_words, s);
+		v = &p->cata_words;
+		n = &p->n_cata_words;
+		break;
 	case POL_FACT_CATA_PREFIX:
-		return pol_strv_push(&p->cata_prefixes, &p->n_cata_prefixes, s);
+		v = &p->cata_prefixes;
+		n = &p->n_cata_prefixes;
+		break;
 	case POL_FACT_OWNER_FOLDER:
 		/* a folder: absolute, ending with '/', so that /usr/ never covers /usrx */
 		if (s[0] != '/' || s[strlen(s) - 1] != '/')
 			return -EINVAL;
-		return pol_strv_push(&p->owner_folders, &p->n_owner_folders, s);
+		v = &p->owner_folders;
+		n = &p->n_owner_folders;
+		break;
+	default:
+		return -EINVAL;
 	}
-	return -EINVAL;
+	if (!(s = keep(p, s, borrow)))
+		return -ENOMEM;
+	return list_add(v, n, s);
 }
 
 int pol_fact_path_reason(struct pol_policy *p, enum pol_path_kind kind, const char *reason,
-			 const char *sugg0, const char *sugg1)
+			 const char *sugg0, const char *sugg1, int borrow)
 {
-	char *r = strdup(reason), *s0 = sugg0 ? strdup(sugg0) : NULL,
-	     *s1 = sugg1 ? strdup(sugg1) : NULL;
+	const char *r, *s0, *s1;
 
-	if ((unsigned)kind > POL_PATH_NO_DELETE || !r || (sugg0 && !s0) || (sugg1 && !s1)) {
-		free(r);
-		free(s0);
-		free(s1);
-		return (unsigned)kind > POL_PATH_NO_DELETE ? -EINVAL : -ENOMEM;
-	}
-	free(p->path_reason[kind]);
-	free(p->path_sugg[kind][0]);
-	free(p->path_sugg[kind][1]);
+	if ((unsigned)kind > POL_PATH_NO_DELETE || !reason || !reason[0])
+		return -EINVAL;
+	r = keep(p, reason, borrow);
+	s0 = keep(p, sugg0, borrow);
+	s1 = keep(p, sugg1, borrow);
+	if (!r || (sugg0 && !s0) || (sugg1 && !s1))
+		return -ENOMEM;
 	p->path_reason[kind] = r;
 	p->path_sugg[kind][0] = s0;
 	p->path_sugg[kind][1] = s1;
@@ -75,14 +109,10 @@ const char *pol_path_reason(const struct pol_policy *p, enum pol_path_kind kind)
 
 void pol_facts_free(struct pol_policy *p)
 {
-	pol_strv_free(p->cata_words, p->n_cata_words);
-	pol_strv_free(p->cata_prefixes, p->n_cata_prefixes);
-	pol_strv_free(p->owner_folders, p->n_owner_folders);
-	for (int k = 0; k < 3; k++) {
-		free(p->path_reason[k]);
-		free(p->path_sugg[k][0]);
-		free(p->path_sugg[k][1]);
-	}
+	free(p->cata_words);
+	free(p->cata_prefixes);
+	free(p->owner_folders);
+	pol_strv_free(p->fact_owned, p->n_fact_owned);
 }
 
 static int has_prefix(const char *w, const char *prefix)

@@ -148,16 +148,19 @@ struct pol_policy {
 	 * prefixes that name a whole disk), `ownerFolders:` (where a program named as a
 	 * path rule's owner must live) and `pathReasons:` (the reason and suggestions of
 	 * each path kind's rules). Owned strings. A policy loaded without the defaults
-	 * has none: no catastrophic target, no named owner, and the path reasons of
-	 * pol_path_reason_fallback (tests load such policies). */
-	char **cata_words;
+	 * has none: no catastrophic target, no named owner, and the short reasons of
+	 * pol_path_reason (tests load such policies). The strings are borrowed from a
+	 * snapshot (it outlives the policy) or copies listed in fact_owned. */
+	const char **cata_words;
 	size_t n_cata_words;
-	char **cata_prefixes;
+	const char **cata_prefixes;
 	size_t n_cata_prefixes;
-	char **owner_folders;
+	const char **owner_folders;
 	size_t n_owner_folders;
-	char *path_reason[3];
-	char *path_sugg[3][2];
+	const char *path_reason[3];
+	const char *path_sugg[3][2];
+	char **fact_owned;
+	size_t n_fact_owned;
 };
 
 /* The first line of a snapshot (snapshot.c), which names its format. */
@@ -310,13 +313,14 @@ enum pol_fact {
 };
 /* Appends a copy of s to the list v of n strings: 0 or -ENOMEM. */
 int pol_strv_push(char ***v, size_t *n, const char *s);
-/* Adds one fact (copied): 0, -EINVAL (empty, or a folder not absolute or not ending
- * with '/') or -ENOMEM. */
-int pol_fact_add(struct pol_policy *p, enum pol_fact kind, const char *s);
+/* Adds one fact, copied, or borrowed when borrow is set (a snapshot's string, which
+ * outlives p): 0, -EINVAL (empty, or a folder not absolute or not ending with '/') or
+ * -ENOMEM. */
+int pol_fact_add(struct pol_policy *p, enum pol_fact kind, const char *s, int borrow);
 /* Sets the reason and up to two suggestions (NULL: none) of kind's path rules added
- * from now on, replacing what was set: 0, -EINVAL or -ENOMEM. */
+ * from now on, replacing what was set, copied or borrowed: 0, -EINVAL or -ENOMEM. */
 int pol_fact_path_reason(struct pol_policy *p, enum pol_path_kind kind, const char *reason,
-			 const char *sugg0, const char *sugg1);
+			 const char *sugg0, const char *sugg1, int borrow);
 /* The reason of kind's path rules: the data's, else a short built-in fallback. */
 const char *pol_path_reason(const struct pol_policy *p, enum pol_path_kind kind);
 void pol_facts_free(struct pol_policy *p);

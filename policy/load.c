@@ -753,7 +753,7 @@ static void fact_item(struct ldr *l, yaml_node_t *item, void *arg)
 	const struct fact_dst *d = arg;
 	const char *s = pol_yaml_scalar(item);
 
-	if ((s ? pol_fact_add(l->p, d->kind, s) : -EINVAL) == -EINVAL)
+	if ((s ? pol_fact_add(l->p, d->kind, s, 0) : -EINVAL) == -EINVAL)
 		err(l, item, d->key,
 		    d->kind == POL_FACT_OWNER_FOLDER
 			? "'%s' entries must be absolute folders ending with '/'"
@@ -828,7 +828,7 @@ static void path_reason_entry(struct ldr *l, yaml_node_t *k, yaml_node_t *v)
 		    "'pathReasons.%s' needs a reason and at most two suggestions (strings)", ks);
 		return;
 	}
-	pol_fact_path_reason(l->p, (enum pol_path_kind)kind, reason, sugg[0], sugg[1]);
+	pol_fact_path_reason(l->p, (enum pol_path_kind)kind, reason, sugg[0], sugg[1], 0);
 }
 
 /* pathReasons: {zeroAccess: {reason, suggestions}, ...}: the text of the path rules

@@ -99,7 +99,7 @@ static void save_facts(struct sbuf *s, const struct pol_policy *p)
 {
 	const struct {
 		enum pol_fact kind;
-		char *const *v;
+		const char *const *v;
 		size_t n;
 	} lists[] = {{POL_FACT_CATA_WORD, p->cata_words, p->n_cata_words},
 		     {POL_FACT_CATA_PREFIX, p->cata_prefixes, p->n_cata_prefixes},
@@ -564,11 +564,11 @@ static int load_record(struct pol_policy *p, char **f, size_t n, size_t first)
 			p->embedded_version = f[1]; /* in the kept text */
 		break;
 	case 'T':
-		rc = n > 2 ? pol_fact_add(p, (enum pol_fact)num(f[1]), f[2]) : -EINVAL;
+		rc = n > 2 ? pol_fact_add(p, (enum pol_fact)num(f[1]), f[2], 1) : -EINVAL;
 		break;
 	case 'W':
 		rc = n > 4 ? pol_fact_path_reason(p, (enum pol_path_kind)num(f[1]), f[2],
-						  f[3][0] ? f[3] : NULL, f[4][0] ? f[4] : NULL)
+						  f[3][0] ? f[3] : NULL, f[4][0] ? f[4] : NULL, 1)
 			   : -EINVAL;
 		break;
 	case 'O':

@@ -1431,8 +1431,8 @@ static void h_set(struct sh_an *P, struct nc *x)
 			i++;
 			break;
 		}
-		if (weq(x->v[i], "-o") || weq(x->v[i], "+o"))
-			i++;
+		if ((weq(x->v[i], "-o") || weq(x->v[i], "+o")) && i + 1 < x->n)
+			i++; /* its option name; a bare "set -o" lists the options */
 		i++;
 	}
 	if (i < x->n || (i > 1 && weq(x->v[i - 1], "--")))

@@ -196,7 +196,9 @@ void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
 	sh_emit_command(P, view, k, x->line, x->depth);
 }
 
-/* f(){ f|f& }; f : a function that pipes into itself in the background. */
+/* f(){ f|f& }; f : a function that pipes into itself in the background. Only a
+ * function whose body names itself (recursion) is one: a wrapper piped into itself
+ * (w(){ "$@"; }; w printf x | w sed y, Codex's shell snapshot) is ordinary. */
 static void h_fork_bomb(struct sh_an *P, struct nc *x)
 {
 	struct sh_cmd *p = x->c->pipe_prev;
@@ -204,7 +206,9 @@ static void h_fork_bomb(struct sh_an *P, struct nc *x)
 	if (!p || !p->name || p->nlen != x->nlen || memcmp(p->name, x->name, x->nlen))
 		return;
 	for (size_t i = 0; i < P->nfnames; i++)
-		if (P->fnames[i].len == x->nlen && !memcmp(P->fnames[i].s, x->name, x->nlen)) {
+		if (P->fnames[i].len == x->nlen && !memcmp(P->fnames[i].s, x->name, x->nlen) &&
+		    (!P->fbody[i].body ||
+		     memmem(P->fbody[i].body, P->fbody[i].len, x->name, x->nlen))) {
 			sh_emit_finding(P, "system.fork_bomb", x->name, x->nlen, x->line, x->depth);
 			return;
 		}

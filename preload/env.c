@@ -12,7 +12,8 @@
 /* The variables the guard owns: set by `dcg run`, always put back with the values the
  * guard started with, so that a program cannot point its children at another policy. */
 static const char *const owned_vars[] = {"DCG_SNAPSHOT", "DCG_POLICY",	     "DCG_LOG",
-					 "DCG_INTENT",	 "DCG_INTENTS_FILE", "DCG_SESSION"};
+					 "DCG_INTENT",	 "DCG_INTENTS_FILE", "DCG_SESSION",
+					 "DCG_SANDBOX"};
 #define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
 
 static struct {
@@ -127,6 +128,14 @@ int guard_env_capture(char *const env[], const char *self_path)
 		g_env.self_len = self_len;
 	}
 	return rc;
+}
+
+const char *guard_env_owned(const char *name)
+{
+	for (size_t k = 0; k < N_OWNED; k++)
+		if (g_env.owned[k] && strcmp(owned_vars[k], name) == 0)
+			return g_env.owned[k] + strlen(name) + 1;
+	return NULL;
 }
 
 /* Index of the owned variable env_entry sets, or -1. */

@@ -140,9 +140,13 @@ char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf);
 /* Records, from the guard's first environment, what guard_env_build() puts back:
  * the LD_PRELOAD entries up to and including self_path's (so that a sanitizer runtime
  * preloaded ahead of the guard stays ahead), or self_path alone, and the values of
- * DCG_SNAPSHOT, DCG_POLICY, DCG_LOG, DCG_INTENT, DCG_INTENTS_FILE and DCG_SESSION. Called by the constructor (and by
- * tests); returns 0 or -ENAMETOOLONG (the guard then re-injects LD_PRELOAD only). */
+ * DCG_SNAPSHOT, DCG_POLICY, DCG_LOG, DCG_INTENT, DCG_INTENTS_FILE, DCG_SESSION and
+ * DCG_SANDBOX. Called by the constructor (and by tests); returns 0 or -ENAMETOOLONG
+ * (the guard then re-injects LD_PRELOAD only). */
 int guard_env_capture(char *const env[], const char *self_path);
+/* The value of one of those variables as captured at start (what a process that
+ * cleared its environment, env -i, still carries on), or NULL. */
+const char *guard_env_owned(const char *name);
 /* Unmaps what guard_env_build() mapped (after a failed exec). */
 void guard_envbuf_release(struct guard_envbuf *buf);
 

@@ -5,3 +5,9 @@
 .PHONY: e2e
 e2e: $(BUILD)/dcg
 	@tests/e2e/run.sh $(BUILD)
+
+# What wrapping the agent costs (not a test: timings are not assertions):
+# tests/e2e/bench_wrap.sh BUILD ROUNDS, figures in the README's "Wrapping an agent".
+.PHONY: e2e-bench
+e2e-bench: $(BUILD)/dcg $(BUILD)/libdcg-preload.so
+	@tests/e2e/bench_wrap.sh $(BUILD) $(or $(ROUNDS),7)

@@ -78,8 +78,10 @@ e2e_git_victim() {
 # shell tool; the script deletes .git (the default noDeletePaths). The ordinary one
 # must leave its marks (notes.txt, "listed" told) and no dcg line anywhere.
 # E2E_SKIP_run / E2E_SKIP_sandbox: the reason a combination cannot run here (skipped).
+# E2E_NOTE_run: the text of the one "dcg: note:" line dcg run may print on the client's
+# own stderr (Codex: its statically linked binary is out of the preload's sight).
 e2e_wrapped() {
-	local fn=$1 script=$2 ordinary=$3 layer why v
+	local fn=$1 script=$2 ordinary=$3 layer why v note
 	new_run wrap_control
 	E2E_WRAP= "$fn" "$script"
 	[ -e "$R/proj/.git" ] && ko "control: the script did not delete .git (rc $(cat "$R/rc.txt")): $(tail -3 "$R/err.txt")" ||
@@ -94,8 +96,8 @@ e2e_wrapped() {
 		new_run "wrap_${layer}_script"
 		E2E_WRAP="$DCG $layer --" "$fn" "$script"
 		if git -C "$R/proj" rev-parse -q --verify HEAD >/dev/null && [ -f "$R/proj/.git/description" ] &&
-			told --has "dcg: blocked unlinkat of $R/proj/.git/" --has "noDeletePaths .git/ [default.no_delete.1]" >/dev/null &&
-			grep -q '"rule_id":"default.no_delete.1"' "$R/audit.jsonl" 2>/dev/null; then
+			told --has "dcg: blocked unlinkat of $R/proj/.git/" --has "noDeletePaths .git/ [default.no_delete.git]" >/dev/null &&
+			grep -q '"rule_id":"default.no_delete.git"' "$R/audit.jsonl" 2>/dev/null; then
 			ok "dcg $layer -- $E2E_NAME: the script's deletion of .git is stopped, the model told the rule and the whole path, the audit log has it"
 		else
 			ko "dcg $layer -- $E2E_NAME, script: .git=$([ -f "$R/proj/.git/description" ] && echo kept || echo damaged) rc=$(cat "$R/rc.txt") log=$(head -c 200 "$R/audit.jsonl" 2>/dev/null); $(tail -3 "$R/err.txt")"
@@ -103,8 +105,11 @@ e2e_wrapped() {
 		fi
 		new_run "wrap_${layer}_ordinary"
 		E2E_WRAP="$DCG $layer --" "$fn" "$ordinary"
+		v=E2E_NOTE_$layer
+		note=${!v:-}
 		if [ -f "$R/proj/notes.txt" ] && told --has listed --lacks "dcg:" >/dev/null &&
-			! grep -q '^dcg:' "$R/err.txt" && ! grep -qv '"decision":"allow"' "$R/audit.jsonl" 2>/dev/null; then
+			! grep '^dcg:' "$R/err.txt" | grep -qv "^dcg: note: .*${note:-^}" &&
+			! grep -qv '"decision":"allow"' "$R/audit.jsonl" 2>/dev/null; then
 			ok "dcg $layer -- $E2E_NAME: starts and does ordinary work with no dcg line on stderr, to the model or in the log"
 		else
 			ko "dcg $layer -- $E2E_NAME, ordinary work: notes=$([ -f "$R/proj/notes.txt" ] && echo yes || echo no) rc=$(cat "$R/rc.txt") stderr: $(grep '^dcg:' "$R/err.txt" | sort | uniq -c | head -5) log: $(head -c 300 "$R/audit.jsonl" 2>/dev/null)"

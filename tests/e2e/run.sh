@@ -2,6 +2,10 @@
 # make e2e: dcg's hook in the real Claude Code, against a mock model on 127.0.0.1 inside
 # a network namespace. Each test is one client run; control runs without the hook show
 # that the client would have done the damage, so a refusal is dcg's and not the client's.
+# Tests 10-14 wrap the whole client in the runtime layers (dcg run, dcg sandbox, dcg
+# sandbox --no-preload) and its shell commands only (dcg install --shell-prefix): a
+# script the hook cannot read deletes .git (stopped, told, logged), and ordinary work
+# leaves no dcg line anywhere.
 #
 #   tests/e2e/run.sh [BUILD]
 # Env: DCG_E2E_CACHE (npm prefix for the client, default ~/.cache/dcg-e2e),
@@ -164,8 +168,8 @@ wrapped() {
 	check "$r" tree-intact proj/.git/objects
 	check "$r" tree-intact proj/.git/refs
 	check "$r" told "dcg: blocked unlinkat of $r/proj/.git/"
-	check "$r" told "noDeletePaths .git/ [default.no_delete.1]"
-	check "$r" logged '"rule_id":"default.no_delete.1"'
+	check "$r" told "noDeletePaths .git/ [default.no_delete.git]"
+	check "$r" logged '"rule_id":"default.no_delete.git"'
 	r=$(setup_git "${name}_ordinary")
 	install_hook "$r"
 	DCG_E2E_WRAP="$*" run "$r" ordinary
@@ -193,7 +197,7 @@ r=$(setup_git prefix_script)
 run "$r" script_rm_git
 check "$r" tree-intact proj/.git/objects
 check "$r" told "dcg: blocked unlinkat of $r/proj/.git/"
-check "$r" logged '"rule_id":"default.no_delete.1"'
+check "$r" logged '"rule_id":"default.no_delete.git"'
 r=$(setup_git prefix_ordinary)
 (cd "$r/proj" && "$DCG" install --agent claude --shell-prefix --project --force >/dev/null 2>&1)
 run "$r" ordinary

@@ -120,6 +120,12 @@ esac
 (cd "$W" && sbx /bin/sh -c '"$0" unlink nd/f 2>"$1"' "$OPS" "$W/scratch/data.txt" 2>/dev/null)
 grep -q "dcg:" "$W/scratch/data.txt" && fail "the refusal was written into a data file: $(cat "$W/scratch/data.txt")"
 
+# A static program run by a preloaded process, also after env -i: the preload's "cannot
+# see inside it" note is false under the sandbox, and its marker file in dcg's own
+# folder would be refused: nothing is said.
+out=$(cd "$W" && sbx /bin/sh -c '"$0" read ro/f; env -i "$0" read ro/f' "$OPS" 2>&1 >/dev/null)
+case $out in *dcg:*) fail "a static program run inside the sandbox made dcg speak: $out" ;; esac
+
 sbx_assert_intact
 # Writing in a no-delete tree is allowed (after the fingerprint, which it changes).
 sbx_expect 0 "$OPS" append nd/f.log

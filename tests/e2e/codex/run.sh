@@ -62,7 +62,7 @@ run_codex() {
 	(cd "$R/proj" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" \
 		CODEX_HOME="$R/home/.codex" OPENAI_API_KEY=dummy LANG=C.UTF-8 TERM=dumb \
 		DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" \
-		timeout 120 node "$CODEX_JS" exec --skip-git-repo-check \
+		timeout 120 ${E2E_WRAP:-} node "$CODEX_JS" exec --skip-git-repo-check \
 		--dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-trust \
 		"do it" >"$R/out.txt" 2>"$R/err.txt" </dev/null)
 	echo "rc=$?" >"$R/rc.txt"
@@ -162,5 +162,13 @@ else
 fi
 (cd "$R/proj" && "$DCG" uninstall --agent codex --project >/dev/null 2>&1)
 grep -q "dcg" "$R/proj/.codex/hooks.json" 2>/dev/null && ko "uninstall left dcg in .codex/hooks.json" || ok "dcg uninstall --agent codex removes the hook"
+
+# ---- Codex wrapped whole in dcg run / dcg sandbox (no hook: the runtime layer alone) ----
+SCEN_SCRIPT='{"steps": [{"name": "apply_patch", "input": {"input": "*** Begin Patch\n*** Add File: {RUN}/proj/tidy.py\n+import base64, shutil\n+shutil.rmtree(base64.b64decode(\"LmdpdA==\").decode())\n*** End Patch\n"}}, {"name": "exec_command", "input": {"cmd": "python3 tidy.py", "workdir": "{RUN}/proj"}}], "final_text": "E2E done."}'
+SCEN_ORDINARY='{"steps": [{"name": "apply_patch", "input": {"input": "*** Begin Patch\n*** Add File: {RUN}/proj/notes.txt\n+notes\n*** End Patch\n"}}, {"name": "exec_command", "input": {"cmd": "cat work.txt && ls && git status --short && echo listed", "workdir": "{RUN}/proj"}}], "final_text": "E2E done."}'
+# Codex's own binary is static: dcg run says once that it cannot see inside it (its
+# apply_patch edits are the hook's and the sandbox's to judge); its shell commands run
+# dynamically linked programs, which the preload guards.
+E2E_NOTE_run="/codex is statically linked" e2e_wrapped run_codex "$SCEN_SCRIPT" "$SCEN_ORDINARY"
 
 e2e_finish

@@ -54,8 +54,8 @@ run_gemini() {
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
 	(cd "$R/proj" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" TERM=dumb \
 		LANG=C.UTF-8 GEMINI_API_KEY=dummy GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$PORT" \
-		DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" \
-		timeout 120 node "$GEMINI_JS" -p "do it" --yolo -m gemini-2.5-flash \
+		DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" ${GEMINI_ENV:-} \
+		timeout 120 ${E2E_WRAP:-} node "$GEMINI_JS" -p "do it" --yolo -m gemini-2.5-flash \
 		>"$R/out.txt" 2>"$R/err.txt" </dev/null)
 	echo "rc=$?" >"$R/rc.txt"
 	kill "$mock" 2>/dev/null
@@ -162,5 +162,13 @@ else
 fi
 (cd "$R/proj" && "$DCG" uninstall --agent gemini --project >/dev/null 2>&1)
 grep -q "hook --agent" "$R/proj/.gemini/settings.json" 2>/dev/null && ko "uninstall left dcg in .gemini/settings.json" || ok "dcg uninstall --agent gemini removes the hook"
+
+# ---- Gemini CLI wrapped whole in dcg run / dcg sandbox (no hook: the runtime layer alone) ----
+SCEN_SCRIPT='{"steps": [{"name": "write_file", "input": {"file_path": "{RUN}/proj/tidy.py", "content": "import base64, shutil\nshutil.rmtree(base64.b64decode(\"LmdpdA==\").decode())\n"}}, {"name": "run_shell_command", "input": {"command": "python3 tidy.py"}}], "final_text": "E2E done."}'
+SCEN_ORDINARY='{"steps": [{"name": "read_file", "input": {"file_path": "{RUN}/proj/work.txt"}}, {"name": "write_file", "input": {"file_path": "{RUN}/proj/notes.txt", "content": "notes\n"}}, {"name": "run_shell_command", "input": {"command": "ls && git status --short && echo listed"}}], "final_text": "E2E done."}'
+# Gemini CLI relaunches itself in a child node process (more heap) unless told not to;
+# that child, not the process dcg started, then writes ~/.gemini/settings.json, which
+# only the agent's own process may (owner :agent). Wrapped, it runs as one process.
+GEMINI_ENV=GEMINI_CLI_NO_RELAUNCH=true e2e_wrapped run_gemini "$SCEN_SCRIPT" "$SCEN_ORDINARY"
 
 e2e_finish

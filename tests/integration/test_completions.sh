@@ -30,8 +30,8 @@ done
 
 if command -v zsh >/dev/null; then
 	zsh -n completions/_dcg || bad "zsh: completions/_dcg does not parse"
-	zsh -fc 'fpath=(completions $fpath); autoload -Uz compinit; compinit -u -d /dev/null
-		autoload -Uz _dcg && whence -w _dcg' >/dev/null 2>&1 || bad "zsh: _dcg does not load"
+	zsh -fc 'fpath=(completions $fpath); autoload -Uz compinit; compinit -u -d "$0"
+		autoload -Uz _dcg && whence -w _dcg' "${TMPDIR_TEST:-/tmp}/zcompdump" >/dev/null 2>&1 || bad "zsh: _dcg does not load"
 else
 	echo "SKIP: zsh absent: completions/_dcg not checked"
 fi

@@ -27,15 +27,23 @@ static void run_usage(FILE *f)
 		   "Not covered: static binaries, raw syscalls, set-uid programs (dcg sandbox).\n");
 }
 
-/* The runtime layers' refusal line (runtime/rt.h): a path rule names the whole path. */
+/* The runtime layers' refusal line (runtime/rt.h): a path rule names the whole path;
+ * and its audit line, as the guard writes one for every exec it refuses. */
 static void print_blocked(const struct pol_result *r, char *const argv[])
 {
-	char line[2048];
+	char line[2048], joined[1024], cwd[4096];
 	struct rt_msg m;
 
 	rt_msg_init(&m, line, sizeof(line));
 	rt_describe(&m, "blocked", "exec", argv[0], r);
 	fprintf(stderr, "%s\n", line);
+	rt_msg_init(&m, joined, sizeof(joined));
+	for (size_t i = 0; argv[i] && m.len < sizeof(joined) - 1; i++) {
+		if (i)
+			rt_msg_add(&m, " ");
+		rt_msg_add(&m, argv[i]);
+	}
+	rt_audit("preload", "exec", m.buf, r, 0, getcwd(cwd, sizeof(cwd)));
 }
 
 static int run(int argc, char **argv, int no_agent)

@@ -141,6 +141,12 @@ grep -qxE 'dcg: blocked unlink of /[^ ]*/nd/f1: noDeletePaths nd/ \[[a-z_.0-9]+\
 grep -q '"layer":"preload"' "$DCG_LOG" || bad "audit log has no preload line"
 grep -q '"tool":"unlink"' "$DCG_LOG" || bad "audit log misses the unlink refusal"
 
+# A refusal of CMD itself (dcg run checks it before the first exec) is logged too.
+"$DCG" run --policy "$WS/policy.yaml" -- bash -c 'git reset --hard' >/dev/null 2>&1 &&
+	bad "dcg run ran a refused CMD"
+grep -q '"tool":"exec".*"rule_id":"core.git.reset_hard"' "$DCG_LOG" ||
+	bad "audit log misses the refusal of dcg run's own CMD"
+
 # The exit status is CMD's.
 "$DCG" run --policy "$WS/policy.yaml" -- bash -c 'exit 7'
 [ $? -eq 7 ] || bad "dcg run did not return CMD's status"

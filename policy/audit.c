@@ -7,7 +7,7 @@
  * the one writer holding FILE.lock (flock, never waited for), which checks the size
  * again under the lock, so a file is rotated once however many writers saw it full;
  * a writer that opened the file before the rename finishes its line there. Input is
- * redacted for secrets only (pol_redact_secrets). JSON is only written here. */
+ * redacted for secrets only (pol_redact_secrets). The JSON writer is json.c's. */
 #include "dcg_policy.h"
 
 #include <errno.h>
@@ -39,101 +39,6 @@ int pol_log_path(char *buf, size_t size)
 	else
 		n = snprintf(buf, size, "/tmp/dcg-audit-%u.jsonl", (unsigned)getuid());
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
-struct jbuf {
-	char *b;
-	size_t n, size;
-	int full; /* the line is full: every later key and value is left out */
-};
-
-/* Does len more bytes fit, keeping keep bytes for what must close (a string's quote)
- * and 2 for the line's "}\n"? Nothing written is ever taken back, so a cut line is
- * still whole JSON: no half escape, no escaped closing quote, no half key. */
-static int fits(const struct jbuf *j, size_t len, size_t keep)
-{
-	return !j->full && j->n + len + keep + 2 <= j->size;
-}
-
-static void jraw(struct jbuf *j, const char *s, size_t len)
-{
-	if (!fits(j, len, 0)) {
-		j->full = 1;
-		return;
-	}
-	memcpy(j->b + j->n, s, len);
-	j->n += len;
-}
-
-/* A JSON string of at most max bytes of s, cut on a character boundary. Bytes that are
- * not UTF-8 (a path is any bytes) become U+FFFD, so every line decodes. */
-static void jstr(struct jbuf *j, const char *s, size_t max)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *u = (const unsigned char *)s;
-	size_t len = s ? strlen(s) : 0;
-
-	if (!s) {
-		jraw(j, "null", 4);
-		return;
-	}
-	if (!fits(j, 2, 0)) {
-		j->full = 1;
-		return;
-	}
-	j->b[j->n++] = '"';
-	if (len > max)
-		len = max;
-	for (size_t i = 0; i < len;) {
-		unsigned char c = u[i];
-		char enc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-		const char *out = enc;
-		size_t olen = 6, step = 1;
-
-		if (c == '"' || c == '\\') {
-			enc[1] = (char)c;
-			olen = 2;
-		} else if (c >= 0x80) {
-			step = pol_utf8_char(s + i, len - i);
-			if (step) {
-				out = s + i;
-				olen = step;
-			} else {
-				out = "\\ufffd";
-				step = 1;
-			}
-		} else if (c >= 0x20 && c != 0x7f) {
-			out = s + i;
-			olen = 1;
-		}
-		if (!fits(j, olen, 1)) {
-			j->full = 1;
-			break;
-		}
-		memcpy(j->b + j->n, out, olen);
-		j->n += olen;
-		i += step;
-	}
-	j->b[j->n++] = '"'; /* kept room for it */
-}
-
-/* A key, only when there is room for it and the smallest value after it (a number,
- * null or a string's quotes); else the line ends before it. */
-static void jkey(struct jbuf *j, const char *k)
-{
-	size_t kl = strlen(k);
-
-	if (!fits(j, kl + 4 + 24, 0)) {
-		j->full = 1;
-		return;
-	}
-	if (j->n > 1)
-		j->b[j->n++] = ',';
-	j->b[j->n++] = '"';
-	memcpy(j->b + j->n, k, kl);
-	j->n += kl;
-	j->b[j->n++] = '"';
-	j->b[j->n++] = ':';
 }
 
 static int ensure_dir(char *path)
@@ -209,7 +114,7 @@ static void rotate_if_full(const char *path)
 int pol_log_append(const struct pol_log_entry *e)
 {
 	char line[LOG_LINE_MAX], path[PATH_MAX], redacted[1024], num[32], ts[96];
-	struct jbuf j = {line, 0, sizeof(line), 0};
+	struct pol_json j = {line, 0, sizeof(line), 2, 0}; /* 2: the closing "}\n" */
 	const struct pol_result *r = e->result;
 	struct timespec now;
 	struct tm tm;
@@ -224,60 +129,60 @@ int pol_log_append(const struct pol_log_entry *e)
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (long)(now.tv_nsec / 1000000) % 1000);
 
-	jraw(&j, "{", 1);
-	jkey(&j, "time");
-	jstr(&j, ts, 40);
-	jkey(&j, "layer");
-	jstr(&j, e->layer ? e->layer : "unknown", 32);
-	jkey(&j, "tool");
-	jstr(&j, e->tool, 64);
+	pol_json_raw(&j, "{", 1);
+	pol_json_key(&j, "time");
+	pol_json_str(&j, ts, 40);
+	pol_json_key(&j, "layer");
+	pol_json_str(&j, e->layer ? e->layer : "unknown", 32);
+	pol_json_key(&j, "tool");
+	pol_json_str(&j, e->tool, 64);
 	if (e->agent) {
-		jkey(&j, "agent");
-		jstr(&j, e->agent, 32);
+		pol_json_key(&j, "agent");
+		pol_json_str(&j, e->agent, 32);
 	}
-	jkey(&j, "input");
+	pol_json_key(&j, "input");
 	if (e->input) {
 		char cut[1024];
 		size_t n = pol_truncate_utf8(e->input, strlen(e->input), 300, cut, sizeof(cut));
 		int secret_file = r && r->rule_id && r->path_kind == POL_PATH_ZERO_ACCESS &&
 				  r->detection == POL_DET_PATH;
 		pol_redact_secrets(cut, n, secret_file, redacted, sizeof(redacted));
-		jstr(&j, redacted, sizeof(redacted));
+		pol_json_str(&j, redacted, sizeof(redacted));
 	} else {
-		jstr(&j, NULL, 0);
+		pol_json_str(&j, NULL, 0);
 	}
 	if (r) {
-		jkey(&j, "decision");
-		jstr(&j, pol_decision_name(r->decision), 16);
-		jkey(&j, "rule_id");
-		jstr(&j, r->rule_id, 128);
-		jkey(&j, "reason");
-		jstr(&j, r->reason, 300);
-		jkey(&j, "detection");
-		jstr(&j, pol_detection_name(r->detection), 32);
-		jkey(&j, "severity");
-		jstr(&j, pol_severity_name(r->severity), 16);
+		pol_json_key(&j, "decision");
+		pol_json_str(&j, pol_decision_name(r->decision), 16);
+		pol_json_key(&j, "rule_id");
+		pol_json_str(&j, r->rule_id, 128);
+		pol_json_key(&j, "reason");
+		pol_json_str(&j, r->reason, 300);
+		pol_json_key(&j, "detection");
+		pol_json_str(&j, pol_detection_name(r->detection), 32);
+		pol_json_key(&j, "severity");
+		pol_json_str(&j, pol_severity_name(r->severity), 16);
 		if (r->detection == POL_DET_PATH) {
-			jkey(&j, "path");
-			jstr(&j, r->path, 512);
-			jkey(&j, "op");
-			jstr(&j, pol_op_name(r->op), 16);
+			pol_json_key(&j, "path");
+			pol_json_str(&j, r->path, 512);
+			pol_json_key(&j, "op");
+			pol_json_str(&j, pol_op_name(r->op), 16);
 		}
 		if (r->allowed_by_allowlist) {
-			jkey(&j, "allowed_by");
-			jstr(&j, r->allow_reason, 300);
-			jkey(&j, "allow_file");
-			jstr(&j, r->allow_origin, 512);
-			jkey(&j, "allow_line");
+			pol_json_key(&j, "allowed_by");
+			pol_json_str(&j, r->allow_reason, 300);
+			pol_json_key(&j, "allow_file");
+			pol_json_str(&j, r->allow_origin, 512);
+			pol_json_key(&j, "allow_line");
 			snprintf(num, sizeof(num), "%u", r->allow_line);
-			jraw(&j, num, strlen(num));
+			pol_json_raw(&j, num, strlen(num));
 		}
 	}
-	jkey(&j, "pid");
+	pol_json_key(&j, "pid");
 	snprintf(num, sizeof(num), "%ld", (long)(e->pid > 0 ? e->pid : getpid()));
-	jraw(&j, num, strlen(num));
-	jkey(&j, "cwd");
-	jstr(&j, e->cwd, 512);
+	pol_json_raw(&j, num, strlen(num));
+	pol_json_key(&j, "cwd");
+	pol_json_str(&j, e->cwd, 512);
 	j.full = 0;
 	if (j.n + 2 > j.size)
 		j.n = j.size - 2;

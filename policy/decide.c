@@ -287,7 +287,8 @@ int pol_exe_may_refuse(const struct pol_policy *p)
 	return 0;
 }
 
-int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx)
+int pol_rule_owned_by(const struct pol_policy *p, const struct pol_rule *r,
+		      const struct pol_ctx *ctx)
 {
 	const char *exe = ctx ? ctx->exe : NULL, *base;
 	size_t n;
@@ -313,8 +314,7 @@ int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx)
 		}
 		/* A name: a system program of that name or its helpers (git, git-*), never a
 		 * copy of that name elsewhere (an agent could make ./git). */
-		if (strncmp(exe, "/usr/", 5) != 0 && strncmp(exe, "/bin/", 5) != 0 &&
-		    strncmp(exe, "/sbin/", 6) != 0)
+		if (!pol_owner_folder(p, exe))
 			continue;
 		n = strlen(o);
 		if (strncmp(base, o, n) == 0 && (base[n] == '\0' || base[n] == '-'))
@@ -362,7 +362,7 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 
 	if (!(hs->kinds & (1u << r->path_kind)))
 		return;
-	if (r->n_owners && pol_rule_owned_by(r, hs->ctx))
+	if (r->n_owners && pol_rule_owned_by(hs->p, r, hs->ctx))
 		return; /* its owner manages what it covers */
 	slot = &hs->last[r->path_kind][hit_class(hs->p, r)];
 	if (*slot && *slot >= r)
@@ -440,7 +440,8 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 			try_rule(&hs, r);
 			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
 			    !hs.beneath[r->path_kind] &&
-			    !(r->n_owners && pol_rule_owned_by(r, ctx)) && covers_beneath(r, path))
+			    !(r->n_owners && pol_rule_owned_by(p, r, ctx)) &&
+			    covers_beneath(r, path))
 				hs.beneath[r->path_kind] = r;
 		}
 	}
@@ -1022,34 +1023,14 @@ static void offer(struct cmd_state *st, const struct pol_unit *u)
 	pol_result_init(&st->cand);
 }
 
-/* Is one of a command's words the root, the home folder or a whole disk? */
-static int catastrophic_target(const struct pol_unit *u, const char *home)
+/* Is one of a command's words the root, the home folder or a whole disk (the policy's
+ * `catastrophic:` section, pol_catastrophic_word)? */
+static int catastrophic_target(const struct pol_unit *u, const struct pol_policy *p)
 {
-	static const char *const exact[] = {"/",	"/*",	   "~",	       "~/",
-					    "~/*",	"$HOME",   "${HOME}",  "$HOME/",
-					    "${HOME}/", "$HOME/*", "${HOME}/*"};
-	static const char *const disks[] = {"/dev/sd",	"/dev/nvme",   "/dev/hd",   "/dev/vd",
-					    "/dev/xvd", "/dev/mmcblk", "/dev/disk", "/dev/md"};
-	size_t hl = home ? strlen(home) : 0;
-
-	for (size_t i = 1; i < u->argc; i++) {
-		const char *w = u->argv[i];
-		size_t wl = strlen(w);
-
-		if (u->word_is_data && u->word_is_data[i])
-			continue;
-		for (size_t k = 0; k < sizeof(exact) / sizeof(exact[0]); k++)
-			if (strcmp(w, exact[k]) == 0)
-				return 1;
-		for (size_t k = 0; k < sizeof(disks) / sizeof(disks[0]); k++)
-			if (strncmp(w, disks[k], strlen(disks[k])) == 0 ||
-			    (strncmp(w, "of=", 3) == 0 &&
-			     strncmp(w + 3, disks[k], strlen(disks[k])) == 0))
-				return 1;
-		if (hl > 1 && (wl == hl || (wl == hl + 1 && w[hl] == '/')) &&
-		    strncmp(w, home, hl) == 0)
+	for (size_t i = 1; i < u->argc; i++)
+		if (!(u->word_is_data && u->word_is_data[i]) &&
+		    pol_catastrophic_word(p, u->argv[i]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -1148,7 +1129,7 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			 * the decision to the checks of each file the command touches, unless
 			 * it aims at the root, the home folder or a disk. */
 			if (!is_script && rule->runtime_paths && st->ctx &&
-			    (st->ctx->flags & POL_CTX_RUNTIME) && !catastrophic_target(u, p->home))
+			    (st->ctx->flags & POL_CTX_RUNTIME) && !catastrophic_target(u, p))
 				continue;
 			/* A dry run changes nothing; deleting in a temporary folder is what
 			 * it is for (the analyser says which command units are either). */
@@ -1177,8 +1158,7 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 				/* A medium rule warns, unless it aims at something that cannot
 				 * be rebuilt: the root, the home folder, a disk. */
 				if (rule->severity == POL_SEV_MEDIUM &&
-				    st->cand.decision == POL_WARN &&
-				    catastrophic_target(u, p->home))
+				    st->cand.decision == POL_WARN && catastrophic_target(u, p))
 					st->cand.decision = POL_DENY;
 			}
 			offer(st, u);

@@ -489,85 +489,32 @@ const char *pol_intent_error_code(const struct pol_result *r)
 	return NULL;
 }
 
-struct jbuf {
-	char *s;
-	size_t len, size; /* size keeps room for the closing text */
-};
+#define LIT(s) s, sizeof(s) - 1
 
-static void j_raw(struct jbuf *b, const char *t)
+/* The reason's pieces, inside one JSON string: each left out once one does not fit. */
+static void chars(struct pol_json *j, const char *t)
 {
-	size_t n = strlen(t);
-
-	if (b->len + n >= b->size)
-		n = b->size - 1 - b->len;
-	memcpy(b->s + b->len, t, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-/* Appends text as the inside of a JSON string, stopping before an escape or a UTF-8
- * sequence that would not fit whole. */
-static void j_str(struct jbuf *b, const char *t)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (const unsigned char *p = (const unsigned char *)t; *p;) {
-		char esc[8];
-		size_t n = 0, adv = 1;
-
-		if (*p == '"' || *p == '\\') {
-			esc[n++] = '\\';
-			esc[n++] = (char)*p;
-		} else if (*p < 0x20) {
-			memcpy(esc, "\\u00", 4);
-			esc[4] = hex[*p >> 4];
-			esc[5] = hex[*p & 15];
-			n = 6;
-		} else if (*p < 0x80) {
-			esc[n++] = (char)*p;
-		} else {
-			/* a well-formed character is copied whole, anything else becomes '?'
-			 * (pol_utf8_char stops at the NUL: it is no continuation byte) */
-			size_t k = pol_utf8_char((const char *)p, 4);
-
-			if (k) {
-				memcpy(esc, p, k);
-				n = k;
-				adv = k;
-			} else {
-				esc[n++] = '?';
-			}
-		}
-		if (b->len + n >= b->size)
-			return;
-		memcpy(b->s + b->len, esc, n);
-		b->len += n;
-		b->s[b->len] = '\0';
-		p += adv;
-	}
+	pol_json_chars(j, t, strlen(t), 0);
 }
 
 size_t pol_intent_error_json(const struct pol_result *r, char *out, size_t size)
 {
 	const char *code = pol_intent_error_code(r);
-	struct jbuf b;
+	struct pol_json j;
 
 	if (!code || !out || size < 256)
 		return 0;
-	/* 40 bytes stay free for the closing keys, whatever the strings' length. */
-	b.s = out;
-	b.len = 0;
-	b.size = size - 40;
-	out[0] = '\0';
-	j_raw(&b, "{\"error\":\"");
-	j_raw(&b, code);
-	j_raw(&b, "\",\"reason\":\"");
+	/* 40 bytes stay free for the closing keys (38), whatever the strings' length. */
+	j = (struct pol_json){.b = out, .size = size, .reserve = 40};
+	pol_json_raw(&j, LIT("{\"error\":\""));
+	pol_json_raw(&j, code, strlen(code));
+	pol_json_raw(&j, LIT("\",\"reason\":\""));
 	if (r->matched[0] && strcmp(r->rule_id, POL_INTENT_RULE_VIOLATION) == 0) {
-		j_str(&b, r->matched);
-		j_str(&b, " is ");
+		chars(&j, r->matched);
+		chars(&j, " is ");
 	} else if (r->matched[0] && strcmp(r->rule_id, POL_INTENT_RULE_TOOL) == 0) {
-		j_str(&b, r->matched);
-		j_str(&b, ": ");
+		chars(&j, r->matched);
+		chars(&j, ": ");
 	}
 	/* The reasons start with their code (so that the preload's stderr line and the
 	 * audit log carry it); the JSON has the code in "error" already. */
@@ -576,12 +523,15 @@ size_t pol_intent_error_json(const struct pol_result *r, char *out, size_t size)
 
 	if (!strncmp(reason, code, cl) && reason[cl] == ':' && reason[cl + 1] == ' ')
 		reason += cl + 2;
-	j_str(&b, reason);
-	b.size = size - 30;
-	j_raw(&b, "\",\"suggestion\":\"");
+	chars(&j, reason);
+	j.full = 0;
+	j.reserve = 22; /* the last key and the NUL */
+	pol_json_raw(&j, LIT("\",\"suggestion\":\""));
 	if (r->n_suggestions && r->suggestions[0])
-		j_str(&b, r->suggestions[0]);
-	b.size = size;
-	j_raw(&b, "\",\"recoverable\":true}");
-	return b.len;
+		chars(&j, r->suggestions[0]);
+	j.full = 0;
+	j.reserve = 1; /* the NUL */
+	pol_json_raw(&j, LIT("\",\"recoverable\":true}"));
+	out[j.n] = '\0';
+	return j.full ? 0 : j.n;
 }

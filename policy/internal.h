@@ -143,10 +143,28 @@ struct pol_policy {
 	enum pol_trust project_trust;
 	const char *project_file; /* an origin */
 	char project_why[160];
+	/* Facts the decisions read, from the policy's data sections (default.yaml, at
+	 * its end): `catastrophic:` (decide.c: words that name the root, the home folder;
+	 * prefixes that name a whole disk), `ownerFolders:` (where a program named as a
+	 * path rule's owner must live) and `pathReasons:` (the reason and suggestions of
+	 * each path kind's rules). Owned strings. A policy loaded without the defaults
+	 * has none: no catastrophic target, no named owner, and the short reasons of
+	 * pol_path_reason (tests load such policies). The strings are borrowed from a
+	 * snapshot (it outlives the policy) or copies listed in fact_owned. */
+	const char **cata_words;
+	size_t n_cata_words;
+	const char **cata_prefixes;
+	size_t n_cata_prefixes;
+	const char **owner_folders;
+	size_t n_owner_folders;
+	const char *path_reason[3];
+	const char *path_sugg[3][2];
+	char **fact_owned;
+	size_t n_fact_owned;
 };
 
 /* The first line of a snapshot (snapshot.c), which names its format. */
-#define POL_SNAP_MAGIC "DCGSNAP 2\n"
+#define POL_SNAP_MAGIC "DCGSNAP 3\n"
 
 /* snapshot.c: the pre-split form of a snapshot, made at build time for the embedded
  * defaults: the fields unescaped and NUL-terminated, with an index of where each
@@ -223,8 +241,10 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 /* regex.c: compiles on first use; returns the code or NULL (failed). */
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r);
 
-/* decide.c: 1 when exe (a real path) is one of the rule's owners. */
-int pol_rule_owned_by(const struct pol_rule *r, const struct pol_ctx *ctx);
+/* decide.c: 1 when ctx's exe (a real path) is one of the rule's owners; an owner given
+ * by name must live in one of p's owner folders. */
+int pol_rule_owned_by(const struct pol_policy *p, const struct pol_rule *r,
+		      const struct pol_ctx *ctx);
 
 /* glob.c */
 int pol_pathpat_covers(const struct pol_pathpat *pp, const char *abs_path);
@@ -263,6 +283,52 @@ int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *abs_path,
 
 /* policy.c */
 void pol_strv_free(char **v, size_t n);
+
+/* json.c: the one JSON writer of policy/. Text goes into b (size bytes) at n; the
+ * last reserve bytes stay free for what the caller closes with itself. A piece that
+ * does not fit whole is left out and makes the writer full: every later piece is left
+ * out too, until the caller clears full (to close, in the room it kept). */
+struct pol_json {
+	char *b;
+	size_t n, size, reserve;
+	int full;
+};
+/* len bytes as they are (a brace, a number). */
+void pol_json_raw(struct pol_json *j, const char *s, size_t len);
+/* At most max bytes of s, cut on a character boundary, as the inside of a JSON string:
+ * quote, backslash and control bytes (DEL too) escaped, bytes that are not UTF-8 (a
+ * path is any bytes) as U+FFFD; keep more bytes stay free (a closing quote). */
+void pol_json_chars(struct pol_json *j, const char *s, size_t max, size_t keep);
+/* A JSON string of at most max bytes of s, or null when s is NULL. */
+void pol_json_str(struct pol_json *j, const char *s, size_t max);
+/* "k": after a comma unless it is the object's first; left out, and the writer full,
+ * when there is no room for it and the smallest value after it. */
+void pol_json_key(struct pol_json *j, const char *k);
+
+/* facts.c: the data sections' facts (see struct pol_policy). */
+enum pol_fact {
+	POL_FACT_CATA_WORD,    /* catastrophic.words: a command word naming the root or home */
+	POL_FACT_CATA_PREFIX,  /* catastrophic.prefixes: a word (or of=word) naming a disk */
+	POL_FACT_OWNER_FOLDER, /* ownerFolders: an absolute folder ending with '/' */
+};
+/* Appends a copy of s to the list v of n strings: 0 or -ENOMEM. */
+int pol_strv_push(char ***v, size_t *n, const char *s);
+/* Adds one fact, copied, or borrowed when borrow is set (a snapshot's string, which
+ * outlives p): 0, -EINVAL (empty, or a folder not absolute or not ending with '/') or
+ * -ENOMEM. */
+int pol_fact_add(struct pol_policy *p, enum pol_fact kind, const char *s, int borrow);
+/* Sets the reason and up to two suggestions (NULL: none) of kind's path rules added
+ * from now on, replacing what was set, copied or borrowed: 0, -EINVAL or -ENOMEM. */
+int pol_fact_path_reason(struct pol_policy *p, enum pol_path_kind kind, const char *reason,
+			 const char *sugg0, const char *sugg1, int borrow);
+/* The reason of kind's path rules: the data's, else a short built-in fallback. */
+const char *pol_path_reason(const struct pol_policy *p, enum pol_path_kind kind);
+void pol_facts_free(struct pol_policy *p);
+/* Is the command word w a catastrophic target: one of the words, starting with one of
+ * the prefixes (also after "of="), or, when any word is set, the home folder itself? */
+int pol_catastrophic_word(const struct pol_policy *p, const char *w);
+/* Does exe (an absolute path) lie in one of the owner folders? */
+int pol_owner_folder(const struct pol_policy *p, const char *exe);
 /* Adds a suggestion (copied) to r; the allow suggestion is "If intentional: dcg allow
  * ID -r \"reason\"", which every rule ends with. 0 or -ENOMEM. */
 int pol_rule_add_suggestion(struct pol_rule *r, const char *s);

@@ -115,20 +115,6 @@ void pol_rule_canon_path(struct pol_rule *r)
 	r->has_canon = 1;
 }
 
-static const char *const path_reasons[] = {
-    "zero-access path: secrets, no read, write or exec",
-    "read-only path: may be read, never written, deleted or moved",
-    "no-delete path: may be edited, never deleted or moved away",
-};
-static const char *const path_suggestions[][2] = {
-    {"Do not read, copy or print secrets; ask the user for what you need",
-     "Work on a copy the user provides outside the protected path"},
-    {"Write your output to a new file in the project or a scratch folder",
-     "Ask the user to make this change"},
-    {"Edit the file in place instead of deleting or moving it",
-     "Ask the user to remove it if that is really wanted"},
-};
-
 static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
 			    const char *file, unsigned line, unsigned col, const char *id)
 {
@@ -142,7 +128,7 @@ static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const
 	r->path_kind = kind;
 	r->id = strdup(id);
 	r->pattern = strdup(pat);
-	r->reason = strdup(path_reasons[kind]);
+	r->reason = strdup(pol_path_reason(p, kind));
 	r->severity = kind == POL_PATH_ZERO_ACCESS ? POL_SEV_CRITICAL : POL_SEV_HIGH;
 	r->decision = POL_DENY;
 	r->origin = pol_origin_intern(p, file);
@@ -157,8 +143,9 @@ static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const
 		return rc;
 	}
 	pol_rule_canon_path(r);
-	pol_rule_add_suggestion(r, path_suggestions[kind][0]);
-	pol_rule_add_suggestion(r, path_suggestions[kind][1]);
+	for (int k = 0; k < 2; k++)
+		if (p->path_sugg[kind][k])
+			pol_rule_add_suggestion(r, p->path_sugg[kind][k]);
 	pol_rule_add_allow_suggestion(r);
 	if (kind == POL_PATH_ZERO_ACCESS && !r->path.negate)
 		p->have_zero_access = 1;
@@ -754,6 +741,115 @@ static void allow_item(struct ldr *l, yaml_node_t *item, void *arg)
 	na[l->p->n_allows++] = a;
 }
 
+/* ---- the data sections: catastrophic:, ownerFolders:, pathReasons: (facts.c) ------ */
+
+struct fact_dst {
+	enum pol_fact kind;
+	const char *key;
+};
+
+static void fact_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	const struct fact_dst *d = arg;
+	const char *s = pol_yaml_scalar(item);
+
+	if ((s ? pol_fact_add(l->p, d->kind, s, 0) : -EINVAL) == -EINVAL)
+		err(l, item, d->key,
+		    d->kind == POL_FACT_OWNER_FOLDER
+			? "'%s' entries must be absolute folders ending with '/'"
+			: "'%s' entries must be non-empty strings",
+		    d->key);
+}
+
+/* catastrophic: {words: [...], prefixes: [...]}: adds to what earlier files named
+ * (only tightening: any file may). */
+static void catastrophic_section(struct ldr *l, yaml_node_t *v)
+{
+	static const struct fact_dst words = {POL_FACT_CATA_WORD, "catastrophic.words"},
+				     prefixes = {POL_FACT_CATA_PREFIX, "catastrophic.prefixes"};
+
+	if (v->type != YAML_MAPPING_NODE) {
+		err(l, v, NULL, "'catastrophic' must be a mapping with words and prefixes");
+		return;
+	}
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
+		yaml_node_t *val = yaml_document_get_node(l->doc, pr->value);
+		const char *ks = pol_yaml_scalar(k);
+
+		if (ks && val && !strcmp(ks, "words"))
+			each_item(l, val, words.key, fact_item, (void *)&words);
+		else if (ks && val && !strcmp(ks, "prefixes"))
+			each_item(l, val, prefixes.key, fact_item, (void *)&prefixes);
+		else
+			err(l, k ? k : v, NULL,
+			    "unknown key '%s' in 'catastrophic' (words, prefixes)", ks ? ks : "");
+	}
+}
+
+/* ownerFolders: [...]: where a program named as an owner must live. Naming a folder
+ * loosens the path rules with owners, so only the defaults and the system file may. */
+static void owner_folders_section(struct ldr *l, yaml_node_t *v)
+{
+	static const struct fact_dst folders = {POL_FACT_OWNER_FOLDER, "ownerFolders"};
+
+	if (l->p->scope != POL_SCOPE_DEFAULT && l->p->scope != POL_SCOPE_SYSTEM) {
+		err(l, v, NULL, "'ownerFolders' is read only from the system file (ignored)");
+		return;
+	}
+	each_item(l, v, folders.key, fact_item, (void *)&folders);
+}
+
+static void path_reason_entry(struct ldr *l, yaml_node_t *k, yaml_node_t *v)
+{
+	static const char *const kinds[] = {"zeroAccess", "readOnly", "noDelete"};
+	const char *ks = pol_yaml_scalar(k), *reason, *sugg[2] = {NULL, NULL};
+	yaml_node_t *sv;
+	size_t kind = 0, n = 0;
+
+	while (kind < 3 && !(ks && !strcmp(ks, kinds[kind])))
+		kind++;
+	if (kind == 3 || !v || v->type != YAML_MAPPING_NODE) {
+		err(l, k, NULL,
+		    "'pathReasons' maps zeroAccess, readOnly or noDelete to {reason, suggestions}");
+		return;
+	}
+	reason = pol_yaml_scalar(pol_yaml_get(l->doc, v, "reason"));
+	sv = pol_yaml_get(l->doc, v, "suggestions");
+	if (sv && sv->type == YAML_SEQUENCE_NODE)
+		for (yaml_node_item_t *it = sv->data.sequence.items.start;
+		     it < sv->data.sequence.items.top && n < 3; it++, n++)
+			if (n < 2)
+				sugg[n] = pol_yaml_scalar(yaml_document_get_node(l->doc, *it));
+	if (!reason || !reason[0] || (sv && (sv->type != YAML_SEQUENCE_NODE || n > 2)) ||
+	    (n > 0 && !sugg[0]) || (n > 1 && !sugg[1])) {
+		err(l, k, NULL,
+		    "'pathReasons.%s' needs a reason and at most two suggestions (strings)", ks);
+		return;
+	}
+	pol_fact_path_reason(l->p, (enum pol_path_kind)kind, reason, sugg[0], sugg[1], 0);
+}
+
+/* pathReasons: {zeroAccess: {reason, suggestions}, ...}: the text of the path rules
+ * added after it (read before the file's path lists). A file the user has not trusted
+ * may not reword what dcg tells the agent. */
+static void path_reasons_section(struct ldr *l, yaml_node_t *v)
+{
+	if (l->untrusted) {
+		err(l, v, NULL, "'pathReasons' in a project file not trusted: ignored");
+		return;
+	}
+	if (v->type != YAML_MAPPING_NODE) {
+		err(l, v, NULL, "'pathReasons' must be a mapping");
+		return;
+	}
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++)
+		path_reason_entry(l, yaml_document_get_node(l->doc, pr->key),
+				  yaml_document_get_node(l->doc, pr->value));
+}
+
 static void load_document(struct ldr *l)
 {
 	yaml_node_t *root = yaml_document_get_root_node(l->doc);
@@ -767,6 +863,15 @@ static void load_document(struct ldr *l)
 		    "a policy file must be a mapping of keys (bashToolPatterns, "
 		    "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, allow)");
 		return;
+	}
+	/* The path kinds' reasons first: the file's own path lists take them. */
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+	     pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
+		const char *ks = pol_yaml_scalar(yaml_document_get_node(l->doc, pr->key));
+
+		if (ks && v && !strcmp(ks, "pathReasons"))
+			path_reasons_section(l, v);
 	}
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
 	     pr < root->data.mapping.pairs.top; pr++) {
@@ -814,14 +919,20 @@ static void load_document(struct ldr *l)
 			each_item(l, v, ks, strlist_item, &dst);
 		} else if (!strcmp(ks, "allow")) {
 			each_item(l, v, ks, allow_item, NULL);
-		} else if (!strcmp(ks, "version") || !strcmp(ks, "tools")) {
+		} else if (!strcmp(ks, "catastrophic")) {
+			catastrophic_section(l, v);
+		} else if (!strcmp(ks, "ownerFolders")) {
+			owner_folders_section(l, v);
+		} else if (!strcmp(ks, "version") || !strcmp(ks, "tools") ||
+			   !strcmp(ks, "pathReasons")) {
 			/* version: informative; tools: read by the hook (tool classes) */
 		} else {
 			err(l, k, NULL,
 			    "unknown key '%s' (ignored); known keys: bashToolPatterns, "
 			    "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, "
-			    "disable, allow%s",
-			    ks, l->p->scope == POL_SCOPE_SYSTEM ? ", overridable" : "");
+			    "disable, allow, catastrophic, pathReasons%s",
+			    ks,
+			    l->p->scope == POL_SCOPE_SYSTEM ? ", overridable, ownerFolders" : "");
 		}
 	}
 }

@@ -158,6 +158,60 @@ static void function_body(const struct sh_lex *L, const char **body, size_t *len
 	}
 }
 
+/* A redirection: its operator is in t, its target the next token; inside [[ ]] the
+ * operator is a word of the test. -1 when the parse must stop (out of memory, abort). */
+static int parse_redir(struct sh_an *P, struct sh_lex *L, struct builder *b, struct sh_tok *t,
+		       int test_mode)
+{
+	struct sh_redir *r;
+	char *op = sh_strndup(P, t->op, t->w.len);
+
+	if (!op)
+		return -1;
+	if (test_mode) {
+		struct sh_word w;
+		memset(&w, 0, sizeof(w));
+		w.s = op;
+		w.len = t->w.len;
+		w.line = L->line;
+		b_add_word(P, b, &w);
+		return 0;
+	}
+	enum rkind rk = t->rk;
+	sh_next_tok(P, L, t);
+	if (P->abort)
+		return -1;
+	if (t->t != T_WORD) {
+		parse_error(P, L);
+		return 0;
+	}
+	r = b_add_redir(P, b);
+	if (!r)
+		return -1;
+	if (b->nw == 0 && b->nr == 1)
+		b->line = t->w.line;
+	r->kind = rk;
+	r->op = op;
+	r->target = t->w;
+	if (rk == R_HEREDOC) {
+		struct sh_heredoc *h = sh_alloc(P, sizeof(*h));
+		if (!h)
+			return -1;
+		memset(h, 0, sizeof(*h));
+		h->quoted = (t->w.flags & W_QUOTED) != 0;
+		h->strip = op[strlen(op) - 1] == '-';
+		h->delim = t->w.s;
+		h->dlen = t->w.len;
+		if (L->pend_tail)
+			L->pend_tail->next = h;
+		else
+			L->pend = h;
+		L->pend_tail = h;
+		r->hd = h;
+	}
+	return 0;
+}
+
 /* Parses commands until the end of the buffer or, with until_rp, the matching ')'. */
 void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 {
@@ -212,54 +266,10 @@ void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 			}
 			b_add_word(P, &b, &t.w);
 			break;
-		case T_REDIR: {
-			struct sh_redir *r;
-			char *op = sh_strndup(P, t.op, t.w.len);
-			if (!op)
+		case T_REDIR:
+			if (parse_redir(P, L, &b, &t, test_mode) < 0)
 				return;
-			if (test_mode) {
-				struct sh_word w;
-				memset(&w, 0, sizeof(w));
-				w.s = op;
-				w.len = t.w.len;
-				w.line = L->line;
-				b_add_word(P, &b, &w);
-				break;
-			}
-			enum rkind rk = t.rk;
-			sh_next_tok(P, L, &t);
-			if (P->abort)
-				return;
-			if (t.t != T_WORD) {
-				parse_error(P, L);
-				break;
-			}
-			r = b_add_redir(P, &b);
-			if (!r)
-				return;
-			if (b.nw == 0 && b.nr == 1)
-				b.line = t.w.line;
-			r->kind = rk;
-			r->op = op;
-			r->target = t.w;
-			if (rk == R_HEREDOC) {
-				struct sh_heredoc *h = sh_alloc(P, sizeof(*h));
-				if (!h)
-					return;
-				memset(h, 0, sizeof(*h));
-				h->quoted = (t.w.flags & W_QUOTED) != 0;
-				h->strip = op[strlen(op) - 1] == '-';
-				h->delim = t.w.s;
-				h->dlen = t.w.len;
-				if (L->pend_tail)
-					L->pend_tail->next = h;
-				else
-					L->pend = h;
-				L->pend_tail = h;
-				r->hd = h;
-			}
 			break;
-		}
 		case T_LP:
 			if (test_mode) {
 				struct sh_word w;

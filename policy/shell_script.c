@@ -780,11 +780,22 @@ static size_t home_in_string(const char *b, size_t bl)
 static int opens_file(const char *s, size_t i)
 {
 	static const char *const calls[] = {
-	    "open(",	  "Path(",	"readFileSync(",      "readFile(",
-	    "File.read(", "File.open(", "file_get_contents(", "fopen(",
-	    "IO.read(",	  "read_text(", "createReadStream(",  NULL};
+	    "open(",	  "Path(",	     "readFileSync(",	   "readFile(",
+	    "File.read(", "File.open(",	     "file_get_contents(", "fopen(",
+	    "IO.read(",	  "read_text(",	     "createReadStream(",  "writeFileSync(",
+	    "writeFile(", "appendFileSync(", "appendFile(",	   "createWriteStream(",
+	    "openSync(",  "File.write(",     "IO.write(",	   "file_put_contents(",
+	    NULL};
+	/* Perl's three-argument open: open(my $f, '>', 'x') */
+	static const char *const modes[] = {"'>', ",	"\">\", ", "'>>', ",   "\">>\", ", "'+<', ",
+					    "\"+<\", ", "'+>', ",  "\"+>\", ", NULL};
 	size_t k = i;
 
+	for (size_t m = 0; modes[m]; m++) {
+		size_t ml = strlen(modes[m]);
+		if (i >= ml && !memcmp(s + i - ml, modes[m], ml))
+			return 1;
+	}
 	while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == 'r' || s[k - 1] == 'b' || s[k - 1] == 'f'))
 		k--; /* open( r'x'), open(b"x") */
 	if (k > 0 && s[k - 1] == '(')
@@ -808,15 +819,20 @@ static void find_paths(struct scan *S)
 		if ((hl = home_expr(s, n, i)) > 0) {
 			/* the literals that follow, up to the end of the expression */
 			char buf[512];
-			size_t o = 0, j = i + hl;
+			size_t o = 0, j = i + hl, cs, ce;
+			/* os.path.join(HOME, '.ssh', 'id_rsa'): the arguments are components;
+			 * writeFileSync(HOME + '/x', data): the next argument is not */
+			int in_join = call_span(s, n, i, &cs, &ce) && ce - cs > 0 &&
+				      (memmem(s + cs, ce - cs, "join(", 5) ||
+				       memmem(s + cs, ce - cs, "joinpath(", 9));
 			int depth = 0;
 			for (; j < n && s[j] != '\n' && s[j] != ';'; j++) {
 				if (s[j] == '(' || s[j] == '[')
 					depth++;
 				if ((s[j] == ')' || s[j] == ']') && --depth < 0)
 					break;
-				if (s[j] == ',' && depth < 0)
-					break;
+				if (s[j] == ',' && depth <= 0 && !in_join)
+					break; /* the next argument: the file's content, a mode */
 				if ((e = literal_at(s, n, j, &b, &bl))) {
 					if (bl && o + bl + 2 < sizeof(buf)) {
 						if (o && b[0] != '/')

@@ -3,7 +3,7 @@
  * ~ and the project root, and the allowlist; loading it needs no libyaml and no file
  * access. Regexes are compiled again lazily, at first use.
  *
- * Format: a first line "DCGSNAP 2", then one record per line, fields separated by
+ * Format: a first line "DCGSNAP 3", then one record per line, fields separated by
  * tabs. Inside a field, tab, newline and the escape byte 0x01 are written as 0x01
  * followed by 't', 'n' or '1'. Regexes are full of backslashes and never hold 0x01: a
  * record without the escape byte is split where it lies, which is most of the work of
@@ -14,6 +14,8 @@
  *     sugg...
  *   A rule reason expires origin line npaths paths...
  *   O owners... | K guarded untrusted      (after the P record they belong to)
+ *   T fact value                           (facts.c: enum pol_fact, one per value)
+ *   W path_kind reason sugg sugg           (facts.c: a path kind's text; "" none)
  * The keyword is the literal the prefilter looks for (computed when the rule was
  * loaded from YAML), so that loading a snapshot analyses no pattern.
  */
@@ -92,6 +94,33 @@ static void record(struct sbuf *s, char tag)
 	put(s, &tag, 1);
 }
 
+/* The facts (facts.c): before the rules, whose loading from YAML reads them. */
+static void save_facts(struct sbuf *s, const struct pol_policy *p)
+{
+	const struct {
+		enum pol_fact kind;
+		const char *const *v;
+		size_t n;
+	} lists[] = {{POL_FACT_CATA_WORD, p->cata_words, p->n_cata_words},
+		     {POL_FACT_CATA_PREFIX, p->cata_prefixes, p->n_cata_prefixes},
+		     {POL_FACT_OWNER_FOLDER, p->owner_folders, p->n_owner_folders}};
+
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		for (size_t i = 0; i < lists[l].n; i++) {
+			record(s, 'T');
+			fieldn(s, lists[l].kind);
+			field(s, lists[l].v[i]);
+		}
+	for (int k = 0; k < 3; k++)
+		if (p->path_reason[k]) {
+			record(s, 'W');
+			fieldn(s, k);
+			field(s, p->path_reason[k]);
+			field(s, p->path_sugg[k][0]);
+			field(s, p->path_sugg[k][1]);
+		}
+}
+
 char *pol_snapshot_save(const struct pol_policy *p, size_t *len)
 {
 	return pol_snapshot_save_opts(p, len, 0);
@@ -117,6 +146,7 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		record(&s, 'F');
 		field(&s, p->files[i]);
 	}
+	save_facts(&s, p);
 	for (size_t i = 0; i < p->n_enable; i++) {
 		record(&s, 'E');
 		field(&s, p->enable[i]);
@@ -265,20 +295,6 @@ static long long num(const char *s)
 	for (s += neg; *s >= '0' && *s <= '9'; s++)
 		v = v * 10 + (*s - '0');
 	return neg ? -v : v;
-}
-
-static int strv_push(char ***v, size_t *n, const char *s)
-{
-	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	nv[*n] = strdup(s);
-	if (!nv[*n])
-		return -ENOMEM;
-	(*n)++;
-	return 0;
 }
 
 /* n pointers from the snapshot's pool, for a borrowed rule's suggestions or owners:
@@ -493,7 +509,7 @@ static int load_allow(struct pol_policy *p, char **f, size_t n)
 	a.origin = pol_origin_intern(p, f[4]);
 	a.line = (unsigned)num(f[5]);
 	for (size_t k = 0; k < np; k++)
-		if (strv_push(&a.paths, &a.n_paths, f[7 + k]) < 0)
+		if (pol_strv_push(&a.paths, &a.n_paths, f[7 + k]) < 0)
 			break;
 	struct pol_allow *na = realloc(p->allows, (p->n_allows + 1) * sizeof(*na));
 	if (!na || !a.rule || !a.reason) {
@@ -532,10 +548,10 @@ static int load_record(struct pol_policy *p, char **f, size_t n, size_t first)
 			pol_origin_intern(p, f[1]);
 		break;
 	case 'E':
-		rc = n > 1 ? strv_push(&p->enable, &p->n_enable, f[1]) : -EINVAL;
+		rc = n > 1 ? pol_strv_push(&p->enable, &p->n_enable, f[1]) : -EINVAL;
 		break;
 	case 'D':
-		rc = n > 1 ? strv_push(&p->disable, &p->n_disable, f[1]) : -EINVAL;
+		rc = n > 1 ? pol_strv_push(&p->disable, &p->n_disable, f[1]) : -EINVAL;
 		break;
 	case 'P':
 		rc = load_rule(p, f, n);
@@ -546,6 +562,14 @@ static int load_record(struct pol_policy *p, char **f, size_t n, size_t first)
 	case 'V':
 		if (n > 1 && !p->embedded_version)
 			p->embedded_version = f[1]; /* in the kept text */
+		break;
+	case 'T':
+		rc = n > 2 ? pol_fact_add(p, (enum pol_fact)num(f[1]), f[2], 1) : -EINVAL;
+		break;
+	case 'W':
+		rc = n > 4 ? pol_fact_path_reason(p, (enum pol_path_kind)num(f[1]), f[2],
+						  f[3][0] ? f[3] : NULL, f[4][0] ? f[4] : NULL, 1)
+			   : -EINVAL;
 		break;
 	case 'O':
 		rc = p->n_rules ? load_owners(p, &p->rules[p->n_rules - 1], f, n) : -EINVAL;

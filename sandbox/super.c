@@ -1457,12 +1457,162 @@ static long long sbx_h_fdmeta(struct sbx_call *c, int fd, enum sbx_meta what,
 	return sbx_h_meta(c, fd, 0, 0, 1, what, m);
 }
 
+/* open, openat, creat, openat2. Returns 1 when the answer is an installed descriptor
+ * (ans is complete, nothing left to release), else 0 with ans->kind set for an answer
+ * given later or a continue, or *rc holding the value to return. */
+static int sbx_dispatch_open(struct sbx_call *c, struct sbx_answer *ans, long long *rc)
+{
+	const struct seccomp_notif *req = c->req;
+	int fd;
+	int dirfd = AT_FDCWD, flags;
+	uint64_t addr;
+	mode_t mode;
+	if (req->data.nr == SYS_open) {
+		addr = ARG(0), flags = IARG(1), mode = (mode_t)ARG(2);
+	} else if (req->data.nr == SYS_creat) {
+		addr = ARG(0), flags = O_CREAT | O_WRONLY | O_TRUNC, mode = (mode_t)ARG(1);
+	} else if (req->data.nr == SYS_openat) {
+		dirfd = IARG(0), addr = ARG(1), flags = IARG(2), mode = (mode_t)ARG(3);
+	} else {
+		struct {
+			uint64_t flags, mode, resolve;
+		} how;
+		if (ARG(3) < sizeof how) {
+			*rc = -EINVAL;
+			return 0;
+		}
+		if (sbx_mem_read(c, ARG(2), &how, sizeof how) != sizeof how) {
+			*rc = -EFAULT;
+			return 0;
+		}
+		if (how.resolve != 0 || how.flags >> 32) {
+			/* RESOLVE_* restrictions are not emulated: callers fall back
+			 * to openat on ENOSYS. */
+			*rc = -ENOSYS;
+			return 0;
+		}
+		dirfd = IARG(0), addr = ARG(1), flags = (int)how.flags, mode = (mode_t)how.mode;
+	}
+	fd = sbx_do_open(c, dirfd, addr, flags, mode & 07777);
+	if (fd == SBX_ANSWERED_LATER) {
+		ans->kind = SBX_ANS_NONE;
+		return 0;
+	}
+	if (fd == SBX_CONTINUE) {
+		ans->kind = SBX_ANS_CONTINUE;
+		return 0;
+	}
+	if (fd >= 0) {
+		ans->kind = SBX_ANS_FD;
+		ans->fd = fd;
+		ans->cloexec = (flags & O_CLOEXEC) != 0;
+		return 1;
+	}
+	*rc = fd;
+	return 0;
+}
+
+/* The calls that change a file's metadata (mode, owner, times, extended attributes);
+ * -ENOSYS for any other call. m collects what they read from the tracee (the caller
+ * frees m->xvalue). */
+static long long sbx_dispatch_meta(struct sbx_call *c, struct sbx_meta_args *m)
+{
+	const struct seccomp_notif *req = c->req;
+	long long rc = -ENOSYS;
+
+	switch (req->data.nr) {
+	case SYS_chmod:
+		m->mode = (mode_t)ARG(1);
+		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_CHMOD, m);
+		break;
+	case SYS_fchmodat:
+		m->mode = (mode_t)ARG(2);
+		rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_CHMOD, m);
+		break;
+	case SYS_fchmodat2:
+		m->mode = (mode_t)ARG(2);
+		if (IARG(3) & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			rc = -EINVAL;
+		else
+			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
+					IARG(3) & AT_EMPTY_PATH, SBX_CHMOD, m);
+		break;
+	case SYS_fchmod:
+		m->mode = (mode_t)ARG(1);
+		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHMOD, m);
+		break;
+	case SYS_chown:
+	case SYS_lchown:
+		m->uid = (uid_t)ARG(1), m->gid = (gid_t)ARG(2);
+		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lchown, 0, SBX_CHOWN, m);
+		break;
+	case SYS_fchownat:
+		m->uid = (uid_t)ARG(2), m->gid = (gid_t)ARG(3);
+		rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(4) & AT_SYMLINK_NOFOLLOW,
+				IARG(4) & AT_EMPTY_PATH, SBX_CHOWN, m);
+		break;
+	case SYS_fchown:
+		m->uid = (uid_t)ARG(1), m->gid = (gid_t)ARG(2);
+		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHOWN, m);
+		break;
+	case SYS_utimensat:
+		rc = sbx_read_times(c, ARG(2), 0, m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
+					IARG(3) & AT_EMPTY_PATH, SBX_UTIMES, m);
+		break;
+	case SYS_utime:
+		rc = sbx_read_times(c, ARG(1), 2, m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, m);
+		break;
+	case SYS_utimes:
+		rc = sbx_read_times(c, ARG(1), 1, m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, m);
+		break;
+	case SYS_futimesat:
+		rc = sbx_read_times(c, ARG(2), 1, m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_UTIMES, m);
+		break;
+	case SYS_setxattr:
+	case SYS_lsetxattr:
+		m->xflags = IARG(4);
+		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lsetxattr, 0,
+					SBX_SETXATTR, m);
+		break;
+	case SYS_fsetxattr:
+		m->xflags = IARG(4);
+		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), m);
+		if (rc == 0)
+			rc = sbx_h_fdmeta(c, IARG(0), SBX_SETXATTR, m);
+		break;
+	case SYS_removexattr:
+	case SYS_lremovexattr:
+		rc = sbx_read_xattr(c, ARG(1), 0, 0, m);
+		if (rc == 0)
+			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lremovexattr, 0,
+					SBX_RMXATTR, m);
+		break;
+	case SYS_fremovexattr:
+		rc = sbx_read_xattr(c, ARG(1), 0, 0, m);
+		if (rc == 0)
+			rc = sbx_h_fdmeta(c, IARG(0), SBX_RMXATTR, m);
+		break;
+	default:
+		break;
+	}
+	return rc;
+}
+
 static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 {
 	const struct seccomp_notif *req = c->req;
 	struct sbx_meta_args m;
 	long long rc = -ENOSYS;
-	int fd;
 
 	memset(&m, 0, sizeof m);
 	ans->kind = SBX_ANS_VALUE;
@@ -1474,55 +1624,10 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 	case SYS_open:
 	case SYS_openat:
 	case SYS_creat:
-	case SYS_openat2: {
-		int dirfd = AT_FDCWD, flags;
-		uint64_t addr;
-		mode_t mode;
-		if (req->data.nr == SYS_open) {
-			addr = ARG(0), flags = IARG(1), mode = (mode_t)ARG(2);
-		} else if (req->data.nr == SYS_creat) {
-			addr = ARG(0), flags = O_CREAT | O_WRONLY | O_TRUNC, mode = (mode_t)ARG(1);
-		} else if (req->data.nr == SYS_openat) {
-			dirfd = IARG(0), addr = ARG(1), flags = IARG(2), mode = (mode_t)ARG(3);
-		} else {
-			struct {
-				uint64_t flags, mode, resolve;
-			} how;
-			if (ARG(3) < sizeof how) {
-				rc = -EINVAL;
-				break;
-			}
-			if (sbx_mem_read(c, ARG(2), &how, sizeof how) != sizeof how) {
-				rc = -EFAULT;
-				break;
-			}
-			if (how.resolve != 0 || how.flags >> 32) {
-				/* RESOLVE_* restrictions are not emulated: callers fall back
-				 * to openat on ENOSYS. */
-				rc = -ENOSYS;
-				break;
-			}
-			dirfd = IARG(0), addr = ARG(1), flags = (int)how.flags,
-			mode = (mode_t)how.mode;
-		}
-		fd = sbx_do_open(c, dirfd, addr, flags, mode & 07777);
-		if (fd == SBX_ANSWERED_LATER) {
-			ans->kind = SBX_ANS_NONE;
-			break;
-		}
-		if (fd == SBX_CONTINUE) {
-			ans->kind = SBX_ANS_CONTINUE;
-			break;
-		}
-		if (fd >= 0) {
-			ans->kind = SBX_ANS_FD;
-			ans->fd = fd;
-			ans->cloexec = (flags & O_CLOEXEC) != 0;
+	case SYS_openat2:
+		if (sbx_dispatch_open(c, ans, &rc))
 			return;
-		}
-		rc = fd;
 		break;
-	}
 	case SYS_unlink:
 		rc = sbx_h_unlink(c, AT_FDCWD, ARG(0), 0);
 		break;
@@ -1567,87 +1672,6 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 	case SYS_mknodat:
 		rc = sbx_h_mknod(c, IARG(0), ARG(1), (mode_t)ARG(2), (dev_t)ARG(3), 0);
 		break;
-	case SYS_chmod:
-		m.mode = (mode_t)ARG(1);
-		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_CHMOD, &m);
-		break;
-	case SYS_fchmodat:
-		m.mode = (mode_t)ARG(2);
-		rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_CHMOD, &m);
-		break;
-	case SYS_fchmodat2:
-		m.mode = (mode_t)ARG(2);
-		if (IARG(3) & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-			rc = -EINVAL;
-		else
-			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
-					IARG(3) & AT_EMPTY_PATH, SBX_CHMOD, &m);
-		break;
-	case SYS_fchmod:
-		m.mode = (mode_t)ARG(1);
-		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHMOD, &m);
-		break;
-	case SYS_chown:
-	case SYS_lchown:
-		m.uid = (uid_t)ARG(1), m.gid = (gid_t)ARG(2);
-		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lchown, 0, SBX_CHOWN, &m);
-		break;
-	case SYS_fchownat:
-		m.uid = (uid_t)ARG(2), m.gid = (gid_t)ARG(3);
-		rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(4) & AT_SYMLINK_NOFOLLOW,
-				IARG(4) & AT_EMPTY_PATH, SBX_CHOWN, &m);
-		break;
-	case SYS_fchown:
-		m.uid = (uid_t)ARG(1), m.gid = (gid_t)ARG(2);
-		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHOWN, &m);
-		break;
-	case SYS_utimensat:
-		rc = sbx_read_times(c, ARG(2), 0, &m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
-					IARG(3) & AT_EMPTY_PATH, SBX_UTIMES, &m);
-		break;
-	case SYS_utime:
-		rc = sbx_read_times(c, ARG(1), 2, &m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, &m);
-		break;
-	case SYS_utimes:
-		rc = sbx_read_times(c, ARG(1), 1, &m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, &m);
-		break;
-	case SYS_futimesat:
-		rc = sbx_read_times(c, ARG(2), 1, &m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_UTIMES, &m);
-		break;
-	case SYS_setxattr:
-	case SYS_lsetxattr:
-		m.xflags = IARG(4);
-		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), &m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lsetxattr, 0,
-					SBX_SETXATTR, &m);
-		break;
-	case SYS_fsetxattr:
-		m.xflags = IARG(4);
-		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), &m);
-		if (rc == 0)
-			rc = sbx_h_fdmeta(c, IARG(0), SBX_SETXATTR, &m);
-		break;
-	case SYS_removexattr:
-	case SYS_lremovexattr:
-		rc = sbx_read_xattr(c, ARG(1), 0, 0, &m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lremovexattr, 0,
-					SBX_RMXATTR, &m);
-		break;
-	case SYS_fremovexattr:
-		rc = sbx_read_xattr(c, ARG(1), 0, 0, &m);
-		if (rc == 0)
-			rc = sbx_h_fdmeta(c, IARG(0), SBX_RMXATTR, &m);
-		break;
 	case SYS_truncate:
 		rc = sbx_h_truncate(c, ARG(0), (off_t)ARG(1));
 		break;
@@ -1678,7 +1702,7 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 		ans->kind = SBX_ANS_CONTINUE;
 		return;
 	default:
-		rc = -ENOSYS;
+		rc = sbx_dispatch_meta(c, &m);
 		break;
 	}
 	free(m.xvalue);

@@ -5,7 +5,8 @@ set -eu
 
 PKGS="build-essential pkg-config clang libclang-rt-14-dev clang-format
 libpcre2-dev libyaml-dev libcjson-dev libseccomp-dev libcriterion-dev liburing-dev
-python3 perl git util-linux iproute2 file"
+python3 perl git util-linux iproute2 file
+zsh fish"  # zsh and fish: the completion tests parse and run their files
 
 # Node.js (for the end-to-end tests with real agent clients) may come from outside
 # Debian's archive, bundling its own npm: ask Debian for it only when none is there.

@@ -767,8 +767,11 @@ Test(decide, truncate_utf8_never_splits_a_character)
 
 Test(decide, medium_rule_warns_but_denies_on_a_catastrophic_target)
 {
+	/* the targets are data (default.yaml's catastrophic: section): this file names its own */
 	static const char y[] = "rules:\n  - {id: t.chmod, pattern: '^chmod\\b', reason: r, "
-				"severity: medium}\n";
+				"severity: medium}\n"
+				"catastrophic:\n  words: ['/', '~', '~/', '$HOME']\n"
+				"  prefixes: [/dev/sd]\n";
 	static const struct {
 		const char *cmd;
 		enum pol_decision want;
@@ -799,6 +802,78 @@ Test(decide, medium_rule_warns_but_denies_on_a_catastrophic_target)
 	struct pol_ctx ctx = {.cwd = root};
 	cr_expect_eq(pol_check_command(p, withhome, strlen(withhome), &ctx, &r), POL_DENY, "%s",
 		     withhome);
+	pol_free(p);
+}
+
+/* The catastrophic targets are data (default.yaml's catastrophic: section): at runtime
+ * a `runtime: paths` rule leaves a command to the checks of each file it touches,
+ * unless one of its words is such a target; a file may add its own. */
+Test(decide, catastrophic_targets_are_data)
+{
+	static const char rule[] = "rules:\n  - {id: t.rm, pattern: '^rm\\b', reason: r, "
+				   "severity: high, runtime: paths}\n";
+	static const struct {
+		const char *data, *cmd;
+		enum pol_decision want;
+	} cases[] = {
+	    {"", "rm -rf /srv/precious", POL_ALLOW},
+	    {"catastrophic: {words: [/srv/precious]}\n", "rm -rf /srv/precious", POL_DENY},
+	    {"catastrophic: {words: [/srv/precious]}\n", "rm -rf /srv/precious/x", POL_ALLOW},
+	    {"catastrophic: {words: [/srv/precious]}\n", "echo rm -rf /srv/precious", POL_ALLOW},
+	    {"catastrophic: {prefixes: [/dev/sd]}\n", "rm -f /dev/sdb1", POL_DENY},
+	    {"catastrophic: {prefixes: [/dev/sd]}\n", "rm -f /dev/null", POL_ALLOW},
+	    {"catastrophic: {words: ['~']}\n", "rm -rf ~", POL_DENY},
+	    {"", "rm -rf ~", POL_ALLOW},
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char y[512];
+		struct pol_policy *p, *q = pol_new(0);
+		struct pol_ctx ctx = {.cwd = root, .flags = POL_CTX_RUNTIME};
+		struct pol_result r;
+		size_t len;
+		char *snap;
+
+		snprintf(y, sizeof(y), "%s%s", rule, cases[k].data);
+		p = yaml_policy(y);
+		cr_expect_eq(pol_check_command(p, cases[k].cmd, strlen(cases[k].cmd), &ctx, &r),
+			     cases[k].want, "case %zu: '%s' with '%s'", k, cases[k].cmd,
+			     cases[k].data);
+		pol_result_release(&r);
+		/* the facts travel in the snapshot that dcg run hands its processes */
+		snap = pol_snapshot_save(p, &len);
+		cr_assert_not_null(snap);
+		cr_assert_eq(pol_snapshot_load(q, snap, len), 0);
+		cr_expect_eq(pol_check_command(q, cases[k].cmd, strlen(cases[k].cmd), &ctx, &r),
+			     cases[k].want, "case %zu after the snapshot", k);
+		pol_result_release(&r);
+		free(snap);
+		pol_free(q);
+		pol_free(p);
+	}
+}
+
+/* The same through the embedded defaults: a user file adding a target makes rm -rf on
+ * it refused at the runtime exec check, which otherwise leaves it to the file checks. */
+Test(decide, a_policy_file_adds_a_catastrophic_target)
+{
+	static const char add[] = "catastrophic:\n  words: [/srv/precious]\n";
+	static const char cmd[] = "rm -rf /srv/precious";
+	struct pol_ctx ctx = {.cwd = root, .flags = POL_CTX_RUNTIME};
+	struct pol_result r;
+	struct pol_policy *p = new_policy();
+
+	cr_assert_eq(pol_load_embedded(p), 0);
+	cr_expect_eq(pol_check_command(p, cmd, strlen(cmd), &ctx, &r), POL_ALLOW);
+	pol_result_release(&r);
+	/* the defaults' own targets hold at runtime */
+	cr_expect_eq(pol_check_command(p, "rm -rf ~", 8, &ctx, &r), POL_DENY);
+	pol_result_release(&r);
+	cr_assert_eq(pol_load_buffer(p, "user.yaml", add, strlen(add)), 0);
+	cr_assert_eq(pol_diag_count(p), 0);
+	cr_expect_eq(pol_check_command(p, cmd, strlen(cmd), &ctx, &r), POL_DENY);
+	cr_expect_str_eq(r.rule_id ? r.rule_id : "", "core.filesystem.rm_rf");
+	pol_result_release(&r);
 	pol_free(p);
 }
 

@@ -270,6 +270,32 @@ Test(intent, json_escapes_and_stays_valid_when_cut)
 	remove_workspace(s);
 }
 
+/* The intent error is written by policy/'s one JSON writer (json.c), as the audit line
+ * is: bytes that are not UTF-8 become U+FFFD, DEL is escaped, and the JSON stays whole
+ * at every buffer size. */
+Test(intent, json_writer_maps_bytes_and_stays_whole_at_every_size)
+{
+	struct pol_intent_set *s = workspace("INT-001");
+	struct pol_result r;
+	char buf[1024];
+	cJSON *j;
+
+	pol_intent_check_path(s, "src/api/bad\xff\x7f\xc3\xa9.ts", POL_OP_WRITE, 0, ws, NULL, &r);
+	cr_assert_eq(r.decision, POL_ASK);
+	cr_assert_gt(pol_intent_error_json(&r, buf, sizeof(buf)), 0);
+	cr_expect(strstr(buf, "bad\\ufffd\\u007f\xc3\xa9.ts") != NULL, "%s", buf);
+	for (size_t size = 256; size <= sizeof(buf); size += 7) {
+		size_t n = pol_intent_error_json(&r, buf, size);
+
+		cr_assert(n > 0 && n < size && buf[n] == '\0', "size %zu: %zu", size, n);
+		j = cJSON_Parse(buf);
+		cr_expect(j && cJSON_IsTrue(cJSON_GetObjectItem(j, "recoverable")),
+			  "size %zu: not whole JSON: %s", size, buf);
+		cJSON_Delete(j);
+	}
+	remove_workspace(s);
+}
+
 /* ---- bad files ----------------------------------------------------------------------- */
 
 struct bad_case {

@@ -878,3 +878,51 @@ Test(loader, missing_policy_file_is_a_diagnostic_and_defaults_stay)
 	cr_expect_eq(cmd_id(p, "git reset --hard", &id), POL_DENY);
 	pol_free(p);
 }
+
+/* What a path rule says is data (default.yaml's pathReasons): read before the file's
+ * own path lists, and kept by the rules added after it. */
+Test(loader, path_reasons_are_data)
+{
+	static const struct {
+		const char *yaml, *path, *reason, *sugg;
+		unsigned diags;
+	} t[] = {
+	    /* no data: the short built-in reason, no suggestion but the allow one */
+	    {"zeroAccessPaths: [/srv/s/]\n", "/srv/s/k", "zero-access path", NULL, 0},
+	    {"zeroAccessPaths: [/srv/s/]\npathReasons:\n"
+	     "  zeroAccess: {reason: 'secret here', suggestions: [ask the user]}\n",
+	     "/srv/s/k", "secret here", "ask the user", 0},
+	    {"pathReasons:\n  readOnly: {reason: 'frozen'}\nreadOnlyPaths: [/srv/r/]\n", "/srv/r/k",
+	     "frozen", NULL, 0},
+	    /* another kind's text leaves this one alone */
+	    {"pathReasons:\n  readOnly: {reason: 'frozen'}\nzeroAccessPaths: [/srv/s/]\n",
+	     "/srv/s/k", "zero-access path", NULL, 0},
+	    /* malformed entries are reported and change nothing */
+	    {"pathReasons:\n  secret: {reason: x}\nzeroAccessPaths: [/srv/s/]\n", "/srv/s/k",
+	     "zero-access path", NULL, 1},
+	    {"pathReasons:\n  zeroAccess: {suggestions: [a]}\nzeroAccessPaths: [/srv/s/]\n",
+	     "/srv/s/k", "zero-access path", NULL, 1},
+	    {"pathReasons:\n  zeroAccess: {reason: x, suggestions: [a, b, c]}\n"
+	     "zeroAccessPaths: [/srv/s/]\n",
+	     "/srv/s/k", "zero-access path", NULL, 1},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct pol_policy *p = new_policy();
+		struct pol_result r;
+		enum pol_decision d;
+
+		pol_load_buffer(p, "reasons.yaml", t[i].yaml, strlen(t[i].yaml));
+		cr_expect_eq(pol_diag_count(p), t[i].diags, "case %zu", i);
+		d = pol_check_path(p, t[i].path, POL_OP_WRITE, 0, NULL, &r);
+		cr_expect_eq(d, POL_DENY, "case %zu", i);
+		cr_expect_str_eq(r.reason ? r.reason : "", t[i].reason, "case %zu", i);
+		if (t[i].sugg)
+			cr_expect(r.n_suggestions == 2 && !strcmp(r.suggestions[0], t[i].sugg),
+				  "case %zu: %zu suggestions", i, r.n_suggestions);
+		else
+			cr_expect_eq(r.n_suggestions, 1, "case %zu: only the allow suggestion", i);
+		pol_result_release(&r);
+		pol_free(p);
+	}
+}

@@ -449,12 +449,17 @@ Test(snapshot, damaged_snapshots_are_refused)
 	char *snap = pol_snapshot_save(p, &len);
 	static const char *const bad[] = {
 	    "",
-	    "DCGSNAP 1\n", /* the format before this one */
+	    "DCGSNAP 1\n",
+	    "DCGSNAP 2\n", /* the format before this one (no facts) */
 	    "DCGSNAP 9\n",
 	    "NOTASNAP\n",
-	    "DCGSNAP 2\nZ\tunknown record\n",
-	    "DCGSNAP 2\nP\tonly-an-id\n",
-	    "DCGSNAP 2\nA\trule\n",
+	    "DCGSNAP 3\nZ\tunknown record\n",
+	    "DCGSNAP 3\nP\tonly-an-id\n",
+	    "DCGSNAP 3\nA\trule\n",
+	    "DCGSNAP 3\nT\t9\tx\n",	/* a fact of no known kind */
+	    "DCGSNAP 3\nT\t2\tusr/\n",	/* an owner folder that is not absolute */
+	    "DCGSNAP 3\nW\t1\tonly\n",	/* a path reason without its suggestions */
+	    "DCGSNAP 3\nW\t7\tr\t\t\n", /* a path kind that does not exist */
 	};
 
 	cr_assert_not_null(snap);

@@ -389,3 +389,38 @@ Test(trust, dcg_files_are_read_only_wherever_the_environment_puts_them)
 	}
 	pol_free(p);
 }
+
+/* The facts sections (policy/facts.c) follow the same trust: an untrusted project file
+ * adds catastrophic targets at once, but names no owner folder and rewords no reason. */
+Test(trust, untrusted_project_file_adds_targets_but_loosens_no_fact)
+{
+	static const char facts[] =
+	    "catastrophic: {words: [/srv/precious]}\n"
+	    "ownerFolders: [/tmp/]\n"
+	    "pathReasons:\n  readOnly: {reason: 'fine to write, go ahead'}\n"
+	    "readOnlyPaths: [locked.txt]\n";
+	struct pol_ctx ctx = {.cwd = proj, .flags = POL_CTX_RUNTIME};
+	struct pol_result r;
+	char abs[800];
+	struct pol_policy *p;
+
+	write_file(projfile, facts);
+	p = load();
+	cr_assert_eq(pol_project_trust(p, NULL, NULL), POL_TRUST_UNTRUSTED);
+	cr_expect_eq(pol_check_command(p, "rm -rf /srv/precious", 20, &ctx, &r), POL_DENY);
+	pol_result_release(&r);
+	snprintf(abs, sizeof(abs), "%s/locked.txt", proj);
+	cr_expect_eq(pol_check_path(p, abs, POL_OP_WRITE, 0, &ctx, &r), POL_DENY);
+	cr_expect(r.reason && !strstr(r.reason, "go ahead"), "%s", r.reason ? r.reason : "");
+	pol_result_release(&r);
+	/* a git of the project's own is no owner of .git/ */
+	ctx.exe = "/tmp/git";
+	snprintf(abs, sizeof(abs), "%s/.git/index", proj);
+	cr_expect_eq(pol_check_path(p, abs, POL_OP_DELETE, 0, &ctx, &r), POL_DENY);
+	pol_result_release(&r);
+	ctx.exe = "/usr/bin/git"; /* the system's is */
+	cr_expect_eq(pol_check_path(p, abs, POL_OP_DELETE, 0, &ctx, &r), POL_ALLOW);
+	pol_result_release(&r);
+	cr_expect_eq(pol_diag_count(p), 2, "ownerFolders and pathReasons are reported");
+	pol_free(p);
+}

@@ -340,13 +340,15 @@ static void sbx_audit(struct sbx_call *c, const char *shown, const struct pol_re
  * writes its stderr into a pipe the agent reads, and the model must be told what was
  * refused (the preload says it there itself; a static binary, or --no-preload, has
  * only the supervisor to say it). Written only into a pipe, a socket, a terminal or
- * an append-mode file (never into a data file that took fd 2's place), only when it
- * holds the line without blocking (the tracee waits on us), and not when it is the
- * same file as our own stderr (said once). */
+ * an append-mode file (never into a data file that took fd 2's place), never
+ * blocking (the tracee waits on us: a pipe or a terminal is written through a
+ * non-blocking description of our own), and not when it is the same file as our own
+ * stderr (said once). */
 static void sbx_tell_tracee(struct sbx_call *c, const char *line, size_t len)
 {
 	struct stat ts, os;
-	int pidfd, fd, fl, queued = 0, size;
+	int pidfd, fd, fl, nb;
+	char self[64];
 
 	if (c->s->quiet)
 		return;
@@ -361,14 +363,19 @@ static void sbx_tell_tracee(struct sbx_call *c, const char *line, size_t len)
 	if (fstat(fd, &ts) < 0 || fl < 0 ||
 	    (fstat(c->s->err_fd, &os) == 0 && os.st_dev == ts.st_dev && os.st_ino == ts.st_ino))
 		goto out;
-	if (S_ISFIFO(ts.st_mode)) {
-		size = fcntl(fd, F_GETPIPE_SZ);
-		if (size < 0 || ioctl(fd, FIONREAD, &queued) < 0 || (size_t)(size - queued) < len)
+	if (S_ISFIFO(ts.st_mode) || S_ISCHR(ts.st_mode)) {
+		/* our own non-blocking description of the same pipe or terminal: a full
+		 * pipe or a stopped terminal loses the line, never holds the supervisor */
+		snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+		nb = open(self, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (nb < 0)
 			goto out;
+		close(fd);
+		fd = nb;
 	} else if (S_ISREG(ts.st_mode)) {
 		if (!(fl & O_APPEND))
 			goto out;
-	} else if (!S_ISSOCK(ts.st_mode) && !S_ISCHR(ts.st_mode)) {
+	} else if (!S_ISSOCK(ts.st_mode)) {
 		goto out;
 	}
 	if (S_ISSOCK(ts.st_mode)) {

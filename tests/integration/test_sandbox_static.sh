@@ -120,6 +120,17 @@ esac
 (cd "$W" && sbx /bin/sh -c '"$0" unlink nd/f 2>"$1"' "$OPS" "$W/scratch/data.txt" 2>/dev/null)
 grep -q "dcg:" "$W/scratch/data.txt" && fail "the refusal was written into a data file: $(cat "$W/scratch/data.txt")"
 
+# A stderr pipe too full for the line (nobody reads it) loses the line; it never holds
+# the supervisor, which the refused process waits on.
+mkfifo "$W/scratch/fifo"
+exec 7<>"$W/scratch/fifo"
+head -c $((65536 - 100)) /dev/zero >&7
+(cd "$W" && timeout 20 "${SANDBOX[@]}" --policy "$W/policy.yaml" -- \
+	/bin/sh -c '"$0" unlink nd/f 2>&7 >/dev/null' "$OPS" 2>>"$TMPDIR_TEST/err")
+rc=$?
+exec 7>&-
+[ "$rc" = 13 ] || fail "with a full stderr pipe the refused unlink exited $rc (124: the supervisor blocked)"
+
 # A static program run by a preloaded process, also after env -i: the preload's "cannot
 # see inside it" note is false under the sandbox, and its marker file in dcg's own
 # folder would be refused: nothing is said.

@@ -114,6 +114,14 @@ void hook_call_from_claude(const char *tool, const void *tool_input, const char 
  * (hook_call_init). */
 struct cJSON *hook_agents_parse_input(const char *buf, size_t len, struct hook_call *call);
 
+/* The start of every adapter's parse: *state gets a zeroed state of state_size bytes
+ * whose first member is its cJSON root (released by the adapter's release function),
+ * and buf is parsed into that root (hook_agents_parse_input). Returns *state, or NULL
+ * when the call is decided already: INVALID with the reason (out of memory, input
+ * that is not a JSON object). */
+void *hook_agents_begin(const char *buf, size_t len, struct hook_call *call, size_t state_size,
+			void **state);
+
 /* 1 when tool is in list (NULL-terminated): an adapter's tools that only read, which
  * an intent never confines (call->tool_reads_only). */
 int hook_agents_tool_in(const char *const *list, const char *tool);

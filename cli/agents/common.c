@@ -27,6 +27,22 @@ static int has_escaped_nul(const char *s, size_t len)
 	return 0;
 }
 
+void *hook_agents_begin(const char *buf, size_t len, struct hook_call *call, size_t state_size,
+			void **state)
+{
+	cJSON **root;
+
+	*state = calloc(1, state_size);
+	if (!*state) {
+		hook_call_init(call);
+		hook_call_invalid(call, "dcg ran out of memory reading the call");
+		return NULL;
+	}
+	root = *state; /* the first member of every adapter's state */
+	*root = hook_agents_parse_input(buf, len, call);
+	return call->kind == HOOK_CALL_INVALID ? NULL : *state;
+}
+
 struct cJSON *hook_agents_parse_input(const char *buf, size_t len, struct hook_call *call)
 {
 	cJSON *root;

@@ -96,16 +96,8 @@ int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void 
 	const cJSON *roots, *in;
 	const char *event, *tool;
 
-	*state = NULL;
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		hook_call_init(call);
-		hook_call_invalid(call, "dcg ran out of memory reading the call");
-		return 0;
-	}
-	*state = st;
-	st->root = hook_agents_parse_input(buf, len, call);
-	if (call->kind == HOOK_CALL_INVALID)
+	st = hook_agents_begin(buf, len, call, sizeof(*st), state);
+	if (!st)
 		return 0;
 	event = hook_agents_str(st->root, "hook_event_name");
 	call->cwd = hook_agents_str(st->root, "cwd");

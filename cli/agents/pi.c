@@ -67,16 +67,8 @@ int hook_pi_parse(const char *buf, size_t len, struct hook_call *call, void **st
 	const cJSON *in;
 	const char *type, *tool;
 
-	*state = NULL;
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		hook_call_init(call);
-		hook_call_invalid(call, "dcg ran out of memory reading the call");
-		return 0;
-	}
-	*state = st;
-	st->root = hook_agents_parse_input(buf, len, call);
-	if (call->kind == HOOK_CALL_INVALID)
+	st = hook_agents_begin(buf, len, call, sizeof(*st), state);
+	if (!st)
 		return 0;
 	type = hook_agents_str(st->root, "type");
 	tool = hook_agents_str(st->root, "toolName");

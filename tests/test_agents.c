@@ -455,9 +455,11 @@ static char *tmpdir_path(const char *name)
 }
 
 /* install merges into an existing file, keeps everything, is idempotent, and
- * uninstall removes only dcg's entries. */
-static void check_install_cycle(const char *agent, const char *existing, const char *golden)
+ * uninstall removes only dcg's entries. Returns how many expectations failed (each is
+ * also reported), so that the test asserts on it. */
+static int check_install_cycle(const char *agent, const char *existing, const char *golden)
 {
+	int bad = 0;
 	const struct hook_agent *ag = hook_agent_find(agent);
 	char *path = tmpdir_path(agent), *after1, *after2, *after_rm, *want;
 	char msg[512];
@@ -471,18 +473,24 @@ static void check_install_cycle(const char *agent, const char *existing, const c
 	if (getenv("DCG_REGEN"))
 		hook_write_atomic(golden, after1, len, 0644);
 	want = slurp(golden, &wl);
+	bad += !(len == wl && !memcmp(after1, want, wl));
 	cr_expect(len == wl && !memcmp(after1, want, wl), "%s install:\n%s\nwant:\n%s", agent,
 		  after1, want);
 	cr_assert_eq(ag->install(path, "/opt/dcg/bin/dcg hook --agent x", msg, sizeof(msg)), 0);
+	bad += !(strstr(msg, "already installed") != NULL);
 	cr_expect(strstr(msg, "already installed") != NULL, "%s: second install: %s", agent, msg);
 	after2 = slurp(path, &len);
+	bad += !!strcmp(after2, after1);
 	cr_expect_str_eq(after2, after1, "%s: install is not idempotent", agent);
 	cr_assert_eq(ag->uninstall(path, msg, sizeof(msg)), 0, "%s", msg);
 	after_rm = slurp(path, &len);
+	bad += !(strstr(after_rm, "dcg hook") == NULL);
 	cr_expect(strstr(after_rm, "dcg hook") == NULL, "%s: uninstall left dcg: %s", agent,
 		  after_rm);
+	bad += !(strstr(after_rm, "keep-me") != NULL);
 	cr_expect(strstr(after_rm, "keep-me") != NULL, "%s: uninstall lost the user's hook: %s",
 		  agent, after_rm);
+	bad += !(strstr(after_rm, "\"theme\"") != NULL);
 	cr_expect(strstr(after_rm, "\"theme\"") != NULL, "%s: uninstall lost a setting", agent);
 	free(after1);
 	free(after2);
@@ -490,35 +498,43 @@ static void check_install_cycle(const char *agent, const char *existing, const c
 	free(want);
 	unlink(path);
 	free(path);
+	return bad;
 }
 
 Test(agents, codex_install_merges_and_uninstall_removes_only_dcg)
 {
-	check_install_cycle(
-	    "codex",
-	    "{\"theme\": \"dark\", \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", "
-	    "\"hooks\": [{\"type\": \"command\", \"command\": \"keep-me.sh\"}]}], "
-	    "\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"keep-me-too\"}]}]}}",
-	    DATA "/settings/codex_hooks.json");
+	cr_assert_eq(
+	    check_install_cycle(
+		"codex",
+		"{\"theme\": \"dark\", \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", "
+		"\"hooks\": [{\"type\": \"command\", \"command\": \"keep-me.sh\"}]}], "
+		"\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": "
+		"\"keep-me-too\"}]}]}}",
+		DATA "/settings/codex_hooks.json"),
+	    0, "codex: install/uninstall cycle");
 }
 
 Test(agents, gemini_install_merges_and_uninstall_removes_only_dcg)
 {
-	check_install_cycle(
-	    "gemini",
-	    "{\"theme\": \"GitHub\", \"model\": {\"name\": \"gemini-2.5-pro\"}, "
-	    "\"hooks\": {\"BeforeTool\": [{\"matcher\": \"write_file\", \"hooks\": "
-	    "[{\"type\": \"command\", \"command\": \"keep-me.sh\", \"timeout\": 5000}]}]}}",
-	    DATA "/settings/gemini_settings.json");
+	cr_assert_eq(
+	    check_install_cycle(
+		"gemini",
+		"{\"theme\": \"GitHub\", \"model\": {\"name\": \"gemini-2.5-pro\"}, "
+		"\"hooks\": {\"BeforeTool\": [{\"matcher\": \"write_file\", \"hooks\": "
+		"[{\"type\": \"command\", \"command\": \"keep-me.sh\", \"timeout\": 5000}]}]}}",
+		DATA "/settings/gemini_settings.json"),
+	    0, "gemini: install/uninstall cycle");
 }
 
 Test(agents, cursor_install_merges_and_uninstall_removes_only_dcg)
 {
-	check_install_cycle(
-	    "cursor",
-	    "{\"version\": 1, \"theme\": \"x\", \"hooks\": {\"beforeShellExecution\": "
-	    "[{\"command\": \"./keep-me.sh\"}], \"afterFileEdit\": [{\"command\": \"fmt\"}]}}",
-	    DATA "/settings/cursor_hooks.json");
+	cr_assert_eq(
+	    check_install_cycle(
+		"cursor",
+		"{\"version\": 1, \"theme\": \"x\", \"hooks\": {\"beforeShellExecution\": "
+		"[{\"command\": \"./keep-me.sh\"}], \"afterFileEdit\": [{\"command\": \"fmt\"}]}}",
+		DATA "/settings/cursor_hooks.json"),
+	    0, "cursor: install/uninstall cycle");
 }
 
 Test(agents, install_refuses_a_file_that_is_not_a_json_object)

@@ -39,7 +39,9 @@ static size_t unescape(char *s)
 	return o;
 }
 
-static void run_corpus(const char *file)
+/* Decides every row of file; returns how many were decided otherwise (each is
+ * logged), so that each test asserts on it. */
+static unsigned run_corpus(const char *file)
 {
 	struct pol_policy *p = corpus_policy();
 	struct pol_ctx ctx = {.cwd = "/work/proj"};
@@ -97,69 +99,70 @@ static void run_corpus(const char *file)
 	fclose(f);
 	pol_free(p);
 	cr_assert_gt(cases, 0, "%s holds no case", file);
-	cr_assert_eq(bad, 0, "%s: %u of %u cases decided otherwise", file, bad, cases);
+	cr_expect_eq(bad, 0, "%s: %u of %u cases decided otherwise", file, bad, cases);
+	return bad;
 }
 
 Test(corpus, filesystem)
 {
-	run_corpus("tests/corpus/filesystem.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/filesystem.tsv"), 0);
 }
 Test(corpus, git)
 {
-	run_corpus("tests/corpus/git.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/git.tsv"), 0);
 }
 Test(corpus, system_data_cloud)
 {
-	run_corpus("tests/corpus/system_data_cloud.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/system_data_cloud.tsv"), 0);
 }
 Test(corpus, remote_exec)
 {
-	run_corpus("tests/corpus/remote_exec.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/remote_exec.tsv"), 0);
 }
 Test(corpus, heredoc)
 {
-	run_corpus("tests/corpus/heredoc.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/heredoc.tsv"), 0);
 }
 Test(corpus, paths)
 {
-	run_corpus("tests/corpus/paths.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/paths.tsv"), 0);
 }
 Test(corpus, benign)
 {
-	run_corpus("tests/corpus/benign.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/benign.tsv"), 0);
 }
 Test(corpus, suggestions_pass_the_policy)
 {
-	run_corpus("tests/corpus/suggestions.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/suggestions.tsv"), 0);
 }
 Test(corpus, shell_tricks)
 {
-	run_corpus("tests/corpus/shell_tricks.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/shell_tricks.tsv"), 0);
 }
 Test(corpus, agent_sessions)
 {
-	run_corpus("tests/corpus/agent_sessions.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/agent_sessions.tsv"), 0);
 }
 /* issue 14: the classes of miss, each with must-stop and must-pass rows */
 Test(corpus, shell_evaluation)
 {
-	run_corpus("tests/corpus/shell_eval.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/shell_eval.tsv"), 0);
 }
 Test(corpus, interpreter_code)
 {
-	run_corpus("tests/corpus/interpreters.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/interpreters.tsv"), 0);
 }
 Test(corpus, tools)
 {
-	run_corpus("tests/corpus/tools.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/tools.tsv"), 0);
 }
 Test(corpus, packs)
 {
-	run_corpus("tests/corpus/packs.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/packs.tsv"), 0);
 }
 Test(corpus, false_alarms)
 {
-	run_corpus("tests/corpus/false_alarms.tsv");
+	cr_assert_eq(run_corpus("tests/corpus/false_alarms.tsv"), 0);
 }
 
 /* Every rule of the embedded policy says why and offers a way out that is not the

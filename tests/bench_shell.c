@@ -77,7 +77,7 @@ static size_t load(int argc, char **argv, struct cmd **out)
 static double rate(const struct pol_policy *p, const struct cmd *v, size_t n, unsigned flags,
 		   double secs, unsigned *denied)
 {
-	struct pol_ctx ctx = {.cwd = "/work/proj", .flags = flags};
+	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj", .flags = flags};
 	size_t done = 0;
 	double t0 = now(), t;
 
@@ -105,7 +105,7 @@ static int count_unit(const struct pol_unit *u, void *arg)
 /* Analyses every command in rounds; *units gets the units of one round. */
 static double analyse_rate(const struct cmd *v, size_t n, double secs, size_t *units)
 {
-	struct pol_shell_opts o = {.cwd = "/work/proj", .home = "/home/agent"};
+	struct pol_shell_opts o = {.cwd = "/srv/dcg-corpus/proj", .home = "/home/agent"};
 	size_t done = 0, first = 0;
 	double t0 = now(), t;
 
@@ -149,9 +149,9 @@ int main(int argc, char **argv)
 	struct cmd *v = NULL;
 	size_t n, units;
 	unsigned denied_raw, denied;
-	struct pol_ctx ctx = {.cwd = "/work/proj"};
+	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj"};
 
-	if (!p || pol_set_home(p, "/home/agent") || pol_set_root(p, "/work/proj") ||
+	if (!p || pol_set_home(p, "/home/agent") || pol_set_root(p, "/srv/dcg-corpus/proj") ||
 	    pol_load_embedded(p)) {
 		fprintf(stderr, "bench_shell: cannot load the embedded policy\n");
 		return 1;

@@ -105,7 +105,7 @@ Test(audit, one_line_is_valid_json_with_every_field)
 				  .tool = "Bash",
 				  .input = "git reset --hard",
 				  .agent = "claude",
-				  .cwd = "/work/repo",
+				  .cwd = "/srv/dcg-corpus/repo",
 				  .result = &r};
 	size_t len;
 	char *log;
@@ -130,7 +130,7 @@ Test(audit, one_line_is_valid_json_with_every_field)
 	cr_expect_str_eq(jstr(j, "reason"), "git reset --hard destroys uncommitted work");
 	cr_expect_str_eq(jstr(j, "severity"), "high");
 	cr_expect_str_eq(jstr(j, "detection"), "command");
-	cr_expect_str_eq(jstr(j, "cwd"), "/work/repo");
+	cr_expect_str_eq(jstr(j, "cwd"), "/srv/dcg-corpus/repo");
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(j, "pid");
 	cr_expect(cJSON_IsNumber(pid));
 	cr_expect_eq((pid_t)pid->valuedouble, getpid());

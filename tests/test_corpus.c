@@ -1,6 +1,6 @@
 /* test_corpus.c - the embedded default policy against the tests/corpus files (TSV): every line
  * is a command with the decision and rule ID it must get (HOME=/home/agent, working
- * directory and project root /work/proj). One test per file; every mismatch is
+ * directory and project root /srv/dcg-corpus/proj). One test per file; every mismatch is
  * reported, and any mismatch fails the file. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@ static struct pol_policy *corpus_policy(void)
 
 	cr_assert(p);
 	cr_assert_eq(pol_set_home(p, "/home/agent"), 0);
-	cr_assert_eq(pol_set_root(p, "/work/proj"), 0);
+	cr_assert_eq(pol_set_root(p, "/srv/dcg-corpus/proj"), 0);
 	cr_assert_eq(pol_load_embedded(p), 0);
 	cr_assert_eq(pol_diag_count(p), 0, "the embedded policy has diagnostics: %s",
 		     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
@@ -44,7 +44,7 @@ static size_t unescape(char *s)
 static unsigned run_corpus(const char *file)
 {
 	struct pol_policy *p = corpus_policy();
-	struct pol_ctx ctx = {.cwd = "/work/proj"};
+	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj"};
 	FILE *f = fopen(file, "r");
 	char line[8192];
 	unsigned lineno = 0, cases = 0, bad = 0;
@@ -253,7 +253,7 @@ Test(corpus, long_harmless_commands_hit_no_match_limit)
 	    {"ruby -e '", "puts \"x", "\";", "'", 5000},
 	};
 	struct pol_policy *p = corpus_policy();
-	struct pol_ctx ctx = {.cwd = "/work/proj"};
+	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj"};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		size_t cap = strlen(cases[i].head) + strlen(cases[i].tail) + 64 +

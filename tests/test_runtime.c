@@ -170,13 +170,14 @@ Test(runtime, refusal_line_names_the_whole_path)
 	r.decision = POL_DENY;
 	r.detection = POL_DET_PATH;
 	r.path_kind = POL_PATH_NO_DELETE;
-	r.pattern = "/work/nd/";
+	r.pattern = "/srv/dcg-corpus/nd/";
 	r.rule_id = "policy.no_delete.1";
-	snprintf(r.path, sizeof(r.path), "%s", "/work/nd/description");
+	snprintf(r.path, sizeof(r.path), "%s", "/srv/dcg-corpus/nd/description");
 	rt_msg_init(&m, line, sizeof(line));
 	rt_describe(&m, "blocked", "unlinkat", "description", &r);
-	cr_expect_str_eq(line, "dcg: blocked unlinkat of /work/nd/description: noDeletePaths "
-			       "/work/nd/ [policy.no_delete.1]");
+	cr_expect_str_eq(line,
+			 "dcg: blocked unlinkat of /srv/dcg-corpus/nd/description: noDeletePaths "
+			 "/srv/dcg-corpus/nd/ [policy.no_delete.1]");
 }
 
 Test(runtime, builtin_runtime_rules_are_listed_and_allowable)

@@ -78,7 +78,7 @@ static int on_unit(const struct pol_unit *u, void *arg)
 static int analyze(const char *cmd, size_t len, struct rec *r, size_t cap)
 {
 	struct pol_arena a;
-	struct pol_shell_opts o = {.cwd = "/work/proj", .home = "/home/agent"};
+	struct pol_shell_opts o = {.cwd = "/srv/dcg-corpus/proj", .home = "/home/agent"};
 	int rc;
 
 	memset(r, 0, sizeof(*r));

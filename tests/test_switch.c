@@ -83,7 +83,7 @@ static void setup(void)
 	cr_assert_not_null(mkdtemp(tmpdir));
 	cr_assert_not_null(realpath(tmpdir, real));
 	snprintf(home, sizeof(home), "%s/home", real);
-	snprintf(proj, sizeof(proj), "%s/work/proj", home);
+	snprintf(proj, sizeof(proj), "%s/srv/dcg-corpus/proj", home);
 	for (size_t i = 0; i < N_SWITCHES; i++) {
 		abs_of(switches[i], p, sizeof(p));
 		make_file(p);

@@ -143,15 +143,15 @@ struct item {
 static const char *const bench_paths[] = {
     "/home/agent/.ssh/id_rsa",
     "/home/agent/.aws/credentials",
-    "/work/proj/src/main.c",
-    "/work/proj/src/layout/view.c",
-    "/work/proj/package-lock.json",
-    "/work/proj/dist/app.min.js",
-    "/work/proj/.env",
-    "/work/proj/.env.example",
-    "/work/proj/README.md",
-    "/work/proj/.git/HEAD",
-    "/work/proj/node_modules/x/y/z/index.js",
+    "/srv/dcg-corpus/proj/src/main.c",
+    "/srv/dcg-corpus/proj/src/layout/view.c",
+    "/srv/dcg-corpus/proj/package-lock.json",
+    "/srv/dcg-corpus/proj/dist/app.min.js",
+    "/srv/dcg-corpus/proj/.env",
+    "/srv/dcg-corpus/proj/.env.example",
+    "/srv/dcg-corpus/proj/README.md",
+    "/srv/dcg-corpus/proj/.git/HEAD",
+    "/srv/dcg-corpus/proj/node_modules/x/y/z/index.js",
     "/etc/passwd",
     "/usr/lib/x86_64-linux-gnu/libc.so.6",
     "/tmp/build/out/obj/a/b/c/d/e/f/g.o",
@@ -262,7 +262,7 @@ struct rate {
 static struct rate run_decisions(const struct pol_policy *p, const struct item *items, size_t n,
 				 unsigned ctx_flags, int only_cmds)
 {
-	struct pol_ctx ctx = {.cwd = "/work/proj", .flags = ctx_flags};
+	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj", .flags = ctx_flags};
 	struct rate rt = {0};
 	double t0 = now_s(), t;
 
@@ -296,7 +296,7 @@ static struct pol_policy *full_policy(unsigned flags, const char *fixture)
 	if (!p)
 		return NULL;
 	pol_set_home(p, "/home/agent");
-	pol_set_root(p, "/work/proj");
+	pol_set_root(p, "/srv/dcg-corpus/proj");
 	pol_load_embedded(p);
 	if (pol_load_file(p, fixture) < 0 || pol_diag_count(p))
 		fprintf(stderr, "bench-policy: %s: %zu diagnostics\n", fixture, pol_diag_count(p));
@@ -330,7 +330,7 @@ static void bench_decisions(const char *fixture)
 		goto out;
 	}
 	pol_set_home(empty, "/home/agent");
-	pol_set_root(empty, "/work/proj");
+	pol_set_root(empty, "/srv/dcg-corpus/proj");
 	printf("\ndecisions per second (%zu commands from %s and %zu path checks, "
 	       "each run >= %.0f s):\n",
 	       nc, CORPUS, np, MIN_SECONDS);

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pol_arena a;
-	struct pol_shell_opts o = {.cwd = "/work/proj", .home = "/home/agent"};
+	struct pol_shell_opts o = {.cwd = "/srv/dcg-corpus/proj", .home = "/home/agent"};
 	/* a copy without a terminating NUL, so that a read past the end is caught */
 	char *buf = malloc(size ? size : 1);
 

@@ -32,10 +32,8 @@ static const char packs_usage[] =
     "backups and cdn are off. Turn one on with `packs: [ID]` in a policy file, off with\n"
     "`disable: [ID]`.\n";
 
-/* --policy, --json and --help for the small commands, anywhere on the line (so that
- * `dcg rules list --policy F` works); an unknown option is an error with the usage.
- * Returns the index of the first non-option, -1 for a usage error, -2 for --help. */
-static int small_opts(int argc, char **argv, const char **policy, int *json, const char *usage)
+/* Options anywhere on the line, so that `dcg rules list --policy F` works. */
+int cmd_small_opts(int argc, char **argv, const char **policy, int *json, const char *usage)
 {
 	static const struct option opts[] = {
 	    {"policy", required_argument, NULL, 'p'},
@@ -192,7 +190,7 @@ int cmd_rules(int argc, char **argv)
 	struct pol_policy *pol;
 	int a, rc, json;
 
-	a = small_opts(argc, argv, &policy, &json, rules_usage);
+	a = cmd_small_opts(argc, argv, &policy, &json, rules_usage);
 	if (a < 0)
 		return a == -2 ? 0 : 1;
 	sub = a < argc ? argv[a] : "list";
@@ -242,7 +240,7 @@ int cmd_packs(int argc, char **argv)
 	size_t n, cap = 64;
 	int a, json, rc = 0;
 
-	a = small_opts(argc, argv, &policy, &json, packs_usage);
+	a = cmd_small_opts(argc, argv, &policy, &json, packs_usage);
 	if (a < 0)
 		return a == -2 ? 0 : 1;
 	if (a < argc) {

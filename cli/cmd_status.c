@@ -10,7 +10,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,34 +39,18 @@ static const char doctor_usage[] =
     "Exit status 0 when everything is sound, 1 otherwise, with the fix for each\n"
     "problem.\n";
 
+/* The small commands' options; no operand. 0 to go on, 1 after --help, -1 on a usage
+ * error. */
 static int parse_opts(int argc, char **argv, const char **policy, int *json, const char *usage)
 {
-	static const struct option opts[] = {
-	    {"policy", required_argument, NULL, 'p'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
+	int a = cmd_small_opts(argc, argv, policy, json, usage);
 
-	*policy = dcg_global_policy;
-	*json = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'p') {
-			*policy = optarg;
-		} else if (c == 'j') {
-			*json = 1;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			return 1;
-		} else {
-			fputs(usage, stderr);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected '%s'\n", argv[0], argv[optind]);
+	if (a == -2)
+		return 1;
+	if (a < 0)
+		return -1;
+	if (a < argc) {
+		fprintf(stderr, "%s: unexpected '%s'\n", argv[0], argv[a]);
 		fputs(usage, stderr);
 		return -1;
 	}

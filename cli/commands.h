@@ -31,4 +31,10 @@ int cmd_sandbox(int argc, char **argv);		 /* cli/cmd_sandbox.c */
  * commands use it when they get no --policy of their own. */
 extern const char *dcg_global_policy;
 
+/* --policy FILE, --json and --help for the small commands (rules, packs, status, doctor),
+ * anywhere on the line; an unknown option, or --json where json is NULL, is an error
+ * printed with the usage. Returns the index of the first non-option, -1 for a usage
+ * error, -2 after printing the usage for --help. cli/cmd_rules.c */
+int cmd_small_opts(int argc, char **argv, const char **policy, int *json, const char *usage);
+
 #endif /* DCG_COMMANDS_H */

@@ -128,6 +128,29 @@ static const char *resolve_cwd(const char *dir, char *buf, size_t size)
 	return buf;
 }
 
+/* What check and explain share before deciding: the arguments, the working directory
+ * and the layered policy. Returns the policy (the caller frees it and a->text), or
+ * NULL with *rc the command's exit status (0 after --help). */
+static struct pol_policy *open_for(int argc, char **argv, struct check_args *a, const char *usage,
+				   char *cwd_buf, size_t size, const char **cwd, int *rc)
+{
+	struct pol_policy *pol;
+
+	*rc = parse_args(argc, argv, a, usage);
+	if (*rc) {
+		*rc = *rc > 0 ? 0 : 1;
+		return NULL;
+	}
+	*rc = 1;
+	*cwd = resolve_cwd(a->cwd, cwd_buf, size);
+	if (!*cwd)
+		return NULL;
+	pol = hook_policy_open(a->policy, *cwd, stderr);
+	if (!pol)
+		fprintf(stderr, "dcg: out of memory\n");
+	return pol;
+}
+
 static int exit_for(enum pol_decision d)
 {
 	return d == POL_DENY ? 2 : d == POL_ASK ? 3 : 0;
@@ -175,22 +198,11 @@ int cmd_check(int argc, char **argv)
 	cJSON *input = NULL;
 	int rc;
 
-	rc = parse_args(argc, argv, &a, check_usage);
-	if (rc)
-		return rc > 0 ? 0 : 1;
-	cwd = resolve_cwd(a.cwd, cwd_buf, sizeof(cwd_buf));
-	if (!cwd) {
-		free(a.text);
-		return 1;
-	}
 	pol_result_init(&r);
 	hook_call_init(&call);
-	pol = hook_policy_open(a.policy, cwd, stderr);
-	if (!pol) {
-		fprintf(stderr, "dcg: out of memory\n");
-		rc = 1;
+	pol = open_for(argc, argv, &a, check_usage, cwd_buf, sizeof(cwd_buf), &cwd, &rc);
+	if (!pol)
 		goto out;
-	}
 	if (decide(pol, &a, cwd, POL_CTX_KEEP_SCRIPT, &call, &r, &input)) {
 		rc = 1;
 		goto out;
@@ -319,21 +331,10 @@ int cmd_explain(int argc, char **argv)
 	const char *cwd;
 	int rc;
 
-	rc = parse_args(argc, argv, &a, explain_usage);
-	if (rc)
-		return rc > 0 ? 0 : 1;
-	cwd = resolve_cwd(a.cwd, cwd_buf, sizeof(cwd_buf));
-	if (!cwd) {
-		free(a.text);
-		return 1;
-	}
 	pol_result_init(&r);
-	pol = hook_policy_open(a.policy, cwd, stderr);
-	if (!pol) {
-		fprintf(stderr, "dcg: out of memory\n");
-		rc = 1;
+	pol = open_for(argc, argv, &a, explain_usage, cwd_buf, sizeof(cwd_buf), &cwd, &rc);
+	if (!pol)
 		goto out;
-	}
 	if (a.json) {
 		st.events = cJSON_CreateArray();
 		if (!st.events) {

@@ -73,6 +73,9 @@ struct sbx_cred_slot {
 struct sbx_super {
 	const struct pol_policy *policy;
 	struct sbx_cred_slot cache[SBX_CRED_SLOTS];
+	/* 0 until a tracee changed its ids or umask: until then every tracee has ours
+	 * (the tree was forked from us and no_new_privs ignores set-uid bits) */
+	int creds_differ;
 	gid_t groups[64];
 	int ngroups;
 	int listener;
@@ -254,11 +257,15 @@ static void sbx_ids_restore(const struct sbx_super *s)
  * the rest of the call: the walk too, so that directory search permissions are the
  * tracee's. Idempotent; sbx_creds_leave() at the end of every call undoes it. Only
  * a privileged supervisor can switch ids; an unprivileged one runs as the same user
- * as its tracees, which cannot gain privileges (no_new_privs). */
+ * as its tracees, which cannot gain privileges (no_new_privs). Until a tracee calls
+ * one of the (notified) calls that change ids or the umask, every tracee has ours,
+ * and nothing is looked up (no stat of /proc/TID per call). */
 static void sbx_creds_enter(struct sbx_call *c, int need_umask)
 {
 	const struct sbx_creds *cr;
 
+	if (!c->s->creds_differ)
+		return; /* the tracee's ids and umask are ours: nothing to look up */
 	if (c->creds_done && (!need_umask || c->umask_set))
 		return;
 	if (!need_umask && c->s->euid != 0)
@@ -837,7 +844,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		goto out;
 	}
 	if ((flags & __O_TMPFILE) == __O_TMPFILE) {
-		rc = sbx_walk(&c->who, a.base, a.path, SBX_WALK_FOLLOW, &pin);
+		rc = sbx_walk_from(&c->who, a.base, a.base_abs, a.path, SBX_WALK_FOLLOW, &pin);
 		if (rc == 0)
 			rc = sbx_still_valid(c);
 		if (rc == 0)
@@ -858,8 +865,9 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		 * AT_EMPTY_PATH) is notified and checked on its own. So the path is checked
 		 * as a read and the kernel opens it: the one "continue" on a path, safe
 		 * whatever a racing thread swaps in. */
-		rc = sbx_walk(&c->who, a.base, a.path,
-			      (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
+		rc =
+		    sbx_walk_from(&c->who, a.base, a.base_abs, a.path,
+				  (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
 		if (rc == 0)
 			rc = sbx_still_valid(c);
 		if (rc == 0)
@@ -877,9 +885,9 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		int exists = 0;
 		sbx_pin_release(&pin);
 		if (!(flags & O_CREAT) || !(flags & O_EXCL)) {
-			rc = sbx_walk(&c->who, start, path,
-				      (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW,
-				      &pin);
+			rc = sbx_walk_from(
+			    &c->who, start, start == a.base ? a.base_abs : NULL, path,
+			    (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
 			if (rc == 0)
 				exists = 1;
 			else if (rc != -ENOENT || !(flags & O_CREAT))
@@ -931,7 +939,8 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		}
 		/* Create: pin the parent, check the new name, create it exclusively and
 		 * without following, so nothing swapped in meanwhile is opened instead. */
-		rc = sbx_walk(&c->who, start, path, SBX_WALK_PARENT, &pin);
+		rc = sbx_walk_from(&c->who, start, start == a.base ? a.base_abs : NULL, path,
+				   SBX_WALK_PARENT, &pin);
 		if (rc < 0)
 			goto out;
 		rc = sbx_still_valid(c);
@@ -1019,7 +1028,7 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 	}
 	if (t->a.path[0] != '/' && t->a.base < 0)
 		return -EBADF;
-	rc = sbx_walk(&c->who, t->a.base, t->a.path, mode, &t->pin);
+	rc = sbx_walk_from(&c->who, t->a.base, t->a.base_abs, t->a.path, mode, &t->pin);
 	if (rc < 0)
 		return rc;
 	rc = sbx_still_valid(c);
@@ -1707,6 +1716,7 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 			 * and forget the credentials we knew. */
 			for (int i = 0; i < SBX_CRED_SLOTS; i++)
 				c->s->cache[i].valid = 0;
+			c->s->creds_differ = 1;
 			ans->kind = SBX_ANS_CONTINUE;
 		} else {
 			ans->val = -ENOSYS;

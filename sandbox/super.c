@@ -73,9 +73,10 @@ struct sbx_cred_slot {
 struct sbx_super {
 	const struct pol_policy *policy;
 	struct sbx_cred_slot cache[SBX_CRED_SLOTS];
-	/* 0 until a tracee changed its ids or umask: until then every tracee has ours
-	 * (the tree was forked from us and no_new_privs ignores set-uid bits) */
-	int creds_differ;
+	/* 0 until a tracee changed its ids (ids_differ) or its umask (umask_differs):
+	 * until then every tracee has ours (the tree was forked from us and
+	 * no_new_privs ignores set-uid bits) */
+	int ids_differ, umask_differs;
 	gid_t groups[64];
 	int ngroups;
 	int listener;
@@ -264,8 +265,8 @@ static void sbx_creds_enter(struct sbx_call *c, int need_umask)
 {
 	const struct sbx_creds *cr;
 
-	if (!c->s->creds_differ)
-		return; /* the tracee's ids and umask are ours: nothing to look up */
+	if (!c->s->ids_differ && (!need_umask || !c->s->umask_differs))
+		return; /* the tracee's ids (and umask) are ours: nothing to look up */
 	if (c->creds_done && (!need_umask || c->umask_set))
 		return;
 	if (!need_umask && c->s->euid != 0)
@@ -685,16 +686,62 @@ static int sbx_open_base(struct sbx_call *c, int dirfd, int want_dir)
 }
 
 struct sbx_path_arg {
-	char path[PATH_MAX];
-	int base; /* O_PATH base directory (or -1) */
+	char path[PATH_MAX]; /* as written */
+	const char *walk;    /* what the walk resolves: path, or joined */
+	int base;	     /* O_PATH base directory of a relative walk (or -1) */
 	char base_abs[PATH_MAX];
+	char joined[PATH_MAX]; /* the working directory's name, "/", path */
 };
 
 static void sbx_path_arg_init(struct sbx_path_arg *a)
 {
 	a->path[0] = '\0';
+	a->walk = a->path;
 	a->base = -1;
 	a->base_abs[0] = '\0';
+}
+
+/* Opens the base of a relative path (dirfd's object, the working directory). */
+static int sbx_path_arg_base(struct sbx_call *c, int dirfd, struct sbx_path_arg *a)
+{
+	int rc;
+
+	a->walk = a->path;
+	a->base = sbx_open_base(c, dirfd, a->path[0] != '\0');
+	if (a->base < 0)
+		return a->base;
+	rc = sbx_fd_path(a->base, a->base_abs, sizeof a->base_abs);
+	return rc < 0 ? rc : 0;
+}
+
+/* A path relative to the working directory, made absolute with the directory's name
+ * (one readlink of /proc/TID/cwd instead of opening it, reading its name back and
+ * closing it). The name is the directory's: the tracees cannot chroot, unshare or
+ * move a folder across a rule's border. Not for a directory deleted meanwhile, nor
+ * while tracees have other ids than ours (whose search rights up to the directory
+ * could differ from theirs in it). Returns 0, or -1 to take the base's way. */
+static int sbx_path_arg_join(struct sbx_call *c, struct sbx_path_arg *a)
+{
+	static const char deleted[] = " (deleted)";
+	char p[64];
+	ssize_t n;
+	size_t l = strlen(a->path);
+
+	if (c->s->ids_differ)
+		return -1;
+	snprintf(p, sizeof p, "/proc/%u/cwd", c->req->pid);
+	n = readlink(p, a->base_abs, sizeof a->base_abs - 1);
+	if (n <= 0 || a->base_abs[0] != '/' || (size_t)n + 1 + l + 1 > sizeof a->joined)
+		return -1;
+	a->base_abs[n] = '\0';
+	if ((size_t)n >= sizeof deleted - 1 &&
+	    memcmp(a->base_abs + n - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0)
+		return -1;
+	memcpy(a->joined, a->base_abs, (size_t)n);
+	a->joined[n] = '/';
+	memcpy(a->joined + n + 1, a->path, l + 1);
+	a->walk = a->joined;
+	return 0;
 }
 
 static void sbx_path_arg_release(struct sbx_path_arg *a)
@@ -721,11 +768,27 @@ static int sbx_path_arg_read(struct sbx_call *c, int dirfd, uint64_t addr, struc
 		return -ENOENT;
 	if (a->path[0] == '/')
 		return 0;
-	a->base = sbx_open_base(c, dirfd, a->path[0] != '\0');
-	if (a->base < 0)
-		return a->base;
-	rc = sbx_fd_path(a->base, a->base_abs, sizeof a->base_abs);
-	return rc < 0 ? rc : 0;
+	if (dirfd == AT_FDCWD && a->path[0] != '\0' && sbx_path_arg_join(c, a) == 0)
+		return 0;
+	return sbx_path_arg_base(c, dirfd, a);
+}
+
+/* Walks *path from *start for argument a. A path made absolute with the working
+ * directory's name that the caller may not search from the root is walked again
+ * from the directory itself (*start and *path then name that walk). */
+static int sbx_walk_arg(struct sbx_call *c, struct sbx_path_arg *a, int *start, const char **path,
+			enum sbx_walk_mode mode, struct sbx_pin *pin)
+{
+	int own = *start == a->base && *path == a->walk;
+	int rc = sbx_walk_from(&c->who, *start, own ? a->base_abs : NULL, *path, mode, pin);
+
+	if (rc != -EACCES || !own || a->walk == a->path)
+		return rc;
+	if (sbx_path_arg_base(c, AT_FDCWD, a) < 0)
+		return rc;
+	*start = a->base;
+	*path = a->walk;
+	return sbx_walk_from(&c->who, *start, a->base_abs, *path, mode, pin);
 }
 
 /* ---- handlers --------------------------------------------------------------------------- */
@@ -839,12 +902,14 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 	if (rc < 0)
 		goto out;
 	sbx_creds_enter(c, 0);
-	if (a.path[0] != '/' && a.base < 0) {
+	if (a.walk[0] != '/' && a.base < 0) {
 		rc = -EBADF;
 		goto out;
 	}
+	path = a.walk;
+	start = a.base;
 	if ((flags & __O_TMPFILE) == __O_TMPFILE) {
-		rc = sbx_walk_from(&c->who, a.base, a.base_abs, a.path, SBX_WALK_FOLLOW, &pin);
+		rc = sbx_walk_arg(c, &a, &start, &path, SBX_WALK_FOLLOW, &pin);
 		if (rc == 0)
 			rc = sbx_still_valid(c);
 		if (rc == 0)
@@ -865,8 +930,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		 * AT_EMPTY_PATH) is notified and checked on its own. So the path is checked
 		 * as a read and the kernel opens it: the one "continue" on a path, safe
 		 * whatever a racing thread swaps in. */
-		rc =
-		    sbx_walk_from(&c->who, a.base, a.base_abs, a.path,
+		rc = sbx_walk_arg(c, &a, &start, &path,
 				  (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
 		if (rc == 0)
 			rc = sbx_still_valid(c);
@@ -879,14 +943,12 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		goto out;
 	}
 
-	path = a.path;
-	start = a.base;
 	for (int round = 0; round < 40; round++) {
 		int exists = 0;
 		sbx_pin_release(&pin);
 		if (!(flags & O_CREAT) || !(flags & O_EXCL)) {
-			rc = sbx_walk_from(
-			    &c->who, start, start == a.base ? a.base_abs : NULL, path,
+			rc = sbx_walk_arg(
+			    c, &a, &start, &path,
 			    (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
 			if (rc == 0)
 				exists = 1;
@@ -939,8 +1001,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		}
 		/* Create: pin the parent, check the new name, create it exclusively and
 		 * without following, so nothing swapped in meanwhile is opened instead. */
-		rc = sbx_walk_from(&c->who, start, start == a.base ? a.base_abs : NULL, path,
-				   SBX_WALK_PARENT, &pin);
+		rc = sbx_walk_arg(c, &a, &start, &path, SBX_WALK_PARENT, &pin);
 		if (rc < 0)
 			goto out;
 		rc = sbx_still_valid(c);
@@ -1005,7 +1066,8 @@ static void sbx_target_release(struct sbx_target *t)
 static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_walk_mode mode,
 		      enum pol_op op, unsigned flags, int empty_ok, struct sbx_target *t)
 {
-	int rc = sbx_path_arg_read(c, dirfd, addr, &t->a, empty_ok);
+	const char *path;
+	int start, rc = sbx_path_arg_read(c, dirfd, addr, &t->a, empty_ok);
 	if (rc < 0)
 		return rc;
 	sbx_creds_enter(c, 0);
@@ -1026,9 +1088,11 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 					NULL, 0);
 		return rc;
 	}
-	if (t->a.path[0] != '/' && t->a.base < 0)
+	if (t->a.walk[0] != '/' && t->a.base < 0)
 		return -EBADF;
-	rc = sbx_walk_from(&c->who, t->a.base, t->a.base_abs, t->a.path, mode, &t->pin);
+	start = t->a.base;
+	path = t->a.walk;
+	rc = sbx_walk_arg(c, &t->a, &start, &path, mode, &t->pin);
 	if (rc < 0)
 		return rc;
 	rc = sbx_still_valid(c);
@@ -1716,7 +1780,10 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 			 * and forget the credentials we knew. */
 			for (int i = 0; i < SBX_CRED_SLOTS; i++)
 				c->s->cache[i].valid = 0;
-			c->s->creds_differ = 1;
+			if (c->req->data.nr == SYS_umask)
+				c->s->umask_differs = 1;
+			else
+				c->s->ids_differ = 1;
 			ans->kind = SBX_ANS_CONTINUE;
 		} else {
 			ans->val = -ENOSYS;

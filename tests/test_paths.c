@@ -16,30 +16,8 @@
 
 #define DATA "tests/data/policy/"
 
-static char tmpdir[] = "/tmp/dcg-test-paths.XXXXXX";
-static char home[1024], root[1024];
-
-static void setup(void)
-{
-	char real[900];
-
-	cr_assert_not_null(mkdtemp(tmpdir));
-	/* Resolve the temporary folder itself, so that expected paths are canonical. */
-	cr_assert_not_null(realpath(tmpdir, real));
-	snprintf(home, sizeof(home), "%s/home", real);
-	snprintf(root, sizeof(root), "%s/proj", real);
-	cr_assert_eq(mkdir(home, 0700), 0);
-	cr_assert_eq(mkdir(root, 0700), 0);
-}
-
-static void teardown(void)
-{
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		cr_log_warn("could not remove %s", tmpdir);
-}
+#define TMP_TAG "paths"
+#include "tmp_home.h"
 
 TestSuite(paths, .init = setup, .fini = teardown, .timeout = 60);
 

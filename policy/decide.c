@@ -750,6 +750,7 @@ struct cmd_state {
 	/* The unit just before, when it was a command: the written view of a command
 	 * whose normalized view follows (git -C DIR reset: the rule matches the latter). */
 	int prev_unknown, prev_no_dir;
+	int path_allows; /* the policy has allow entries with paths (else the above are unused) */
 	size_t n_units; /* units seen so far */
 	struct pend_group pg;
 };
@@ -1273,8 +1274,11 @@ static int on_unit(const struct pol_unit *u, void *arg)
 	st->n_units++;
 	rc = on_unit_kind(u, st);
 
-	st->prev_unknown = u->kind == POL_UNIT_COMMAND && unit_has_unknown(u);
-	st->prev_no_dir = u->kind == POL_UNIT_COMMAND && unit_changes_dir(u);
+	/* read only by offer() for a match an allow entry with paths names */
+	if (st->path_allows) {
+		st->prev_unknown = u->kind == POL_UNIT_COMMAND && unit_has_unknown(u);
+		st->prev_no_dir = u->kind == POL_UNIT_COMMAND && unit_changes_dir(u);
+	}
 	return rc;
 }
 
@@ -1435,6 +1439,8 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	st.ctx = ctx;
 	st.a = &a;
 	st.stop_on_deny = !(ctx && ctx->trace);
+	for (size_t i = 0; i < p->n_allows && !st.path_allows; i++)
+		st.path_allows = p->allows[i].n_paths > 0;
 	pol_result_init(&st.best);
 	pol_result_init(&st.cand);
 	current_cwd(p, ctx, cwd, sizeof(cwd));

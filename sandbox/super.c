@@ -112,6 +112,10 @@ struct sbx_call {
 	struct sbx_who who;
 	const char *name; /* the call's name in messages */
 	int creds_switched, creds_done;
+	/* the notification's validity is checked before a line is written, not before
+	 * acting: a read-only open of a file or folder, whose descriptor only reaches the
+	 * tracee through ADDFD, which the kernel refuses for a notification gone */
+	int valid_later;
 	const struct sbx_creds *creds;
 	mode_t umask_saved;
 	int umask_set;
@@ -305,6 +309,8 @@ static void sbx_creds_leave(struct sbx_call *c)
 
 /* ---- policy ----------------------------------------------------------------------------- */
 
+static int sbx_still_valid(struct sbx_call *c);
+
 static void sbx_say(struct sbx_super *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void sbx_say(struct sbx_super *s, const char *fmt, ...)
@@ -457,6 +463,7 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	struct pol_ctx ctx = {0};
 	enum pol_decision d;
 	char exe_link[64], exe[PATH_MAX];
+	int rc = 0;
 	ssize_t n = 0;
 
 	/* The tracee's program, for rules with owners (git manages its own .git/): owners
@@ -507,18 +514,21 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 			d = ir.decision;
 		}
 	}
+	/* a line, an ask or a refusal only for a caller still waiting */
+	if (d != POL_ALLOW && c->valid_later && (rc = sbx_still_valid(c)) < 0)
+		goto out_release;
 	if (d == POL_ASK)
 		d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY;
 	if (d == POL_DENY) {
 		r.decision = POL_DENY;
 		sbx_report(c, shown, &r);
-		pol_result_release(&r);
-		return -EACCES;
-	}
-	if (d == POL_WARN || d == POL_LOG)
+		rc = -EACCES;
+	} else if (d == POL_WARN || d == POL_LOG) {
 		sbx_audit(c, shown, &r); /* quiet: only refusals are said on stderr */
+	}
+out_release:
 	pol_result_release(&r);
-	return 0;
+	return rc;
 }
 
 /* Joins base and a relative path into out, replacing a leading /proc/self and
@@ -973,7 +983,11 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 			unsigned ign = 0;
 			op = rt_open_op(flags, S_ISDIR(st.st_mode) ? RT_EXISTS_DIR : RT_EXISTS_FILE,
 					&ign);
-			rc = sbx_still_valid(c);
+			/* a read-only open of a file or folder acts on nothing: the
+			 * notification's validity is checked by ADDFD (and before a line) */
+			c->valid_later = !writes && !(flags & O_CREAT) &&
+					 (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+			rc = c->valid_later ? 0 : sbx_still_valid(c);
 			if (rc == 0)
 				rc = sbx_proc_guard(c, pin.abs);
 			if (rc == 0 && writes && !(flags & O_PATH))

@@ -751,7 +751,7 @@ struct cmd_state {
 	 * whose normalized view follows (git -C DIR reset: the rule matches the latter). */
 	int prev_unknown, prev_no_dir;
 	int path_allows; /* the policy has allow entries with paths (else the above are unused) */
-	size_t n_units; /* units seen so far */
+	size_t n_units;	 /* units seen so far */
 	struct pend_group pg;
 };
 

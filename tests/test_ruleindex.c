@@ -25,26 +25,26 @@ static const struct keys_case keys_cases[] = {
     {"^(cp|Cat)\\b", "cpca"},
     {"^ch(?:own|grp|mod)\\b", "ch"},
     {"^\\.git/x", ".g"},
-    {"^GIT\\s", "gi"},			  /* lowercased: the index compares lowercased */
-    {"^git push\\b|^rm -rf", ""},	  /* top-level alternation: the second has no ^ */
-    {"^(?:sudo\\s+)?rm\\b", ""},	  /* an optional group */
-    {"^(?:rm|r)\\b", ""},		  /* an alternative shorter than two bytes */
-    {"^(?:rm|(?:rmdir))\\b", ""},	  /* a group inside an alternative */
-    {"^a?b", ""},			  /* the first byte may be absent */
-    {"^ab?c", ""},			  /* the second byte may be absent */
-    {"^ab*", ""},			  /* likewise */
-    {"^ab{0,2}", ""},			  /* likewise */
-    {"^a+b", ""},			  /* the first byte may repeat */
-    {"^\\w+", ""},			  /* not a literal */
-    {"^(?=rm)rm", ""},			  /* a lookahead */
-    {"^(?i)rm", ""},			  /* options */
-    {"^(?x) r m", ""},			  /* extended mode: spaces are not text */
-    {"rm\\s+-rf", ""},			  /* not anchored */
-    {"\\brm\\b", ""},			  /* not anchored */
-    {"^\\Qrm\\E", ""},			  /* a quote */
-    {"^(?:ab|cd)?", ""},		  /* an optional group */
-    {"^(?:ab|cd)*x", ""},		  /* likewise */
-    {"^(?:ab|cd", ""},			  /* unterminated */
+    {"^GIT\\s", "gi"},		  /* lowercased: the index compares lowercased */
+    {"^git push\\b|^rm -rf", ""}, /* top-level alternation: the second has no ^ */
+    {"^(?:sudo\\s+)?rm\\b", ""},  /* an optional group */
+    {"^(?:rm|r)\\b", ""},	  /* an alternative shorter than two bytes */
+    {"^(?:rm|(?:rmdir))\\b", ""}, /* a group inside an alternative */
+    {"^a?b", ""},		  /* the first byte may be absent */
+    {"^ab?c", ""},		  /* the second byte may be absent */
+    {"^ab*", ""},		  /* likewise */
+    {"^ab{0,2}", ""},		  /* likewise */
+    {"^a+b", ""},		  /* the first byte may repeat */
+    {"^\\w+", ""},		  /* not a literal */
+    {"^(?=rm)rm", ""},		  /* a lookahead */
+    {"^(?i)rm", ""},		  /* options */
+    {"^(?x) r m", ""},		  /* extended mode: spaces are not text */
+    {"rm\\s+-rf", ""},		  /* not anchored */
+    {"\\brm\\b", ""},		  /* not anchored */
+    {"^\\Qrm\\E", ""},		  /* a quote */
+    {"^(?:ab|cd)?", ""},	  /* an optional group */
+    {"^(?:ab|cd)*x", ""},	  /* likewise */
+    {"^(?:ab|cd", ""},		  /* unterminated */
 };
 
 Test(ruleindex, start_keys_are_read_only_where_every_match_has_them)
@@ -81,17 +81,17 @@ struct kw_case {
 };
 
 static const struct kw_case kw_cases[] = {
-    {"\\bgit\\s+reset\\s+--hard\\b", "--hard"},	/* the longest required run */
+    {"\\bgit\\s+reset\\s+--hard\\b", "--hard"},	      /* the longest required run */
     {">>?\\|?\\s+/dev/(?:sd[a-z]|nvme\\d)", "/dev/"}, /* not only at the start */
-    {"a{2,3}bc", "bc"},			/* a quantifier's digits are not text */
-    {"abc?de", "ab"},				/* c may be absent: the runs are ab, de */
-    {"ab+cd", "ab"},				/* b repeats: ab, then cd */
-    {"xy(?:foo|bar)baz", "baz"},		/* a group is left out */
-    {"xy[abc]zzz", "zzz"},			/* and a class */
-    {"foo|barbaz", NULL},			/* top-level alternation */
-    {"(?x)rm -rf", NULL},			/* extended mode */
-    {"ab\\x41cdefg", "ab"},			/* an escape it does not read ends it */
-    {"\\Qabc\\E", NULL},			/* a quote */
+    {"a{2,3}bc", "bc"},				      /* a quantifier's digits are not text */
+    {"abc?de", "ab"},				      /* c may be absent: the runs are ab, de */
+    {"ab+cd", "ab"},				      /* b repeats: ab, then cd */
+    {"xy(?:foo|bar)baz", "baz"},		      /* a group is left out */
+    {"xy[abc]zzz", "zzz"},			      /* and a class */
+    {"foo|barbaz", NULL},			      /* top-level alternation */
+    {"(?x)rm -rf", NULL},			      /* extended mode */
+    {"ab\\x41cdefg", "ab"},			      /* an escape it does not read ends it */
+    {"\\Qabc\\E", NULL},			      /* a quote */
     {"rm\\s+-rf\\s+/", "-rf"},
     {"\\bDROP\\s+TABLE\\b", "table"}, /* lowercased */
     {"\\bos\\.system\\s*\\(", "os.system"},
@@ -104,8 +104,9 @@ Test(ruleindex, keyword_is_the_longest_literal_every_match_holds)
 		const struct kw_case *k = &kw_cases[c];
 		struct pol_policy *p = pol_new(0);
 		char yaml[512];
-		int n = snprintf(yaml, sizeof(yaml),
-				 "bashToolPatterns:\n  - pattern: '%s'\n    reason: r\n", k->pattern);
+		int n =
+		    snprintf(yaml, sizeof(yaml),
+			     "bashToolPatterns:\n  - pattern: '%s'\n    reason: r\n", k->pattern);
 
 		cr_assert(p && n > 0 && (size_t)n < sizeof(yaml));
 		cr_assert_eq(pol_load_buffer(p, "kw.yaml", yaml, (size_t)n), 0, "%s", k->pattern);
@@ -229,9 +230,9 @@ Test(ruleindex, every_corpus_row_matches_the_same_rules_as_a_full_scan)
 				/* traced: no stop at the first deny, every match is seen */
 				decide(p, cmd, len, flag_sets[k], 1, &a, ra, sizeof(ra));
 				decide(p, cmd, len, flag_sets[k], 0, &b, rb, sizeof(rb));
-				cr_assert_str_eq(a.ids, b.ids, "%s:%u (flags %u): %s\n  index: %s\n  all:   %s",
-						 g.gl_pathv[fi], lineno, flag_sets[k], cmd, a.ids,
-						 b.ids);
+				cr_assert_str_eq(
+				    a.ids, b.ids, "%s:%u (flags %u): %s\n  index: %s\n  all:   %s",
+				    g.gl_pathv[fi], lineno, flag_sets[k], cmd, a.ids, b.ids);
 				tried_index += a.tried;
 				tried_all += b.tried;
 				/* untraced: the decision and its rule */

@@ -114,6 +114,7 @@ struct pol_policy {
 	 * 2 built, 3 failed: every rule is tried). */
 	struct pol_cmd_index *cmd_index;
 	int cmd_index_state;
+	unsigned cmd_index_wait; /* units decided while it was not built */
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
 	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
 	 * entries into bucket_rules. */
@@ -187,8 +188,12 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len);
  * that way (or has more than max). Conservative: a pattern it cannot read gives 0. */
 size_t pol_pattern_start_keys(const char *pattern, uint16_t *keys, size_t max);
 
-/* decide.c: frees the command index (pol_rules_refresh, pol_free). */
+/* decide.c: frees the command index (pol_rules_refresh, pol_free); it is built again
+ * after a few more decisions. */
 void pol_cmd_index_free(struct pol_policy *p);
+/* decide.c: builds the command index now (it is otherwise built after a few command
+ * units have been decided without it). */
+void pol_cmd_index_build(const struct pol_policy *p);
 
 /* The prefilter's hash of a keyword's first two bytes (at least two bytes). */
 static inline uint16_t pol_keyword_bigram(const char *kw)

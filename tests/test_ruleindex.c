@@ -65,6 +65,25 @@ Test(ruleindex, start_keys_are_read_only_where_every_match_has_them)
 	}
 }
 
+Test(ruleindex, built_after_a_few_units_not_for_the_first)
+{
+	struct pol_policy *p = pol_new(0);
+	struct pol_ctx ctx = {.cwd = "/"};
+	struct pol_result r;
+	int built_at = -1;
+
+	cr_assert(p && pol_load_embedded(p) == 0);
+	for (int i = 0; i < 40 && built_at < 0; i++) {
+		pol_check_command(p, "ls -la", 6, &ctx, &r);
+		pol_result_release(&r);
+		if (p->cmd_index_state == 2)
+			built_at = i;
+	}
+	cr_assert_gt(built_at, 0, "built at decision %d", built_at);
+	cr_assert_lt(built_at, 40);
+	pol_free(p);
+}
+
 Test(ruleindex, start_keys_beyond_max_give_none)
 {
 	uint16_t keys[2];
@@ -168,7 +187,9 @@ static enum pol_decision decide(struct pol_policy *p, const char *cmd, size_t le
 	enum pol_decision d;
 
 	pol_cmd_index_free(p);
-	if (!index)
+	if (index)
+		pol_cmd_index_build(p);
+	else
 		p->cmd_index_state = 3; /* as if it could not be built: every rule is tried */
 	if (m) {
 		memset(m, 0, sizeof(*m));

@@ -133,6 +133,9 @@ struct pol_policy {
 	size_t snap_pool_left;
 	size_t *id_index; /* open addressing over rule IDs: rule index + 1, 0 empty */
 	size_t id_cap;
+	/* rules [0, id_indexed) are in id_index; a snapshot's rules wait until another
+	 * rule is added or pol_prepare(), and pol_rule_find() looks through them in order */
+	size_t id_indexed;
 	int scope; /* ID prefix of damage-control entries in the file being loaded */
 	int have_zero_access;
 	/* POL_LOAD_LAZY: path rules of a portable snapshot wait for pol_paths_ready(),
@@ -215,8 +218,11 @@ int pol_rule_set_path(struct pol_policy *p, struct pol_rule *r, const char *patt
 int pol_rule_prepare_regex(struct pol_policy *p, struct pol_rule *r, const char *file,
 			   unsigned line, unsigned col);
 int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r);
-/* Indexes rule i by its ID (after the ID is set); returns 0 or -ENOMEM. */
+/* Indexes rule i by its ID (after the ID is set), and every rule before it not yet
+ * indexed; returns 0 or -ENOMEM. */
 int pol_rule_index_add(struct pol_policy *p, size_t i);
+/* Indexes every rule not yet indexed (pol_prepare: before threads share the policy). */
+int pol_rule_index_complete(struct pol_policy *p);
 /* Makes room for n more rules in the rule array and the ID index; 0 or -ENOMEM. */
 int pol_rules_reserve(struct pol_policy *p, size_t n);
 /* Recomputes every rule's active flag from enabled, packs and disable. */

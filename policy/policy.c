@@ -193,6 +193,9 @@ const char *pol_home(const struct pol_policy *p)
 
 const char *pol_origin_intern(struct pol_policy *p, const char *name)
 {
+	/* the file of the rule before, most of the time */
+	if (p->n_files && strcmp(p->files[p->n_files - 1], name) == 0)
+		return p->files[p->n_files - 1];
 	for (size_t i = 0; i < p->n_files; i++)
 		if (strcmp(p->files[i], name) == 0)
 			return p->files[i];
@@ -413,11 +416,22 @@ static int index_grow(struct pol_policy *p, size_t n_rules)
 	return 0;
 }
 
-int pol_rule_index_add(struct pol_policy *p, size_t i)
+int pol_rule_index_complete(struct pol_policy *p)
 {
+	if (p->id_indexed >= p->n_rules)
+		return 0;
 	if (index_grow(p, p->n_rules) < 0)
 		return -ENOMEM;
-	return index_put(p->id_index, p->id_cap, p->rules, i);
+	for (; p->id_indexed < p->n_rules; p->id_indexed++)
+		if (p->rules[p->id_indexed].id)
+			index_put(p->id_index, p->id_cap, p->rules, p->id_indexed);
+	return 0;
+}
+
+int pol_rule_index_add(struct pol_policy *p, size_t i)
+{
+	(void)i; /* the last rule: indexed with those loaded before it */
+	return pol_rule_index_complete(p);
 }
 
 int pol_rules_reserve(struct pol_policy *p, size_t n)
@@ -430,7 +444,7 @@ int pol_rules_reserve(struct pol_policy *p, size_t n)
 		p->rules = nr;
 		p->cap_rules = p->n_rules + n;
 	}
-	return index_grow(p, p->n_rules + n);
+	return 0;
 }
 
 /* Allow and disable entries naming a path rule by its old positional ID
@@ -522,12 +536,16 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 
 ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 {
-	if (!p->id_cap)
-		return -ENOENT;
-	for (size_t h = id_hash(id) & (p->id_cap - 1); p->id_index[h];
-	     h = (h + 1) & (p->id_cap - 1))
-		if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
-			return (ssize_t)(p->id_index[h] - 1);
+	if (p->id_cap)
+		for (size_t h = id_hash(id) & (p->id_cap - 1); p->id_index[h];
+		     h = (h + 1) & (p->id_cap - 1))
+			if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
+				return (ssize_t)(p->id_index[h] - 1);
+	/* The rules a snapshot loaded since the index was brought up to date, in order:
+	 * the index holds only rules before them, so the first with the ID wins still. */
+	for (size_t i = p->id_indexed; i < p->n_rules; i++)
+		if (p->rules[i].id && strcmp(p->rules[i].id, id) == 0)
+			return (ssize_t)i;
 	return -ENOENT;
 }
 

@@ -121,12 +121,11 @@ struct pol_policy {
 	uint32_t *bucket_start;
 	uint32_t *bucket_rules;
 	/* The embedded rules' regexes, compiled at build time and serialized with
-	 * pcre2_serialize_encode(): decoded all at once at the first regex a decision
-	 * needs (codes_state: 0 untried, 1 decoding, 2 done, 3 unusable). */
-	const uint8_t *codes_blob;
+	 * pcre2_serialize_encode(), in a container that gives each code's place
+	 * (pol_embedded_code): a rule's code is decoded alone at its first match. */
+	const uint32_t *codes_blob;
 	const char *embedded_version; /* 'V' record: which default.yaml the rules came from */
 	int32_t n_codes;
-	int codes_state;
 	char **snap_bufs; /* snapshot texts that borrowed rules point into, and pointer pools */
 	size_t n_snap_bufs;
 	char **snap_pool; /* free room for borrowed rules' suggestions and owners arrays */
@@ -248,9 +247,19 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 /* Sets r->path_canon when the pattern's literal folders resolve elsewhere. */
 void pol_rule_canon_path(struct pol_rule *r);
 
-/* embedded.c: this build's compiled set of embedded regexes (NULL when none) and the
- * version of default.yaml it was built from. */
-const uint8_t *pol_embedded_codes_get(const char **version);
+/* The embedded codes container (gen/embed_snapshot.c, write_codes): four 32-bit words
+ * (POL_CODES_MAGIC, the number of codes n, the length of the serialized set's start,
+ * the set's size), n + 1 offsets of each code in the set, then the set. */
+#define POL_CODES_MAGIC 0x4b474344u /* "DCGK" */
+/* compile.c: code k of a container (words: its words, set: the serialized set after
+ * them), decoded alone with gctx (NULL: malloc); NULL when it cannot be (out of range,
+ * memory, or a PCRE2 other than the one that built it). The caller frees it. */
+pcre2_code *pol_embedded_code(const uint32_t *words, const uint8_t *set, int32_t k,
+			      pcre2_general_context *gctx);
+
+/* embedded.c: this build's codes container (NULL when none) and the version of
+ * default.yaml it was built from. */
+const uint32_t *pol_embedded_codes_get(const char **version);
 /* Gives the embedded regex rules loaded since rule first their compiled codes, when the
  * policy's embedded_version is this build's. */
 void pol_embedded_attach(struct pol_policy *p, size_t first);

@@ -274,3 +274,41 @@ Test(ruleindex, every_corpus_row_matches_the_same_rules_as_a_full_scan)
 	cr_assert_lt(tried_index * 3, tried_all, "index %u rules, full scan %u", tried_index,
 		     tried_all);
 }
+
+/* ---- the embedded codes, decoded one by one ------------------------------------------- */
+
+Test(ruleindex, every_embedded_code_decodes_alone_and_matches_like_its_pattern)
+{
+	struct pol_policy *p = pol_new(0);
+	size_t n = 0;
+
+	cr_assert(p && pol_load_embedded(p) == 0);
+	cr_assert(p->codes_blob, "the embedded codes were not attached");
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+		if (r->code_index < 0)
+			continue;
+		pcre2_code *one = pol_embedded_code(
+		    p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes), r->code_index,
+		    NULL);
+		cr_assert(one, "%s: code %d does not decode", r->id, r->code_index);
+		/* the same pattern: its own text, compiled by it, matches as the source does */
+		pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+		int m = pcre2_match(one, (PCRE2_SPTR) "git reset --hard", 16, 0, 0, md, NULL);
+		pcre2_code *src = pol_rule_code(p, r);
+		int m2 = pcre2_match(src, (PCRE2_SPTR) "git reset --hard", 16, 0, 0, md, NULL);
+		cr_expect_eq(m >= 0, m2 >= 0, "%s", r->id);
+		size_t a = 0, b = 1;
+		pcre2_pattern_info(one, PCRE2_INFO_SIZE, &a);
+		pcre2_pattern_info(src, PCRE2_INFO_SIZE, &b);
+		cr_expect_eq(a, b, "%s: %zu bytes, its code in use %zu", r->id, a, b);
+		pcre2_match_data_free(md);
+		pcre2_code_free(one);
+		n++;
+	}
+	cr_assert_gt(n, 100, "only %zu embedded codes", n);
+	/* out of range: none */
+	cr_assert_null(pol_embedded_code(
+	    p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes), p->n_codes, NULL));
+	pol_free(p);
+}

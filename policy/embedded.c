@@ -64,17 +64,27 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 	if (!blob || p->codes_blob || !p->embedded_version ||
 	    strcmp(p->embedded_version, mine) != 0)
 		return;
-	/* The container holds the embedded regex rules' codes in load order. */
+	/* The container holds the embedded regex rules' codes in load order: numbered in
+	 * one pass (the origin is interned: the rule before's is most often the same). */
 	n = (int32_t)blob[1];
-	for (size_t i = first; i < p->n_rules; i++)
-		if (pol_embedded_regex(&p->rules[i]))
+	const char *emb = NULL;
+	for (size_t i = first; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+		int is =
+		    r->origin && r->origin == emb
+			? (r->kind == POL_RULE_COMMAND || r->kind == POL_RULE_SCRIPT) && r->pattern
+			: pol_embedded_regex(r);
+		if (is) {
+			emb = r->origin;
+			r->code_index = k < n ? k : -1;
 			k++;
-	if (n <= 0 || n != k)
+		}
+	}
+	if (n <= 0 || n != k) { /* not this build's rules after all */
+		for (size_t i = first; i < p->n_rules; i++)
+			p->rules[i].code_index = -1;
 		return;
-	k = 0;
-	for (size_t i = first; i < p->n_rules; i++)
-		if (pol_embedded_regex(&p->rules[i]))
-			p->rules[i].code_index = k++;
+	}
 	p->codes_blob = blob;
 	p->n_codes = n;
 }

@@ -315,9 +315,15 @@ int pol_rule_add_suggestion(struct pol_rule *r, const char *s)
 /* Every rule ends with the way to let it pass on purpose. */
 int pol_rule_add_allow_suggestion(struct pol_rule *r)
 {
+	static const char head[] = "If intentional: dcg allow ", tail[] = " -r \"reason\"";
 	char buf[300];
+	size_t n = strlen(r->id);
 
-	snprintf(buf, sizeof(buf), "If intentional: dcg allow %s -r \"reason\"", r->id);
+	if (n > sizeof(buf) - sizeof(head) - sizeof(tail))
+		n = sizeof(buf) - sizeof(head) - sizeof(tail); /* as snprintf cut it */
+	memcpy(buf, head, sizeof(head) - 1);
+	memcpy(buf + sizeof(head) - 1, r->id, n);
+	memcpy(buf + sizeof(head) - 1 + n, tail, sizeof(tail));
 	return pol_rule_add_suggestion(r, buf);
 }
 
@@ -357,7 +363,11 @@ const char *pol_language_intern(const char *name)
 int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r)
 {
 	int on = r->enabled;
-	size_t idlen = strlen(r->id);
+	size_t idlen;
+
+	if (!p->n_enable && (!p->n_disable || r->guarded))
+		return on;
+	idlen = strlen(r->id);
 
 	/* `packs:` enables, `disable:` disables, by rule ID or pack prefix. */
 	for (size_t i = 0; i < p->n_enable; i++) {

@@ -222,8 +222,6 @@ int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r);
 int pol_rule_index_add(struct pol_policy *p, size_t i);
 /* Indexes every rule not yet indexed (pol_prepare: before threads share the policy). */
 int pol_rule_index_complete(struct pol_policy *p);
-/* Makes room for n more rules in the rule array and the ID index; 0 or -ENOMEM. */
-int pol_rules_reserve(struct pol_policy *p, size_t n);
 /* Recomputes every rule's active flag from enabled, packs and disable. */
 void pol_rules_refresh(struct pol_policy *p);
 void pol_rule_finish(struct pol_rule *r);

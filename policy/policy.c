@@ -330,7 +330,10 @@ int pol_rule_add_allow_suggestion(struct pol_rule *r)
 struct pol_rule *pol_rule_new(struct pol_policy *p)
 {
 	if (p->n_rules == p->cap_rules) {
-		size_t cap = p->cap_rules ? p->cap_rules * 2 : 64;
+		/* room at once for the built-ins and the embedded policy (about 300 rules):
+		 * no copy when the embedded snapshot is loaded after them, and pages are
+		 * touched only as rules fill them */
+		size_t cap = p->cap_rules ? p->cap_rules * 2 : 384;
 		struct pol_rule *nr = realloc(p->rules, cap * sizeof(*nr));
 
 		if (!nr)
@@ -442,19 +445,6 @@ int pol_rule_index_add(struct pol_policy *p, size_t i)
 {
 	(void)i; /* the last rule: indexed with those loaded before it */
 	return pol_rule_index_complete(p);
-}
-
-int pol_rules_reserve(struct pol_policy *p, size_t n)
-{
-	if (p->n_rules + n > p->cap_rules) {
-		struct pol_rule *nr = realloc(p->rules, (p->n_rules + n) * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		p->rules = nr;
-		p->cap_rules = p->n_rules + n;
-	}
-	return 0;
 }
 
 /* Allow and disable entries naming a path rule by its old positional ID

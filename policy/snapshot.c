@@ -624,12 +624,8 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
 	nb[p->n_snap_bufs++] = copy; /* borrowed rules point into it until pol_free() */
-	/* Room for every record at once: no array grows while the rules are read. */
-	size_t records = 0;
-	for (const char *c = copy; (c = memchr(c, '\n', (size_t)(copy + len - c))); c++)
-		records++;
-	if (pol_rules_reserve(p, records) < 0)
-		return -ENOMEM;
+	/* No room is reserved: the rule array starts large enough for the built-ins and
+	 * the embedded policy (pol_rule_new), and a larger one grows by doubling. */
 	for (line = copy + ml; line < copy + len && *line != '\n' && rc == 0; line = next) {
 		/* f[0] is the tag; the fields start after its tab. */
 		f[0] = line;
@@ -664,7 +660,7 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
 		return -EINVAL;
 	str = (char *)(uintptr_t)(ix + nw); /* read only: borrowed fields are never written */
-	if (str[nb - 1] != '\0' || pol_rules_reserve(p, h[1]) < 0)
+	if (str[nb - 1] != '\0')
 		return -EINVAL;
 	for (uint32_t r = 0; r < h[1] && rc == 0; r++) {
 		size_t n;

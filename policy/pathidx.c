@@ -1,0 +1,219 @@
+/* pathidx.c - the compact path index of the preload's lean guest (pathidx.h).
+ *
+ * Layout (native byte order, 32-bit words; written and read on the same machine):
+ *   "DCGPIDX1", n_pats, n_refs, strings_len, 0
+ *   bucket_start[POL_PI_BUCKETS + 1], refs[n_refs]
+ *   per pattern: string offset, then kind and basename_only as bytes (8 bytes)
+ *   the globs, each NUL-terminated
+ */
+#include "pathidx.h"
+
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZA (1u << POL_PATH_ZERO_ACCESS)
+#define RO (1u << POL_PATH_READ_ONLY)
+#define ND (1u << POL_PATH_NO_DELETE)
+
+/* The kinds that refuse each operation: decide.c's table. */
+static const unsigned refused_by[POL_OP__COUNT] = {
+    [POL_OP_READ] = ZA,
+    [POL_OP_WRITE] = ZA | RO,
+    [POL_OP_CREATE] = ZA | RO,
+    [POL_OP_TRUNCATE] = ZA | RO,
+    [POL_OP_DELETE] = ZA | RO | ND,
+    [POL_OP_RENAME_FROM] = ZA | RO | ND,
+    [POL_OP_RENAME_TO] = ZA | RO | ND,
+    [POL_OP_CHMOD] = ZA | RO,
+    [POL_OP_EXEC] = ZA,
+    [POL_OP_LIST] = ZA,
+    [POL_OP_LINK_FROM] = ZA | RO,
+};
+
+struct head {
+	char magic[8];
+	uint32_t n_pats, n_refs, strings_len, zero;
+};
+
+struct pat_rec {
+	uint32_t str;
+	unsigned char kind, basename_only, pad[2];
+};
+
+/* The patterns to index: each positive rule's glob, and its canonical form. */
+static size_t collect(const struct pol_policy *p, const struct pol_pathpat **pp,
+		      unsigned char *kind, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+
+		if (r->path.negate)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const struct pol_pathpat *one = k ? (r->has_canon ? &r->path_canon : NULL)
+							  : &r->path;
+
+			if (!one)
+				continue;
+			if (n < cap) {
+				pp[n] = one;
+				kind[n] = (unsigned char)r->path_kind;
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+char *pol_pidx_save(const struct pol_policy *p, size_t *len)
+{
+	const struct pol_pathpat **pp = NULL;
+	unsigned char *kind = NULL;
+	uint32_t *start = NULL, *refs, *fill = NULL;
+	size_t n, strings = 0, total, off;
+	struct pat_rec *recs;
+	struct head *h;
+	char *buf = NULL, *str;
+
+	pol_paths_ready(p);
+	n = collect(p, NULL, NULL, 0);
+	pp = calloc(n + 1, sizeof(*pp));
+	kind = calloc(n + 1, 1);
+	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
+	fill = calloc(POL_PI_BUCKETS + 1, sizeof(*fill));
+	if (!pp || !kind || !start || !fill)
+		goto out;
+	collect(p, pp, kind, n);
+	for (size_t i = 0; i < n; i++) {
+		if (!pp[i]->glob)
+			goto out; /* never expanded: only the engine knows it covers all */
+		strings += strlen(pp[i]->glob) + 1;
+		start[pol_pathpat_bucket(pp[i]) + 1]++;
+	}
+	for (size_t b = 0; b < POL_PI_BUCKETS; b++)
+		start[b + 1] += start[b];
+	total = sizeof(*h) + (POL_PI_BUCKETS + 1) * 4 + n * 4 + n * sizeof(*recs) + strings;
+	buf = calloc(1, total);
+	if (!buf)
+		goto out;
+	h = (struct head *)(void *)buf;
+	memcpy(h->magic, POL_PIDX_MAGIC, 8);
+	h->n_pats = (uint32_t)n;
+	h->n_refs = (uint32_t)n;
+	h->strings_len = (uint32_t)strings;
+	memcpy(buf + sizeof(*h), start, (POL_PI_BUCKETS + 1) * 4);
+	refs = (uint32_t *)(void *)(buf + sizeof(*h) + (POL_PI_BUCKETS + 1) * 4);
+	recs = (struct pat_rec *)(void *)(refs + n);
+	str = (char *)(recs + n);
+	memcpy(fill, start, (POL_PI_BUCKETS + 1) * 4);
+	off = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(pp[i]->glob) + 1;
+
+		refs[fill[pol_pathpat_bucket(pp[i])]++] = (uint32_t)i;
+		recs[i].str = (uint32_t)off;
+		recs[i].kind = kind[i];
+		recs[i].basename_only = (unsigned char)!!pp[i]->basename_only;
+		memcpy(str + off, pp[i]->glob, l);
+		off += l;
+	}
+	*len = total;
+out:
+	free(pp);
+	free(kind);
+	free(start);
+	free(fill);
+	return buf;
+}
+
+int pol_pidx_open(struct pol_pidx *x, const void *buf, size_t len, void *(*alloc)(size_t))
+{
+	const struct head *h = buf;
+	const struct pat_rec *recs;
+	const char *str;
+	size_t need;
+
+	memset(x, 0, sizeof(*x));
+	if (len < sizeof(*h) || memcmp(h->magic, POL_PIDX_MAGIC, 8) != 0 || h->n_pats > (1u << 20) ||
+	    h->n_refs != h->n_pats || h->strings_len > (1u << 26))
+		return -EINVAL;
+	need = sizeof(*h) + (POL_PI_BUCKETS + 1) * 4 + (size_t)h->n_refs * 4 +
+	       (size_t)h->n_pats * sizeof(*recs) + h->strings_len;
+	if (len != need)
+		return -EINVAL;
+	x->bucket_start = (const uint32_t *)(const void *)((const char *)buf + sizeof(*h));
+	x->refs = x->bucket_start + POL_PI_BUCKETS + 1;
+	recs = (const struct pat_rec *)(const void *)(x->refs + h->n_refs);
+	str = (const char *)(recs + h->n_pats);
+	if (x->bucket_start[0] != 0 || x->bucket_start[POL_PI_BUCKETS] != h->n_refs)
+		return -EINVAL;
+	for (size_t b = 0; b < POL_PI_BUCKETS; b++)
+		if (x->bucket_start[b] > x->bucket_start[b + 1])
+			return -EINVAL;
+	for (size_t i = 0; i < h->n_refs; i++)
+		if (x->refs[i] >= h->n_pats)
+			return -EINVAL;
+	if (h->strings_len && str[h->strings_len - 1] != '\0')
+		return -EINVAL;
+	x->pats = alloc(((size_t)h->n_pats + 1) * (sizeof(*x->pats) + 1));
+	if (!x->pats)
+		return -ENOMEM;
+	x->kinds = (unsigned char *)(x->pats + h->n_pats + 1);
+	for (size_t i = 0; i < h->n_pats; i++) {
+		struct pol_pathpat *pp = &x->pats[i];
+
+		if (recs[i].str >= h->strings_len || recs[i].kind > POL_PATH_NO_DELETE)
+			return -EINVAL;
+		memset(pp, 0, sizeof(*pp));
+		pp->glob = (char *)(uintptr_t)(str + recs[i].str);
+		pp->basename_only = recs[i].basename_only;
+		pol_pathpat_classify(pp);
+		((unsigned char *)x->kinds)[i] = recs[i].kind;
+	}
+	x->n_pats = h->n_pats;
+	return 0;
+}
+
+static int try_pat(const struct pol_pidx *x, uint32_t i, unsigned kinds, const char *path,
+		   const struct pol_path_sig *sig)
+{
+	return (kinds & (1u << x->kinds[i])) && pol_pathpat_covers_sig(&x->pats[i], path, sig);
+}
+
+int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op op,
+			unsigned flags)
+{
+	unsigned kinds = (unsigned)op < POL_OP__COUNT ? refused_by[op] : ZA | RO | ND;
+	int moves = op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;
+	struct pol_path_sig sig;
+
+	if ((flags & POL_PATH_SESSION_NEW) && moves)
+		kinds &= ~ND;
+	if (!kinds || !x->n_pats)
+		return 0;
+	/* A folder deleted or moved is refused for what lies beneath it: the engine's walk. */
+	if ((flags & POL_PATH_IS_DIR) && moves)
+		return 1;
+	if (!path || path[0] != '/')
+		return 1;
+	pol_path_sig_init(&sig, path);
+	if (sig.overflow) {
+		for (uint32_t i = 0; i < x->n_pats; i++)
+			if (try_pat(x, i, kinds, path, &sig))
+				return 1;
+		return 0;
+	}
+	for (unsigned b = 0; b < sig.n_buckets; b++) {
+		unsigned k = sig.buckets[b];
+
+		for (uint32_t j = x->bucket_start[k]; j < x->bucket_start[k + 1]; j++)
+			if (try_pat(x, x->refs[j], kinds, path, &sig))
+				return 1;
+	}
+	return 0;
+}

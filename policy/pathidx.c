@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,4 +217,29 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 				return 1;
 	}
 	return 0;
+}
+
+int pol_pidx_allows(const struct pol_pidx *x, const char *base, const char *path, enum pol_op op,
+		    unsigned flags)
+{
+	char lexical[PATH_MAX], joined[PATH_MAX * 2], resolved[PATH_MAX];
+	size_t b, n;
+
+	if (!x || !path || !path[0] || (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) ||
+	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0 ||
+	    pol_pidx_may_refuse(x, lexical, op, flags))
+		return 0;
+	if (flags & POL_PATH_CANONICAL)
+		return 1;
+	/* base + "/" + path, as pol_check_path() joins them before resolving */
+	b = path[0] == '/' ? 0 : strlen(base);
+	n = strlen(path);
+	if (b + n + 2 > sizeof(joined))
+		return 0;
+	memcpy(joined, base, b);
+	joined[b] = '/';
+	memcpy(joined + b + 1, path, n + 1);
+	if (pol_path_resolve(joined, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) < 0)
+		return 0;
+	return !pol_pidx_may_refuse(x, resolved, op, flags);
 }

@@ -41,4 +41,13 @@ int pol_pidx_open(struct pol_pidx *x, const void *buf, size_t len, void *(*alloc
 int pol_pidx_may_refuse(const struct pol_pidx *x, const char *abs_path, enum pol_op op,
 			unsigned flags);
 
+/* The preload's whole question: does the index settle op on path (relative to base,
+ * an absolute folder) as allowed? The path as written in normal form and, unless
+ * flags hold POL_PATH_CANONICAL, where its symlinks lead (resolved as pol_check_path
+ * resolves them) must both be out of reach of every rule. 1: pol_check_path() allows
+ * it; 0: ask the engine (a rule may cover it, a path starting with ~, a path that
+ * cannot be normalized or resolved here). */
+int pol_pidx_allows(const struct pol_pidx *x, const char *base, const char *path, enum pol_op op,
+		    unsigned flags);
+
 #endif /* DCG_POLICY_PATHIDX_H */

@@ -280,30 +280,15 @@ static int home_path(const char *path)
 	return path[0] == '~' && (path[1] == '/' || path[1] == '\0');
 }
 
-/* Whether the index settles op on dirfd/path as allowed: no rule of the kinds op
- * concerns covers the path as written (in normal form) nor, unless flags say it is
- * canonical, where its symlinks lead, resolved as pol_check_path() resolves them. 0
- * means the engine decides. */
+/* Whether the index settles op on dirfd/path as allowed (pol_pidx_allows()); 0 means
+ * the engine decides. */
 static int index_allows(int dirfd, const char *path, enum pol_op op, unsigned flags)
 {
 	const struct pol_pidx *x = index_get();
-	char base[4096], lexical[4096], joined[8192], resolved[4096];
-	struct rt_msg m;
+	char base[4096];
 
-	if (!x || !path[0] || home_path(path) || base_of(dirfd, path, base, sizeof(base)) < 0 ||
-	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0 ||
-	    pol_pidx_may_refuse(x, lexical, op, flags))
-		return 0;
-	if (flags & POL_PATH_CANONICAL)
-		return 1;
-	rt_msg_init(&m, joined, sizeof(joined));
-	rt_msg_add(&m, path[0] == '/' ? "" : base);
-	rt_msg_add(&m, "/");
-	rt_msg_add(&m, path);
-	if (m.len >= sizeof(joined) - 1 ||
-	    pol_path_resolve(joined, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) < 0)
-		return 0;
-	return !pol_pidx_may_refuse(x, resolved, op, flags);
+	return x && path[0] && !home_path(path) && base_of(dirfd, path, base, sizeof(base)) == 0 &&
+	       pol_pidx_allows(x, base, path, op, flags);
 }
 
 /* ---- checks ---------------------------------------------------------------------- */

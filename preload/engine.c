@@ -268,8 +268,7 @@ static int check_intent(const char *call, int dirfd, const char *path, enum pol_
 	return conclude(call, path, &r, d);
 }
 
-static int check_path(const char *call, int dirfd, const char *path, enum pol_op op,
-		      unsigned flags)
+static int check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags)
 {
 	struct pol_result r;
 	struct pol_ctx ctx;

@@ -20,7 +20,7 @@
 
 #include "dcg_policy.h"
 
-#define GUARD_ENGINE_ABI 1
+#define GUARD_ENGINE_ABI  1
 #define GUARD_ENGINE_NAME "libdcg-engine.so"
 
 /* What the guest lends the engine. */
@@ -30,7 +30,7 @@ struct guard_host {
 	void (*free)(void *ptr);
 	/* one line to fd 2, when it is still the process's stderr */
 	void (*say)(const char *line, size_t len);
-	const char *self_path;		     /* the guest's path (dladdr), or NULL */
+	const char *self_path;		    /* the guest's path (dladdr), or NULL */
 	long (*real_syscall)(long nr, ...); /* libc's syscall(), or NULL */
 };
 

@@ -78,8 +78,8 @@ static void pair_close(struct pair *pr)
 	pol_free(pr->engine);
 }
 
-static const unsigned flag_sets[] = {0, POL_PATH_NOFOLLOW, POL_PATH_IS_DIR,
-				     POL_PATH_SESSION_NEW, POL_PATH_IS_DIR | POL_PATH_NOFOLLOW};
+static const unsigned flag_sets[] = {0, POL_PATH_NOFOLLOW, POL_PATH_IS_DIR, POL_PATH_SESSION_NEW,
+				     POL_PATH_IS_DIR | POL_PATH_NOFOLLOW};
 
 struct tally {
 	unsigned checked, settled;
@@ -100,12 +100,14 @@ static void compare(const struct pair *pr, const char *base, const char *path, s
 			if (!pol_pidx_allows(&pr->idx, base, path, (enum pol_op)op, flag_sets[k]))
 				continue;
 			t->settled++;
-			d = pol_check_path(pr->engine, path, (enum pol_op)op, flag_sets[k], &ctx, &r);
-			cr_expect_eq(d, POL_ALLOW,
-				     "%s: the index settles %s %s (flags %u) but the engine says %s "
-				     "(rule %s)",
-				     what, pol_op_name((enum pol_op)op), path, flag_sets[k],
-				     pol_decision_name(d), r.rule_id ? r.rule_id : "none");
+			d = pol_check_path(pr->engine, path, (enum pol_op)op, flag_sets[k], &ctx,
+					   &r);
+			cr_expect_eq(
+			    d, POL_ALLOW,
+			    "%s: the index settles %s %s (flags %u) but the engine says %s "
+			    "(rule %s)",
+			    what, pol_op_name((enum pol_op)op), path, flag_sets[k],
+			    pol_decision_name(d), r.rule_id ? r.rule_id : "none");
 			pol_result_release(&r);
 		}
 	}
@@ -147,10 +149,10 @@ static size_t paths_from_glob(const char *glob, char out[][PATH_MAX], size_t max
 		snprintf(filled, sizeof(filled), "%s", b);
 		o = strlen(filled);
 	}
-#define ADD(...)                                                                           \
-	do {                                                                               \
-		if (n < max)                                                               \
-			snprintf(out[n++], PATH_MAX, __VA_ARGS__);                         \
+#define ADD(...)                                                   \
+	do {                                                       \
+		if (n < max)                                       \
+			snprintf(out[n++], PATH_MAX, __VA_ARGS__); \
 	} while (0)
 	ADD("%s", filled);
 	ADD("%s/child/file.c", filled);
@@ -281,7 +283,7 @@ static void expand(const char *s, char *out, size_t size)
 	snprintf(parent, sizeof(parent), "%s", root);
 	*strrchr(parent, '/') = '\0';
 	while (*s && o + 1 < size) {
-		const char *rep = s[0] != '$' ? NULL
+		const char *rep = s[0] != '$'	? NULL
 				  : s[1] == 'H' ? home
 				  : s[1] == 'R' ? root
 				  : s[1] == 'T' ? parent
@@ -351,8 +353,8 @@ Test(pathidx, path_table_agrees_with_the_engine)
 		}
 		for (int l = 0; l < 3; l++)
 			if (il[l])
-				y += (size_t)snprintf(yaml + y, sizeof(yaml) - y, "%s:\n%s", keys[l],
-						      items[l]);
+				y += (size_t)snprintf(yaml + y, sizeof(yaml) - y, "%s:\n%s",
+						      keys[l], items[l]);
 		struct pol_policy *p = policy_new();
 		struct pair pr;
 
@@ -391,9 +393,8 @@ Test(pathidx, symlink_into_a_protected_folder_goes_to_the_engine)
 	cr_expect_eq(pol_pidx_allows(&pr.idx, root, "other/key", POL_OP_READ, 0), 1);
 	/* As a canonical path (what openat2 with RESOLVE_NO_SYMLINKS will walk) the
 	 * written form alone is judged. */
-	cr_expect_eq(pol_pidx_allows(&pr.idx, root, "innocent/key", POL_OP_READ,
-				     POL_PATH_CANONICAL),
-		     1);
+	cr_expect_eq(
+	    pol_pidx_allows(&pr.idx, root, "innocent/key", POL_OP_READ, POL_PATH_CANONICAL), 1);
 	compare(&pr, root, "innocent/key", &t, "link");
 	compare(&pr, root, "innocent", &t, "link");
 	pair_close(&pr);

@@ -56,8 +56,8 @@ static size_t collect(const struct pol_policy *p, const struct pol_pathpat **pp,
 		if (r->path.negate)
 			continue;
 		for (int k = 0; k < 2; k++) {
-			const struct pol_pathpat *one = k ? (r->has_canon ? &r->path_canon : NULL)
-							  : &r->path;
+			const struct pol_pathpat *one =
+			    k ? (r->has_canon ? &r->path_canon : NULL) : &r->path;
 
 			if (!one)
 				continue;
@@ -140,8 +140,8 @@ int pol_pidx_open(struct pol_pidx *x, const void *buf, size_t len, void *(*alloc
 	size_t need;
 
 	memset(x, 0, sizeof(*x));
-	if (len < sizeof(*h) || memcmp(h->magic, POL_PIDX_MAGIC, 8) != 0 || h->n_pats > (1u << 20) ||
-	    h->n_refs != h->n_pats || h->strings_len > (1u << 26))
+	if (len < sizeof(*h) || memcmp(h->magic, POL_PIDX_MAGIC, 8) != 0 ||
+	    h->n_pats > (1u << 20) || h->n_refs != h->n_pats || h->strings_len > (1u << 26))
 		return -EINVAL;
 	need = sizeof(*h) + (POL_PI_BUCKETS + 1) * 4 + (size_t)h->n_refs * 4 +
 	       (size_t)h->n_pats * sizeof(*recs) + h->strings_len;
@@ -186,8 +186,7 @@ static int try_pat(const struct pol_pidx *x, uint32_t i, unsigned kinds, const c
 	return (kinds & (1u << x->kinds[i])) && pol_pathpat_covers_sig(&x->pats[i], path, sig);
 }
 
-int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op op,
-			unsigned flags)
+int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op op, unsigned flags)
 {
 	unsigned kinds = (unsigned)op < POL_OP__COUNT ? refused_by[op] : ZA | RO | ND;
 	int moves = op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;

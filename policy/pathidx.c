@@ -1,10 +1,14 @@
 /* pathidx.c - the compact path index of the preload's lean guest (pathidx.h).
  *
  * Layout (native byte order, 32-bit words; written and read on the same machine):
- *   "DCGPIDX1", n_pats, n_refs, strings_len, 0
- *   bucket_start[POL_PI_BUCKETS + 1], refs[n_refs]
+ *   "DCGPIDX2", n_pats, n_buckets, strings_len, 0
+ *   per non-empty bucket of the path index, by bucket number: bucket, first, count
+ *   refs[n_pats]: pattern numbers, bucket by bucket
  *   per pattern: string offset, then kind and basename_only as bytes (8 bytes)
  *   the globs, each NUL-terminated
+ * A few hundred bytes for the default policy: pol_pidx_open() copies it into memory of
+ * its own (anonymous memory, which a fork child shares without a page fault per page
+ * read, unlike a file mapping).
  */
 #include "pathidx.h"
 
@@ -36,7 +40,11 @@ static const unsigned refused_by[POL_OP__COUNT] = {
 
 struct head {
 	char magic[8];
-	uint32_t n_pats, n_refs, strings_len, zero;
+	uint32_t n_pats, n_buckets, strings_len, zero;
+};
+
+struct pol_pidx_bucket {
+	uint32_t bucket, first, count;
 };
 
 struct pat_rec {
@@ -75,8 +83,9 @@ char *pol_pidx_save(const struct pol_policy *p, size_t *len)
 {
 	const struct pol_pathpat **pp = NULL;
 	unsigned char *kind = NULL;
-	uint32_t *start = NULL, *refs, *fill = NULL;
-	size_t n, strings = 0, total, off;
+	uint32_t *count = NULL, *refs;
+	size_t n, nb = 0, strings = 0, total, off = 0, r = 0;
+	struct pol_pidx_bucket *bk;
 	struct pat_rec *recs;
 	struct head *h;
 	char *buf = NULL, *str;
@@ -85,38 +94,46 @@ char *pol_pidx_save(const struct pol_policy *p, size_t *len)
 	n = collect(p, NULL, NULL, 0);
 	pp = calloc(n + 1, sizeof(*pp));
 	kind = calloc(n + 1, 1);
-	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
-	fill = calloc(POL_PI_BUCKETS + 1, sizeof(*fill));
-	if (!pp || !kind || !start || !fill)
+	count = calloc(POL_PI_BUCKETS, sizeof(*count));
+	if (!pp || !kind || !count)
 		goto out;
 	collect(p, pp, kind, n);
 	for (size_t i = 0; i < n; i++) {
 		if (!pp[i]->glob)
 			goto out; /* never expanded: only the engine knows it covers all */
 		strings += strlen(pp[i]->glob) + 1;
-		start[pol_pathpat_bucket(pp[i]) + 1]++;
+		if (count[pol_pathpat_bucket(pp[i])]++ == 0)
+			nb++;
 	}
-	for (size_t b = 0; b < POL_PI_BUCKETS; b++)
-		start[b + 1] += start[b];
-	total = sizeof(*h) + (POL_PI_BUCKETS + 1) * 4 + n * 4 + n * sizeof(*recs) + strings;
+	total = sizeof(*h) + nb * sizeof(*bk) + n * 4 + n * sizeof(*recs) + strings;
 	buf = calloc(1, total);
 	if (!buf)
 		goto out;
 	h = (struct head *)(void *)buf;
 	memcpy(h->magic, POL_PIDX_MAGIC, 8);
 	h->n_pats = (uint32_t)n;
-	h->n_refs = (uint32_t)n;
+	h->n_buckets = (uint32_t)nb;
 	h->strings_len = (uint32_t)strings;
-	memcpy(buf + sizeof(*h), start, (POL_PI_BUCKETS + 1) * 4);
-	refs = (uint32_t *)(void *)(buf + sizeof(*h) + (POL_PI_BUCKETS + 1) * 4);
+	bk = (struct pol_pidx_bucket *)(void *)(buf + sizeof(*h));
+	refs = (uint32_t *)(void *)(bk + nb);
 	recs = (struct pat_rec *)(void *)(refs + n);
 	str = (char *)(recs + n);
-	memcpy(fill, start, (POL_PI_BUCKETS + 1) * 4);
-	off = 0;
+	for (uint32_t b = 0, k = 0; b < POL_PI_BUCKETS; b++) {
+		if (!count[b])
+			continue;
+		bk[k].bucket = b;
+		bk[k].first = (uint32_t)r;
+		bk[k].count = 0;
+		for (size_t i = 0; i < n; i++)
+			if (pol_pathpat_bucket(pp[i]) == b) {
+				refs[r++] = (uint32_t)i;
+				bk[k].count++;
+			}
+		k++;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strlen(pp[i]->glob) + 1;
 
-		refs[fill[pol_pathpat_bucket(pp[i])]++] = (uint32_t)i;
 		recs[i].str = (uint32_t)off;
 		recs[i].kind = kind[i];
 		recs[i].basename_only = (unsigned char)!!pp[i]->basename_only;
@@ -127,44 +144,49 @@ char *pol_pidx_save(const struct pol_policy *p, size_t *len)
 out:
 	free(pp);
 	free(kind);
-	free(start);
-	free(fill);
+	free(count);
 	return buf;
 }
 
-int pol_pidx_open(struct pol_pidx *x, const void *buf, size_t len, void *(*alloc)(size_t))
+int pol_pidx_open(struct pol_pidx *x, const void *file, size_t len, void *(*alloc)(size_t))
 {
-	const struct head *h = buf;
+	const struct head *h = file;
+	const struct pol_pidx_bucket *bk;
 	const struct pat_rec *recs;
+	const uint32_t *refs;
 	const char *str;
 	size_t need;
+	char *copy;
 
 	memset(x, 0, sizeof(*x));
-	if (len < sizeof(*h) || memcmp(h->magic, POL_PIDX_MAGIC, 8) != 0 ||
-	    h->n_pats > (1u << 20) || h->n_refs != h->n_pats || h->strings_len > (1u << 26))
+	if (len < sizeof(*h) || memcmp(h->magic, POL_PIDX_MAGIC, 8) != 0 || h->n_pats > (1u << 20) ||
+	    h->n_buckets > h->n_pats || h->strings_len > (1u << 26))
 		return -EINVAL;
-	need = sizeof(*h) + (POL_PI_BUCKETS + 1) * 4 + (size_t)h->n_refs * 4 +
+	need = sizeof(*h) + (size_t)h->n_buckets * sizeof(*bk) + (size_t)h->n_pats * 4 +
 	       (size_t)h->n_pats * sizeof(*recs) + h->strings_len;
 	if (len != need)
 		return -EINVAL;
-	x->bucket_start = (const uint32_t *)(const void *)((const char *)buf + sizeof(*h));
-	x->refs = x->bucket_start + POL_PI_BUCKETS + 1;
-	recs = (const struct pat_rec *)(const void *)(x->refs + h->n_refs);
-	str = (const char *)(recs + h->n_pats);
-	if (x->bucket_start[0] != 0 || x->bucket_start[POL_PI_BUCKETS] != h->n_refs)
-		return -EINVAL;
-	for (size_t b = 0; b < POL_PI_BUCKETS; b++)
-		if (x->bucket_start[b] > x->bucket_start[b + 1])
-			return -EINVAL;
-	for (size_t i = 0; i < h->n_refs; i++)
-		if (x->refs[i] >= h->n_pats)
-			return -EINVAL;
-	if (h->strings_len && str[h->strings_len - 1] != '\0')
-		return -EINVAL;
-	x->pats = alloc(((size_t)h->n_pats + 1) * (sizeof(*x->pats) + 1));
+	/* One block: the patterns, their kinds, then the index itself, copied. */
+	x->pats = alloc(((size_t)h->n_pats + 1) * (sizeof(*x->pats) + 1) + len + 8);
 	if (!x->pats)
 		return -ENOMEM;
 	x->kinds = (unsigned char *)(x->pats + h->n_pats + 1);
+	copy = (char *)x->kinds + h->n_pats + 1;
+	copy += (8 - (uintptr_t)copy % 8) % 8;
+	memcpy(copy, file, len);
+	bk = (const struct pol_pidx_bucket *)(const void *)(copy + sizeof(*h));
+	refs = (const uint32_t *)(const void *)(bk + h->n_buckets);
+	recs = (const struct pat_rec *)(const void *)(refs + h->n_pats);
+	str = (const char *)(recs + h->n_pats);
+	if (h->strings_len && str[h->strings_len - 1] != '\0')
+		return -EINVAL;
+	for (size_t k = 0; k < h->n_buckets; k++)
+		if (bk[k].bucket >= POL_PI_BUCKETS || (k && bk[k].bucket <= bk[k - 1].bucket) ||
+		    bk[k].first > h->n_pats || bk[k].count > h->n_pats - bk[k].first)
+			return -EINVAL;
+	for (size_t i = 0; i < h->n_pats; i++)
+		if (refs[i] >= h->n_pats)
+			return -EINVAL;
 	for (size_t i = 0; i < h->n_pats; i++) {
 		struct pol_pathpat *pp = &x->pats[i];
 
@@ -176,6 +198,9 @@ int pol_pidx_open(struct pol_pidx *x, const void *buf, size_t len, void *(*alloc
 		pol_pathpat_classify(pp);
 		((unsigned char *)x->kinds)[i] = recs[i].kind;
 	}
+	x->buckets = bk;
+	x->n_buckets = h->n_buckets;
+	x->refs = refs;
 	x->n_pats = h->n_pats;
 	return 0;
 }
@@ -184,6 +209,24 @@ static int try_pat(const struct pol_pidx *x, uint32_t i, unsigned kinds, const c
 		   const struct pol_path_sig *sig)
 {
 	return (kinds & (1u << x->kinds[i])) && pol_pathpat_covers_sig(&x->pats[i], path, sig);
+}
+
+/* The non-empty bucket numbered b, or NULL. */
+static const struct pol_pidx_bucket *find_bucket(const struct pol_pidx *x, unsigned b)
+{
+	size_t lo = 0, hi = x->n_buckets;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (x->buckets[mid].bucket == b)
+			return &x->buckets[mid];
+		if (x->buckets[mid].bucket < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op op, unsigned flags)
@@ -209,10 +252,10 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 		return 0;
 	}
 	for (unsigned b = 0; b < sig.n_buckets; b++) {
-		unsigned k = sig.buckets[b];
+		const struct pol_pidx_bucket *e = find_bucket(x, sig.buckets[b]);
 
-		for (uint32_t j = x->bucket_start[k]; j < x->bucket_start[k + 1]; j++)
-			if (try_pat(x, x->refs[j], kinds, path, &sig))
+		for (uint32_t j = 0; e && j < e->count; j++)
+			if (try_pat(x, x->refs[e->first + j], kinds, path, &sig))
 				return 1;
 	}
 	return 0;

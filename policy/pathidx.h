@@ -19,11 +19,14 @@
 
 struct pol_pathpat;
 
-#define POL_PIDX_MAGIC "DCGPIDX1"
+#define POL_PIDX_MAGIC "DCGPIDX2"
+
+struct pol_pidx_bucket;
 
 struct pol_pidx {
-	const uint32_t *bucket_start; /* POL_PI_BUCKETS + 1 entries into refs */
-	const uint32_t *refs;	      /* pattern numbers, bucket by bucket */
+	const struct pol_pidx_bucket *buckets; /* the non-empty ones, by number */
+	size_t n_buckets;
+	const uint32_t *refs; /* pattern numbers, bucket by bucket */
 	struct pol_pathpat *pats;
 	const unsigned char *kinds; /* pats[i]'s enum pol_path_kind */
 	size_t n_pats;
@@ -32,8 +35,8 @@ struct pol_pidx {
 /* The index of p's active path rules, malloc'ed, *len bytes; NULL when out of memory
  * or when a rule cannot be indexed (its glob was never expanded). */
 char *pol_pidx_save(const struct pol_policy *p, size_t *len);
-/* Reads an index from buf (len bytes, which must outlive x); the pattern array comes
- * from alloc. Returns 0, -EINVAL for a malformed index, -ENOMEM. */
+/* Reads an index from buf (len bytes), copied with its pattern array into one block
+ * from alloc (x->pats; buf may go). Returns 0, -EINVAL for a malformed index, -ENOMEM. */
 int pol_pidx_open(struct pol_pidx *x, const void *buf, size_t len, void *(*alloc)(size_t));
 /* Whether a path rule may refuse op on abs_path (absolute, in normal form; flags as
  * for pol_check_path: POL_PATH_IS_DIR, POL_PATH_SESSION_NEW). 0 means pol_check_path()

@@ -226,7 +226,7 @@ static int intent_set(void)
 	return (v && v[0]) || (c && c[0]);
 }
 
-/* The index beside the snapshot, mapped once. Threads racing here each map a copy and
+/* The index beside the snapshot, read once. Threads racing here each map a copy and
  * the first to publish wins (no lock, nothing to deadlock on after fork). */
 static const struct pol_pidx *index_get(void)
 {
@@ -259,15 +259,16 @@ static const struct pol_pidx *index_get(void)
 	}
 	close(fd);
 	mine = guard_alloc(sizeof(*mine));
+	/* pol_pidx_open() copies it: the file mapping goes either way. */
 	if (!mine || pol_pidx_open(mine, map, (size_t)st.st_size, guard_alloc) < 0) {
 		munmap(map, (size_t)st.st_size);
 		goto none;
 	}
+	munmap(map, (size_t)st.st_size);
 	if (__atomic_compare_exchange_n(&g.index, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
-	munmap(map, (size_t)st.st_size); /* the pattern array stays: the allocator's bump */
-	return expected;
+	return expected; /* the loser's copy stays: the allocator's bump region */
 none:
 	atomic_store_explicit(&g.no_index, 1, memory_order_relaxed);
 	return NULL;
@@ -430,17 +431,21 @@ static void note_uncovered(const char *file, int fd)
 }
 
 /* The program about to be executed, opened once (reading it has no effect): judged
- * on the kernel's resolution read back from /proc/self/fd and on the path as written,
+ * on the path as written and where its links lead, which the index settles for most
+ * programs (execve walks the path again anyway: the kernel's resolution of this open,
+ * read back from /proc/self/fd, would be no fresher, and costs a /proc lookup in every
+ * fork child), else by the engine on the kernel's resolution and the path as written;
  * then its ELF headers tell whether the guard can follow it. A program that cannot be
  * opened (missing, execute-only) is judged by path, with resolution. */
 static int check_exec_file(const char *call, int dirfd, const char *file)
 {
-	int fd, rc;
+	int fd, rc = 0;
 
 	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return guard_check_path(call, dirfd, file, POL_OP_EXEC, 0);
-	rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);
+	if (!index_allows(dirfd, file, POL_OP_EXEC, 0))
+		rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);
 	if (rc == 0)
 		note_uncovered(file, fd);
 	close(fd);

@@ -23,6 +23,8 @@
 #define RO (1u << POL_PATH_READ_ONLY)
 #define ND (1u << POL_PATH_NO_DELETE)
 
+_Static_assert(POL_PI_BUCKETS <= 53 * 64, "pol_pidx.present holds a bit per bucket");
+
 /* The kinds that refuse each operation: decide.c's table. */
 static const unsigned refused_by[POL_OP__COUNT] = {
     [POL_OP_READ] = ZA,
@@ -159,8 +161,8 @@ int pol_pidx_open(struct pol_pidx *x, const void *file, size_t len, void *(*allo
 	char *copy;
 
 	memset(x, 0, sizeof(*x));
-	if (len < sizeof(*h) || memcmp(h->magic, POL_PIDX_MAGIC, 8) != 0 || h->n_pats > (1u << 20) ||
-	    h->n_buckets > h->n_pats || h->strings_len > (1u << 26))
+	if (len < sizeof(*h) || memcmp(h->magic, POL_PIDX_MAGIC, 8) != 0 ||
+	    h->n_pats > (1u << 20) || h->n_buckets > h->n_pats || h->strings_len > (1u << 26))
 		return -EINVAL;
 	need = sizeof(*h) + (size_t)h->n_buckets * sizeof(*bk) + (size_t)h->n_pats * 4 +
 	       (size_t)h->n_pats * sizeof(*recs) + h->strings_len;
@@ -198,6 +200,9 @@ int pol_pidx_open(struct pol_pidx *x, const void *file, size_t len, void *(*allo
 		pol_pathpat_classify(pp);
 		((unsigned char *)x->kinds)[i] = recs[i].kind;
 	}
+	memset(x->present, 0, sizeof(x->present));
+	for (size_t k = 0; k < h->n_buckets; k++)
+		x->present[bk[k].bucket / 64] |= 1ull << (bk[k].bucket % 64);
 	x->buckets = bk;
 	x->n_buckets = h->n_buckets;
 	x->refs = refs;
@@ -205,10 +210,9 @@ int pol_pidx_open(struct pol_pidx *x, const void *file, size_t len, void *(*allo
 	return 0;
 }
 
-static int try_pat(const struct pol_pidx *x, uint32_t i, unsigned kinds, const char *path,
-		   const struct pol_path_sig *sig)
+static int try_pat(const struct pol_pidx *x, uint32_t i, unsigned kinds, const char *path)
 {
-	return (kinds & (1u << x->kinds[i])) && pol_pathpat_covers_sig(&x->pats[i], path, sig);
+	return (kinds & (1u << x->kinds[i])) && pol_pathpat_covers(&x->pats[i], path);
 }
 
 /* The non-empty bucket numbered b, or NULL. */
@@ -233,7 +237,8 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 {
 	unsigned kinds = (unsigned)op < POL_OP__COUNT ? refused_by[op] : ZA | RO | ND;
 	int moves = op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;
-	struct pol_path_sig sig;
+	uint16_t b[POL_SIG_BUCKETS];
+	unsigned nb;
 
 	if ((flags & POL_PATH_SESSION_NEW) && moves)
 		kinds &= ~ND;
@@ -244,18 +249,20 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 		return 1;
 	if (!path || path[0] != '/')
 		return 1;
-	pol_path_sig_init(&sig, path);
-	if (sig.overflow) {
+	nb = pol_path_buckets(path, b, POL_SIG_BUCKETS);
+	if (nb > POL_SIG_BUCKETS) {
 		for (uint32_t i = 0; i < x->n_pats; i++)
-			if (try_pat(x, i, kinds, path, &sig))
+			if (try_pat(x, i, kinds, path))
 				return 1;
 		return 0;
 	}
-	for (unsigned b = 0; b < sig.n_buckets; b++) {
-		const struct pol_pidx_bucket *e = find_bucket(x, sig.buckets[b]);
+	for (unsigned k = 0; k < nb; k++) {
+		const struct pol_pidx_bucket *e;
 
-		for (uint32_t j = 0; e && j < e->count; j++)
-			if (try_pat(x, x->refs[e->first + j], kinds, path, &sig))
+		if (!(x->present[b[k] / 64] >> (b[k] % 64) & 1) || !(e = find_bucket(x, b[k])))
+			continue;
+		for (uint32_t j = 0; j < e->count; j++)
+			if (try_pat(x, x->refs[e->first + j], kinds, path))
 				return 1;
 	}
 	return 0;

@@ -26,6 +26,7 @@ struct pol_pidx_bucket;
 struct pol_pidx {
 	const struct pol_pidx_bucket *buckets; /* the non-empty ones, by number */
 	size_t n_buckets;
+	uint64_t present[53]; /* a bit per bucket of the path index (POL_PI_BUCKETS) */
 	const uint32_t *refs; /* pattern numbers, bucket by bucket */
 	struct pol_pathpat *pats;
 	const unsigned char *kinds; /* pats[i]'s enum pol_path_kind */
@@ -52,5 +53,10 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *abs_path, enum pol
  * cannot be normalized or resolved here). */
 int pol_pidx_allows(const struct pol_pidx *x, const char *base, const char *path, enum pol_op op,
 		    unsigned flags);
+
+/* glob.c: the buckets of the path index (internal.h, POL_PI_*) that path selects, as
+ * pol_path_sig_init() gathers them but without the signature bits: at most max into
+ * out; returns their count, or max + 1 when they do not fit. */
+unsigned pol_path_buckets(const char *abs_path, uint16_t *out, unsigned max);
 
 #endif /* DCG_POLICY_PATHIDX_H */

@@ -324,11 +324,11 @@ unsigned pol_path_buckets(const char *path, uint16_t *out, unsigned max)
 	unsigned n = 0;
 	int first = 1;
 
-#define PUT(b)                                  \
-	do {                                    \
-		if (n >= max)                   \
-			return max + 1;         \
-		out[n++] = (uint16_t)(b);       \
+#define PUT(b)                            \
+	do {                              \
+		if (n >= max)             \
+			return max + 1;   \
+		out[n++] = (uint16_t)(b); \
 	} while (0)
 	PUT(POL_PI_ALWAYS);
 	while (*s) {

@@ -13,6 +13,7 @@
 #include "pathidx.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -85,6 +86,7 @@ static void guard_init(void) __attribute__((constructor));
 static void guard_init(void)
 {
 	extern char **environ;
+	struct dl_find_object fo;
 	Dl_info info;
 	struct stat st;
 	int saved = errno;
@@ -100,10 +102,15 @@ static void guard_init(void)
 		g.err_dev = st.st_dev;
 		g.err_ino = st.st_ino;
 	}
-	if (dladdr((void *)guard_init, &info) && info.dli_fname) {
+	/* This object's path: _dl_find_object() is a lookup in a sorted table, dladdr()
+	 * a walk over every loaded object's symbols. */
+	if (_dl_find_object((void *)guard_init, &fo) == 0 && fo.dlfo_link_map &&
+	    fo.dlfo_link_map->l_name && fo.dlfo_link_map->l_name[0])
+		g.self_path = fo.dlfo_link_map->l_name;
+	else if (dladdr((void *)guard_init, &info) && info.dli_fname)
 		g.self_path = info.dli_fname;
-		guard_env_capture(environ, info.dli_fname);
-	}
+	if (g.self_path)
+		guard_env_capture(environ, g.self_path);
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
 	errno = saved;

@@ -17,21 +17,48 @@
 
 /* ---- regex rules ------------------------------------------------------------------- */
 
-/* The literal a pattern must contain, for the prefilter: the run of plain characters
- * at its start, after ^ and \b. Conservative: any top-level alternation, a group or
- * an inline flag at the start disables it. */
-static void extract_keyword(struct pol_rule *r)
-{
-	const char *s = r->pattern;
-	char buf[64];
-	size_t n = 0;
+/* Reading a pattern's literal text, for the prefilter and the rule index. Both only
+ * ever take text every match must contain, so that a rule they pass over could not
+ * have matched: anything they do not understand ends the literal or gives up. */
 
-	/* A top-level alternation means the leading literal is not required; one inside a
-	 * group or a class does not touch the literal, which ends before the group. */
+/* One literal character of a pattern at s: a plain character or escaped punctuation
+ * that stands for itself. Returns how many pattern bytes it takes (0: not a literal)
+ * and the character, lowercased, in *c. */
+static size_t pat_literal(const char *s, char *c)
+{
+	char x = s[0];
+
+	if (x == '\\' && s[1] && strchr(".-/:_=", s[1])) {
+		*c = s[1];
+		return 2;
+	}
+	if ((x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z') || (x >= '0' && x <= '9') ||
+	    x == '_' || x == '-' || x == ':' || x == '=' || x == '/' || x == ',' || x == ' ') {
+		*c = (char)((x >= 'A' && x <= 'Z') ? x - 'A' + 'a' : x);
+		return 1;
+	}
+	return 0;
+}
+
+/* A quantifier that may repeat the atom before it zero times (or, for the start
+ * keys, more than once). */
+static int pat_optional(char c)
+{
+	return c == '?' || c == '*' || c == '{';
+}
+
+/* 1 when the pattern's meaning is not plain text order: a top-level alternation (its
+ * literal parts are each optional), extended mode (spaces ignored, comments), a
+ * \Q...\E quote, or a verb such as (*CR). */
+static int pat_unreadable(const char *s)
+{
 	int depth = 0, in_class = 0;
+
 	for (const char *t = s; *t; t++) {
 		if (*t == '\\' && t[1]) {
 			t++;
+			if (*t == 'Q')
+				return 1;
 			continue;
 		}
 		if (in_class) {
@@ -47,45 +74,180 @@ static void extract_keyword(struct pol_rule *r)
 				t++;
 		} else if (*t == '(') {
 			depth++;
+			if (t[1] == '*')
+				return 1;
+			if (t[1] == '?') /* options: (?x) (?ix: ...) (?^x) */
+				for (const char *o = t + 2;
+				     (*o >= 'a' && *o <= 'z') || (*o >= 'A' && *o <= 'Z') ||
+				     *o == '-' || *o == '^';
+				     o++)
+					if (*o == 'x')
+						return 1;
 		} else if (*t == ')') {
 			depth = depth ? depth - 1 : 0;
 		} else if (*t == '|' && depth == 0) {
-			return;
+			return 1;
 		}
 	}
-	for (;;) {
-		if (*s == '^')
-			s++;
-		else if (s[0] == '\\' && (s[1] == 'b' || s[1] == 'A'))
-			s += 2;
-		else
-			break;
-	}
-	while (*s && n < sizeof(buf) - 1) {
-		char c = *s;
+	return 0;
+}
 
-		if (c == '\\' && s[1] && strchr(".-/:_=", s[1])) {
-			c = s[1];
-			s += 2;
-		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			   (c >= '0' && c <= '9') || c == '_' || c == '-' || c == ':' || c == '=' ||
-			   c == '/' || c == ',' || c == ' ') {
-			s++;
-		} else {
-			break;
-		}
-		buf[n++] = (char)((c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c);
-	}
-	/* A quantifier applies to the last literal character: drop it. */
-	if (n && (*s == '?' || *s == '*' || *s == '{'))
-		n--;
-	if (n < 2)
+/* Skips what a backslash starts at s (s[0] == '\\'): returns the bytes to skip, or 0
+ * when the escape is one this reading does not follow (\x41, \p{..}, \cX, \1, \g{..})
+ * at the top level, where what follows it would be taken for literal text. */
+static size_t pat_escape(const char *s, int top)
+{
+	char e = s[1];
+
+	if (!e)
+		return 0;
+	if (!((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9')))
+		return 2; /* escaped punctuation: \( \$ \{ */
+	if (strchr("bBAzZGdDsSwWhHvVRXnrtfeaEK", e))
+		return 2;
+	if (top)
+		return 0;
+	return e == 'c' && s[2] ? 3 : 2; /* inside a group or a class: only () [] matter */
+}
+
+/* The longest literal every match must contain, for the prefilter: a run of literal
+ * characters outside any group, class or quantified atom. */
+static void extract_keyword(struct pol_rule *r)
+{
+	const char *s = r->pattern;
+	char run[64], best[64];
+	size_t n = 0, nb = 0;
+	int depth = 0, in_class = 0;
+
+	if (pat_unreadable(s))
 		return;
-	r->keyword = strndup(buf, n);
+	while (*s) {
+		char c;
+		size_t k = !depth && !in_class ? pat_literal(s, &c) : 0;
+
+		if (k && !pat_optional(s[k]) && n < sizeof(run) - 1) {
+			run[n++] = c;
+			s += k;
+			if (*s != '+') /* with '+' after it, the run ends after it */
+				continue;
+		} else if (k) { /* a character that may be absent */
+			s += k;
+		}
+		if (n > nb) { /* the run ends here */
+			memcpy(best, run, n);
+			nb = n;
+		}
+		n = 0;
+		if (k)
+			continue;
+		if (*s == '\\') {
+			size_t e = pat_escape(s, !depth && !in_class);
+			if (!e)
+				break;
+			s += e;
+			continue;
+		}
+		if (in_class) {
+			if (*s == ']')
+				in_class = 0;
+		} else if (*s == '[') {
+			in_class = 1;
+			if (s[1] == '^')
+				s++;
+			if (s[1] == ']')
+				s++;
+		} else if (*s == '(') {
+			depth++;
+		} else if (*s == ')') {
+			depth = depth ? depth - 1 : 0;
+		} else if (*s == '{' && !depth) { /* a {n,m} quantifier: its digits are not text */
+			const char *e = strchr(s, '}');
+			if (!e)
+				break;
+			s = e;
+		}
+		s++;
+	}
+	if (n > nb) {
+		memcpy(best, run, n);
+		nb = n;
+	}
+	if (nb < 2)
+		return;
+	r->keyword = strndup(best, nb);
 	if (!r->keyword)
 		return;
-	r->keyword_len = n;
-	r->keyword_bigram = pol_keyword_bigram(buf);
+	r->keyword_len = nb;
+	r->keyword_bigram = pol_keyword_bigram(best);
+}
+
+/* Two literal characters that every alternative at s must start with, each neither
+ * quantified nor followed by a quantifier: 2 (taken into key, lowercased) or 0. */
+static int start_pair(const char *s, unsigned char key[2])
+{
+	char c0, c1;
+	size_t k0 = pat_literal(s, &c0), k1;
+
+	if (!k0 || pat_optional(s[k0]) || s[k0] == '+')
+		return 0;
+	k1 = pat_literal(s + k0, &c1);
+	if (!k1 || pat_optional(s[k0 + k1]) || s[k0 + k1] == '+')
+		return 0;
+	key[0] = (unsigned char)c0;
+	key[1] = (unsigned char)c1;
+	return 2;
+}
+
+size_t pol_pattern_start_keys(const char *pattern, uint16_t *keys, size_t max)
+{
+	const char *s = pattern;
+	unsigned char k[2];
+	size_t n = 0;
+
+	if (!s || s[0] != '^' || pat_unreadable(s))
+		return 0;
+	s++;
+	if (start_pair(s, k)) {
+		keys[0] = (uint16_t)(k[0] << 8 | k[1]);
+		return max ? 1 : 0;
+	}
+	if (s[0] != '(' || (s[1] == '?' && s[2] != ':'))
+		return 0; /* a lookahead, options, a named group: not read */
+	s += s[1] == '?' ? 3 : 1;
+	/* ^(?:cp|cat|tee)...: every alternative of the group gives its key */
+	for (;;) {
+		int depth = 0, in_class = 0;
+
+		if (n == max || !start_pair(s, k))
+			return 0;
+		keys[n++] = (uint16_t)(k[0] << 8 | k[1]);
+		for (; *s; s++) { /* to the next | or the group's end */
+			if (*s == '\\' && s[1]) {
+				s++;
+			} else if (in_class) {
+				in_class = *s != ']';
+			} else if (*s == '[') {
+				in_class = 1;
+				if (s[1] == '^')
+					s++;
+				if (s[1] == ']')
+					s++;
+			} else if (*s == '(') {
+				depth++;
+			} else if (*s == ')' && depth) {
+				depth--;
+			} else if ((*s == '|' || *s == ')') && !depth) {
+				break;
+			}
+		}
+		if (*s == '|') {
+			s++;
+			continue;
+		}
+		if (*s != ')' || pat_optional(s[1]))
+			return 0; /* the group may be absent */
+		return n;
+	}
 }
 
 static int compile_rule(const struct pol_policy *p, struct pol_rule *r, pcre2_code **out, char *err,

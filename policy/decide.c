@@ -750,6 +750,7 @@ struct cmd_state {
 	/* The unit just before, when it was a command: the written view of a command
 	 * whose normalized view follows (git -C DIR reset: the rule matches the latter). */
 	int prev_unknown, prev_no_dir;
+	int path_allows; /* the policy has allow entries with paths (else the above are unused) */
 	size_t n_units; /* units seen so far */
 	struct pend_group pg;
 };
@@ -798,6 +799,192 @@ static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule
 	if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
 		return 0;
 	return memmem(pf->lower, pf->len, r->keyword, r->keyword_len) != NULL;
+}
+
+/* ---- the command rule index --------------------------------------------------------
+ * Most command rules are anchored to the command's name (^git\s+reset, ^(?:cp|cat)\b):
+ * such a rule can match only a unit whose text starts with its two first bytes. The
+ * index keeps them in buckets by those bytes; the other rules (no such anchor) are
+ * tried for every unit. A unit tries its bucket's rules and the others, merged back
+ * into policy order, so the first match and every later step are those of trying every
+ * rule: the index only leaves out rules that could not have matched. Script units try
+ * the active script rules only. */
+#define CI_BUCKETS 1024
+#define CI_KEYS	   16
+
+struct pol_cmd_index {
+	uint32_t *start;    /* CI_BUCKETS + 1 offsets into rules */
+	uint32_t *rules;    /* positions in p->cmd_rules, ascending within a bucket */
+	uint32_t *floating; /* positions in p->cmd_rules of the rules without start keys */
+	uint32_t *scripts;  /* indexes in p->rules of the active script rules */
+	uint32_t n_floating, n_scripts;
+};
+
+static unsigned ci_bucket(unsigned char c0, unsigned char c1)
+{
+	c0 = (unsigned char)((c0 >= 'A' && c0 <= 'Z') ? c0 - 'A' + 'a' : c0);
+	c1 = (unsigned char)((c1 >= 'A' && c1 <= 'Z') ? c1 - 'A' + 'a' : c1);
+	return (c0 * 31u + c1) & (CI_BUCKETS - 1);
+}
+
+/* Counts (fill 0) or stores (fill 1) the buckets of command rule at position t. */
+static size_t ci_rule_buckets(const struct pol_rule *r, unsigned *b)
+{
+	uint16_t keys[CI_KEYS];
+	size_t n = r->pattern ? pol_pattern_start_keys(r->pattern, keys, CI_KEYS) : 0, nb = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		unsigned x = ci_bucket((unsigned char)(keys[k] >> 8), (unsigned char)keys[k]);
+		size_t j = 0;
+		while (j < nb && b[j] != x)
+			j++;
+		if (j == nb)
+			b[nb++] = x;
+	}
+	return nb;
+}
+
+static struct pol_cmd_index *ci_build(const struct pol_policy *p)
+{
+	uint32_t count[CI_BUCKETS + 1] = {0};
+	size_t total = 0, n_float = 0, n_script = 0;
+	unsigned b[CI_KEYS];
+	struct pol_cmd_index *ci;
+
+	for (size_t t = 0; t < p->n_cmd_rules; t++) {
+		size_t nb = ci_rule_buckets(&p->rules[p->cmd_rules[t]], b);
+		for (size_t k = 0; k < nb; k++)
+			count[b[k]]++;
+		total += nb;
+		n_float += nb == 0;
+	}
+	for (size_t i = 0; i < p->n_rules; i++)
+		n_script += p->rules[i].kind == POL_RULE_SCRIPT && p->rules[i].active;
+	ci = pol_mem_alloc(sizeof(*ci) +
+			   (CI_BUCKETS + 1 + total + n_float + n_script) * sizeof(uint32_t));
+	if (!ci)
+		return NULL;
+	ci->start = (uint32_t *)(ci + 1);
+	ci->rules = ci->start + CI_BUCKETS + 1;
+	ci->floating = ci->rules + total;
+	ci->scripts = ci->floating + n_float;
+	ci->n_floating = ci->n_scripts = 0;
+	uint32_t sum = 0;
+	for (size_t k = 0; k <= CI_BUCKETS; k++) {
+		ci->start[k] = sum;
+		sum += count[k];
+		count[k] = ci->start[k]; /* where the next rule of bucket k goes */
+	}
+	for (size_t t = 0; t < p->n_cmd_rules; t++) {
+		size_t nb = ci_rule_buckets(&p->rules[p->cmd_rules[t]], b);
+		for (size_t k = 0; k < nb; k++)
+			ci->rules[count[b[k]]++] = (uint32_t)t;
+		if (!nb)
+			ci->floating[ci->n_floating++] = (uint32_t)t;
+	}
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (p->rules[i].kind == POL_RULE_SCRIPT && p->rules[i].active)
+			ci->scripts[ci->n_scripts++] = (uint32_t)i;
+	return ci;
+}
+
+/* The index, built by the first thread that needs it; NULL while another builds it
+ * (that thread tries every rule) or when it cannot be built. */
+static const struct pol_cmd_index *ci_get(const struct pol_policy *cp)
+{
+	struct pol_policy *p = (struct pol_policy *)cp;
+	int state = __atomic_load_n(&p->cmd_index_state, __ATOMIC_ACQUIRE), expected = 0;
+	struct pol_cmd_index *ci;
+
+	if (state == 2)
+		return p->cmd_index;
+	if (state != 0 || !p->cmd_rules || p->cmd_rules_for != p->n_rules ||
+	    !__atomic_compare_exchange_n(&p->cmd_index_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return NULL;
+	ci = ci_build(p);
+	p->cmd_index = ci;
+	__atomic_store_n(&p->cmd_index_state, ci ? 2 : 3, __ATOMIC_RELEASE);
+	return ci;
+}
+
+void pol_cmd_index_free(struct pol_policy *p)
+{
+	pol_mem_free(p->cmd_index);
+	p->cmd_index = NULL;
+	p->cmd_index_state = 0;
+}
+
+/* The rules a unit tries, in policy order: from the index, or every rule. */
+struct rule_iter {
+	const struct pol_policy *p;
+	const uint32_t *a, *b; /* two ascending lists of positions in p->cmd_rules */
+	size_t na, nb, ia, ib;
+	size_t all, n_all; /* no index: every position in order */
+	int mode;	   /* 0 every command rule, 1 every rule, 2 merged lists, 3 scripts */
+};
+
+static void rule_iter_init(struct rule_iter *it, const struct pol_policy *p,
+			   const struct pol_unit *u)
+{
+	const struct pol_cmd_index *ci = ci_get(p);
+
+	memset(it, 0, sizeof(*it));
+	it->p = p;
+	if (u->kind == POL_UNIT_SCRIPT) {
+		it->mode = ci ? 3 : 1;
+		it->n_all = ci ? ci->n_scripts : p->n_rules;
+		if (ci)
+			it->a = ci->scripts;
+		return;
+	}
+	if (!p->cmd_rules || p->cmd_rules_for != p->n_rules) {
+		it->mode = 1;
+		it->n_all = p->n_rules;
+		return;
+	}
+	/* a text that starts with two ASCII bytes selects its bucket (a caseless rule's
+	 * 'k' also matches U+212A, which never starts with an ASCII byte) */
+	if (ci && u->len >= 2 && !((unsigned char)u->text[0] & 0x80) &&
+	    !((unsigned char)u->text[1] & 0x80)) {
+		unsigned k = ci_bucket((unsigned char)u->text[0], (unsigned char)u->text[1]);
+		it->mode = 2;
+		it->a = ci->rules + ci->start[k];
+		it->na = ci->start[k + 1] - ci->start[k];
+		it->b = ci->floating;
+		it->nb = ci->n_floating;
+		return;
+	}
+	if (ci) { /* a text too short or not ASCII: only the rules without a start */
+		it->mode = 2;
+		it->b = ci->floating;
+		it->nb = ci->n_floating;
+		return;
+	}
+	it->mode = 0;
+	it->n_all = p->n_cmd_rules;
+}
+
+static struct pol_rule *rule_iter_next(struct rule_iter *it)
+{
+	struct pol_rule *rules = it->p->rules;
+	uint32_t t;
+
+	switch (it->mode) {
+	case 0:
+		return it->all < it->n_all ? &rules[it->p->cmd_rules[it->all++]] : NULL;
+	case 1:
+		return it->all < it->n_all ? &rules[it->all++] : NULL;
+	case 3:
+		return it->all < it->n_all ? &rules[it->a[it->all++]] : NULL;
+	}
+	if (it->ia < it->na && (it->ib == it->nb || it->a[it->ia] < it->b[it->ib]))
+		t = it->a[it->ia++];
+	else if (it->ib < it->nb)
+		t = it->b[it->ib++];
+	else
+		return NULL;
+	return &rules[it->p->cmd_rules[t]];
 }
 
 /* Which word of a command unit holds byte offset off? */
@@ -1087,8 +1274,11 @@ static int on_unit(const struct pol_unit *u, void *arg)
 	st->n_units++;
 	rc = on_unit_kind(u, st);
 
-	st->prev_unknown = u->kind == POL_UNIT_COMMAND && unit_has_unknown(u);
-	st->prev_no_dir = u->kind == POL_UNIT_COMMAND && unit_changes_dir(u);
+	/* read only by offer() for a match an allow entry with paths names */
+	if (st->path_allows) {
+		st->prev_unknown = u->kind == POL_UNIT_COMMAND && unit_has_unknown(u);
+		st->prev_no_dir = u->kind == POL_UNIT_COMMAND && unit_changes_dir(u);
+	}
 	return rc;
 }
 
@@ -1110,11 +1300,12 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 		trace(st, "unit", NULL, u->text, u->len, 0);
 		if (prefilter_init(&pf, st->a, u->text, u->len) < 0)
 			return -ENOMEM;
-		/* command units: only the active command rules (pol_rules_refresh) */
-		int by_index = !is_script && p->cmd_rules && p->cmd_rules_for == p->n_rules;
-		size_t n_try = by_index ? p->n_cmd_rules : p->n_rules;
-		for (size_t t = 0; t < n_try; t++) {
-			struct pol_rule *rule = &p->rules[by_index ? p->cmd_rules[t] : t];
+		/* only the rules that could match (the command rule index) */
+		struct rule_iter it;
+		struct pol_rule *rule;
+
+		rule_iter_init(&it, p, u);
+		while ((rule = rule_iter_next(&it))) {
 			size_t ms, me;
 			int m;
 
@@ -1248,6 +1439,8 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	st.ctx = ctx;
 	st.a = &a;
 	st.stop_on_deny = !(ctx && ctx->trace);
+	for (size_t i = 0; i < p->n_allows && !st.path_allows; i++)
+		st.path_allows = p->allows[i].n_paths > 0;
 	pol_result_init(&st.best);
 	pol_result_init(&st.cand);
 	current_cwd(p, ctx, cwd, sizeof(cwd));

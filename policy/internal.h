@@ -109,6 +109,11 @@ struct pol_policy {
 	size_t *cmd_rules;
 	size_t n_cmd_rules;
 	size_t cmd_rules_for; /* n_rules when it was built: a rule added since makes it stale */
+	/* The command rules by how a unit's text must start (decide.c, built at the first
+	 * command decision through pol_mem_alloc; cmd_index_state: 0 not yet, 1 building,
+	 * 2 built, 3 failed: every rule is tried). */
+	struct pol_cmd_index *cmd_index;
+	int cmd_index_state;
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
 	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
 	 * entries into bucket_rules. */
@@ -175,6 +180,15 @@ struct pol_policy {
 #define POL_SPLIT_MAGIC 0x58474344u /* "DCGX" */
 void *pol_snapshot_split(const char *text, size_t len, size_t *out_len);
 int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len);
+
+/* compile.c: the two bytes (lowercased, high byte first) a text must start with for
+ * pattern to match it, one key per alternative of a leading group (^git\s, ^(?:cp|cat)\b):
+ * up to max keys are stored; returns their number, or 0 when the pattern is not anchored
+ * that way (or has more than max). Conservative: a pattern it cannot read gives 0. */
+size_t pol_pattern_start_keys(const char *pattern, uint16_t *keys, size_t max);
+
+/* decide.c: frees the command index (pol_rules_refresh, pol_free). */
+void pol_cmd_index_free(struct pol_policy *p);
 
 /* The prefilter's hash of a keyword's first two bytes (at least two bytes). */
 static inline uint16_t pol_keyword_bigram(const char *kw)

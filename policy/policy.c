@@ -146,6 +146,7 @@ void pol_free(struct pol_policy *p)
 	free(p->id_index);
 	free(p->path_rules);
 	free(p->cmd_rules);
+	pol_cmd_index_free(p);
 	free(p->bucket_start);
 	free(p->bucket_rules);
 	pol_strv_free(p->snap_bufs, p->n_snap_bufs);
@@ -484,6 +485,7 @@ void pol_rules_refresh(struct pol_policy *p)
 			cr[p->n_cmd_rules++] = i;
 	}
 	p->cmd_rules_for = p->n_rules;
+	pol_cmd_index_free(p); /* built again at the next command decision */
 	pol_path_index_build(p);
 }
 

@@ -556,12 +556,15 @@ static void decode_payloads(struct scan *S)
 
 	for (size_t i = 0; i < n && done < SH_MAX_DECODE; i++) {
 		for (size_t c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
-			size_t cl = strlen(calls[c].call);
+			size_t cl;
 			const char *b, *t;
 			size_t bl, tl, e, dl;
 			int kind = calls[c].kind;
 			char *d;
 
+			if (s[i] != calls[c].call[0])
+				continue;
+			cl = strlen(calls[c].call);
 			if (i + cl > n || memcmp(s + i, calls[c].call, cl))
 				continue;
 			e = skip_sp(s, n, i + cl);
@@ -744,8 +747,14 @@ static size_t home_expr(const char *s, size_t n, size_t i)
 					    "expanduser('~')",
 					    "expanduser(\"~\")",
 					    NULL};
+	/* every one starts with a letter or '$': most bytes are rejected at once */
+	if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '$'))
+		return 0;
 	for (size_t k = 0; homes[k]; k++) {
-		size_t hl = strlen(homes[k]);
+		size_t hl;
+		if (s[i] != homes[k][0])
+			continue;
+		hl = strlen(homes[k]);
 		if (i + hl <= n && !memcmp(s + i, homes[k], hl))
 			return hl;
 	}

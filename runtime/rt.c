@@ -21,18 +21,12 @@ const struct rt_syscall rt_syscalls[] = {
 };
 const size_t rt_syscall_count = sizeof(rt_syscalls) / sizeof(rt_syscalls[0]);
 
-enum {
-#define RT_SYSCALL(name, ...) RT_IDX_##name,
-#include "syscalls.def"
-#undef RT_SYSCALL
-};
-
 const struct rt_syscall *rt_syscall_find(long nr)
 {
 	switch (nr) {
 #define RT_SYSCALL(name, ...) \
 	case RT_NR(name):     \
-		return &rt_syscalls[RT_IDX_##name];
+		return &rt_syscalls[RT_ROW_##name];
 #include "syscalls.def"
 #undef RT_SYSCALL
 	default:
@@ -50,6 +44,24 @@ static void one_arg(struct rt_arg *o, const long a[6], int dfd, int path, enum p
 	o->by_fd = path < 0;
 }
 
+unsigned rt_syscall_pflags(const struct rt_syscall *s, int which, long fl)
+{
+	unsigned pf = which ? s->pflags2 : s->pflags;
+
+	if (which || s->fl < 0 || (s->kind != RT_PATH && s->kind != RT_HANDLE) ||
+	    s->nr == RT_NR(renameat2))
+		return pf;
+	/* AT_* flags */
+	if (fl & AT_SYMLINK_NOFOLLOW)
+		pf |= POL_PATH_NOFOLLOW;
+	if ((s->nr == RT_NR(linkat) || s->nr == RT_NR(name_to_handle_at)) &&
+	    (fl & AT_SYMLINK_FOLLOW))
+		pf &= ~(unsigned)POL_PATH_NOFOLLOW;
+	if (s->nr == RT_NR(unlinkat) && (fl & AT_REMOVEDIR))
+		pf |= POL_PATH_IS_DIR;
+	return pf;
+}
+
 int rt_syscall_args(const struct rt_syscall *s, const long a[6], struct rt_arg out[2])
 {
 	int n = 0;
@@ -59,9 +71,9 @@ int rt_syscall_args(const struct rt_syscall *s, const long a[6], struct rt_arg o
 		return 0;
 	if (s->path < 0 && s->dfd < 0)
 		return 0;
-	one_arg(&out[n++], a, s->dfd, s->path, s->op, s->pflags);
+	one_arg(&out[n++], a, s->dfd, s->path, s->op, rt_syscall_pflags(s, 0, fl));
 	if (s->path2 >= 0)
-		one_arg(&out[n++], a, s->dfd2, s->path2, s->op2, s->pflags2);
+		one_arg(&out[n++], a, s->dfd2, s->path2, s->op2, rt_syscall_pflags(s, 1, fl));
 	if (s->nr == RT_NR(renameat2)) {
 		if (fl & RENAME_EXCHANGE)
 			out[1].op = POL_OP_RENAME_FROM;
@@ -69,14 +81,6 @@ int rt_syscall_args(const struct rt_syscall *s, const long a[6], struct rt_arg o
 	}
 	if (s->fl < 0 || s->kind == RT_FD)
 		return n;
-	/* AT_* flags */
-	if (fl & AT_SYMLINK_NOFOLLOW)
-		out[0].pflags |= POL_PATH_NOFOLLOW;
-	if ((s->nr == RT_NR(linkat) || s->nr == RT_NR(name_to_handle_at)) &&
-	    (fl & AT_SYMLINK_FOLLOW))
-		out[0].pflags &= ~(unsigned)POL_PATH_NOFOLLOW;
-	if (s->nr == RT_NR(unlinkat) && (fl & AT_REMOVEDIR))
-		out[0].pflags |= POL_PATH_IS_DIR;
 	/* An empty path with AT_EMPTY_PATH (or utimensat's NULL path) names the descriptor. */
 	if (out[0].path && !out[0].path[0] && (fl & AT_EMPTY_PATH) && out[0].dirfd != AT_FDCWD)
 		out[0].by_fd = 1;

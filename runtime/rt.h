@@ -60,6 +60,15 @@ struct rt_syscall {
 extern const struct rt_syscall rt_syscalls[];
 extern const size_t rt_syscall_count;
 
+/* The rows' positions in rt_syscalls[] (RT_ROW_openat...), for a layer's side table
+ * of what the common columns cannot say, indexed by row (row - rt_syscalls). */
+enum rt_row {
+#define RT_SYSCALL(name, ...) RT_ROW_##name,
+#include "syscalls.def"
+#undef RT_SYSCALL
+	RT_ROW__COUNT
+};
+
 /* The row of system call number nr, or NULL when it takes no path. O(1). */
 const struct rt_syscall *rt_syscall_find(long nr);
 
@@ -71,6 +80,12 @@ struct rt_arg {
 	unsigned pflags;
 	int by_fd; /* judge the object behind dirfd (AT_EMPTY_PATH, utimensat(fd, NULL)) */
 };
+
+/* The POL_PATH_* flags of path argument which (0 or 1) of a RT_PATH or RT_HANDLE call
+ * whose flags argument (at s->fl; 0 when none) is fl: the row's, with AT_SYMLINK_NOFOLLOW,
+ * AT_SYMLINK_FOLLOW (linkat, name_to_handle_at) and AT_REMOVEDIR (unlinkat) applied to
+ * the first. Other kinds, renameat2's RENAME_* flags and the second path: the row's. */
+unsigned rt_syscall_pflags(const struct rt_syscall *s, int which, long fl);
 
 /* Fills out[] with the path arguments of a RT_PATH, RT_FD or RT_HANDLE call made with
  * arguments a[] (pointers in this process): AT_* and RENAME_* flags applied (an

@@ -1062,14 +1062,39 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 #define ARG(i)	(c->req->data.args[i])
 #define IARG(i) ((int)c->req->data.args[i])
 
-static long long sbx_h_unlink(struct sbx_call *c, int dirfd, uint64_t addr, int rmdir)
+/* One path argument of the call, as its row of the runtime core's table says: the
+ * directory it starts from, its address in the tracee, the operation the rules judge
+ * and its POL_PATH_* flags (the call's AT_* flags applied). */
+struct sbx_parg {
+	int dirfd;
+	uint64_t addr;
+	enum pol_op op;
+	unsigned pflags;
+};
+
+/* A path that names its last component's parent (POL_PATH_NOFOLLOW: unlink, rename,
+ * link, symlink, mkdir, mknod, the l* and AT_SYMLINK_NOFOLLOW forms) is pinned in its
+ * folder; any other is pinned on the object it names. */
+static enum sbx_walk_mode sbx_parg_mode(const struct sbx_parg *p)
+{
+	return (p->pflags & POL_PATH_NOFOLLOW) ? SBX_WALK_PARENT : SBX_WALK_FOLLOW;
+}
+
+static int sbx_parg_target(struct sbx_call *c, const struct sbx_parg *p, int empty_ok,
+			   struct sbx_target *t)
+{
+	return sbx_target(c, p->dirfd, p->addr, sbx_parg_mode(p), p->op, p->pflags, empty_ok, t);
+}
+
+/* unlink, rmdir, unlinkat: a folder when the row or AT_REMOVEDIR says so. */
+static long long sbx_h_unlink(struct sbx_call *c, const struct sbx_parg *p)
 {
 	struct sbx_target t;
 	long long rc;
+	int rmdir = (p->pflags & POL_PATH_IS_DIR) != 0;
 
 	sbx_target_init(&t);
-	rc = sbx_target(c, dirfd, addr, SBX_WALK_PARENT, POL_OP_DELETE, rmdir ? POL_PATH_IS_DIR : 0,
-			0, &t);
+	rc = sbx_parg_target(c, p, 0, &t);
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = unlinkat(t.pin.fd, t.pin.name, rmdir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
@@ -1078,27 +1103,25 @@ static long long sbx_h_unlink(struct sbx_call *c, int dirfd, uint64_t addr, int 
 	return rc;
 }
 
-static long long sbx_h_rename(struct sbx_call *c, int odir, uint64_t oaddr, int ndir,
-			      uint64_t naddr, unsigned flags)
+/* rename, renameat, renameat2 (flags: its RENAME_* flags). */
+static long long sbx_h_rename(struct sbx_call *c, const struct sbx_parg p[2], unsigned flags)
 {
 	struct sbx_target o, n;
 	long long rc;
 
 	sbx_target_init(&o);
 	sbx_target_init(&n);
-	rc = sbx_target(c, odir, oaddr, SBX_WALK_PARENT, POL_OP_RENAME_FROM, 0, 0, &o);
+	rc = sbx_parg_target(c, &p[0], 0, &o);
 	if (flags & RENAME_EXCHANGE)
 		c->src_new = 0; /* an exchange moves the target away too: no atomic save */
 	if (rc == 0)
-		rc = sbx_target(c, ndir, naddr, SBX_WALK_PARENT, POL_OP_RENAME_TO, 0, 0, &n);
+		rc = sbx_parg_target(c, &p[1], 0, &n);
 	c->src_new = 0;
 	if (rc == 0 && (flags & RENAME_EXCHANGE)) {
 		/* Both names move: each is also a source and a destination. */
-		rc = sbx_check(c, n.a.base_abs, n.a.path, &n.pin, POL_OP_RENAME_FROM,
-			       POL_PATH_NOFOLLOW);
+		rc = sbx_check(c, n.a.base_abs, n.a.path, &n.pin, p[0].op, p[0].pflags);
 		if (rc == 0)
-			rc = sbx_check(c, o.a.base_abs, o.a.path, &o.pin, POL_OP_RENAME_TO,
-				       POL_PATH_NOFOLLOW);
+			rc = sbx_check(c, o.a.base_abs, o.a.path, &o.pin, p[1].op, p[1].pflags);
 	}
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
@@ -1109,20 +1132,19 @@ static long long sbx_h_rename(struct sbx_call *c, int odir, uint64_t oaddr, int 
 	return rc;
 }
 
-static long long sbx_h_link(struct sbx_call *c, int odir, uint64_t oaddr, int ndir, uint64_t naddr,
-			    int flags)
+/* link, linkat: the source pinned on its object when it is followed (AT_SYMLINK_FOLLOW)
+ * or named by the descriptor (AT_EMPTY_PATH: empty), else in its folder. */
+static long long sbx_h_link(struct sbx_call *c, const struct sbx_parg p[2], int empty)
 {
 	struct sbx_target o, n;
 	char magic[64];
 	long long rc;
-	int follow = flags & AT_SYMLINK_FOLLOW, empty = flags & AT_EMPTY_PATH;
 
 	sbx_target_init(&o);
 	sbx_target_init(&n);
-	rc = sbx_target(c, odir, oaddr, follow ? SBX_WALK_FOLLOW : SBX_WALK_PARENT,
-			POL_OP_LINK_FROM, 0, empty, &o);
+	rc = sbx_parg_target(c, &p[0], empty, &o);
 	if (rc == 0)
-		rc = sbx_target(c, ndir, naddr, SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &n);
+		rc = sbx_parg_target(c, &p[1], 0, &n);
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		if (o.pin.name[0] == '\0') {
@@ -1139,7 +1161,8 @@ static long long sbx_h_link(struct sbx_call *c, int odir, uint64_t oaddr, int nd
 	return rc;
 }
 
-static long long sbx_h_symlink(struct sbx_call *c, uint64_t taddr, int ndir, uint64_t naddr)
+/* symlink, symlinkat: taddr is the link's content, a string, not a path to check. */
+static long long sbx_h_symlink(struct sbx_call *c, uint64_t taddr, const struct sbx_parg *p)
 {
 	struct sbx_target n;
 	char target[PATH_MAX];
@@ -1148,7 +1171,7 @@ static long long sbx_h_symlink(struct sbx_call *c, uint64_t taddr, int ndir, uin
 	sbx_target_init(&n);
 	rc = sbx_read_str(c, taddr, target, sizeof target);
 	if (rc == 0)
-		rc = sbx_target(c, ndir, naddr, SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &n);
+		rc = sbx_parg_target(c, p, 0, &n);
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = symlinkat(target, n.pin.fd, n.pin.name) < 0 ? -errno : 0;
@@ -1157,14 +1180,15 @@ static long long sbx_h_symlink(struct sbx_call *c, uint64_t taddr, int ndir, uin
 	return rc;
 }
 
-static long long sbx_h_mknod(struct sbx_call *c, int dirfd, uint64_t addr, mode_t mode, dev_t dev,
+/* mkdir, mkdirat (is_dir), mknod, mknodat. */
+static long long sbx_h_mknod(struct sbx_call *c, const struct sbx_parg *p, mode_t mode, dev_t dev,
 			     int is_dir)
 {
 	struct sbx_target t;
 	long long rc;
 
 	sbx_target_init(&t);
-	rc = sbx_target(c, dirfd, addr, SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &t);
+	rc = sbx_parg_target(c, p, 0, &t);
 	/* A device node made in a free folder would open the disk or memory under a name
 	 * no rule covers. */
 	if (rc == 0 && !is_dir && (S_ISBLK(mode) || S_ISCHR(mode)))
@@ -1241,18 +1265,19 @@ static long long sbx_meta_apply(struct sbx_target *t, enum sbx_meta what,
 	return rc < 0 ? -errno : 0;
 }
 
-static long long sbx_h_meta(struct sbx_call *c, int dirfd, uint64_t addr, int nofollow, int empty,
+/* The metadata calls: on the path (pinned in its folder for the no-follow forms), or
+ * on the descriptor's object (empty: a descriptor call, or AT_EMPTY_PATH). */
+static long long sbx_h_meta(struct sbx_call *c, const struct sbx_parg *p, int empty,
 			    enum sbx_meta what, const struct sbx_meta_args *m)
 {
 	struct sbx_target t;
 	long long rc;
 
 	sbx_target_init(&t);
-	if (addr == 0 && what == SBX_UTIMES) /* utimensat(fd, NULL, ...): the fd itself */
-		rc = sbx_target(c, dirfd, 0, SBX_WALK_FOLLOW, POL_OP_CHMOD, 0, 1, &t);
+	if (p->addr == 0 && what == SBX_UTIMES) /* utimensat(fd, NULL, ...): the fd itself */
+		rc = sbx_target(c, p->dirfd, 0, SBX_WALK_FOLLOW, p->op, 0, 1, &t);
 	else
-		rc = sbx_target(c, dirfd, addr, nofollow ? SBX_WALK_PARENT : SBX_WALK_FOLLOW,
-				POL_OP_CHMOD, 0, empty, &t);
+		rc = sbx_parg_target(c, p, empty, &t);
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = sbx_meta_apply(&t, what, m);
@@ -1308,14 +1333,14 @@ static int sbx_read_times(struct sbx_call *c, uint64_t addr, int kind, struct sb
 	return 0;
 }
 
-static long long sbx_h_truncate(struct sbx_call *c, uint64_t addr, off_t len)
+static long long sbx_h_truncate(struct sbx_call *c, const struct sbx_parg *p, off_t len)
 {
 	struct sbx_target t;
 	char magic[64];
 	long long rc;
 
 	sbx_target_init(&t);
-	rc = sbx_target(c, AT_FDCWD, addr, SBX_WALK_FOLLOW, POL_OP_TRUNCATE, 0, 0, &t);
+	rc = sbx_parg_target(c, p, 0, &t);
 	if (rc == 0) {
 		sbx_proc_fd_path(t.pin.fd, magic, sizeof magic);
 		sbx_creds_enter(c, 0);
@@ -1329,8 +1354,10 @@ static long long sbx_h_truncate(struct sbx_call *c, uint64_t addr, off_t len)
  * address, so that a racing thread cannot change it after the check. A Unix socket
  * path creates a file: its name is pinned in its folder, checked as a creation and
  * bound through /proc/self/fd/PIN/NAME. */
-static long long sbx_h_bind(struct sbx_call *c, int fd, uint64_t addr, socklen_t len)
+static long long sbx_h_bind(struct sbx_call *c, const struct sbx_parg *p, socklen_t len)
 {
+	int fd = p->dirfd;	 /* the row's descriptor argument: the socket */
+	uint64_t addr = p->addr; /* its path argument: the struct sockaddr */
 	struct sockaddr_storage ss;
 	struct sbx_target t;
 	char magic[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -1354,8 +1381,10 @@ static long long sbx_h_bind(struct sbx_call *c, int fd, uint64_t addr, socklen_t
 	    ((struct sockaddr_un *)&ss)->sun_path[0] != '\0') {
 		struct sockaddr_un un = {.sun_family = AF_UNIX};
 
-		rc = sbx_target(c, AT_FDCWD, addr + offsetof(struct sockaddr_un, sun_path),
-				SBX_WALK_PARENT, POL_OP_CREATE, 0, 0, &t);
+		struct sbx_parg name = {AT_FDCWD, addr + offsetof(struct sockaddr_un, sun_path),
+					p->op, p->pflags};
+
+		rc = sbx_parg_target(c, &name, 0, &t);
 		if (rc == 0 && snprintf(magic, sizeof magic, "/proc/self/fd/%d/%s", t.pin.fd,
 					t.pin.name) >= (int)sizeof magic)
 			rc = -ENAMETOOLONG;
@@ -1374,8 +1403,8 @@ static long long sbx_h_bind(struct sbx_call *c, int fd, uint64_t addr, socklen_t
 
 /* exec: the file (zero-access) and argv (command rules) are checked, then the
  * kernel is told to continue: the supervisor cannot exec in the tracee's place. */
-static int sbx_h_exec(struct sbx_call *c, int dirfd, uint64_t addr, uint64_t argv_addr, int flags,
-		      struct sbx_answer *ans)
+static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t argv_addr,
+		      int flags, struct sbx_answer *ans)
 {
 	struct sbx_target t;
 	char *argv[SBX_MAX_ARGV + 1];
@@ -1384,9 +1413,9 @@ static int sbx_h_exec(struct sbx_call *c, int dirfd, uint64_t addr, uint64_t arg
 	int rc, n = 0;
 
 	sbx_target_init(&t);
-	rc = sbx_target(c, dirfd, addr,
+	rc = sbx_target(c, file->dirfd, file->addr,
 			(flags & AT_SYMLINK_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW,
-			POL_OP_EXEC, 0, flags & AT_EMPTY_PATH, &t);
+			file->op, file->pflags, flags & AT_EMPTY_PATH, &t);
 	if (rc < 0)
 		goto out;
 	pool = malloc(SBX_ARGV_BYTES);
@@ -1450,240 +1479,194 @@ out:
 	return rc;
 }
 
-/* fchmod, fchown, fsetxattr, fremovexattr: the object behind the tracee's descriptor. */
-static long long sbx_h_fdmeta(struct sbx_call *c, int fd, enum sbx_meta what,
-			      const struct sbx_meta_args *m)
+/* ---- the dispatch: the runtime core's table, and what it cannot say -------------------- */
+
+/* What the supervisor does with a call of runtime/syscalls.def. */
+enum sbx_act {
+	SBX_ACT_NONE = 0, /* not notified: the filter refuses RT_HANDLE and RT_MOUNT calls */
+	SBX_ACT_OPEN,	  /* open, openat, creat: x[0] the mode */
+	SBX_ACT_OPEN2,	  /* openat2: the struct open_how at the row's fl, x[0] its size */
+	SBX_ACT_UNLINK,
+	SBX_ACT_RENAME,	  /* fl: renameat2's RENAME_* flags */
+	SBX_ACT_LINK,	  /* fl: AT_SYMLINK_FOLLOW, AT_EMPTY_PATH */
+	SBX_ACT_SYMLINK,  /* x[0] the link's content */
+	SBX_ACT_MKDIR,	  /* x[0] the mode */
+	SBX_ACT_MKNOD,	  /* x[0] the mode, x[1] the device */
+	SBX_ACT_TRUNCATE, /* x[0] the length */
+	SBX_ACT_META,	  /* meta: which; x[] as enum sbx_meta says */
+	SBX_ACT_EXEC,	  /* x[0] argv */
+	SBX_ACT_BIND,	  /* the socket at dfd, the sockaddr at path, its length at fl */
+};
+
+/* One row's side: what the common columns (kind, dfd, path, fl, op, pflags) cannot
+ * say. x[] are argument indexes (-1 none); for SBX_ACT_META: SBX_CHMOD x[0] the mode,
+ * SBX_CHOWN x[0] uid x[1] gid, SBX_UTIMES x[0] the times (in the layout `times` says),
+ * SBX_SETXATTR x[0] name x[1] value x[2] size x[3] flags, SBX_RMXATTR x[0] name. */
+struct sbx_more {
+	unsigned char act;   /* enum sbx_act */
+	unsigned char meta;  /* enum sbx_meta */
+	unsigned char times; /* struct timespec[2] (0), timeval[2] (1), utimbuf (2) */
+	signed char x[4];
+	int fl_bad; /* flags (at the row's fl) answered with EINVAL */
+	int oflags; /* creat: the open flags it stands for */
+};
+
+#define SBX_NOX                \
+	{                      \
+		-1, -1, -1, -1 \
+	}
+#define SBX_X1(a)             \
+	{                     \
+		a, -1, -1, -1 \
+	}
+#define SBX_X2(a, b)         \
+	{                    \
+		a, b, -1, -1 \
+	}
+static const struct sbx_more sbx_more[RT_ROW__COUNT] = {
+    [RT_ROW_open] = {SBX_ACT_OPEN, 0, 0, SBX_X1(2), 0, 0},
+    [RT_ROW_openat] = {SBX_ACT_OPEN, 0, 0, SBX_X1(3), 0, 0},
+    [RT_ROW_openat2] = {SBX_ACT_OPEN2, 0, 0, SBX_X1(3), 0, 0},
+    [RT_ROW_creat] = {SBX_ACT_OPEN, 0, 0, SBX_X1(1), 0, O_CREAT | O_WRONLY | O_TRUNC},
+    [RT_ROW_truncate] = {SBX_ACT_TRUNCATE, 0, 0, SBX_X1(1), 0, 0},
+    [RT_ROW_unlink] = {SBX_ACT_UNLINK, 0, 0, SBX_NOX, 0, 0},
+    [RT_ROW_rmdir] = {SBX_ACT_UNLINK, 0, 0, SBX_NOX, 0, 0},
+    [RT_ROW_unlinkat] = {SBX_ACT_UNLINK, 0, 0, SBX_NOX, ~AT_REMOVEDIR, 0},
+    [RT_ROW_rename] = {SBX_ACT_RENAME, 0, 0, SBX_NOX, 0, 0},
+    [RT_ROW_renameat] = {SBX_ACT_RENAME, 0, 0, SBX_NOX, 0, 0},
+    [RT_ROW_renameat2] = {SBX_ACT_RENAME, 0, 0, SBX_NOX, 0, 0},
+    [RT_ROW_link] = {SBX_ACT_LINK, 0, 0, SBX_NOX, 0, 0},
+    [RT_ROW_linkat] = {SBX_ACT_LINK, 0, 0, SBX_NOX, 0, 0},
+    [RT_ROW_symlink] = {SBX_ACT_SYMLINK, 0, 0, SBX_X1(0), 0, 0},
+    [RT_ROW_symlinkat] = {SBX_ACT_SYMLINK, 0, 0, SBX_X1(0), 0, 0},
+    [RT_ROW_mkdir] = {SBX_ACT_MKDIR, 0, 0, SBX_X1(1), 0, 0},
+    [RT_ROW_mkdirat] = {SBX_ACT_MKDIR, 0, 0, SBX_X1(2), 0, 0},
+    [RT_ROW_mknod] = {SBX_ACT_MKNOD, 0, 0, SBX_X2(1, 2), 0, 0},
+    [RT_ROW_mknodat] = {SBX_ACT_MKNOD, 0, 0, SBX_X2(2, 3), 0, 0},
+    [RT_ROW_chmod] = {SBX_ACT_META, SBX_CHMOD, 0, SBX_X1(1), 0, 0},
+    [RT_ROW_fchmodat] = {SBX_ACT_META, SBX_CHMOD, 0, SBX_X1(2), 0, 0},
+    [RT_ROW_fchmodat2] = {SBX_ACT_META, SBX_CHMOD, 0, SBX_X1(2),
+			  ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), 0},
+    [RT_ROW_chown] = {SBX_ACT_META, SBX_CHOWN, 0, SBX_X2(1, 2), 0, 0},
+    [RT_ROW_lchown] = {SBX_ACT_META, SBX_CHOWN, 0, SBX_X2(1, 2), 0, 0},
+    [RT_ROW_fchownat] = {SBX_ACT_META, SBX_CHOWN, 0, SBX_X2(2, 3), 0, 0},
+    [RT_ROW_utime] = {SBX_ACT_META, SBX_UTIMES, 2, SBX_X1(1), 0, 0},
+    [RT_ROW_utimes] = {SBX_ACT_META, SBX_UTIMES, 1, SBX_X1(1), 0, 0},
+    [RT_ROW_futimesat] = {SBX_ACT_META, SBX_UTIMES, 1, SBX_X1(2), 0, 0},
+    [RT_ROW_utimensat] = {SBX_ACT_META, SBX_UTIMES, 0, SBX_X1(2), 0, 0},
+    [RT_ROW_setxattr] = {SBX_ACT_META, SBX_SETXATTR, 0, {1, 2, 3, 4}, 0, 0},
+    [RT_ROW_lsetxattr] = {SBX_ACT_META, SBX_SETXATTR, 0, {1, 2, 3, 4}, 0, 0},
+    [RT_ROW_removexattr] = {SBX_ACT_META, SBX_RMXATTR, 0, SBX_X1(1), 0, 0},
+    [RT_ROW_lremovexattr] = {SBX_ACT_META, SBX_RMXATTR, 0, SBX_X1(1), 0, 0},
+    [RT_ROW_fchmod] = {SBX_ACT_META, SBX_CHMOD, 0, SBX_X1(1), 0, 0},
+    [RT_ROW_fchown] = {SBX_ACT_META, SBX_CHOWN, 0, SBX_X2(1, 2), 0, 0},
+    [RT_ROW_fsetxattr] = {SBX_ACT_META, SBX_SETXATTR, 0, {1, 2, 3, 4}, 0, 0},
+    [RT_ROW_fremovexattr] = {SBX_ACT_META, SBX_RMXATTR, 0, SBX_X1(1), 0, 0},
+    [RT_ROW_execve] = {SBX_ACT_EXEC, 0, 0, SBX_X1(1), 0, 0},
+    [RT_ROW_execveat] = {SBX_ACT_EXEC, 0, 0, SBX_X1(2), 0, 0},
+    [RT_ROW_bind] = {SBX_ACT_BIND, 0, 0, SBX_NOX, 0, 0},
+};
+
+/* Argument x of the call (-1: none, 0). */
+#define XARG(x) ((x) < 0 ? 0 : ARG(x))
+
+/* The path arguments of the call, from its row; fl is the call's flags argument. */
+static void sbx_pargs(const struct sbx_call *c, const struct rt_syscall *row, int fl,
+		      struct sbx_parg p[2])
 {
-	return sbx_h_meta(c, fd, 0, 0, 1, what, m);
+	p[0].dirfd = row->dfd < 0 ? AT_FDCWD : IARG(row->dfd);
+	p[0].addr = XARG(row->path);
+	p[0].op = row->op;
+	p[0].pflags = rt_syscall_pflags(row, 0, fl);
+	p[1].dirfd = row->dfd2 < 0 ? AT_FDCWD : IARG(row->dfd2);
+	p[1].addr = XARG(row->path2);
+	p[1].op = row->op2;
+	p[1].pflags = rt_syscall_pflags(row, 1, fl);
 }
 
-/* open, openat, creat, openat2. Returns 1 when the answer is an installed descriptor
- * (ans is complete, nothing left to release), else 0 with ans->kind set for an answer
- * given later or a continue, or *rc holding the value to return. */
-static int sbx_dispatch_open(struct sbx_call *c, struct sbx_answer *ans, long long *rc)
+/* The opens: ans->kind set for an installed descriptor, an answer given later or a
+ * continue, else *rc holding the value to return. */
+static void sbx_dispatch_open(struct sbx_call *c, const struct rt_syscall *row,
+			      const struct sbx_more *mo, const struct sbx_parg *p,
+			      struct sbx_answer *ans, long long *rc)
 {
-	const struct seccomp_notif *req = c->req;
-	int fd;
-	int dirfd = AT_FDCWD, flags;
-	uint64_t addr;
-	mode_t mode;
-	if (req->data.nr == SYS_open) {
-		addr = ARG(0), flags = IARG(1), mode = (mode_t)ARG(2);
-	} else if (req->data.nr == SYS_creat) {
-		addr = ARG(0), flags = O_CREAT | O_WRONLY | O_TRUNC, mode = (mode_t)ARG(1);
-	} else if (req->data.nr == SYS_openat) {
-		dirfd = IARG(0), addr = ARG(1), flags = IARG(2), mode = (mode_t)ARG(3);
-	} else {
+	int fd, flags = mo->oflags ? mo->oflags : IARG(row->fl);
+	mode_t mode = (mode_t)XARG(mo->x[0]);
+
+	if (mo->act == SBX_ACT_OPEN2) {
 		struct {
 			uint64_t flags, mode, resolve;
 		} how;
-		if (ARG(3) < sizeof how) {
+		if (ARG(mo->x[0]) < sizeof how) {
 			*rc = -EINVAL;
-			return 0;
+			return;
 		}
-		if (sbx_mem_read(c, ARG(2), &how, sizeof how) != sizeof how) {
+		if (sbx_mem_read(c, ARG(row->fl), &how, sizeof how) != sizeof how) {
 			*rc = -EFAULT;
-			return 0;
+			return;
 		}
 		if (how.resolve != 0 || how.flags >> 32) {
 			/* RESOLVE_* restrictions are not emulated: callers fall back
 			 * to openat on ENOSYS. */
 			*rc = -ENOSYS;
-			return 0;
+			return;
 		}
-		dirfd = IARG(0), addr = ARG(1), flags = (int)how.flags, mode = (mode_t)how.mode;
+		flags = (int)how.flags, mode = (mode_t)how.mode;
 	}
-	fd = sbx_do_open(c, dirfd, addr, flags, mode & 07777);
+	fd = sbx_do_open(c, p->dirfd, p->addr, flags, mode & 07777);
 	if (fd == SBX_ANSWERED_LATER) {
 		ans->kind = SBX_ANS_NONE;
-		return 0;
+		return;
 	}
 	if (fd == SBX_CONTINUE) {
 		ans->kind = SBX_ANS_CONTINUE;
-		return 0;
+		return;
 	}
 	if (fd >= 0) {
 		ans->kind = SBX_ANS_FD;
 		ans->fd = fd;
 		ans->cloexec = (flags & O_CLOEXEC) != 0;
-		return 1;
-	}
-	*rc = fd;
-	return 0;
-}
-
-/* The calls that change a file's metadata (mode, owner, times, extended attributes);
- * -ENOSYS for any other call. m collects what they read from the tracee (the caller
- * frees m->xvalue). */
-static long long sbx_dispatch_meta(struct sbx_call *c, struct sbx_meta_args *m)
-{
-	const struct seccomp_notif *req = c->req;
-	long long rc = -ENOSYS;
-
-	switch (req->data.nr) {
-	case SYS_chmod:
-		m->mode = (mode_t)ARG(1);
-		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_CHMOD, m);
-		break;
-	case SYS_fchmodat:
-		m->mode = (mode_t)ARG(2);
-		rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_CHMOD, m);
-		break;
-	case SYS_fchmodat2:
-		m->mode = (mode_t)ARG(2);
-		if (IARG(3) & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-			rc = -EINVAL;
-		else
-			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
-					IARG(3) & AT_EMPTY_PATH, SBX_CHMOD, m);
-		break;
-	case SYS_fchmod:
-		m->mode = (mode_t)ARG(1);
-		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHMOD, m);
-		break;
-	case SYS_chown:
-	case SYS_lchown:
-		m->uid = (uid_t)ARG(1), m->gid = (gid_t)ARG(2);
-		rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lchown, 0, SBX_CHOWN, m);
-		break;
-	case SYS_fchownat:
-		m->uid = (uid_t)ARG(2), m->gid = (gid_t)ARG(3);
-		rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(4) & AT_SYMLINK_NOFOLLOW,
-				IARG(4) & AT_EMPTY_PATH, SBX_CHOWN, m);
-		break;
-	case SYS_fchown:
-		m->uid = (uid_t)ARG(1), m->gid = (gid_t)ARG(2);
-		rc = sbx_h_fdmeta(c, IARG(0), SBX_CHOWN, m);
-		break;
-	case SYS_utimensat:
-		rc = sbx_read_times(c, ARG(2), 0, m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, IARG(0), ARG(1), IARG(3) & AT_SYMLINK_NOFOLLOW,
-					IARG(3) & AT_EMPTY_PATH, SBX_UTIMES, m);
-		break;
-	case SYS_utime:
-		rc = sbx_read_times(c, ARG(1), 2, m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, m);
-		break;
-	case SYS_utimes:
-		rc = sbx_read_times(c, ARG(1), 1, m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), 0, 0, SBX_UTIMES, m);
-		break;
-	case SYS_futimesat:
-		rc = sbx_read_times(c, ARG(2), 1, m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, IARG(0), ARG(1), 0, 0, SBX_UTIMES, m);
-		break;
-	case SYS_setxattr:
-	case SYS_lsetxattr:
-		m->xflags = IARG(4);
-		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lsetxattr, 0,
-					SBX_SETXATTR, m);
-		break;
-	case SYS_fsetxattr:
-		m->xflags = IARG(4);
-		rc = sbx_read_xattr(c, ARG(1), ARG(2), (size_t)ARG(3), m);
-		if (rc == 0)
-			rc = sbx_h_fdmeta(c, IARG(0), SBX_SETXATTR, m);
-		break;
-	case SYS_removexattr:
-	case SYS_lremovexattr:
-		rc = sbx_read_xattr(c, ARG(1), 0, 0, m);
-		if (rc == 0)
-			rc = sbx_h_meta(c, AT_FDCWD, ARG(0), req->data.nr == SYS_lremovexattr, 0,
-					SBX_RMXATTR, m);
-		break;
-	case SYS_fremovexattr:
-		rc = sbx_read_xattr(c, ARG(1), 0, 0, m);
-		if (rc == 0)
-			rc = sbx_h_fdmeta(c, IARG(0), SBX_RMXATTR, m);
-		break;
-	default:
-		break;
-	}
-	return rc;
-}
-
-static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
-{
-	const struct seccomp_notif *req = c->req;
-	struct sbx_meta_args m;
-	long long rc = -ENOSYS;
-
-	memset(&m, 0, sizeof m);
-	ans->kind = SBX_ANS_VALUE;
-	if (req->data.arch != AUDIT_ARCH_X86_64) {
-		ans->val = -ENOSYS;
 		return;
 	}
-	switch (req->data.nr) {
-	case SYS_open:
-	case SYS_openat:
-	case SYS_creat:
-	case SYS_openat2:
-		if (sbx_dispatch_open(c, ans, &rc))
-			return;
+	*rc = fd;
+}
+
+/* The calls that change a file's metadata (mode, owner, times, extended attributes):
+ * what they read besides the path goes into m (the caller frees m->xvalue). empty:
+ * the descriptor's object is meant (a descriptor call, or AT_EMPTY_PATH). */
+static long long sbx_dispatch_meta(struct sbx_call *c, const struct sbx_more *mo,
+				   const struct sbx_parg *p, int empty, struct sbx_meta_args *m)
+{
+	const signed char *x = mo->x;
+	long long rc = 0;
+
+	switch (mo->meta) {
+	case SBX_CHMOD:
+		m->mode = (mode_t)ARG(x[0]);
 		break;
-	case SYS_unlink:
-		rc = sbx_h_unlink(c, AT_FDCWD, ARG(0), 0);
+	case SBX_CHOWN:
+		m->uid = (uid_t)ARG(x[0]), m->gid = (gid_t)ARG(x[1]);
 		break;
-	case SYS_rmdir:
-		rc = sbx_h_unlink(c, AT_FDCWD, ARG(0), 1);
+	case SBX_UTIMES:
+		rc = sbx_read_times(c, ARG(x[0]), mo->times, m);
 		break;
-	case SYS_unlinkat:
-		rc = (IARG(2) & ~AT_REMOVEDIR)
-			 ? -EINVAL
-			 : sbx_h_unlink(c, IARG(0), ARG(1), IARG(2) & AT_REMOVEDIR);
+	case SBX_SETXATTR:
+		m->xflags = IARG(x[3]);
+		rc = sbx_read_xattr(c, ARG(x[0]), ARG(x[1]), (size_t)ARG(x[2]), m);
 		break;
-	case SYS_rename:
-		rc = sbx_h_rename(c, AT_FDCWD, ARG(0), AT_FDCWD, ARG(1), 0);
+	case SBX_RMXATTR:
+		rc = sbx_read_xattr(c, ARG(x[0]), 0, 0, m);
 		break;
-	case SYS_renameat:
-		rc = sbx_h_rename(c, IARG(0), ARG(1), IARG(2), ARG(3), 0);
-		break;
-	case SYS_renameat2:
-		rc = sbx_h_rename(c, IARG(0), ARG(1), IARG(2), ARG(3), (unsigned)ARG(4));
-		break;
-	case SYS_link:
-		rc = sbx_h_link(c, AT_FDCWD, ARG(0), AT_FDCWD, ARG(1), 0);
-		break;
-	case SYS_linkat:
-		rc = sbx_h_link(c, IARG(0), ARG(1), IARG(2), ARG(3), IARG(4));
-		break;
-	case SYS_symlink:
-		rc = sbx_h_symlink(c, ARG(0), AT_FDCWD, ARG(1));
-		break;
-	case SYS_symlinkat:
-		rc = sbx_h_symlink(c, ARG(0), IARG(1), ARG(2));
-		break;
-	case SYS_mkdir:
-		rc = sbx_h_mknod(c, AT_FDCWD, ARG(0), (mode_t)ARG(1), 0, 1);
-		break;
-	case SYS_mkdirat:
-		rc = sbx_h_mknod(c, IARG(0), ARG(1), (mode_t)ARG(2), 0, 1);
-		break;
-	case SYS_mknod:
-		rc = sbx_h_mknod(c, AT_FDCWD, ARG(0), (mode_t)ARG(1), (dev_t)ARG(2), 0);
-		break;
-	case SYS_mknodat:
-		rc = sbx_h_mknod(c, IARG(0), ARG(1), (mode_t)ARG(2), (dev_t)ARG(3), 0);
-		break;
-	case SYS_truncate:
-		rc = sbx_h_truncate(c, ARG(0), (off_t)ARG(1));
-		break;
-	case SYS_bind:
-		rc = sbx_h_bind(c, IARG(0), ARG(1), (socklen_t)ARG(2));
-		break;
-	case SYS_execve:
-		rc = sbx_h_exec(c, AT_FDCWD, ARG(0), ARG(1), 0, ans);
-		break;
-	case SYS_execveat:
-		rc = sbx_h_exec(c, IARG(0), ARG(1), ARG(2), IARG(4), ans);
-		break;
+	default:
+		return -ENOSYS;
+	}
+	return rc < 0 ? rc : sbx_h_meta(c, p, empty, (enum sbx_meta)mo->meta, m);
+}
+
+/* The calls notified only so that the cached credentials are forgotten. */
+static int sbx_is_cred_call(long nr)
+{
+	switch (nr) {
 	case SYS_setuid:
 	case SYS_setgid:
 	case SYS_setreuid:
@@ -1695,16 +1678,87 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 	case SYS_setgroups:
 	case SYS_capset:
 	case SYS_umask:
-		/* Decided on nothing but the call's number: let the kernel do it, and
-		 * forget the credentials we knew. */
-		for (int i = 0; i < SBX_CRED_SLOTS; i++)
-			c->s->cache[i].valid = 0;
-		ans->kind = SBX_ANS_CONTINUE;
-		return;
+		return 1;
 	default:
-		rc = sbx_dispatch_meta(c, &m);
+		return 0;
+	}
+}
+
+/* One notification: its row of the table says where the paths are and what the rules
+ * judge; sbx_more[] what else the call reads and which handler performs it. */
+static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
+{
+	const struct rt_syscall *row = rt_syscall_find((long)c->req->data.nr);
+	const struct sbx_more *mo;
+	struct sbx_meta_args m;
+	struct sbx_parg p[2];
+	long long rc = -ENOSYS;
+	int fl;
+
+	memset(&m, 0, sizeof m);
+	ans->kind = SBX_ANS_VALUE;
+	if (c->req->data.arch != AUDIT_ARCH_X86_64) {
+		ans->val = -ENOSYS;
+		return;
+	}
+	if (!row) {
+		if (sbx_is_cred_call(c->req->data.nr)) {
+			/* Decided on nothing but the call's number: let the kernel do it,
+			 * and forget the credentials we knew. */
+			for (int i = 0; i < SBX_CRED_SLOTS; i++)
+				c->s->cache[i].valid = 0;
+			ans->kind = SBX_ANS_CONTINUE;
+		} else {
+			ans->val = -ENOSYS;
+		}
+		return;
+	}
+	mo = &sbx_more[row - rt_syscalls];
+	fl = row->fl >= 0 && mo->act != SBX_ACT_OPEN2 ? IARG(row->fl) : 0;
+	sbx_pargs(c, row, fl, p);
+	if (fl & mo->fl_bad) {
+		rc = -EINVAL;
+		goto out;
+	}
+	switch (mo->act) {
+	case SBX_ACT_OPEN:
+	case SBX_ACT_OPEN2:
+		/* an installed descriptor too takes our own ids back (below) */
+		sbx_dispatch_open(c, row, mo, &p[0], ans, &rc);
+		break;
+	case SBX_ACT_UNLINK:
+		rc = sbx_h_unlink(c, &p[0]);
+		break;
+	case SBX_ACT_RENAME:
+		rc = sbx_h_rename(c, p, (unsigned)fl);
+		break;
+	case SBX_ACT_LINK:
+		rc = sbx_h_link(c, p, fl & AT_EMPTY_PATH);
+		break;
+	case SBX_ACT_SYMLINK:
+		rc = sbx_h_symlink(c, ARG(mo->x[0]), &p[0]);
+		break;
+	case SBX_ACT_MKDIR:
+	case SBX_ACT_MKNOD:
+		rc = sbx_h_mknod(c, &p[0], (mode_t)ARG(mo->x[0]), (dev_t)XARG(mo->x[1]),
+				 mo->act == SBX_ACT_MKDIR);
+		break;
+	case SBX_ACT_TRUNCATE:
+		rc = sbx_h_truncate(c, &p[0], (off_t)ARG(mo->x[0]));
+		break;
+	case SBX_ACT_META:
+		rc = sbx_dispatch_meta(c, mo, &p[0], row->path < 0 || (fl & AT_EMPTY_PATH), &m);
+		break;
+	case SBX_ACT_EXEC:
+		rc = sbx_h_exec(c, &p[0], ARG(mo->x[0]), fl, ans);
+		break;
+	case SBX_ACT_BIND:
+		rc = sbx_h_bind(c, &p[0], (socklen_t)fl);
+		break;
+	default:
 		break;
 	}
+out:
 	free(m.xvalue);
 	sbx_creds_leave(c);
 	if (ans->kind == SBX_ANS_VALUE)

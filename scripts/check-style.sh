@@ -42,6 +42,32 @@ if hits=$(machine_paths) && [ -n "$hits" ]; then
 	rc=1
 fi
 
+# A Criterion test states what it checks in its own body: a test whose body holds no
+# cr_assert/cr_expect (only helpers that assert) reads as asserting nothing. Helpers
+# return what they found; the test asserts it.
+noassert=$(awk '
+FNR == 1 { intest = 0 }
+/^(Test|ParameterizedTest)[ \t]*\(/ && !intest {
+	intest = 1; depth = 0; seen = 0; started = 0; name = $0; line = FNR
+}
+intest {
+	if ($0 ~ /cr_(assert|expect|fail|skip|fatal)/) seen = 1
+	n = split($0, ch, "")
+	for (i = 1; i <= n; i++) {
+		if (ch[i] == "{") { depth++; started = 1 }
+		else if (ch[i] == "}") depth--
+	}
+	if (started && depth == 0) {
+		if (!seen) printf "%s:%d: %s\n", FILENAME, line, name
+		intest = 0
+	}
+}' $(git ls-files 'tests/test_*.c' 'tests/*/test_*.c'))
+if [ -n "$noassert" ]; then
+	printf '%s\n' "$noassert"
+	echo "check-style: the tests above assert nothing in their own body" >&2
+	rc=1
+fi
+
 if command -v clang-format >/dev/null 2>&1; then
 	bad=0
 	for f in $files; do

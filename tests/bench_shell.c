@@ -2,7 +2,9 @@
  * analysis, against a baseline measured in the same run (the same commands decided by
  * raw regex matching, POL_CTX_NO_ANALYSIS), and how long the worst-case inputs take.
  *
- * Usage: bench_shell CORPUS.tsv...   (the files of tests/corpus) */
+ * Usage: bench_shell CORPUS.tsv...   (the files of tests/corpus)
+ *        bench_shell --rounds N CORPUS.tsv...   decides every command N times with the
+ *        analysis and prints nothing else: the run to profile (valgrind --tool=callgrind) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +152,13 @@ int main(int argc, char **argv)
 	size_t n, units;
 	unsigned denied_raw, denied;
 	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj"};
+	long rounds = 0;
 
+	if (argc > 2 && !strcmp(argv[1], "--rounds")) {
+		rounds = strtol(argv[2], NULL, 10);
+		argc -= 2;
+		argv += 2;
+	}
 	if (!p || pol_set_home(p, "/home/agent") || pol_set_root(p, "/srv/dcg-corpus/proj") ||
 	    pol_load_embedded(p)) {
 		fprintf(stderr, "bench_shell: cannot load the embedded policy\n");
@@ -162,7 +170,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* warm up: lazy regex compilation happens on first use */
-	rate(p, v, n, 0, 0.05, &denied);
+	rate(p, v, n, 0, rounds > 0 ? 0 : 0.05, &denied);
+	for (long k = 1; k < rounds; k++)
+		rate(p, v, n, 0, 0, &denied);
+	if (rounds > 0) {
+		printf("bench-shell: %zu corpus commands decided %ld times\n", n, rounds);
+		goto out;
+	}
 
 	double base = rate(p, v, n, POL_CTX_NO_ANALYSIS, 1.0, &denied_raw);
 	double full = rate(p, v, n, 0, 1.0, &denied);
@@ -218,6 +232,7 @@ int main(int argc, char **argv)
 		pol_result_release(&r);
 		free(w[i].s);
 	}
+out:
 	for (size_t i = 0; i < n; i++)
 		free(v[i].s);
 	free(v);

@@ -108,22 +108,39 @@ struct scase {
 	const char *want[8];
 };
 
-static void check_case(const struct scase *c)
+/* Analyses c->cmd and checks its lines; returns 1 when every line is as written (each
+ * miss is reported on its own). */
+static int check_case(const struct scase *c)
 {
 	struct rec r;
-	int rc = analyze(c->cmd, strlen(c->cmd), &r, 0);
+	int rc = analyze(c->cmd, strlen(c->cmd), &r, 0), ok = rc == 0;
 
-	cr_assert_eq(rc, 0, "analyse \"%s\": %d", c->cmd, rc);
-	for (size_t i = 0; i < 8 && c->want[i]; i++) {
+	cr_expect_eq(rc, 0, "analyse \"%s\": %d", c->cmd, rc);
+	for (size_t i = 0; ok && i < 8 && c->want[i]; i++) {
 		const char *w = c->want[i];
-		if (w[0] == '!')
-			cr_expect(!has_line(&r, w + 1), "\"%s\": unexpected %s\ngot:%s", c->cmd,
-				  w + 1, r.buf);
-		else
-			cr_expect(has_line(&r, w), "\"%s\": missing %s\ngot:%s", c->cmd, w, r.buf);
+		int neg = w[0] == '!', has = has_line(&r, w + neg);
+
+		if (has == neg) {
+			cr_expect_fail("\"%s\": %s %s\ngot:%s", c->cmd,
+				       neg ? "unexpected" : "missing", w + neg, r.buf);
+			ok = 0;
+		}
 	}
 	free(r.buf);
+	return ok;
 }
+
+/* How many of the n cases of t fail. */
+static size_t failed_cases(const struct scase *t, size_t n)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bad += !check_case(&t[i]);
+	return bad;
+}
+
+#define CASES(t) (t), sizeof(t) / sizeof((t)[0])
 
 /* ---- tokenizer ------------------------------------------------------------------ */
 
@@ -172,8 +189,7 @@ static const struct scase tokenizer_cases[] = {
 
 Test(shell, tokenizer_constructs)
 {
-	for (size_t i = 0; i < sizeof(tokenizer_cases) / sizeof(tokenizer_cases[0]); i++)
-		check_case(&tokenizer_cases[i]);
+	cr_assert_eq(failed_cases(CASES(tokenizer_cases)), 0);
 }
 
 /* ---- normalization and recursion ------------------------------------------------- */
@@ -216,8 +232,7 @@ static const struct scase normalize_cases[] = {
 
 Test(shell, wrappers_and_recursion)
 {
-	for (size_t i = 0; i < sizeof(normalize_cases) / sizeof(normalize_cases[0]); i++)
-		check_case(&normalize_cases[i]);
+	cr_assert_eq(failed_cases(CASES(normalize_cases)), 0);
 }
 
 /* ---- heredocs, inline scripts, pipes into interpreters ---------------------------- */
@@ -259,8 +274,7 @@ static const struct scase script_cases[] = {
 
 Test(shell, heredocs_and_inline_scripts)
 {
-	for (size_t i = 0; i < sizeof(script_cases) / sizeof(script_cases[0]); i++)
-		check_case(&script_cases[i]);
+	cr_assert_eq(failed_cases(CASES(script_cases)), 0);
 }
 
 /* ---- paths and data ----------------------------------------------------------------- */
@@ -330,8 +344,7 @@ static const struct scase path_cases[] = {
 
 Test(shell, path_arguments_and_data_words)
 {
-	for (size_t i = 0; i < sizeof(path_cases) / sizeof(path_cases[0]); i++)
-		check_case(&path_cases[i]);
+	cr_assert_eq(failed_cases(CASES(path_cases)), 0);
 }
 
 /* ---- findings --------------------------------------------------------------------- */
@@ -361,8 +374,7 @@ static const struct scase finding_cases[] = {
 
 Test(shell, findings)
 {
-	for (size_t i = 0; i < sizeof(finding_cases) / sizeof(finding_cases[0]); i++)
-		check_case(&finding_cases[i]);
+	cr_assert_eq(failed_cases(CASES(finding_cases)), 0);
 }
 
 /* ---- limits --------------------------------------------------------------------------- */
@@ -561,8 +573,7 @@ static const struct scase late_cases[] = {
 
 Test(shell, variables_braces_and_stdin_scripts)
 {
-	for (size_t i = 0; i < sizeof(late_cases) / sizeof(late_cases[0]); i++)
-		check_case(&late_cases[i]);
+	cr_assert_eq(failed_cases(CASES(late_cases)), 0);
 }
 
 static const struct scase cd_cases[] = {
@@ -576,8 +587,7 @@ static const struct scase cd_cases[] = {
 
 Test(shell, cd_holds_for_its_own_shell_only)
 {
-	for (size_t i = 0; i < sizeof(cd_cases) / sizeof(cd_cases[0]); i++)
-		check_case(&cd_cases[i]);
+	cr_assert_eq(failed_cases(CASES(cd_cases)), 0);
 }
 
 /* Every input the fuzzer kept (tests/fuzz/corpus) is analysed to the end: a regression

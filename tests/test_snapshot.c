@@ -18,29 +18,8 @@
 
 #define CORPUS "tests/corpus/"
 
-static char tmpdir[] = "/tmp/dcg-test-snap.XXXXXX";
-static char home[1024], root[1024];
-
-static void setup(void)
-{
-	char real[900];
-
-	cr_assert_not_null(mkdtemp(tmpdir));
-	cr_assert_not_null(realpath(tmpdir, real));
-	snprintf(home, sizeof(home), "%s/home", real);
-	snprintf(root, sizeof(root), "%s/proj", real);
-	cr_assert_eq(mkdir(home, 0700), 0);
-	cr_assert_eq(mkdir(root, 0700), 0);
-}
-
-static void teardown(void)
-{
-	char cmd[1100];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		cr_log_warn("could not remove %s", tmpdir);
-}
+#define TMP_TAG "snap"
+#include "tmp_home.h"
 
 TestSuite(snapshot, .init = setup, .fini = teardown, .timeout = 60);
 

@@ -1,49 +1,83 @@
 #!/usr/bin/env python3
-"""A stand-in for the model API, for driving the real Claude Code client offline.
+"""A scripted model API on 127.0.0.1 for the end-to-end runs of real agent clients.
 
-    mock_model.py --port PORT --scenario FILE --log FILE
+Usage: mock_model.py --port N --scenario FILE --log FILE
 
-The scenario is JSON: {"steps": [{"name": TOOL, "input": {...}}, ...], "final_text": "..."}.
-Each POST /v1/messages that offers tools is answered with the next step as a tool_use,
-where "next" is the number of tool results already in the conversation; once the steps
-are used up, with final_text. Requests without tools (titles and other side calls) get
-a short text. Streaming (SSE) and plain JSON answers are both spoken. Every request
-body is appended to the log, one JSON object per line, so that a test can read what
-the client told the model (the tool results)."""
+Speaks enough of four APIs for a client to run tools:
+  POST .../v1/messages                    Anthropic Messages (SSE or JSON)       Claude Code, pi
+  POST .../chat/completions               OpenAI chat completions (SSE or JSON)  pi
+  POST .../responses                      OpenAI Responses (SSE)                 Codex CLI
+  POST .../models/M:streamGenerateContent Gemini API (SSE) and :generateContent  Gemini CLI
+
+Scenario (JSON): {"steps": [{"name": TOOL, "input": {...}}, ...], "final_text": "..."}
+The answer to a request is steps[n] as a tool call, where n counts the tool results
+already in the conversation, then final_text. A step's name may be a list of
+candidates ("exec_command|shell"): the first one the client offered is used; with
+"input_by_tool": {"shell": {...}} the input may depend on the name chosen. Requests
+that offer no tools (titles, summaries) get a short text. Every request is logged
+as one JSON line.
+"""
 import argparse
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
-IDS = {"n": 0}
+ARGS = None
+SEQ = {"n": 0}
 
 
-def new_id(prefix):
+def next_id(prefix):
     with LOCK:
-        IDS["n"] += 1
-        return "%s_dcg_e2e_%04d" % (prefix, IDS["n"])
+        SEQ["n"] += 1
+        return "%s_e2e_%04d" % (prefix, SEQ["n"])
 
 
-def tool_turns(body):
-    """Completed tool turns: user messages that carry tool_result blocks."""
-    n = 0
-    for m in body.get("messages", []):
-        c = m.get("content")
-        if m.get("role") == "user" and isinstance(c, list) and any(
-                isinstance(b, dict) and b.get("type") == "tool_result" for b in c):
-            n += 1
-    return n
+def log(rec):
+    with LOCK:
+        with open(ARGS.log, "a") as f:
+            f.write(json.dumps(rec) + "\n")
 
 
-class Handler(BaseHTTPRequestHandler):
+def scenario():
+    with open(ARGS.scenario) as f:
+        return json.load(f)
+
+
+def pick(step, offered):
+    """The tool name and input of a step, given the names the client offered."""
+    names = step["name"].split("|")
+    name = next((n for n in names if n in offered), names[0])
+    inp = step.get("input_by_tool", {}).get(name, step.get("input", {}))
+    return name, inp
+
+
+def decide(n_results, offered, has_tools):
+    sc = scenario()
+    steps = sc.get("steps", [])
+    if not has_tools:
+        return ("text", sc.get("side_text", "E2E side answer"))
+    if n_results < len(steps):
+        st = steps[n_results]
+        return ("tool", [pick(s, offered) for s in st.get("parallel", [st])])
+    return ("text", sc.get("final_text", "E2E final answer: done."))
+
+
+class H(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    scenario = None
-    log_path = None
 
-    def log_message(self, fmt, *args):
-        sys.stderr.write("[mock] " + (fmt % args) + "\n")
+    def log_message(self, fmt, *a):
+        sys.stderr.write("[mock] " + (fmt % a) + "\n")
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        try:
+            return json.loads(raw) if raw else {}
+        except ValueError:
+            return {"_raw": raw.decode("utf-8", "replace")}
 
     def send_json(self, code, obj):
         data = json.dumps(obj).encode()
@@ -53,8 +87,18 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def event(self, name, data):
-        self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
+    def sse_start(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def sse(self, event, data):
+        if event:
+            self.wfile.write(("event: %s\n" % event).encode())
+        self.wfile.write(("data: %s\n\n" % json.dumps(data)).encode())
         self.wfile.flush()
 
     def do_HEAD(self):
@@ -63,88 +107,182 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_GET(self):
-        if self.path.startswith("/v1/models"):
-            return self.send_json(200, {"data": [{"id": "mock-model", "type": "model",
-                                                  "display_name": "mock"}],
-                                        "has_more": False})
-        self.send_json(404, {"type": "error", "error": {"type": "not_found_error",
-                                                         "message": self.path}})
+        log({"t": time.time(), "method": "GET", "path": self.path})
+        if "/models" in self.path:
+            # one list in the OpenAI and the Anthropic shapes at once
+            return self.send_json(200, {"object": "list", "data": [
+                {"id": "mock-model", "object": "model", "type": "model", "display_name": "mock",
+                 "created": 0, "owned_by": "e2e"}], "models": [], "has_more": False})
+        self.send_json(404, {"error": {"message": "mock: no GET " + self.path}})
 
     def do_POST(self):
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        try:
-            body = json.loads(raw) if raw else {}
-        except ValueError:
-            body = {}
-        with LOCK:
-            with open(self.log_path, "a") as f:
-                f.write(json.dumps({"path": self.path, "body": body}) + "\n")
+        b = self.body()
+        log({"t": time.time(), "method": "POST", "path": self.path, "body": b})
         path = self.path.split("?")[0]
-        if path.endswith("/count_tokens"):
+        if path.endswith("/messages/count_tokens"):
             return self.send_json(200, {"input_tokens": 42})
-        if not path.endswith("/v1/messages"):
-            return self.send_json(404, {"type": "error", "error": {
-                "type": "not_found_error", "message": self.path}})
-        self.messages(body)
+        if path.endswith("/messages"):
+            return self.anthropic(b)
+        if path.endswith("/chat/completions"):
+            return self.openai_chat(b)
+        if path.endswith("/responses"):
+            return self.openai_responses(b)
+        if ":streamGenerateContent" in path or ":generateContent" in path:
+            return self.gemini(b, ":streamGenerateContent" in path)
+        if ":countTokens" in path:
+            return self.send_json(200, {"totalTokens": 42})
+        self.send_json(404, {"error": {"message": "mock: no POST " + self.path}})
 
-    def messages(self, body):
-        steps = self.scenario.get("steps", [])
-        n = tool_turns(body)
-        if body.get("tools") and n < len(steps):
-            step = steps[n]
-            blocks = [{"type": "tool_use", "id": new_id("toolu"), "name": step["name"],
-                       "input": step["input"]}]
+    # ---- Anthropic Messages ----
+    def anthropic(self, b):
+        n = sum(1 for m in b.get("messages", []) if m.get("role") == "user"
+                and isinstance(m.get("content"), list)
+                and any(isinstance(c, dict) and c.get("type") == "tool_result" for c in m["content"]))
+        offered = [t.get("name") for t in b.get("tools") or []]
+        kind, val = decide(n, offered, bool(b.get("tools")))
+        if kind == "tool":
+            blocks = [{"type": "tool_use", "id": next_id("toolu"), "name": nm, "input": inp}
+                      for nm, inp in val]
             stop = "tool_use"
         else:
-            text = self.scenario.get("final_text", "done") if body.get("tools") else "E2E title"
-            blocks = [{"type": "text", "text": text}]
+            blocks = [{"type": "text", "text": val}]
             stop = "end_turn"
-        msg = {"id": new_id("msg"), "type": "message", "role": "assistant",
-               "model": body.get("model", "mock-model"), "content": blocks,
-               "stop_reason": stop, "stop_sequence": None,
+        msg = {"id": next_id("msg"), "type": "message", "role": "assistant",
+               "model": b.get("model", "mock-model"), "stop_sequence": None,
                "usage": {"input_tokens": 10, "output_tokens": 5}}
-        if not body.get("stream"):
-            return self.send_json(200, msg)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
-        start = dict(msg, content=[], stop_reason=None)
-        self.event("message_start", {"type": "message_start", "message": start})
-        for i, b in enumerate(blocks):
-            if b["type"] == "tool_use":
-                self.event("content_block_start", {"type": "content_block_start", "index": i,
-                           "content_block": dict(b, input={})})
-                self.event("content_block_delta", {"type": "content_block_delta", "index": i,
-                           "delta": {"type": "input_json_delta",
-                                     "partial_json": json.dumps(b["input"])}})
+        if not b.get("stream"):
+            return self.send_json(200, dict(msg, content=blocks, stop_reason=stop))
+        self.sse_start()
+        self.sse("message_start", {"type": "message_start",
+                                   "message": dict(msg, content=[], stop_reason=None)})
+        for i, blk in enumerate(blocks):
+            if blk["type"] == "tool_use":
+                self.sse("content_block_start", {"type": "content_block_start", "index": i,
+                         "content_block": dict(blk, input={})})
+                self.sse("content_block_delta", {"type": "content_block_delta", "index": i,
+                         "delta": {"type": "input_json_delta",
+                                   "partial_json": json.dumps(blk["input"])}})
             else:
-                self.event("content_block_start", {"type": "content_block_start", "index": i,
-                           "content_block": {"type": "text", "text": ""}})
-                self.event("content_block_delta", {"type": "content_block_delta", "index": i,
-                           "delta": {"type": "text_delta", "text": b["text"]}})
-            self.event("content_block_stop", {"type": "content_block_stop", "index": i})
-        self.event("message_delta", {"type": "message_delta",
-                   "delta": {"stop_reason": stop, "stop_sequence": None},
-                   "usage": {"output_tokens": 5}})
-        self.event("message_stop", {"type": "message_stop"})
+                self.sse("content_block_start", {"type": "content_block_start", "index": i,
+                         "content_block": {"type": "text", "text": ""}})
+                self.sse("content_block_delta", {"type": "content_block_delta", "index": i,
+                         "delta": {"type": "text_delta", "text": blk["text"]}})
+            self.sse("content_block_stop", {"type": "content_block_stop", "index": i})
+        self.sse("message_delta", {"type": "message_delta",
+                 "delta": {"stop_reason": stop, "stop_sequence": None},
+                 "usage": {"output_tokens": 5}})
+        self.sse("message_stop", {"type": "message_stop"})
+
+    # ---- OpenAI chat completions ----
+    def openai_chat(self, b):
+        msgs = b.get("messages", [])
+        n = sum(1 for i, m in enumerate(msgs) if m.get("role") == "assistant" and m.get("tool_calls")
+                and i + 1 < len(msgs) and msgs[i + 1].get("role") == "tool")
+        offered = [(t.get("function") or {}).get("name") for t in b.get("tools") or []]
+        kind, val = decide(n, offered, bool(b.get("tools")))
+        cid, created, model = next_id("chatcmpl"), int(time.time()), b.get("model", "mock-model")
+        if kind == "tool":
+            tcs = [{"id": next_id("call"), "type": "function",
+                    "function": {"name": nm, "arguments": json.dumps(inp)}} for nm, inp in val]
+            msg, finish = {"role": "assistant", "content": None, "tool_calls": tcs}, "tool_calls"
+        else:
+            msg, finish = {"role": "assistant", "content": val}, "stop"
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if not b.get("stream"):
+            return self.send_json(200, {"id": cid, "object": "chat.completion", "created": created,
+                                        "model": model, "usage": usage, "choices": [
+                                            {"index": 0, "message": msg, "finish_reason": finish}]})
+        self.sse_start()
+
+        def chunk(delta, fr=None):
+            self.sse(None, {"id": cid, "object": "chat.completion.chunk", "created": created,
+                            "model": model,
+                            "choices": [{"index": 0, "delta": delta, "finish_reason": fr}]})
+        chunk({"role": "assistant", "content": ""})
+        if kind == "tool":
+            for i, tc in enumerate(msg["tool_calls"]):
+                chunk({"tool_calls": [dict(tc, index=i)]})
+        else:
+            chunk({"content": val})
+        chunk({}, finish)
+        if (b.get("stream_options") or {}).get("include_usage"):
+            self.sse(None, {"id": cid, "object": "chat.completion.chunk", "created": created,
+                            "model": model, "choices": [], "usage": usage})
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+    # ---- OpenAI Responses (Codex) ----
+    def openai_responses(self, b):
+        items = b.get("input") or []
+        n = sum(1 for it in items if isinstance(it, dict) and it.get("type") in
+                ("function_call_output", "custom_tool_call_output", "local_shell_call_output"))
+        offered = [t.get("name") for t in b.get("tools") or [] if isinstance(t, dict)]
+        kind, val = decide(n, offered, bool(b.get("tools")))
+        rid = next_id("resp")
+        self.sse_start()
+        base = {"id": rid, "object": "response", "created_at": int(time.time()),
+                "model": b.get("model", "mock-model"), "status": "in_progress", "output": []}
+        self.sse("response.created", {"type": "response.created", "response": base})
+        out = []
+        if kind == "tool":
+            tools = {t.get("name"): t for t in b.get("tools") or [] if isinstance(t, dict)}
+            for nm, inp in val:
+                if tools.get(nm, {}).get("type") == "custom":
+                    item = {"type": "custom_tool_call", "id": next_id("ctc"), "status": "completed",
+                            "call_id": next_id("call"), "name": nm,
+                            "input": inp if isinstance(inp, str) else inp.get("input", "")}
+                else:
+                    item = {"type": "function_call", "id": next_id("fc"), "status": "completed",
+                            "call_id": next_id("call"), "name": nm, "arguments": json.dumps(inp)}
+                out.append(item)
+        else:
+            out.append({"type": "message", "id": next_id("m"), "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": val, "annotations": []}]})
+        for i, item in enumerate(out):
+            self.sse("response.output_item.added", {"type": "response.output_item.added",
+                                                    "output_index": i, "item": item})
+            self.sse("response.output_item.done", {"type": "response.output_item.done",
+                                                   "output_index": i, "item": item})
+        done = dict(base, status="completed", output=out,
+                    usage={"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+                           "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
+                           "total_tokens": 15})
+        self.sse("response.completed", {"type": "response.completed", "response": done})
+
+    # ---- Gemini API (Gemini CLI) ----
+    def gemini(self, b, stream):
+        contents = b.get("contents") or []
+        n = sum(1 for c in contents if any("functionResponse" in p for p in c.get("parts") or []))
+        offered = []
+        for t in b.get("tools") or []:
+            for d in t.get("functionDeclarations") or []:
+                offered.append(d.get("name"))
+        kind, val = decide(n, offered, bool(offered))
+        if kind == "tool":
+            parts = [{"functionCall": {"name": nm, "args": inp}} for nm, inp in val]
+        else:
+            parts = [{"text": val}]
+        resp = {"candidates": [{"content": {"role": "model", "parts": parts},
+                                "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
+                                  "totalTokenCount": 15},
+                "modelVersion": "mock-model"}
+        if not stream:
+            return self.send_json(200, resp)
+        self.sse_start()
+        self.sse(None, resp)
 
 
 def main():
+    global ARGS
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--scenario", required=True)
     ap.add_argument("--log", required=True)
-    a = ap.parse_args()
-    with open(a.scenario) as f:
-        Handler.scenario = json.load(f)
-    Handler.log_path = a.log
-    srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    ARGS = ap.parse_args()
+    srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), H)
     srv.daemon_threads = True
-    sys.stderr.write("[mock] listening on 127.0.0.1:%d\n" % a.port)
-    sys.stderr.flush()
     srv.serve_forever()
 
 

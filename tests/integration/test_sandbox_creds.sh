@@ -33,6 +33,13 @@ grep -q "READ PRIVATE" "$TMPDIR_TEST/out" && fail "nobody read a root-only folde
 # A static program as nobody: refused by the policy as before.
 (cd "$W" && sbx setpriv --reuid=nobody --regid=nogroup --clear-groups "$BIN/sbx_ops" read private/f) \
 	>>"$TMPDIR_TEST/out" 2>>"$TMPDIR_TEST/err" && fail "static nobody read private/f"
+# The supervisor takes its own ids back after every call, an open answered with a
+# descriptor included: root's own open after nobody's still reads a root-only file.
+echo root-only >"$W/private/mine"
+chmod 600 "$W/private/mine"
+(cd "$W" && sbx /bin/bash -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups cat pub/file >/dev/null
+	cat private/mine') >"$TMPDIR_TEST/mine" 2>>"$TMPDIR_TEST/err"
+grep -q root-only "$TMPDIR_TEST/mine" || fail "root could not read its own file after a tracee as nobody opened one"
 sbx_assert_intact
 sbx_assert_no_secret "$TMPDIR_TEST/out" "$TMPDIR_TEST/err"
 echo ok

@@ -14,7 +14,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-KIT=$ROOT/tests/e2e/pi # the scripted model and the checker
+KIT=$ROOT/tests/e2e/pi # the checker of what the client told the model
 CODEX_VERSION=0.169.0
 PORT=${PORT:-18932}
 
@@ -55,7 +55,7 @@ TOML
 
 run_codex() {
 	printf '%s\n' "$1" | sed "s#{RUN}#$R#g" >"$R/scenario.json"
-	python3 "$KIT/mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
+	python3 "$ROOT/tests/e2e/mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
 		--log "$R/requests.jsonl" 2>"$R/mock.err" &
 	local mock=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done

@@ -13,7 +13,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-KIT=$ROOT/tests/e2e/pi # the scripted model and the checker
+KIT=$ROOT/tests/e2e/pi # the checker of what the client told the model
 GEMINI_VERSION=0.61.0
 PORT=${PORT:-18933}
 
@@ -48,7 +48,7 @@ JSON
 
 run_gemini() {
 	printf '%s\n' "$1" | sed "s#{RUN}#$R#g" >"$R/scenario.json"
-	python3 "$KIT/mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
+	python3 "$ROOT/tests/e2e/mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
 		--log "$R/requests.jsonl" 2>"$R/mock.err" &
 	local mock=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done

@@ -66,7 +66,7 @@ run_pi() {
 	local scen=$1
 	shift
 	printf '%s\n' "$scen" | sed "s#{RUN}#$R#g" >"$R/scenario.json"
-	python3 "$HERE/mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
+	python3 "$HERE/../mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
 		--log "$R/requests.jsonl" 2>"$R/mock.err" &
 	local mock=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
@@ -92,7 +92,7 @@ install_ext() { # install_ext --project|--user
 run_pi_rpc() {
 	local answer=$1 scen=$2
 	printf '%s\n' "$scen" | sed "s#{RUN}#$R#g" >"$R/scenario.json"
-	python3 "$HERE/mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
+	python3 "$HERE/../mock_model.py" --port "$PORT" --scenario "$R/scenario.json" \
 		--log "$R/requests.jsonl" 2>"$R/mock.err" &
 	local mock=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done

@@ -1,0 +1,254 @@
+/* test_ruleindex.c - the command rule index (decide.c) and the literal reading it and the
+ * prefilter rest on (compile.c): a rule the index leaves out could never have matched.
+ * Every row of tests/corpus is decided with the index and with every rule tried, and
+ * the rules that match must be the same, in the same order. */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcg_policy.h"
+#include "internal.h"
+
+/* ---- the two bytes a pattern's matches start with ------------------------------------ */
+
+struct keys_case {
+	const char *pattern;
+	const char *keys; /* the keys, two bytes each, in order; "" none */
+};
+
+static const struct keys_case keys_cases[] = {
+    {"^git\\s+reset\\s+--hard\\b", "gi"},
+    {"^rm\\b(?=.*\\s-rf)", "rm"},
+    {"^(?:cp|cat|tee|pv)\\b.*\\s/dev/sd", "cpcatepv"},
+    {"^(cp|Cat)\\b", "cpca"},
+    {"^ch(?:own|grp|mod)\\b", "ch"},
+    {"^\\.git/x", ".g"},
+    {"^GIT\\s", "gi"},			  /* lowercased: the index compares lowercased */
+    {"^git push\\b|^rm -rf", ""},	  /* top-level alternation: the second has no ^ */
+    {"^(?:sudo\\s+)?rm\\b", ""},	  /* an optional group */
+    {"^(?:rm|r)\\b", ""},		  /* an alternative shorter than two bytes */
+    {"^(?:rm|(?:rmdir))\\b", ""},	  /* a group inside an alternative */
+    {"^a?b", ""},			  /* the first byte may be absent */
+    {"^ab?c", ""},			  /* the second byte may be absent */
+    {"^ab*", ""},			  /* likewise */
+    {"^ab{0,2}", ""},			  /* likewise */
+    {"^a+b", ""},			  /* the first byte may repeat */
+    {"^\\w+", ""},			  /* not a literal */
+    {"^(?=rm)rm", ""},			  /* a lookahead */
+    {"^(?i)rm", ""},			  /* options */
+    {"^(?x) r m", ""},			  /* extended mode: spaces are not text */
+    {"rm\\s+-rf", ""},			  /* not anchored */
+    {"\\brm\\b", ""},			  /* not anchored */
+    {"^\\Qrm\\E", ""},			  /* a quote */
+    {"^(?:ab|cd)?", ""},		  /* an optional group */
+    {"^(?:ab|cd)*x", ""},		  /* likewise */
+    {"^(?:ab|cd", ""},			  /* unterminated */
+};
+
+Test(ruleindex, start_keys_are_read_only_where_every_match_has_them)
+{
+	for (size_t i = 0; i < sizeof(keys_cases) / sizeof(keys_cases[0]); i++) {
+		const struct keys_case *c = &keys_cases[i];
+		uint16_t keys[16];
+		size_t n = pol_pattern_start_keys(c->pattern, keys, 16);
+		char got[40] = "";
+
+		for (size_t k = 0; k < n && 2 * k + 2 < sizeof(got); k++) {
+			got[2 * k] = (char)(keys[k] >> 8);
+			got[2 * k + 1] = (char)(keys[k] & 0xff);
+			got[2 * k + 2] = '\0';
+		}
+		cr_expect_str_eq(got, c->keys, "%s: keys \"%s\", want \"%s\"", c->pattern, got,
+				 c->keys);
+	}
+}
+
+Test(ruleindex, start_keys_beyond_max_give_none)
+{
+	uint16_t keys[2];
+
+	cr_assert_eq(pol_pattern_start_keys("^(?:ab|cd|ef)", keys, 2), 0);
+	cr_assert_eq(pol_pattern_start_keys("^(?:ab|cd)", keys, 2), 2);
+}
+
+/* ---- the prefilter's keyword ---------------------------------------------------------- */
+
+struct kw_case {
+	const char *pattern; /* as YAML single-quoted text */
+	const char *keyword; /* NULL: none */
+};
+
+static const struct kw_case kw_cases[] = {
+    {"\\bgit\\s+reset\\s+--hard\\b", "--hard"},	/* the longest required run */
+    {">>?\\|?\\s+/dev/(?:sd[a-z]|nvme\\d)", "/dev/"}, /* not only at the start */
+    {"a{2,3}bc", "bc"},			/* a quantifier's digits are not text */
+    {"abc?de", "ab"},				/* c may be absent: the runs are ab, de */
+    {"ab+cd", "ab"},				/* b repeats: ab, then cd */
+    {"xy(?:foo|bar)baz", "baz"},		/* a group is left out */
+    {"xy[abc]zzz", "zzz"},			/* and a class */
+    {"foo|barbaz", NULL},			/* top-level alternation */
+    {"(?x)rm -rf", NULL},			/* extended mode */
+    {"ab\\x41cdefg", "ab"},			/* an escape it does not read ends it */
+    {"\\Qabc\\E", NULL},			/* a quote */
+    {"rm\\s+-rf\\s+/", "-rf"},
+    {"\\bDROP\\s+TABLE\\b", "table"}, /* lowercased */
+    {"\\bos\\.system\\s*\\(", "os.system"},
+    {"a\\s", NULL}, /* shorter than two bytes */
+};
+
+Test(ruleindex, keyword_is_the_longest_literal_every_match_holds)
+{
+	for (size_t c = 0; c < sizeof(kw_cases) / sizeof(kw_cases[0]); c++) {
+		const struct kw_case *k = &kw_cases[c];
+		struct pol_policy *p = pol_new(0);
+		char yaml[512];
+		int n = snprintf(yaml, sizeof(yaml),
+				 "bashToolPatterns:\n  - pattern: '%s'\n    reason: r\n", k->pattern);
+
+		cr_assert(p && n > 0 && (size_t)n < sizeof(yaml));
+		cr_assert_eq(pol_load_buffer(p, "kw.yaml", yaml, (size_t)n), 0, "%s", k->pattern);
+		cr_assert_gt(pol_rule_count(p), 0);
+		const char *kw = p->rules[pol_rule_count(p) - 1].keyword;
+		if (!k->keyword)
+			cr_expect_null(kw, "%s: keyword \"%s\", want none", k->pattern, kw);
+		else
+			cr_expect(kw && !strcmp(kw, k->keyword), "%s: keyword \"%s\", want \"%s\"",
+				  k->pattern, kw ? kw : "(none)", k->keyword);
+		pol_free(p);
+	}
+}
+
+/* ---- the index against trying every rule, over the corpus ----------------------------- */
+
+struct matches {
+	char ids[4096];
+	size_t len;
+	unsigned tried; /* rules the regex or the prefilter looked at */
+};
+
+static void collect(const struct pol_trace_event *ev, void *arg)
+{
+	struct matches *m = arg;
+
+	if (strcmp(ev->what, "rule") || !ev->rule_id)
+		return;
+	m->tried++;
+	if (ev->matched == 1) {
+		int n = snprintf(m->ids + m->len, sizeof(m->ids) - m->len, "%s ", ev->rule_id);
+		if (n > 0 && (size_t)n < sizeof(m->ids) - m->len)
+			m->len += (size_t)n;
+	}
+}
+
+static size_t unescape(char *s)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		if (s[i] == '\\' && s[i + 1]) {
+			i++;
+			s[o++] = s[i] == 'n' ? '\n' : s[i] == 't' ? '\t' : s[i];
+		} else {
+			s[o++] = s[i];
+		}
+	}
+	s[o] = '\0';
+	return o;
+}
+
+/* Decides cmd with the index (index 1) or with every rule tried (0). */
+static enum pol_decision decide(struct pol_policy *p, const char *cmd, size_t len, unsigned flags,
+				int index, struct matches *m, char *rule, size_t rule_size)
+{
+	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj", .flags = flags};
+	struct pol_result r;
+	enum pol_decision d;
+
+	pol_cmd_index_free(p);
+	if (!index)
+		p->cmd_index_state = 3; /* as if it could not be built: every rule is tried */
+	if (m) {
+		memset(m, 0, sizeof(*m));
+		ctx.trace = collect;
+		ctx.trace_arg = m;
+	}
+	d = pol_check_command(p, cmd, len, &ctx, &r);
+	snprintf(rule, rule_size, "%s", r.rule_id ? r.rule_id : "-");
+	pol_result_release(&r);
+	pol_cmd_index_free(p);
+	return d;
+}
+
+Test(ruleindex, every_corpus_row_matches_the_same_rules_as_a_full_scan)
+{
+	struct pol_policy *p = pol_new(0);
+	glob_t g;
+	unsigned rows = 0, tried_index = 0, tried_all = 0;
+	static const unsigned flag_sets[] = {0, POL_CTX_RUNTIME, POL_CTX_NO_ANALYSIS};
+
+	cr_assert(p);
+	cr_assert_eq(pol_set_home(p, "/home/agent"), 0);
+	cr_assert_eq(pol_set_root(p, "/srv/dcg-corpus/proj"), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	cr_assert_eq(glob("tests/corpus/*.tsv", 0, NULL, &g), 0, "no corpus found");
+	for (size_t fi = 0; fi < g.gl_pathc; fi++) {
+		FILE *f = fopen(g.gl_pathv[fi], "r");
+		char line[8192];
+		unsigned lineno = 0;
+
+		cr_assert(f, "cannot open %s", g.gl_pathv[fi]);
+		while (fgets(line, sizeof(line), f)) {
+			char *t1, *t2, *cmd;
+			size_t len;
+
+			lineno++;
+			line[strcspn(line, "\n")] = '\0';
+			if (!strncmp(line, "#packs:", 7)) { /* every pack a file needs, kept on */
+				char yaml[512];
+				int n = snprintf(yaml, sizeof(yaml), "packs: [%s]", line + 7);
+				for (char *c = yaml + 7; *c; c++)
+					if (*c == ' ' && c[-1] != '[' && c[-1] != ',')
+						*c = ',';
+				cr_assert(n > 0 && (size_t)n < sizeof(yaml));
+				cr_assert_eq(pol_load_buffer(p, "packs", yaml, (size_t)n), 0);
+				continue;
+			}
+			if (!line[0] || line[0] == '#' || !(t1 = strchr(line, '\t')) ||
+			    !(t2 = strchr(t1 + 1, '\t')))
+				continue;
+			cmd = t2 + 1;
+			len = unescape(cmd);
+			rows++;
+			for (size_t k = 0; k < sizeof(flag_sets) / sizeof(flag_sets[0]); k++) {
+				struct matches a, b;
+				char ra[128], rb[128];
+				enum pol_decision da, db;
+
+				/* traced: no stop at the first deny, every match is seen */
+				decide(p, cmd, len, flag_sets[k], 1, &a, ra, sizeof(ra));
+				decide(p, cmd, len, flag_sets[k], 0, &b, rb, sizeof(rb));
+				cr_assert_str_eq(a.ids, b.ids, "%s:%u (flags %u): %s\n  index: %s\n  all:   %s",
+						 g.gl_pathv[fi], lineno, flag_sets[k], cmd, a.ids,
+						 b.ids);
+				tried_index += a.tried;
+				tried_all += b.tried;
+				/* untraced: the decision and its rule */
+				da = decide(p, cmd, len, flag_sets[k], 1, NULL, ra, sizeof(ra));
+				db = decide(p, cmd, len, flag_sets[k], 0, NULL, rb, sizeof(rb));
+				cr_assert(da == db && !strcmp(ra, rb),
+					  "%s:%u (flags %u): %s: index %s %s, all %s %s",
+					  g.gl_pathv[fi], lineno, flag_sets[k], cmd,
+					  pol_decision_name(da), ra, pol_decision_name(db), rb);
+			}
+		}
+		fclose(f);
+	}
+	globfree(&g);
+	pol_free(p);
+	cr_assert_gt(rows, 1000, "the corpus holds %u rows", rows);
+	/* the index is in use: it looks at far fewer rules than a full scan */
+	cr_assert_lt(tried_index * 3, tried_all, "index %u rules, full scan %u", tried_index,
+		     tried_all);
+}

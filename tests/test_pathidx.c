@@ -145,14 +145,15 @@ static size_t paths_from_glob(const char *glob, char out[][PATH_MAX], size_t max
 	if (filled[0] != '/') { /* a basename pattern: somewhere in the project */
 		char b[PATH_MAX];
 
-		snprintf(b, sizeof(b), "%s/src/%s", root, filled);
+		if (snprintf(b, sizeof(b), "%s/src/%s", root, filled) >= (int)sizeof(b))
+			return 0;
 		snprintf(filled, sizeof(filled), "%s", b);
 		o = strlen(filled);
 	}
-#define ADD(...)                                                   \
-	do {                                                       \
-		if (n < max)                                       \
-			snprintf(out[n++], PATH_MAX, __VA_ARGS__); \
+#define ADD(...)                                                                   \
+	do {                                                                       \
+		if (n < max && snprintf(out[n], PATH_MAX, __VA_ARGS__) < PATH_MAX) \
+			n++;                                                       \
 	} while (0)
 	ADD("%s", filled);
 	ADD("%s/child/file.c", filled);

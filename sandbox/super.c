@@ -116,6 +116,7 @@ struct sbx_call {
 	 * acting: a read-only open of a file or folder, whose descriptor only reaches the
 	 * tracee through ADDFD, which the kernel refuses for a notification gone */
 	int valid_later;
+	int close_later; /* a descriptor to close with the answer's (-1: none) */
 	const struct sbx_creds *creds;
 	mode_t umask_saved;
 	int umask_set;
@@ -1011,6 +1012,10 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 			sbx_creds_enter(c, 0);
 			fd = open(magic, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
 			rc = fd < 0 ? -errno : 0;
+			if (fd >= 0) { /* closed with fd, once installed: one call for both */
+				c->close_later = pin.fd;
+				pin.fd = -1;
+			}
 			goto out;
 		}
 		/* Create: pin the parent, check the new name, create it exclusively and
@@ -1938,6 +1943,20 @@ void sbx_super_stats(const struct sbx_super *s, struct sbx_stats *out)
 	*out = s->stats;
 }
 
+/* Closes a and b (-1: none): one close_range() when they are neighbours, as a pinned
+ * file and its reopened descriptor usually are. */
+static void sbx_close_two(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo >= 0 && hi == lo + 1 && syscall(SYS_close_range, lo, hi, 0) == 0)
+		return;
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
+}
+
 int sbx_super_handle_one(struct sbx_super *s)
 {
 	struct sbx_call c;
@@ -1952,6 +1971,7 @@ int sbx_super_handle_one(struct sbx_super *s)
 	}
 	s->stats.notified++;
 	memset(&c, 0, sizeof c);
+	c.close_later = -1;
 	c.s = s;
 	c.req = s->req;
 	c.who.tid = (pid_t)s->req->pid;
@@ -1977,7 +1997,8 @@ int sbx_super_handle_one(struct sbx_super *s)
 		};
 		int rc = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 		int e = errno;
-		close(ans.fd);
+		sbx_close_two(ans.fd, c.close_later);
+		c.close_later = -1;
 		s->stats.emulated++;
 		if (rc >= 0)
 			return 0;
@@ -2002,6 +2023,8 @@ int sbx_super_handle_one(struct sbx_super *s)
 		}
 		s->stats.emulated++;
 	}
+	if (c.close_later >= 0)
+		close(c.close_later);
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;

@@ -94,6 +94,7 @@ struct sbx_super {
 	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
 	int exe_first;		 /* the tracee's program is needed before every decision */
 	char log_path[PATH_MAX]; /* the audit log: the preload in every tracee appends to it */
+	int self_fds;		 /* /proc/self/fd, to reopen a pinned file by its number */
 };
 
 /* What the handler decided to answer. */
@@ -810,6 +811,20 @@ static int sbx_proc_fd_path(int fd, char *out, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
+/* Reopens the pinned file pinfd with flags, through /proc/self/fd (opened once: only
+ * the number is looked up in it). Returns a descriptor or -1 with errno. */
+static int sbx_reopen(const struct sbx_super *s, int pinfd, int flags)
+{
+	char name[32], magic[64];
+
+	if (s->self_fds >= 0) {
+		snprintf(name, sizeof name, "%d", pinfd);
+		return openat(s->self_fds, name, flags);
+	}
+	sbx_proc_fd_path(pinfd, magic, sizeof magic);
+	return open(magic, flags);
+}
+
 static int sbx_still_valid(struct sbx_call *c)
 {
 	uint64_t id = c->req->id;
@@ -899,7 +914,6 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 {
 	struct sbx_path_arg a;
 	struct sbx_pin pin;
-	char magic[64];
 	int rc, fd = -1, acc = flags & O_ACCMODE;
 	int writes = acc != O_RDONLY || (flags & O_TRUNC);
 	const int strip = O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY;
@@ -1008,9 +1022,8 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 					rc = SBX_ANSWERED_LATER;
 				goto out;
 			}
-			sbx_proc_fd_path(pin.fd, magic, sizeof magic);
 			sbx_creds_enter(c, 0);
-			fd = open(magic, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
+			fd = sbx_reopen(c->s, pin.fd, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
 			rc = fd < 0 ? -errno : 0;
 			if (fd >= 0) { /* closed with fd, once installed: one call for both */
 				c->close_later = pin.fd;
@@ -1887,6 +1900,7 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 			s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 	}
 	sbx_log_prepare(s);
+	s->self_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	{
 		ssize_t n = readlink("/proc/self/exe", s->dcg_exe, sizeof s->dcg_exe - 1);
 
@@ -1928,6 +1942,8 @@ void sbx_super_free(struct sbx_super *s)
 		return;
 	if (s->listener >= 0)
 		close(s->listener);
+	if (s->self_fds >= 0)
+		close(s->self_fds);
 	free(s->req);
 	free(s->resp);
 	free(s);

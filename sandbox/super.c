@@ -77,6 +77,7 @@ struct sbx_super {
 	 * until then every tracee has ours (the tree was forked from us and
 	 * no_new_privs ignores set-uid bits) */
 	int ids_differ, umask_differs;
+	mode_t umask0; /* ours, which the tracees start with */
 	gid_t groups[64];
 	int ngroups;
 	int listener;
@@ -1789,6 +1790,51 @@ static int sbx_is_cred_call(long nr)
 	}
 }
 
+/* A call that changes ids or the umask, made by a tracee that has ours until now
+ * (while they do not differ): whether it leaves what the supervisor mirrors (the fs
+ * uid and gid, which follow the effective ids, the groups, the umask) as ours. The
+ * values are in registers, which no other thread can change after this check. GNU
+ * make calls setresuid(-1, EUID, -1) around its file accesses, chmod umask(0). */
+static void sbx_cred_call_seen(struct sbx_call *c)
+{
+	const struct sbx_super *s = c->s;
+	uint32_t uid = (uint32_t)s->euid, gid = (uint32_t)s->egid, none = (uint32_t)-1;
+	uint32_t e;
+	int keeps = 0;
+
+	switch (c->req->data.nr) {
+	case SYS_setuid:
+	case SYS_setfsuid:
+		keeps = (uint32_t)ARG(0) == uid;
+		break;
+	case SYS_setgid:
+	case SYS_setfsgid:
+		keeps = (uint32_t)ARG(0) == gid;
+		break;
+	case SYS_setreuid:
+	case SYS_setresuid: /* the effective uid is the second */
+		e = (uint32_t)ARG(1);
+		keeps = e == none || e == uid;
+		break;
+	case SYS_setregid:
+	case SYS_setresgid:
+		e = (uint32_t)ARG(1);
+		keeps = e == none || e == gid;
+		break;
+	case SYS_capset: /* capabilities are not mirrored */
+		keeps = 1;
+		break;
+	case SYS_umask:
+		if (((mode_t)ARG(0) & 0777) != s->umask0)
+			c->s->umask_differs = 1;
+		return;
+	default: /* setgroups: the list is in memory */
+		break;
+	}
+	if (!keeps)
+		c->s->ids_differ = 1;
+}
+
 /* One notification: its row of the table says where the paths are and what the rules
  * judge; sbx_more[] what else the call reads and which handler performs it. */
 static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
@@ -1812,10 +1858,7 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 			 * and forget the credentials we knew. */
 			for (int i = 0; i < SBX_CRED_SLOTS; i++)
 				c->s->cache[i].valid = 0;
-			if (c->req->data.nr == SYS_umask)
-				c->s->umask_differs = 1;
-			else
-				c->s->ids_differ = 1;
+			sbx_cred_call_seen(c);
 			ans->kind = SBX_ANS_CONTINUE;
 		} else {
 			ans->val = -ENOSYS;
@@ -1908,6 +1951,8 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	}
 	s->euid = geteuid();
 	s->egid = getegid();
+	s->umask0 = umask(022);
+	umask(s->umask0);
 	/* The intent's files are read now, with our own ids, not later in a call made
 	 * with a tracee's. */
 	pthread_once(&sbx_intents_once, sbx_intents_load);

@@ -318,12 +318,43 @@ static pcre2_code *embedded_code(const struct pol_policy *p, const struct pol_ru
 				 r->code_index, p->gctx);
 }
 
+/* Every embedded code at once, from the whole set: one decode, one copy of the
+ * character tables shared by all (pol_warm, before a process forks children that
+ * would each decode their own). A rule that has its code already keeps it. */
+static void decode_all_codes(const struct pol_policy *p)
+{
+	const uint8_t *set = (const uint8_t *)(p->codes_blob + 5 + p->n_codes);
+	pcre2_code **codes = pol_mem_alloc((size_t)p->n_codes * sizeof(*codes));
+
+	if (!codes)
+		return;
+	if (pcre2_serialize_decode(codes, p->n_codes, set, p->gctx) != p->n_codes) {
+		pol_mem_free(codes); /* each rule decodes or compiles its own at first use */
+		return;
+	}
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+		pcre2_code *none = NULL;
+
+		if (r->code_index < 0 || r->code_index >= p->n_codes || !codes[r->code_index])
+			continue;
+		if (__atomic_compare_exchange_n(&r->code, &none, codes[r->code_index], 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			r->compile_state = 1;
+			codes[r->code_index] = NULL;
+		}
+	}
+	for (int32_t k = 0; k < p->n_codes; k++)
+		if (codes[k])
+			pcre2_code_free(codes[k]);
+	pol_mem_free(codes);
+}
+
 void pol_warm(const struct pol_policy *p)
 {
 	pol_prepare(p);
-	for (size_t i = 0; p->codes_blob && i < p->n_rules; i++)
-		if (p->rules[i].code_index >= 0)
-			pol_rule_code(p, &p->rules[i]);
+	if (p->codes_blob && p->n_codes > 0 && !(p->flags & POL_LOAD_JIT))
+		decode_all_codes(p);
 }
 
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r)

@@ -312,3 +312,25 @@ Test(ruleindex, every_embedded_code_decodes_alone_and_matches_like_its_pattern)
 	    p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes), p->n_codes, NULL));
 	pol_free(p);
 }
+
+Test(ruleindex, warming_decodes_every_embedded_code_at_once)
+{
+	struct pol_policy *p = pol_new(0);
+	size_t n = 0, have = 0;
+
+	cr_assert(p && pol_load_embedded(p) == 0);
+	/* one decoded before: it keeps its own */
+	for (size_t i = 0; i < p->n_rules && !have; i++)
+		if (p->rules[i].code_index >= 0)
+			have = pol_rule_code(p, &p->rules[i]) != NULL;
+	cr_assert(have);
+	pol_warm(p);
+	for (size_t i = 0; i < p->n_rules; i++) {
+		if (p->rules[i].code_index < 0)
+			continue;
+		n++;
+		cr_expect_not_null(p->rules[i].code, "%s: no code after pol_warm", p->rules[i].id);
+	}
+	cr_assert_gt(n, 100);
+	pol_free(p);
+}

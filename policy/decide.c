@@ -742,8 +742,6 @@ struct cmd_state {
 	const struct pol_ctx *ctx;
 	struct pol_arena *a;
 	pcre2_match_data *md;
-	struct pol_result best;
-	struct pol_result cand;
 	const char *cwd;
 	int stop_on_deny;
 	int saw_cd; /* a cd, pushd or popd ran earlier in the command */
@@ -752,6 +750,9 @@ struct cmd_state {
 	int prev_unknown, prev_no_dir;
 	int path_allows; /* the policy has allow entries with paths (else the above are unused) */
 	size_t n_units;	 /* units seen so far */
+	/* after the fields cleared at once: set by pol_result_init (1.5 KB each) */
+	struct pol_result best;
+	struct pol_result cand;
 	struct pend_group pg;
 };
 
@@ -1451,9 +1452,10 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	if (memchr(cmd, '\0', len) || !pol_utf8_valid(cmd, len))
 		return builtin_deny(p, "input.invalid", cmd, len < 60 ? len : 60, r);
 
-	/* everything but the pending results, which are written before they are read:
-	 * clearing them was a quarter of a decision's instructions */
-	memset(&st, 0, offsetof(struct cmd_state, pg.r));
+	/* everything but the results, which are initialised below or written before they
+	 * are read: clearing them was a quarter of a decision's instructions */
+	memset(&st, 0, offsetof(struct cmd_state, best));
+	memset(&st.pg, 0, offsetof(struct pend_group, r));
 	st.p = p;
 	st.ctx = ctx;
 	st.a = &a;

@@ -65,9 +65,6 @@ int guard_enter(void);
 /* Clears the busy mark set by guard_enter(). */
 void guard_leave(void);
 
-/* The loaded policy (NULL until the constructor loaded one). */
-const struct pol_policy *guard_policy(void);
-
 /* Decides op on path (relative to dirfd, AT_FDCWD for the plain calls). Returns 0
  * when allowed, -1 when refused: the refusal line and the audit line are written.
  * call names the libc function for the messages ("unlink"). Between enter/leave. */

@@ -47,10 +47,10 @@ static int pat_optional(char c)
 	return c == '?' || c == '*' || c == '{';
 }
 
-/* 1 when the pattern's meaning is not plain text order: a top-level alternation (its
- * literal parts are each optional), extended mode (spaces ignored, comments), a
- * \Q...\E quote, or a verb such as (*CR). */
-static int pat_unreadable(const char *s)
+/* 1 when the pattern's meaning is not plain text order: extended mode (spaces ignored,
+ * comments), a \Q...\E quote, or a verb such as (*CR); and, unless alt is given (then
+ * *alt says so), a top-level alternation (its literal parts are each optional). */
+static int pat_unreadable_alt(const char *s, int *alt)
 {
 	int depth = 0, in_class = 0;
 
@@ -86,10 +86,17 @@ static int pat_unreadable(const char *s)
 		} else if (*t == ')') {
 			depth = depth ? depth - 1 : 0;
 		} else if (*t == '|' && depth == 0) {
-			return 1;
+			if (!alt)
+				return 1;
+			*alt = 1;
 		}
 	}
 	return 0;
+}
+
+static int pat_unreadable(const char *s)
+{
+	return pat_unreadable_alt(s, NULL);
 }
 
 /* Skips what a backslash starts at s (s[0] == '\\'): returns the bytes to skip, or 0
@@ -110,25 +117,72 @@ static size_t pat_escape(const char *s, int top)
 	return e == 'c' && s[2] ? 3 : 2; /* inside a group or a class: only () [] matter */
 }
 
-/* The longest literal every match must contain, for the prefilter: a run of literal
- * characters outside any group, class or quantified atom. */
-static void extract_keyword(struct pol_rule *r)
+/* Where the alternative or group body starting at s ends: the '|' or ')' at its own
+ * level, or end. */
+static const char *pat_alt_end(const char *s, const char *end)
 {
-	const char *s = r->pattern;
-	char run[64], best[64];
+	int depth = 0, in_class = 0;
+
+	for (; s < end; s++) {
+		if (*s == '\\' && s + 1 < end) {
+			s++;
+		} else if (in_class) {
+			in_class = *s != ']';
+		} else if (*s == '[') {
+			in_class = 1;
+			if (s + 1 < end && s[1] == '^')
+				s++;
+			if (s + 1 < end && s[1] == ']')
+				s++;
+		} else if (*s == '(') {
+			depth++;
+		} else if (*s == ')' && depth) {
+			depth--;
+		} else if ((*s == '|' || *s == ')') && !depth) {
+			return s;
+		}
+	}
+	return end;
+}
+
+/* The body of the group that opens at s ("(?:" or "("), and its closing ')' (end when
+ * it has none). */
+static const char *pat_group_body(const char *s)
+{
+	return s + (s[1] == '?' ? 3 : 1);
+}
+
+static const char *pat_group_close(const char *s, const char *end)
+{
+	const char *e = pat_group_body(s);
+
+	for (;;) {
+		e = pat_alt_end(e, end);
+		if (e >= end || *e != '|')
+			return e;
+		e++;
+	}
+}
+
+/* The longest run of literal characters of the sequence [s, end) outside any group,
+ * class or quantified atom, into best (64 bytes, lowercased); returns its length.
+ * *group gets the first group at the sequence's own level that every match passes
+ * through ("(?:" or "(", not made optional by what follows it), or NULL. */
+static size_t seq_literal(const char *s, const char *end, char *best, const char **group)
+{
+	char run[64];
 	size_t n = 0, nb = 0;
 	int depth = 0, in_class = 0;
 
-	if (pat_unreadable(s))
-		return;
-	while (*s) {
+	*group = NULL;
+	while (s < end) {
 		char c;
 		size_t k = !depth && !in_class ? pat_literal(s, &c) : 0;
 
-		if (k && !pat_optional(s[k]) && n < sizeof(run) - 1) {
+		if (k && s + k <= end && !pat_optional(s[k]) && n < sizeof(run) - 1) {
 			run[n++] = c;
 			s += k;
-			if (*s != '+') /* with '+' after it, the run ends after it */
+			if (s >= end || *s != '+') /* with '+' after it, the run ends after it */
 				continue;
 		} else if (k) { /* a character that may be absent */
 			s += k;
@@ -138,7 +192,7 @@ static void extract_keyword(struct pol_rule *r)
 			nb = n;
 		}
 		n = 0;
-		if (k)
+		if (k || s >= end)
 			continue;
 		if (*s == '\\') {
 			size_t e = pat_escape(s, !depth && !in_class);
@@ -152,16 +206,21 @@ static void extract_keyword(struct pol_rule *r)
 				in_class = 0;
 		} else if (*s == '[') {
 			in_class = 1;
-			if (s[1] == '^')
+			if (s + 1 < end && s[1] == '^')
 				s++;
-			if (s[1] == ']')
+			if (s + 1 < end && s[1] == ']')
 				s++;
 		} else if (*s == '(') {
+			if (!depth && !*group && s + 2 < end && (s[1] != '?' || s[2] == ':')) {
+				const char *e = pat_group_close(s, end);
+				if (e < end && !(e + 1 < end && pat_optional(e[1])))
+					*group = s;
+			}
 			depth++;
 		} else if (*s == ')') {
 			depth = depth ? depth - 1 : 0;
 		} else if (*s == '{' && !depth) { /* a {n,m} quantifier: its digits are not text */
-			const char *e = strchr(s, '}');
+			const char *e = memchr(s, '}', (size_t)(end - s));
 			if (!e)
 				break;
 			s = e;
@@ -172,13 +231,70 @@ static void extract_keyword(struct pol_rule *r)
 		memcpy(best, run, n);
 		nb = n;
 	}
+	return nb;
+}
+
+/* "\nA\nB...": one literal for each alternative of [s, end) (split at its own level),
+ * into out (size bytes); returns the length of the shortest, or 0 when one has none of
+ * two bytes or more (or out is too small). */
+static size_t any_of(const char *s, const char *end, char *out, size_t size)
+{
+	size_t o = 0, shortest = SIZE_MAX;
+	const char *g;
+	char lit[64];
+
+	for (;;) {
+		const char *e = pat_alt_end(s, end);
+		size_t n = seq_literal(s, e, lit, &g);
+
+		if (n < 2 || o + n + 2 > size)
+			return 0;
+		out[o++] = '\n';
+		memcpy(out + o, lit, n);
+		o += n;
+		out[o] = '\0';
+		shortest = n < shortest ? n : shortest;
+		if (e >= end || *e != '|')
+			return shortest;
+		s = e + 1;
+	}
+}
+
+/* What every match must contain, for the prefilter: the longest literal outside any
+ * group, class or quantified atom; or, where that is shorter than three bytes, one
+ * literal of each alternative of a top-level alternation or of a group every match
+ * passes through, written "\nA\nB" (any of them must be there). */
+static void extract_keyword(struct pol_rule *r)
+{
+	const char *s = r->pattern, *end, *group;
+	char best[64], any[256];
+	size_t nb, na = 0;
+	int alt = 0;
+
+	if (pat_unreadable_alt(s, &alt))
+		return;
+	end = s + strlen(s);
+	if (alt) { /* foo|bar: any of their literals */
+		if (!any_of(s, end, any, sizeof(any)))
+			return;
+		r->keyword = strdup(any);
+		goto done;
+	}
+	nb = seq_literal(s, end, best, &group);
+	if (nb < 3 && group)
+		na = any_of(pat_group_body(group), pat_group_close(group, end), any, sizeof(any));
+	if (na > nb) {
+		r->keyword = strdup(any);
+		goto done;
+	}
 	if (nb < 2)
 		return;
 	r->keyword = strndup(best, nb);
+done:
 	if (!r->keyword)
 		return;
-	r->keyword_len = nb;
-	r->keyword_bigram = pol_keyword_bigram(best);
+	r->keyword_len = strlen(r->keyword);
+	r->keyword_bigram = pol_keyword_bigram(r->keyword);
 }
 
 /* Two literal characters that every alternative at s must start with, each neither

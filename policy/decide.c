@@ -795,11 +795,29 @@ static int prefilter_init(struct prefilter *pf, struct pol_arena *a, const char 
 
 static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule *r)
 {
-	if (!r->keyword)
+	const char *k = r->keyword;
+
+	if (!k)
 		return 1;
-	if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
-		return 0;
-	return memmem(pf->lower, pf->len, r->keyword, r->keyword_len) != NULL;
+	if (k[0] != '\n') {
+		if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
+			return 0;
+		return memmem(pf->lower, pf->len, k, r->keyword_len) != NULL;
+	}
+	/* "\nA\nB": any of them (compile.c, extract_keyword) */
+	while (*k == '\n') {
+		const char *e = strchr(k + 1, '\n');
+		size_t l = e ? (size_t)(e - k - 1) : strlen(k + 1);
+		uint16_t b = l >= 2 ? pol_keyword_bigram(k + 1) : 0;
+
+		if (l < 2 || ((pf->bits[b >> 6] & (1ull << (b & 63))) &&
+			      memmem(pf->lower, pf->len, k + 1, l)))
+			return 1;
+		if (!e)
+			break;
+		k = e;
+	}
+	return 0;
 }
 
 /* ---- the command rule index --------------------------------------------------------

@@ -108,10 +108,17 @@ static const struct kw_case kw_cases[] = {
     {"ab+cd", "ab"},				      /* b repeats: ab, then cd */
     {"xy(?:foo|bar)baz", "baz"},		      /* a group is left out */
     {"xy[abc]zzz", "zzz"},			      /* and a class */
-    {"foo|barbaz", NULL},			      /* top-level alternation */
-    {"(?x)rm -rf", NULL},			      /* extended mode */
-    {"ab\\x41cdefg", "ab"},			      /* an escape it does not read ends it */
-    {"\\Qabc\\E", NULL},			      /* a quote */
+    {"foo|barbaz", "\nfoo\nbarbaz"},		      /* top-level alternation: any of them */
+    {"foo|b", NULL},				      /* one alternative without a literal */
+    {"(?:os\\.walk|\\.rglob)\\s*\\(", "\nos.walk\n.rglob"}, /* a group every match passes */
+    {"xy(?:foo|bar)", "\nfoo\nbar"},			    /* longer than the run outside */
+    {"xyz(?:foo|bar)", "xyz"},				    /* not longer */
+    {"(?:foo|bar)?bazz", "bazz"},			    /* an optional group */
+    {"(?:ab|cd)+x", "\nab\ncd"},			    /* repeated, still required */
+    {"(?=foobar)x", NULL},				    /* a lookahead is not read */
+    {"(?x)rm -rf", NULL},				    /* extended mode */
+    {"ab\\x41cdefg", "ab"},				    /* an escape it does not read ends it */
+    {"\\Qabc\\E", NULL},				    /* a quote */
     {"rm\\s+-rf\\s+/", "-rf"},
     {"\\bDROP\\s+TABLE\\b", "table"}, /* lowercased */
     {"\\bos\\.system\\s*\\(", "os.system"},

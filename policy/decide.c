@@ -226,7 +226,7 @@ void pol_path_index_build(struct pol_policy *p)
 	free(p->bucket_rules);
 	p->bucket_start = NULL;
 	p->bucket_rules = NULL;
-	if (p->paths_pending)
+	if (p->paths_pending || p->canon_pending)
 		return; /* built by pol_paths_ready() */
 	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
 	if (!start)

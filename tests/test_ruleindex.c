@@ -5,9 +5,12 @@
  * order. */
 #include <criterion/criterion.h>
 #include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dcg_policy.h"
 #include "internal.h"
@@ -353,4 +356,39 @@ Test(ruleindex, warming_decodes_every_embedded_code_at_once)
 	}
 	cr_assert_gt(n, 100);
 	pol_free(p);
+}
+
+/* ---- a lazy start: symlinks resolved at the first path decision ------------------------ */
+
+/* A path rule naming a link to a folder also covers the folder it points to (its
+ * canonical form). A lazy policy (the hook's) resolves it at the first path decision,
+ * not at load: the answer is the same. */
+Test(ruleindex, lazy_policy_covers_a_linked_folder_as_an_eager_one_does)
+{
+	char dir[] = "/tmp/dcg-test-ruleindex.XXXXXX", real[PATH_MAX], yaml[PATH_MAX * 2];
+	char target[PATH_MAX + 32], cmd[PATH_MAX + 32];
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(realpath(dir, real));
+	snprintf(target, sizeof(target), "%s/real", real);
+	cr_assert_eq(mkdir(target, 0700), 0);
+	snprintf(cmd, sizeof(cmd), "%s/link", real);
+	cr_assert_eq(symlink(target, cmd), 0);
+	int n = snprintf(yaml, sizeof(yaml), "zeroAccessPaths: ['%s/link/']\n", real);
+	snprintf(target, sizeof(target), "%s/real/secret", real);
+	for (unsigned flags = 0; flags <= POL_LOAD_LAZY; flags += POL_LOAD_LAZY) {
+		struct pol_policy *p = pol_new(flags);
+		struct pol_result r;
+
+		cr_assert(p && n > 0);
+		cr_assert_eq(pol_load_buffer(p, "link.yaml", yaml, (size_t)n), 0);
+		cr_assert_eq(p->canon_pending, flags ? 1 : 0, "flags %u", flags);
+		cr_expect_eq(pol_check_path(p, target, POL_OP_READ, 0, NULL, &r), POL_DENY,
+			     "flags %u: %s not covered through the link", flags, target);
+		pol_result_release(&r);
+		cr_expect_eq(p->canon_pending, 0);
+		pol_free(p);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", real);
+	cr_assert_eq(system(cmd), 0);
 }

@@ -234,25 +234,53 @@ static size_t seq_literal(const char *s, const char *end, char *best, const char
 	return nb;
 }
 
-/* "\nA\nB...": one literal for each alternative of [s, end) (split at its own level),
- * into out (size bytes); returns the length of the shortest, or 0 when one has none of
- * two bytes or more (or out is too small). */
-static size_t any_of(const char *s, const char *end, char *out, size_t size)
+static size_t alts_clause(const char *s, const char *end, char *out, size_t size, size_t *o,
+			  int depth);
+
+/* What every match of the sequence [s, end) holds, appended to out at *o as pieces
+ * "\nA\nB" (any of them): its longest literal, or, when the pieces of a group every
+ * match passes through are all longer, those. Returns the shortest piece's length; 0
+ * for none of two bytes or more (or no room), *o then unchanged. */
+static size_t seq_clause(const char *s, const char *end, char *out, size_t size, size_t *o,
+			 int depth)
 {
-	size_t o = 0, shortest = SIZE_MAX;
-	const char *g;
 	char lit[64];
+	const char *group;
+	size_t n = seq_literal(s, end, lit, &group), o0 = *o;
+
+	if (n < 3 && group && depth < 3) {
+		size_t g = alts_clause(pat_group_body(group), pat_group_close(group, end), out,
+				       size, o, depth + 1);
+		if (g > n)
+			return g;
+		*o = o0;
+		out[o0] = '\0';
+	}
+	if (n < 2 || *o + n + 2 > size)
+		return 0;
+	out[(*o)++] = '\n';
+	memcpy(out + *o, lit, n);
+	*o += n;
+	out[*o] = '\0';
+	return n;
+}
+
+/* Every alternative of [s, end) (split at its own level) by its clause: a match holds
+ * one of the pieces. Returns the shortest piece's length, or 0 (then *o unchanged). */
+static size_t alts_clause(const char *s, const char *end, char *out, size_t size, size_t *o,
+			  int depth)
+{
+	size_t shortest = SIZE_MAX, o0 = *o;
 
 	for (;;) {
 		const char *e = pat_alt_end(s, end);
-		size_t n = seq_literal(s, e, lit, &g);
+		size_t n = seq_clause(s, e, out, size, o, depth);
 
-		if (n < 2 || o + n + 2 > size)
+		if (!n) {
+			*o = o0;
+			out[o0] = '\0';
 			return 0;
-		out[o++] = '\n';
-		memcpy(out + o, lit, n);
-		o += n;
-		out[o] = '\0';
+		}
 		shortest = n < shortest ? n : shortest;
 		if (e >= end || *e != '|')
 			return shortest;
@@ -262,35 +290,25 @@ static size_t any_of(const char *s, const char *end, char *out, size_t size)
 
 /* What every match must contain, for the prefilter: the longest literal outside any
  * group, class or quantified atom; or, where that is shorter than three bytes, one
- * literal of each alternative of a top-level alternation or of a group every match
- * passes through, written "\nA\nB" (any of them must be there). */
+ * literal (or, again, a group's) of each alternative of a top-level alternation or of
+ * a group every match passes through, written "\nA\nB" (any of them must be there). */
 static void extract_keyword(struct pol_rule *r)
 {
-	const char *s = r->pattern, *end, *group;
-	char best[64], any[256];
-	size_t nb, na = 0;
+	const char *s = r->pattern, *end;
+	char any[256];
+	size_t o = 0, n;
 	int alt = 0;
 
 	if (pat_unreadable_alt(s, &alt))
 		return;
 	end = s + strlen(s);
-	if (alt) { /* foo|bar: any of their literals */
-		if (!any_of(s, end, any, sizeof(any)))
-			return;
-		r->keyword = strdup(any);
-		goto done;
-	}
-	nb = seq_literal(s, end, best, &group);
-	if (nb < 3 && group)
-		na = any_of(pat_group_body(group), pat_group_close(group, end), any, sizeof(any));
-	if (na > nb) {
-		r->keyword = strdup(any);
-		goto done;
-	}
-	if (nb < 2)
+	any[0] = '\0';
+	n = alt ? alts_clause(s, end, any, sizeof(any), &o, 0)
+		: seq_clause(s, end, any, sizeof(any), &o, 0);
+	if (n < 2)
 		return;
-	r->keyword = strndup(best, nb);
-done:
+	/* one piece: the plain form, which the bigram bitmap checks at once */
+	r->keyword = strdup(strchr(any + 1, '\n') ? any : any + 1);
 	if (!r->keyword)
 		return;
 	r->keyword_len = strlen(r->keyword);

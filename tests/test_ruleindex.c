@@ -119,9 +119,12 @@ static const struct kw_case kw_cases[] = {
     {"(?:foo|bar)?bazz", "bazz"},			    /* an optional group */
     {"(?:ab|cd)+x", "\nab\ncd"},			    /* repeated, still required */
     {"(?=foobar)x", NULL},				    /* a lookahead is not read */
-    {"(?x)rm -rf", NULL},				    /* extended mode */
-    {"ab\\x41cdefg", "ab"},				    /* an escape it does not read ends it */
-    {"\\Qabc\\E", NULL},				    /* a quote */
+    /* an alternative that starts with a choice gives that choice's pieces */
+    {"\\b(?:shutil\\.move|os\\.rename)\\s*\\(|\\bsend2trash",
+     "\nshutil.move\nos.rename\nsend2trash"},
+    {"(?x)rm -rf", NULL},   /* extended mode */
+    {"ab\\x41cdefg", "ab"}, /* an escape it does not read ends it */
+    {"\\Qabc\\E", NULL},    /* a quote */
     {"rm\\s+-rf\\s+/", "-rf"},
     {"\\bDROP\\s+TABLE\\b", "table"}, /* lowercased */
     {"\\bos\\.system\\s*\\(", "os.system"},

@@ -648,7 +648,10 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 
 void guard_warm(void)
 {
+	static _Atomic int warmed;
 	const struct guard_engine *e;
+	struct guard_envbuf eb;
+	extern char **environ;
 
 	/* The children share the index and the engine (the policy, the regexes every
 	 * exec check needs) instead of loading their own: no child of a threaded parent
@@ -656,4 +659,13 @@ void guard_warm(void)
 	index_get();
 	if ((e = engine_get()))
 		e->warm();
+	if (atomic_exchange_explicit(&warmed, 1, memory_order_relaxed))
+		return;
+	/* The exec path once, dry, so that the libc functions it calls through the PLT
+	 * (readlink, pread, memcmp, ...) are bound here: a fork child that binds one pays a
+	 * symbol lookup and a copied page, at every exec. */
+	index_allows(AT_FDCWD, "/proc/self/exe", POL_OP_EXEC, 0);
+	guard_exe_kind("/proc/self/exe");
+	guard_env_build(environ, &eb);
+	guard_envbuf_release(&eb);
 }

@@ -271,24 +271,31 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 int pol_pidx_allows(const struct pol_pidx *x, const char *base, const char *path, enum pol_op op,
 		    unsigned flags)
 {
-	char lexical[PATH_MAX], joined[PATH_MAX * 2], resolved[PATH_MAX];
+	/* One buffer for the path in normal form, then for the joined path to resolve
+	 * (in a fork child each buffer is a stack page to copy). */
+	char buf[PATH_MAX * 2], resolved[PATH_MAX];
+	const char *abs = path;
 	size_t b, n;
 
 	if (!x || !path || !path[0] || (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) ||
-	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0 ||
-	    pol_pidx_may_refuse(x, lexical, op, flags))
+	    pol_path_normalize(path, base, NULL, buf, PATH_MAX) < 0 ||
+	    pol_pidx_may_refuse(x, buf, op, flags))
 		return 0;
 	if (flags & POL_PATH_CANONICAL)
 		return 1;
-	/* base + "/" + path, as pol_check_path() joins them before resolving */
-	b = path[0] == '/' ? 0 : strlen(base);
-	n = strlen(path);
-	if (b + n + 2 > sizeof(joined))
-		return 0;
-	memcpy(joined, base, b);
-	joined[b] = '/';
-	memcpy(joined + b + 1, path, n + 1);
-	if (pol_path_resolve(joined, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) < 0)
+	/* base + "/" + path, as pol_check_path() joins them before resolving (an absolute
+	 * path resolves the same with or without the leading "/" it adds) */
+	if (path[0] != '/') {
+		b = strlen(base);
+		n = strlen(path);
+		if (b + n + 2 > sizeof(buf))
+			return 0;
+		memcpy(buf, base, b);
+		buf[b] = '/';
+		memcpy(buf + b + 1, path, n + 1);
+		abs = buf;
+	}
+	if (pol_path_resolve(abs, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) < 0)
 		return 0;
 	return !pol_pidx_may_refuse(x, resolved, op, flags);
 }

@@ -145,14 +145,16 @@ static size_t paths_from_glob(const char *glob, char out[][PATH_MAX], size_t max
 	if (filled[0] != '/') { /* a basename pattern: somewhere in the project */
 		char b[PATH_MAX];
 
-		snprintf(b, sizeof(b), "%s/src/%s", root, filled);
-		snprintf(filled, sizeof(filled), "%s", b);
+		if (snprintf(b, sizeof(b), "%s/src/%s", root, filled) >= (int)sizeof(b))
+			return 0;
+		if (snprintf(filled, sizeof(filled), "%s", b) >= (int)sizeof(filled))
+			return 0;
 		o = strlen(filled);
 	}
-#define ADD(...)                                                   \
-	do {                                                       \
-		if (n < max)                                       \
-			snprintf(out[n++], PATH_MAX, __VA_ARGS__); \
+#define ADD(...)                                                                   \
+	do {                                                                       \
+		if (n < max && snprintf(out[n], PATH_MAX, __VA_ARGS__) < PATH_MAX) \
+			n++;                                                       \
 	} while (0)
 	ADD("%s", filled);
 	ADD("%s/child/file.c", filled);
@@ -164,7 +166,8 @@ static size_t paths_from_glob(const char *glob, char out[][PATH_MAX], size_t max
 	{
 		char near[PATH_MAX];
 
-		snprintf(near, sizeof(near), "%s", filled);
+		if (snprintf(near, sizeof(near), "%s", filled) >= (int)sizeof(near))
+			return n;
 		if (o > 1)
 			near[o - 1] = near[o - 1] == 'y' ? 'z' : 'y';
 		ADD("%s", near);

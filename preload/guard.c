@@ -85,6 +85,7 @@ void guard_leave(void)
 static void guard_init(void) __attribute__((constructor));
 static void guard_init(void)
 {
+	static char self_abs[4096];
 	extern char **environ;
 	struct dl_find_object fo;
 	Dl_info info;
@@ -111,6 +112,18 @@ static void guard_init(void)
 		g.self_path = info.dli_fname;
 	if (g.self_path)
 		guard_env_capture(environ, g.self_path);
+	/* The engine is found beside this object: a relative path (LD_PRELOAD=build/...)
+	 * would no longer lead there once the program changed folder. */
+	if (g.self_path && g.self_path[0] != '/' && getcwd(self_abs, sizeof(self_abs))) {
+		struct rt_msg m;
+		size_t base = strlen(self_abs);
+
+		rt_msg_init(&m, self_abs + base, sizeof(self_abs) - base);
+		rt_msg_add(&m, "/");
+		rt_msg_add(&m, g.self_path);
+		if (base + m.len < sizeof(self_abs) - 1)
+			g.self_path = self_abs;
+	}
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
 	errno = saved;

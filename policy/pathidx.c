@@ -283,9 +283,10 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 int pol_pidx_allows(const struct pol_pidx *x, const char *base, const char *path, enum pol_op op,
 		    unsigned flags)
 {
-	/* One buffer for the path in normal form, then for the joined path to resolve
-	 * (in a fork child each buffer is a stack page to copy). */
-	char buf[PATH_MAX * 2], resolved[PATH_MAX];
+	/* One buffer for the path in normal form, the joined path and where it leads
+	 * (pol_path_resolve() copies its input first): in a fork child each buffer is a
+	 * stack page to copy. */
+	char buf[PATH_MAX * 2];
 	const char *abs = path;
 	size_t b, n;
 
@@ -307,7 +308,7 @@ int pol_pidx_allows(const struct pol_pidx *x, const char *base, const char *path
 		memcpy(buf + b + 1, path, n + 1);
 		abs = buf;
 	}
-	if (pol_path_resolve(abs, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) < 0)
+	if (pol_path_resolve(abs, !!(flags & POL_PATH_NOFOLLOW), buf, PATH_MAX) < 0)
 		return 0;
-	return !pol_pidx_may_refuse(x, resolved, op, flags);
+	return !pol_pidx_may_refuse(x, buf, op, flags);
 }

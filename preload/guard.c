@@ -308,7 +308,11 @@ static int index_allows(int dirfd, const char *path, enum pol_op op, unsigned fl
 	const struct pol_pidx *x = index_get();
 	char base[4096];
 
-	return x && path[0] && !home_path(path) && base_of(dirfd, path, base, sizeof(base)) == 0 &&
+	if (!x || !path[0] || home_path(path))
+		return 0;
+	if (path[0] == '/') /* no base needed (nor its stack page written) */
+		return pol_pidx_allows(x, "/", path, op, flags);
+	return base_of(dirfd, path, base, sizeof(base)) == 0 &&
 	       pol_pidx_allows(x, base, path, op, flags);
 }
 
@@ -672,7 +676,10 @@ void guard_warm(void)
 	index_get();
 	if ((e = engine_get()))
 		e->warm();
-	if (atomic_exchange_explicit(&warmed, 1, memory_order_relaxed))
+	/* Read before written: a write at every fork would cost the parent a page fault
+	 * (its pages are write-protected after each fork). */
+	if (atomic_load_explicit(&warmed, memory_order_relaxed) ||
+	    atomic_exchange_explicit(&warmed, 1, memory_order_relaxed))
 		return;
 	/* The exec path once, dry, so that the libc functions it calls through the PLT
 	 * (readlink, pread, memcmp, ...) are bound here: a fork child that binds one pays a

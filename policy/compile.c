@@ -281,51 +281,49 @@ int pol_embedded_regex(const struct pol_rule *r)
 	       r->origin && strcmp(r->origin, "<embedded>") == 0;
 }
 
-/* Decodes the embedded compiled set once and hands each rule its code. A thread that
- * finds another decoding compiles its own pattern instead of waiting. */
-static void decode_embedded_codes(const struct pol_policy *cp)
+pcre2_code *pol_embedded_code(const uint32_t *words, const uint8_t *set, int32_t k,
+			      pcre2_general_context *gctx)
 {
-	struct pol_policy *p = (struct pol_policy *)cp;
-	int expected = 0;
-	pcre2_code **codes;
+	size_t head = words[2], at, len;
+	pcre2_code *code = NULL;
+	uint8_t *buf;
 
-	if (!__atomic_compare_exchange_n(&p->codes_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return;
-	codes = pol_mem_alloc((size_t)p->n_codes * sizeof(*codes));
-	if (!codes ||
-	    pcre2_serialize_decode(codes, p->n_codes, p->codes_blob, p->gctx) != p->n_codes) {
-		/* Another PCRE2 than the one that built it: compile from the patterns. */
-		pol_mem_free(codes);
-		__atomic_store_n(&p->codes_state, 3, __ATOMIC_RELEASE);
-		return;
-	}
-	for (size_t i = 0; i < p->n_rules; i++) {
-		struct pol_rule *r = &p->rules[i];
-		pcre2_code *none = NULL;
+	if (k < 0 || (uint32_t)k >= words[1])
+		return NULL;
+	at = words[4 + k];
+	len = words[5 + k] - at;
+	/* The set's start (PCRE2's header, which counts every code, and the character
+	 * tables), then this code: decoding one code reads only the first after the start. */
+	buf = gctx ? pol_mem_alloc(head + len) : malloc(head + len);
+	if (!buf)
+		return NULL;
+	memcpy(buf, set, head);
+	memcpy(buf + head, set + at, len);
+	if (pcre2_serialize_decode(&code, 1, buf, gctx) != 1)
+		code = NULL;
+	if (gctx)
+		pol_mem_free(buf);
+	else
+		free(buf);
+	return code;
+}
 
-		if (r->code_index < 0 || r->code_index >= p->n_codes || !codes[r->code_index])
-			continue;
-		if (__atomic_compare_exchange_n(&r->code, &none, codes[r->code_index], 0,
-						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			r->compile_state = 1;
-		else
-			pcre2_code_free(codes[r->code_index]);
-		codes[r->code_index] = NULL;
-	}
-	for (int32_t i = 0; i < p->n_codes; i++)
-		if (codes[i])
-			pcre2_code_free(codes[i]);
-	pol_mem_free(codes);
-	__atomic_store_n(&p->codes_state, 2, __ATOMIC_RELEASE);
+/* The rule's code from the embedded container, decoded now; NULL when it has none. */
+static pcre2_code *embedded_code(const struct pol_policy *p, const struct pol_rule *r)
+{
+	if (r->code_index < 0 || r->code_index >= p->n_codes || !p->codes_blob ||
+	    (p->flags & POL_LOAD_JIT))
+		return NULL;
+	return pol_embedded_code(p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes),
+				 r->code_index, p->gctx);
 }
 
 void pol_warm(const struct pol_policy *p)
 {
 	pol_prepare(p);
-	if (p->codes_blob && !(p->flags & POL_LOAD_JIT) &&
-	    __atomic_load_n(&p->codes_state, __ATOMIC_ACQUIRE) == 0)
-		decode_embedded_codes(p);
+	for (size_t i = 0; p->codes_blob && i < p->n_rules; i++)
+		if (p->rules[i].code_index >= 0)
+			pol_rule_code(p, &p->rules[i]);
 }
 
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r)
@@ -336,18 +334,12 @@ pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r)
 
 	if (code || r->compile_state < 0)
 		return code;
-	if (r->code_index >= 0 && p->codes_blob && !(p->flags & POL_LOAD_JIT) &&
-	    __atomic_load_n(&p->codes_state, __ATOMIC_ACQUIRE) == 0) {
-		decode_embedded_codes(p);
-		code = __atomic_load_n(&r->code, __ATOMIC_ACQUIRE);
-		if (code)
-			return code;
-	}
-	if (compile_rule(p, r, &code, err, sizeof(err), &off) < 0) {
+	code = embedded_code(p, r);
+	if (!code && compile_rule(p, r, &code, err, sizeof(err), &off) < 0) {
 		r->compile_state = -1;
 		return NULL;
 	}
-	/* Two threads may compile at once: the first to publish wins. */
+	/* Two threads may decode or compile at once: the first to publish wins. */
 	if (!__atomic_compare_exchange_n(&r->code, &expected, code, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		pcre2_code_free(code);

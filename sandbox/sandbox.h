@@ -92,6 +92,11 @@ pid_t sbx_who_tgid(struct sbx_who *who);
  * negative errno the tracee's call would have got (-ENOENT, -ENOTDIR, -ELOOP...). */
 int sbx_walk(struct sbx_who *who, int start, const char *path, enum sbx_walk_mode mode,
 	     struct sbx_pin *pin);
+/* The same, with start_abs the canonical path of start (or NULL): a path resolved
+ * without meeting a symlink then gets its canonical name lexically, without asking the
+ * kernel (an absolute one always does). */
+int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const char *path,
+		  enum sbx_walk_mode mode, struct sbx_pin *pin);
 void sbx_pin_init(struct sbx_pin *pin);
 void sbx_pin_release(struct sbx_pin *pin);
 /* The canonical path of a descriptor (readlink of /proc/self/fd/N) into out. */

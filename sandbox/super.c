@@ -73,6 +73,10 @@ struct sbx_cred_slot {
 struct sbx_super {
 	const struct pol_policy *policy;
 	struct sbx_cred_slot cache[SBX_CRED_SLOTS];
+	/* 0 until a tracee changed its ids (ids_differ) or its umask (umask_differs):
+	 * until then every tracee has ours (the tree was forked from us and
+	 * no_new_privs ignores set-uid bits) */
+	int ids_differ, umask_differs;
 	gid_t groups[64];
 	int ngroups;
 	int listener;
@@ -108,6 +112,10 @@ struct sbx_call {
 	struct sbx_who who;
 	const char *name; /* the call's name in messages */
 	int creds_switched, creds_done;
+	/* the notification's validity is checked before a line is written, not before
+	 * acting: a read-only open of a file or folder, whose descriptor only reaches the
+	 * tracee through ADDFD, which the kernel refuses for a notification gone */
+	int valid_later;
 	const struct sbx_creds *creds;
 	mode_t umask_saved;
 	int umask_set;
@@ -254,11 +262,15 @@ static void sbx_ids_restore(const struct sbx_super *s)
  * the rest of the call: the walk too, so that directory search permissions are the
  * tracee's. Idempotent; sbx_creds_leave() at the end of every call undoes it. Only
  * a privileged supervisor can switch ids; an unprivileged one runs as the same user
- * as its tracees, which cannot gain privileges (no_new_privs). */
+ * as its tracees, which cannot gain privileges (no_new_privs). Until a tracee calls
+ * one of the (notified) calls that change ids or the umask, every tracee has ours,
+ * and nothing is looked up (no stat of /proc/TID per call). */
 static void sbx_creds_enter(struct sbx_call *c, int need_umask)
 {
 	const struct sbx_creds *cr;
 
+	if (!c->s->ids_differ && (!need_umask || !c->s->umask_differs))
+		return; /* the tracee's ids (and umask) are ours: nothing to look up */
 	if (c->creds_done && (!need_umask || c->umask_set))
 		return;
 	if (!need_umask && c->s->euid != 0)
@@ -296,6 +308,8 @@ static void sbx_creds_leave(struct sbx_call *c)
 }
 
 /* ---- policy ----------------------------------------------------------------------------- */
+
+static int sbx_still_valid(struct sbx_call *c);
 
 static void sbx_say(struct sbx_super *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -449,6 +463,7 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	struct pol_ctx ctx = {0};
 	enum pol_decision d;
 	char exe_link[64], exe[PATH_MAX];
+	int rc = 0;
 	ssize_t n = 0;
 
 	/* The tracee's program, for rules with owners (git manages its own .git/): owners
@@ -499,18 +514,21 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 			d = ir.decision;
 		}
 	}
+	/* a line, an ask or a refusal only for a caller still waiting */
+	if (d != POL_ALLOW && c->valid_later && (rc = sbx_still_valid(c)) < 0)
+		goto out_release;
 	if (d == POL_ASK)
 		d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY;
 	if (d == POL_DENY) {
 		r.decision = POL_DENY;
 		sbx_report(c, shown, &r);
-		pol_result_release(&r);
-		return -EACCES;
-	}
-	if (d == POL_WARN || d == POL_LOG)
+		rc = -EACCES;
+	} else if (d == POL_WARN || d == POL_LOG) {
 		sbx_audit(c, shown, &r); /* quiet: only refusals are said on stderr */
+	}
+out_release:
 	pol_result_release(&r);
-	return 0;
+	return rc;
 }
 
 /* Joins base and a relative path into out, replacing a leading /proc/self and
@@ -678,16 +696,62 @@ static int sbx_open_base(struct sbx_call *c, int dirfd, int want_dir)
 }
 
 struct sbx_path_arg {
-	char path[PATH_MAX];
-	int base; /* O_PATH base directory (or -1) */
+	char path[PATH_MAX]; /* as written */
+	const char *walk;    /* what the walk resolves: path, or joined */
+	int base;	     /* O_PATH base directory of a relative walk (or -1) */
 	char base_abs[PATH_MAX];
+	char joined[PATH_MAX]; /* the working directory's name, "/", path */
 };
 
 static void sbx_path_arg_init(struct sbx_path_arg *a)
 {
 	a->path[0] = '\0';
+	a->walk = a->path;
 	a->base = -1;
 	a->base_abs[0] = '\0';
+}
+
+/* Opens the base of a relative path (dirfd's object, the working directory). */
+static int sbx_path_arg_base(struct sbx_call *c, int dirfd, struct sbx_path_arg *a)
+{
+	int rc;
+
+	a->walk = a->path;
+	a->base = sbx_open_base(c, dirfd, a->path[0] != '\0');
+	if (a->base < 0)
+		return a->base;
+	rc = sbx_fd_path(a->base, a->base_abs, sizeof a->base_abs);
+	return rc < 0 ? rc : 0;
+}
+
+/* A path relative to the working directory, made absolute with the directory's name
+ * (one readlink of /proc/TID/cwd instead of opening it, reading its name back and
+ * closing it). The name is the directory's: the tracees cannot chroot, unshare or
+ * move a folder across a rule's border. Not for a directory deleted meanwhile, nor
+ * while tracees have other ids than ours (whose search rights up to the directory
+ * could differ from theirs in it). Returns 0, or -1 to take the base's way. */
+static int sbx_path_arg_join(struct sbx_call *c, struct sbx_path_arg *a)
+{
+	static const char deleted[] = " (deleted)";
+	char p[64];
+	ssize_t n;
+	size_t l = strlen(a->path);
+
+	if (c->s->ids_differ)
+		return -1;
+	snprintf(p, sizeof p, "/proc/%u/cwd", c->req->pid);
+	n = readlink(p, a->base_abs, sizeof a->base_abs - 1);
+	if (n <= 0 || a->base_abs[0] != '/' || (size_t)n + 1 + l + 1 > sizeof a->joined)
+		return -1;
+	a->base_abs[n] = '\0';
+	if ((size_t)n >= sizeof deleted - 1 &&
+	    memcmp(a->base_abs + n - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0)
+		return -1;
+	memcpy(a->joined, a->base_abs, (size_t)n);
+	a->joined[n] = '/';
+	memcpy(a->joined + n + 1, a->path, l + 1);
+	a->walk = a->joined;
+	return 0;
 }
 
 static void sbx_path_arg_release(struct sbx_path_arg *a)
@@ -714,11 +778,27 @@ static int sbx_path_arg_read(struct sbx_call *c, int dirfd, uint64_t addr, struc
 		return -ENOENT;
 	if (a->path[0] == '/')
 		return 0;
-	a->base = sbx_open_base(c, dirfd, a->path[0] != '\0');
-	if (a->base < 0)
-		return a->base;
-	rc = sbx_fd_path(a->base, a->base_abs, sizeof a->base_abs);
-	return rc < 0 ? rc : 0;
+	if (dirfd == AT_FDCWD && a->path[0] != '\0' && sbx_path_arg_join(c, a) == 0)
+		return 0;
+	return sbx_path_arg_base(c, dirfd, a);
+}
+
+/* Walks *path from *start for argument a. A path made absolute with the working
+ * directory's name that the caller may not search from the root is walked again
+ * from the directory itself (*start and *path then name that walk). */
+static int sbx_walk_arg(struct sbx_call *c, struct sbx_path_arg *a, int *start, const char **path,
+			enum sbx_walk_mode mode, struct sbx_pin *pin)
+{
+	int own = *start == a->base && *path == a->walk;
+	int rc = sbx_walk_from(&c->who, *start, own ? a->base_abs : NULL, *path, mode, pin);
+
+	if (rc != -EACCES || !own || a->walk == a->path)
+		return rc;
+	if (sbx_path_arg_base(c, AT_FDCWD, a) < 0)
+		return rc;
+	*start = a->base;
+	*path = a->walk;
+	return sbx_walk_from(&c->who, *start, a->base_abs, *path, mode, pin);
 }
 
 /* ---- handlers --------------------------------------------------------------------------- */
@@ -832,12 +912,14 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 	if (rc < 0)
 		goto out;
 	sbx_creds_enter(c, 0);
-	if (a.path[0] != '/' && a.base < 0) {
+	if (a.walk[0] != '/' && a.base < 0) {
 		rc = -EBADF;
 		goto out;
 	}
+	path = a.walk;
+	start = a.base;
 	if ((flags & __O_TMPFILE) == __O_TMPFILE) {
-		rc = sbx_walk(&c->who, a.base, a.path, SBX_WALK_FOLLOW, &pin);
+		rc = sbx_walk_arg(c, &a, &start, &path, SBX_WALK_FOLLOW, &pin);
 		if (rc == 0)
 			rc = sbx_still_valid(c);
 		if (rc == 0)
@@ -858,8 +940,8 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		 * AT_EMPTY_PATH) is notified and checked on its own. So the path is checked
 		 * as a read and the kernel opens it: the one "continue" on a path, safe
 		 * whatever a racing thread swaps in. */
-		rc = sbx_walk(&c->who, a.base, a.path,
-			      (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
+		rc = sbx_walk_arg(c, &a, &start, &path,
+				  (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
 		if (rc == 0)
 			rc = sbx_still_valid(c);
 		if (rc == 0)
@@ -871,15 +953,13 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		goto out;
 	}
 
-	path = a.path;
-	start = a.base;
 	for (int round = 0; round < 40; round++) {
 		int exists = 0;
 		sbx_pin_release(&pin);
 		if (!(flags & O_CREAT) || !(flags & O_EXCL)) {
-			rc = sbx_walk(&c->who, start, path,
-				      (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW,
-				      &pin);
+			rc = sbx_walk_arg(
+			    c, &a, &start, &path,
+			    (flags & O_NOFOLLOW) ? SBX_WALK_NOFOLLOW : SBX_WALK_FOLLOW, &pin);
 			if (rc == 0)
 				exists = 1;
 			else if (rc != -ENOENT || !(flags & O_CREAT))
@@ -903,7 +983,11 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 			unsigned ign = 0;
 			op = rt_open_op(flags, S_ISDIR(st.st_mode) ? RT_EXISTS_DIR : RT_EXISTS_FILE,
 					&ign);
-			rc = sbx_still_valid(c);
+			/* a read-only open of a file or folder acts on nothing: the
+			 * notification's validity is checked by ADDFD (and before a line) */
+			c->valid_later = !writes && !(flags & O_CREAT) &&
+					 (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+			rc = c->valid_later ? 0 : sbx_still_valid(c);
 			if (rc == 0)
 				rc = sbx_proc_guard(c, pin.abs);
 			if (rc == 0 && writes && !(flags & O_PATH))
@@ -931,7 +1015,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		}
 		/* Create: pin the parent, check the new name, create it exclusively and
 		 * without following, so nothing swapped in meanwhile is opened instead. */
-		rc = sbx_walk(&c->who, start, path, SBX_WALK_PARENT, &pin);
+		rc = sbx_walk_arg(c, &a, &start, &path, SBX_WALK_PARENT, &pin);
 		if (rc < 0)
 			goto out;
 		rc = sbx_still_valid(c);
@@ -996,7 +1080,8 @@ static void sbx_target_release(struct sbx_target *t)
 static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_walk_mode mode,
 		      enum pol_op op, unsigned flags, int empty_ok, struct sbx_target *t)
 {
-	int rc = sbx_path_arg_read(c, dirfd, addr, &t->a, empty_ok);
+	const char *path;
+	int start, rc = sbx_path_arg_read(c, dirfd, addr, &t->a, empty_ok);
 	if (rc < 0)
 		return rc;
 	sbx_creds_enter(c, 0);
@@ -1017,9 +1102,11 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 					NULL, 0);
 		return rc;
 	}
-	if (t->a.path[0] != '/' && t->a.base < 0)
+	if (t->a.walk[0] != '/' && t->a.base < 0)
 		return -EBADF;
-	rc = sbx_walk(&c->who, t->a.base, t->a.path, mode, &t->pin);
+	start = t->a.base;
+	path = t->a.walk;
+	rc = sbx_walk_arg(c, &t->a, &start, &path, mode, &t->pin);
 	if (rc < 0)
 		return rc;
 	rc = sbx_still_valid(c);
@@ -1707,6 +1794,10 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 			 * and forget the credentials we knew. */
 			for (int i = 0; i < SBX_CRED_SLOTS; i++)
 				c->s->cache[i].valid = 0;
+			if (c->req->data.nr == SYS_umask)
+				c->s->umask_differs = 1;
+			else
+				c->s->ids_differ = 1;
 			ans->kind = SBX_ANS_CONTINUE;
 		} else {
 			ans->val = -ENOSYS;

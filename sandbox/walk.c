@@ -266,8 +266,10 @@ out_close_cur:
 	return rc;
 }
 
-/* Opens path as an O_PATH descriptor the way the tracee's kernel walk would. */
-static int sbx_open_path(struct sbx_who *who, int start, const char *path, int follow_last)
+/* Opens path as an O_PATH descriptor the way the tracee's kernel walk would. *direct
+ * is set to 1 when no symlink was met on the way (one openat2 resolved it). */
+static int sbx_open_path(struct sbx_who *who, int start, const char *path, int follow_last,
+			 int *direct)
 {
 	struct open_how how = {
 	    .flags = O_PATH | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
@@ -277,20 +279,42 @@ static int sbx_open_path(struct sbx_who *who, int start, const char *path, int f
 
 	if (path[0] == '\0')
 		return -ENOENT;
+	*direct = 0;
 	fd = syscall(SYS_openat2, path[0] == '/' ? sbx_rootfd() : start, path, &how, sizeof how);
-	if (fd >= 0)
+	if (fd >= 0) {
+		*direct = 1;
 		return (int)fd;
+	}
 	if (errno != ELOOP && errno != EXDEV && errno != ENOSYS)
 		return -errno;
 	return sbx_walk_slow(who, start, path, follow_last);
 }
 
+/* The canonical path of what path (from start, whose canonical path is start_abs or
+ * NULL) named, pinned in fd. Resolved without a symlink (direct), the path's lexical
+ * form is that name: each ".." went up from a real folder, as it does in the text.
+ * Otherwise the kernel says it (a readlink of /proc/self/fd/N). */
+static int sbx_pin_abs(int fd, int direct, const char *start_abs, const char *path, char *out,
+		       size_t size)
+{
+	if (direct && (path[0] == '/' || (start_abs && start_abs[0] == '/')) &&
+	    pol_path_normalize(path, start_abs, NULL, out, size) == 0 && out[0] == '/')
+		return 0;
+	return sbx_fd_path(fd, out, size);
+}
+
 int sbx_walk(struct sbx_who *who, int start, const char *path, enum sbx_walk_mode mode,
 	     struct sbx_pin *pin)
 {
+	return sbx_walk_from(who, start, NULL, path, mode, pin);
+}
+
+int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const char *path,
+		  enum sbx_walk_mode mode, struct sbx_pin *pin)
+{
 	char dir[PATH_MAX];
 	size_t len = strlen(path), end, base;
-	int fd, rc, trailing = 0;
+	int fd, rc, trailing = 0, direct = 0;
 
 	sbx_pin_init(pin);
 	if (len == 0)
@@ -298,10 +322,10 @@ int sbx_walk(struct sbx_who *who, int start, const char *path, enum sbx_walk_mod
 	if (len >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (mode != SBX_WALK_PARENT) {
-		fd = sbx_open_path(who, start, path, mode == SBX_WALK_FOLLOW);
+		fd = sbx_open_path(who, start, path, mode == SBX_WALK_FOLLOW, &direct);
 		if (fd < 0)
 			return fd;
-		rc = sbx_fd_path(fd, pin->abs, sizeof pin->abs);
+		rc = sbx_pin_abs(fd, direct, start_abs, path, pin->abs, sizeof pin->abs);
 		if (rc < 0) {
 			close(fd);
 			return rc;
@@ -331,10 +355,12 @@ int sbx_walk(struct sbx_who *who, int start, const char *path, enum sbx_walk_mod
 		fd = fcntl(start, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0)
 			return -errno;
+		dir[0] = '.', dir[1] = '\0';
+		direct = 1;
 	} else {
 		memcpy(dir, path, base);
 		dir[base] = '\0';
-		fd = sbx_open_path(who, start, dir, 1);
+		fd = sbx_open_path(who, start, dir, 1, &direct);
 		if (fd < 0)
 			return fd;
 	}
@@ -343,7 +369,7 @@ int sbx_walk(struct sbx_who *who, int start, const char *path, enum sbx_walk_mod
 		close(fd);
 		return -ENOTDIR;
 	}
-	rc = sbx_fd_path(fd, pin->abs, sizeof pin->abs);
+	rc = sbx_pin_abs(fd, direct, start_abs, dir, pin->abs, sizeof pin->abs);
 	if (rc < 0 || pin->abs[0] != '/') {
 		close(fd);
 		return rc < 0 ? rc : -ENOENT;

@@ -25,26 +25,26 @@ static const struct keys_case keys_cases[] = {
     {"^(cp|Cat)\\b", "cpca"},
     {"^ch(?:own|grp|mod)\\b", "ch"},
     {"^\\.git/x", ".g"},
-    {"^GIT\\s", "gi"},			  /* lowercased: the index compares lowercased */
-    {"^git push\\b|^rm -rf", ""},	  /* top-level alternation: the second has no ^ */
-    {"^(?:sudo\\s+)?rm\\b", ""},	  /* an optional group */
-    {"^(?:rm|r)\\b", ""},		  /* an alternative shorter than two bytes */
-    {"^(?:rm|(?:rmdir))\\b", ""},	  /* a group inside an alternative */
-    {"^a?b", ""},			  /* the first byte may be absent */
-    {"^ab?c", ""},			  /* the second byte may be absent */
-    {"^ab*", ""},			  /* likewise */
-    {"^ab{0,2}", ""},			  /* likewise */
-    {"^a+b", ""},			  /* the first byte may repeat */
-    {"^\\w+", ""},			  /* not a literal */
-    {"^(?=rm)rm", ""},			  /* a lookahead */
-    {"^(?i)rm", ""},			  /* options */
-    {"^(?x) r m", ""},			  /* extended mode: spaces are not text */
-    {"rm\\s+-rf", ""},			  /* not anchored */
-    {"\\brm\\b", ""},			  /* not anchored */
-    {"^\\Qrm\\E", ""},			  /* a quote */
-    {"^(?:ab|cd)?", ""},		  /* an optional group */
-    {"^(?:ab|cd)*x", ""},		  /* likewise */
-    {"^(?:ab|cd", ""},			  /* unterminated */
+    {"^GIT\\s", "gi"},		  /* lowercased: the index compares lowercased */
+    {"^git push\\b|^rm -rf", ""}, /* top-level alternation: the second has no ^ */
+    {"^(?:sudo\\s+)?rm\\b", ""},  /* an optional group */
+    {"^(?:rm|r)\\b", ""},	  /* an alternative shorter than two bytes */
+    {"^(?:rm|(?:rmdir))\\b", ""}, /* a group inside an alternative */
+    {"^a?b", ""},		  /* the first byte may be absent */
+    {"^ab?c", ""},		  /* the second byte may be absent */
+    {"^ab*", ""},		  /* likewise */
+    {"^ab{0,2}", ""},		  /* likewise */
+    {"^a+b", ""},		  /* the first byte may repeat */
+    {"^\\w+", ""},		  /* not a literal */
+    {"^(?=rm)rm", ""},		  /* a lookahead */
+    {"^(?i)rm", ""},		  /* options */
+    {"^(?x) r m", ""},		  /* extended mode: spaces are not text */
+    {"rm\\s+-rf", ""},		  /* not anchored */
+    {"\\brm\\b", ""},		  /* not anchored */
+    {"^\\Qrm\\E", ""},		  /* a quote */
+    {"^(?:ab|cd)?", ""},	  /* an optional group */
+    {"^(?:ab|cd)*x", ""},	  /* likewise */
+    {"^(?:ab|cd", ""},		  /* unterminated */
 };
 
 Test(ruleindex, start_keys_are_read_only_where_every_match_has_them)
@@ -65,6 +65,25 @@ Test(ruleindex, start_keys_are_read_only_where_every_match_has_them)
 	}
 }
 
+Test(ruleindex, built_after_a_few_units_not_for_the_first)
+{
+	struct pol_policy *p = pol_new(0);
+	struct pol_ctx ctx = {.cwd = "/"};
+	struct pol_result r;
+	int built_at = -1;
+
+	cr_assert(p && pol_load_embedded(p) == 0);
+	for (int i = 0; i < 40 && built_at < 0; i++) {
+		pol_check_command(p, "ls -la", 6, &ctx, &r);
+		pol_result_release(&r);
+		if (p->cmd_index_state == 2)
+			built_at = i;
+	}
+	cr_assert_gt(built_at, 0, "built at decision %d", built_at);
+	cr_assert_lt(built_at, 40);
+	pol_free(p);
+}
+
 Test(ruleindex, start_keys_beyond_max_give_none)
 {
 	uint16_t keys[2];
@@ -81,17 +100,17 @@ struct kw_case {
 };
 
 static const struct kw_case kw_cases[] = {
-    {"\\bgit\\s+reset\\s+--hard\\b", "--hard"},	/* the longest required run */
+    {"\\bgit\\s+reset\\s+--hard\\b", "--hard"},	      /* the longest required run */
     {">>?\\|?\\s+/dev/(?:sd[a-z]|nvme\\d)", "/dev/"}, /* not only at the start */
-    {"a{2,3}bc", "bc"},			/* a quantifier's digits are not text */
-    {"abc?de", "ab"},				/* c may be absent: the runs are ab, de */
-    {"ab+cd", "ab"},				/* b repeats: ab, then cd */
-    {"xy(?:foo|bar)baz", "baz"},		/* a group is left out */
-    {"xy[abc]zzz", "zzz"},			/* and a class */
-    {"foo|barbaz", NULL},			/* top-level alternation */
-    {"(?x)rm -rf", NULL},			/* extended mode */
-    {"ab\\x41cdefg", "ab"},			/* an escape it does not read ends it */
-    {"\\Qabc\\E", NULL},			/* a quote */
+    {"a{2,3}bc", "bc"},				      /* a quantifier's digits are not text */
+    {"abc?de", "ab"},				      /* c may be absent: the runs are ab, de */
+    {"ab+cd", "ab"},				      /* b repeats: ab, then cd */
+    {"xy(?:foo|bar)baz", "baz"},		      /* a group is left out */
+    {"xy[abc]zzz", "zzz"},			      /* and a class */
+    {"foo|barbaz", NULL},			      /* top-level alternation */
+    {"(?x)rm -rf", NULL},			      /* extended mode */
+    {"ab\\x41cdefg", "ab"},			      /* an escape it does not read ends it */
+    {"\\Qabc\\E", NULL},			      /* a quote */
     {"rm\\s+-rf\\s+/", "-rf"},
     {"\\bDROP\\s+TABLE\\b", "table"}, /* lowercased */
     {"\\bos\\.system\\s*\\(", "os.system"},
@@ -104,8 +123,9 @@ Test(ruleindex, keyword_is_the_longest_literal_every_match_holds)
 		const struct kw_case *k = &kw_cases[c];
 		struct pol_policy *p = pol_new(0);
 		char yaml[512];
-		int n = snprintf(yaml, sizeof(yaml),
-				 "bashToolPatterns:\n  - pattern: '%s'\n    reason: r\n", k->pattern);
+		int n =
+		    snprintf(yaml, sizeof(yaml),
+			     "bashToolPatterns:\n  - pattern: '%s'\n    reason: r\n", k->pattern);
 
 		cr_assert(p && n > 0 && (size_t)n < sizeof(yaml));
 		cr_assert_eq(pol_load_buffer(p, "kw.yaml", yaml, (size_t)n), 0, "%s", k->pattern);
@@ -167,7 +187,9 @@ static enum pol_decision decide(struct pol_policy *p, const char *cmd, size_t le
 	enum pol_decision d;
 
 	pol_cmd_index_free(p);
-	if (!index)
+	if (index)
+		pol_cmd_index_build(p);
+	else
 		p->cmd_index_state = 3; /* as if it could not be built: every rule is tried */
 	if (m) {
 		memset(m, 0, sizeof(*m));
@@ -229,9 +251,9 @@ Test(ruleindex, every_corpus_row_matches_the_same_rules_as_a_full_scan)
 				/* traced: no stop at the first deny, every match is seen */
 				decide(p, cmd, len, flag_sets[k], 1, &a, ra, sizeof(ra));
 				decide(p, cmd, len, flag_sets[k], 0, &b, rb, sizeof(rb));
-				cr_assert_str_eq(a.ids, b.ids, "%s:%u (flags %u): %s\n  index: %s\n  all:   %s",
-						 g.gl_pathv[fi], lineno, flag_sets[k], cmd, a.ids,
-						 b.ids);
+				cr_assert_str_eq(
+				    a.ids, b.ids, "%s:%u (flags %u): %s\n  index: %s\n  all:   %s",
+				    g.gl_pathv[fi], lineno, flag_sets[k], cmd, a.ids, b.ids);
 				tried_index += a.tried;
 				tried_all += b.tried;
 				/* untraced: the decision and its rule */
@@ -251,4 +273,42 @@ Test(ruleindex, every_corpus_row_matches_the_same_rules_as_a_full_scan)
 	/* the index is in use: it looks at far fewer rules than a full scan */
 	cr_assert_lt(tried_index * 3, tried_all, "index %u rules, full scan %u", tried_index,
 		     tried_all);
+}
+
+/* ---- the embedded codes, decoded one by one ------------------------------------------- */
+
+Test(ruleindex, every_embedded_code_decodes_alone_and_matches_like_its_pattern)
+{
+	struct pol_policy *p = pol_new(0);
+	size_t n = 0;
+
+	cr_assert(p && pol_load_embedded(p) == 0);
+	cr_assert(p->codes_blob, "the embedded codes were not attached");
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+		if (r->code_index < 0)
+			continue;
+		pcre2_code *one = pol_embedded_code(
+		    p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes), r->code_index,
+		    NULL);
+		cr_assert(one, "%s: code %d does not decode", r->id, r->code_index);
+		/* the same pattern: its own text, compiled by it, matches as the source does */
+		pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+		int m = pcre2_match(one, (PCRE2_SPTR) "git reset --hard", 16, 0, 0, md, NULL);
+		pcre2_code *src = pol_rule_code(p, r);
+		int m2 = pcre2_match(src, (PCRE2_SPTR) "git reset --hard", 16, 0, 0, md, NULL);
+		cr_expect_eq(m >= 0, m2 >= 0, "%s", r->id);
+		size_t a = 0, b = 1;
+		pcre2_pattern_info(one, PCRE2_INFO_SIZE, &a);
+		pcre2_pattern_info(src, PCRE2_INFO_SIZE, &b);
+		cr_expect_eq(a, b, "%s: %zu bytes, its code in use %zu", r->id, a, b);
+		pcre2_match_data_free(md);
+		pcre2_code_free(one);
+		n++;
+	}
+	cr_assert_gt(n, 100, "only %zu embedded codes", n);
+	/* out of range: none */
+	cr_assert_null(pol_embedded_code(
+	    p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes), p->n_codes, NULL));
+	pol_free(p);
 }

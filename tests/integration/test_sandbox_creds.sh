@@ -40,6 +40,18 @@ chmod 600 "$W/private/mine"
 (cd "$W" && sbx /bin/bash -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups cat pub/file >/dev/null
 	cat private/mine') >"$TMPDIR_TEST/mine" 2>>"$TMPDIR_TEST/err"
 grep -q root-only "$TMPDIR_TEST/mine" || fail "root could not read its own file after a tracee as nobody opened one"
+# A relative path is resolved from the working directory even when the caller could
+# not reach that directory from the root any more (a folder above it made unsearchable
+# after the cd): dcg sandbox run as nobody, whose tracees have its ids.
+mkdir -p "$W/pub/up/in"
+echo inside >"$W/pub/up/in/f"
+chown -R nobody "$W/pub/up"
+(cd "$W" && setpriv --reuid=nobody --regid=nogroup --clear-groups "${SANDBOX[@]}" \
+	--policy "$W/policy.yaml" --no-preload -- /bin/sh -c \
+	'cd pub/up/in && chmod 0 .. && cat f && echo made >g && cat g; chmod 755 ..') \
+	>"$TMPDIR_TEST/up" 2>>"$TMPDIR_TEST/err"
+[ "$(cat "$TMPDIR_TEST/up")" = "inside
+made" ] || fail "relative paths under an unsearchable folder: $(cat "$TMPDIR_TEST/up")"
 sbx_assert_intact
 sbx_assert_no_secret "$TMPDIR_TEST/out" "$TMPDIR_TEST/err"
 echo ok

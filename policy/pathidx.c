@@ -6,9 +6,9 @@
  *   refs[n_pats]: pattern numbers, bucket by bucket
  *   per pattern: string offset, then kind and basename_only as bytes (8 bytes)
  *   the globs, each NUL-terminated
- * A few hundred bytes for the default policy: pol_pidx_open() copies it into memory of
- * its own (anonymous memory, which a fork child shares without a page fault per page
- * read, unlike a file mapping).
+ * About 2 KB for the default policy: pol_pidx_open() checks it, then copies it into
+ * memory of its own (anonymous memory, which a fork child shares without a page fault
+ * per page read, unlike a file mapping).
  */
 #include "pathidx.h"
 
@@ -150,6 +150,23 @@ out:
 	return buf;
 }
 
+/* Checks an index in place (bk, refs, recs, str point into it). */
+static int pidx_valid(const struct head *h, const struct pol_pidx_bucket *bk, const uint32_t *refs,
+		      const struct pat_rec *recs, const char *str)
+{
+	if (h->strings_len && str[h->strings_len - 1] != '\0')
+		return 0;
+	for (size_t k = 0; k < h->n_buckets; k++)
+		if (bk[k].bucket >= POL_PI_BUCKETS || (k && bk[k].bucket <= bk[k - 1].bucket) ||
+		    bk[k].first > h->n_pats || bk[k].count > h->n_pats - bk[k].first)
+			return 0;
+	for (size_t i = 0; i < h->n_pats; i++)
+		if (refs[i] >= h->n_pats || recs[i].str >= h->strings_len ||
+		    recs[i].kind > POL_PATH_NO_DELETE)
+			return 0;
+	return 1;
+}
+
 int pol_pidx_open(struct pol_pidx *x, const void *file, size_t len, void *(*alloc)(size_t))
 {
 	const struct head *h = file;
@@ -157,16 +174,22 @@ int pol_pidx_open(struct pol_pidx *x, const void *file, size_t len, void *(*allo
 	const struct pat_rec *recs;
 	const uint32_t *refs;
 	const char *str;
-	size_t need;
+	size_t need, off_bk, off_refs, off_recs, off_str;
 	char *copy;
 
 	memset(x, 0, sizeof(*x));
 	if (len < sizeof(*h) || memcmp(h->magic, POL_PIDX_MAGIC, 8) != 0 ||
 	    h->n_pats > (1u << 20) || h->n_buckets > h->n_pats || h->strings_len > (1u << 26))
 		return -EINVAL;
-	need = sizeof(*h) + (size_t)h->n_buckets * sizeof(*bk) + (size_t)h->n_pats * 4 +
-	       (size_t)h->n_pats * sizeof(*recs) + h->strings_len;
-	if (len != need)
+	off_bk = sizeof(*h);
+	off_refs = off_bk + (size_t)h->n_buckets * sizeof(*bk);
+	off_recs = off_refs + (size_t)h->n_pats * 4;
+	off_str = off_recs + (size_t)h->n_pats * sizeof(*recs);
+	need = off_str + h->strings_len;
+	if (len != need || !pidx_valid(h, (const void *)((const char *)file + off_bk),
+				       (const void *)((const char *)file + off_refs),
+				       (const void *)((const char *)file + off_recs),
+				       (const char *)file + off_str))
 		return -EINVAL;
 	/* One block: the patterns, their kinds, then the index itself, copied. */
 	x->pats = alloc(((size_t)h->n_pats + 1) * (sizeof(*x->pats) + 1) + len + 8);
@@ -176,24 +199,13 @@ int pol_pidx_open(struct pol_pidx *x, const void *file, size_t len, void *(*allo
 	copy = (char *)x->kinds + h->n_pats + 1;
 	copy += (8 - (uintptr_t)copy % 8) % 8;
 	memcpy(copy, file, len);
-	bk = (const struct pol_pidx_bucket *)(const void *)(copy + sizeof(*h));
-	refs = (const uint32_t *)(const void *)(bk + h->n_buckets);
-	recs = (const struct pat_rec *)(const void *)(refs + h->n_pats);
-	str = (const char *)(recs + h->n_pats);
-	if (h->strings_len && str[h->strings_len - 1] != '\0')
-		return -EINVAL;
-	for (size_t k = 0; k < h->n_buckets; k++)
-		if (bk[k].bucket >= POL_PI_BUCKETS || (k && bk[k].bucket <= bk[k - 1].bucket) ||
-		    bk[k].first > h->n_pats || bk[k].count > h->n_pats - bk[k].first)
-			return -EINVAL;
-	for (size_t i = 0; i < h->n_pats; i++)
-		if (refs[i] >= h->n_pats)
-			return -EINVAL;
+	bk = (const struct pol_pidx_bucket *)(const void *)(copy + off_bk);
+	refs = (const uint32_t *)(const void *)(copy + off_refs);
+	recs = (const struct pat_rec *)(const void *)(copy + off_recs);
+	str = copy + off_str;
 	for (size_t i = 0; i < h->n_pats; i++) {
 		struct pol_pathpat *pp = &x->pats[i];
 
-		if (recs[i].str >= h->strings_len || recs[i].kind > POL_PATH_NO_DELETE)
-			return -EINVAL;
 		memset(pp, 0, sizeof(*pp));
 		pp->glob = (char *)(uintptr_t)(str + recs[i].str);
 		pp->basename_only = recs[i].basename_only;
@@ -271,24 +283,32 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 int pol_pidx_allows(const struct pol_pidx *x, const char *base, const char *path, enum pol_op op,
 		    unsigned flags)
 {
-	char lexical[PATH_MAX], joined[PATH_MAX * 2], resolved[PATH_MAX];
+	/* One buffer for the path in normal form, the joined path and where it leads
+	 * (pol_path_resolve() copies its input first): in a fork child each buffer is a
+	 * stack page to copy. */
+	char buf[PATH_MAX * 2];
+	const char *abs = path;
 	size_t b, n;
 
 	if (!x || !path || !path[0] || (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) ||
-	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0 ||
-	    pol_pidx_may_refuse(x, lexical, op, flags))
+	    pol_path_normalize(path, base, NULL, buf, PATH_MAX) < 0 ||
+	    pol_pidx_may_refuse(x, buf, op, flags))
 		return 0;
 	if (flags & POL_PATH_CANONICAL)
 		return 1;
-	/* base + "/" + path, as pol_check_path() joins them before resolving */
-	b = path[0] == '/' ? 0 : strlen(base);
-	n = strlen(path);
-	if (b + n + 2 > sizeof(joined))
+	/* base + "/" + path, as pol_check_path() joins them before resolving (an absolute
+	 * path resolves the same with or without the leading "/" it adds) */
+	if (path[0] != '/') {
+		b = strlen(base);
+		n = strlen(path);
+		if (b + n + 2 > sizeof(buf))
+			return 0;
+		memcpy(buf, base, b);
+		buf[b] = '/';
+		memcpy(buf + b + 1, path, n + 1);
+		abs = buf;
+	}
+	if (pol_path_resolve(abs, !!(flags & POL_PATH_NOFOLLOW), buf, PATH_MAX) < 0)
 		return 0;
-	memcpy(joined, base, b);
-	joined[b] = '/';
-	memcpy(joined + b + 1, path, n + 1);
-	if (pol_path_resolve(joined, !!(flags & POL_PATH_NOFOLLOW), resolved, sizeof(resolved)) < 0)
-		return 0;
-	return !pol_pidx_may_refuse(x, resolved, op, flags);
+	return !pol_pidx_may_refuse(x, buf, op, flags);
 }

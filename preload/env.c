@@ -16,13 +16,15 @@ static const char *const owned_vars[] = {"DCG_SNAPSHOT", "DCG_POLICY",	     "DCG
 					 "DCG_SANDBOX"};
 #define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
 
+/* Written at the start of every process: the fields it writes come first and the
+ * buffers fill from their starts, so that a process touches one page of it. */
 static struct {
-	char preload_entry[2048]; /* "LD_PRELOAD=<entries up to the guard>" */
-	size_t prefix_len;	  /* length of the part after '=' */
-	const char *self;	  /* inside preload_entry: the guard's own entry */
+	size_t prefix_len; /* length of the part after '=' */
+	const char *self;  /* inside preload_entry: the guard's own entry */
 	size_t self_len;
+	char *owned[N_OWNED];	  /* "NAME=value" or NULL when not set at start */
+	char preload_entry[2048]; /* "LD_PRELOAD=<entries up to the guard>" */
 	char owned_buf[4 * 1024];
-	char *owned[N_OWNED]; /* "NAME=value" or NULL when not set at start */
 } g_env;
 
 static int is_sep(char c)

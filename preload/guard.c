@@ -85,6 +85,7 @@ void guard_leave(void)
 static void guard_init(void) __attribute__((constructor));
 static void guard_init(void)
 {
+	static char self_abs[4096];
 	extern char **environ;
 	struct dl_find_object fo;
 	Dl_info info;
@@ -111,6 +112,18 @@ static void guard_init(void)
 		g.self_path = info.dli_fname;
 	if (g.self_path)
 		guard_env_capture(environ, g.self_path);
+	/* The engine is found beside this object: a relative path (LD_PRELOAD=build/...)
+	 * would no longer lead there once the program changed folder. */
+	if (g.self_path && g.self_path[0] != '/' && getcwd(self_abs, sizeof(self_abs))) {
+		struct rt_msg m;
+		size_t base = strlen(self_abs);
+
+		rt_msg_init(&m, self_abs + base, sizeof(self_abs) - base);
+		rt_msg_add(&m, "/");
+		rt_msg_add(&m, g.self_path);
+		if (base + m.len < sizeof(self_abs) - 1)
+			g.self_path = self_abs;
+	}
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
 	errno = saved;
@@ -295,7 +308,11 @@ static int index_allows(int dirfd, const char *path, enum pol_op op, unsigned fl
 	const struct pol_pidx *x = index_get();
 	char base[4096];
 
-	return x && path[0] && !home_path(path) && base_of(dirfd, path, base, sizeof(base)) == 0 &&
+	if (!x || !path[0] || home_path(path))
+		return 0;
+	if (path[0] == '/') /* no base needed (nor its stack page written) */
+		return pol_pidx_allows(x, "/", path, op, flags);
+	return base_of(dirfd, path, base, sizeof(base)) == 0 &&
 	       pol_pidx_allows(x, base, path, op, flags);
 }
 
@@ -648,7 +665,10 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 
 void guard_warm(void)
 {
+	static _Atomic int warmed;
 	const struct guard_engine *e;
+	struct guard_envbuf eb;
+	extern char **environ;
 
 	/* The children share the index and the engine (the policy, the regexes every
 	 * exec check needs) instead of loading their own: no child of a threaded parent
@@ -656,4 +676,16 @@ void guard_warm(void)
 	index_get();
 	if ((e = engine_get()))
 		e->warm();
+	/* Read before written: a write at every fork would cost the parent a page fault
+	 * (its pages are write-protected after each fork). */
+	if (atomic_load_explicit(&warmed, memory_order_relaxed) ||
+	    atomic_exchange_explicit(&warmed, 1, memory_order_relaxed))
+		return;
+	/* The exec path once, dry, so that the libc functions it calls through the PLT
+	 * (readlink, pread, memcmp, ...) are bound here: a fork child that binds one pays a
+	 * symbol lookup and a copied page, at every exec. */
+	index_allows(AT_FDCWD, "/proc/self/exe", POL_OP_EXEC, 0);
+	guard_exe_kind("/proc/self/exe");
+	guard_env_build(environ, &eb);
+	guard_envbuf_release(&eb);
 }

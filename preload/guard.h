@@ -1,8 +1,8 @@
 /* guard.h - the preload guard's glue between libc wrappers and policy/.
  *
  * libdcg-preload.so wraps the libc functions listed in wrap.def. Each wrapper copies
- * its path arguments, asks policy/ through the guard_check_*() functions below and,
- * when allowed, calls the real function. A refusal returns -1 with errno EACCES after
+ * its path arguments, asks the guard_check_*() functions below (the path index, else
+ * the policy engine, engine.h) and, when allowed, calls the real function. A refusal returns -1 with errno EACCES after
  * one stderr line and one audit-log line.
  *
  * Rules every wrapper keeps (the guard is a guest in someone else's process):

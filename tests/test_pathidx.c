@@ -147,7 +147,8 @@ static size_t paths_from_glob(const char *glob, char out[][PATH_MAX], size_t max
 
 		if (snprintf(b, sizeof(b), "%s/src/%s", root, filled) >= (int)sizeof(b))
 			return 0;
-		snprintf(filled, sizeof(filled), "%s", b);
+		if (snprintf(filled, sizeof(filled), "%s", b) >= (int)sizeof(filled))
+			return 0;
 		o = strlen(filled);
 	}
 #define ADD(...)                                                                   \
@@ -165,7 +166,8 @@ static size_t paths_from_glob(const char *glob, char out[][PATH_MAX], size_t max
 	{
 		char near[PATH_MAX];
 
-		snprintf(near, sizeof(near), "%s", filled);
+		if (snprintf(near, sizeof(near), "%s", filled) >= (int)sizeof(near))
+			return n;
 		if (o > 1)
 			near[o - 1] = near[o - 1] == 'y' ? 'z' : 'y';
 		ADD("%s", near);

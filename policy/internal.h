@@ -178,8 +178,10 @@ struct pol_policy {
 #define POL_SNAP_MAGIC "DCGSNAP 3\n"
 
 /* snapshot.c: the pre-split form of a snapshot, made at build time for the embedded
- * defaults: the fields unescaped and NUL-terminated, with an index of where each
- * record's fields start, so that a process loads it without copying or scanning it.
+ * defaults: the fields unescaped and NUL-terminated (each distinct string once), with
+ * an index of where each record's fields start, and each rule as a record of fixed
+ * 32-bit words (string offsets and numbers), so that a process loads it without
+ * copying, scanning or parsing it.
  * pol_snapshot_split() turns snapshot text into it (malloc'ed, *len its size; NULL on
  * error); pol_snapshot_load_split() loads it, borrowing its strings where they lie (the
  * blob must outlive the policy). */

@@ -354,9 +354,21 @@ static int keep_lazy_root(struct pol_policy *p)
 	return p->lazy_home && p->lazy_root ? 0 : -ENOMEM;
 }
 
-static int load_path(struct pol_policy *p, struct pol_rule *r, char **f)
+/* A P record's fields, read from the text (load_rule) or from a rule record of the
+ * pre-split form (split_rule): the numbers as numbers, an empty optional field NULL. */
+struct snap_rule {
+	const char *id, *pattern, *reason, *language, *origin, *keyword, *glob, *canon;
+	long long kind, sev, dec, pk, flags;
+	unsigned line;
+	int enabled, basename, negate;
+	size_t keyword_len, nsugg;
+	char *const *sugg;
+};
+
+static int load_path(struct pol_policy *p, struct pol_rule *r, const char *glob, int basename,
+		     int negate, const char *canon)
 {
-	if (!f[13][0]) {
+	if (!glob) {
 		/* Portable: expand the pattern as written for this home and root. */
 		struct pol_pathpat pp;
 
@@ -374,12 +386,12 @@ static int load_path(struct pol_policy *p, struct pol_rule *r, char **f)
 			pol_rule_canon_path(r);
 		}
 	} else {
-		r->path.glob = f[13];
-		r->path.basename_only = (int)num(f[14]);
-		r->path.negate = (int)num(f[15]);
+		r->path.glob = (char *)glob;
+		r->path.basename_only = basename;
+		r->path.negate = negate;
 		pol_pathpat_classify(&r->path);
-		if (f[16][0]) {
-			r->path_canon.glob = f[16];
+		if (canon) {
+			r->path_canon.glob = (char *)canon;
 			r->path_canon.negate = r->path.negate;
 			pol_pathpat_classify(&r->path_canon);
 			r->has_canon = 1;
@@ -390,22 +402,15 @@ static int load_path(struct pol_policy *p, struct pol_rule *r, char **f)
 	return 0;
 }
 
-static int load_rule(struct pol_policy *p, char **f, size_t n)
+static int add_rule(struct pol_policy *p, const struct snap_rule *sr)
 {
 	struct pol_rule *r;
-	size_t nsugg;
 
-	if (n < P_KEYWORD + 2)
-		return -EINVAL;
-	nsugg = (size_t)num(f[P_KEYWORD + 1]);
-	if (nsugg > SNAP_MAX_FIELDS || n < P_KEYWORD + 2 + nsugg)
-		return -EINVAL;
 	/* The numbers index arrays and shift bits in the decision code: a record with one
 	 * out of range is refused, not trusted. */
-	long long kind = num(f[2]), sev = num(f[6]), dec = num(f[7]), pk = num(f[8]);
-	long long flags = num(f[12]);
-	if (kind < 0 || kind > POL_RULE_BUILTIN || sev < 0 || sev > POL_SEV_CRITICAL || dec < 0 ||
-	    dec > POL_DENY || pk < 0 || pk > POL_PATH_NO_DELETE)
+	if (sr->kind < 0 || sr->kind > POL_RULE_BUILTIN || sr->sev < 0 ||
+	    sr->sev > POL_SEV_CRITICAL || sr->dec < 0 || sr->dec > POL_DENY || sr->pk < 0 ||
+	    sr->pk > POL_PATH_NO_DELETE || sr->nsugg > SNAP_MAX_FIELDS)
 		return -EINVAL;
 	r = pol_rule_new(p);
 	if (!r)
@@ -413,44 +418,81 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	/* Strings stay in the snapshot text, which the policy keeps: no copy per field
 	 * (this runs at the start of every guarded process). */
 	r->borrowed = 1;
-	r->id = f[1];
-	r->kind = (enum pol_rule_kind)kind;
-	r->pattern = f[3][0] ? f[3] : NULL;
-	r->reason = f[4];
-	r->language = f[5][0] ? pol_language_intern(f[5]) : NULL;
-	r->severity = (enum pol_severity)sev;
-	r->decision = (enum pol_decision)dec;
-	r->path_kind = (enum pol_path_kind)pk;
-	r->origin = pol_origin_intern(p, f[9]);
-	r->line = (unsigned)num(f[10]);
-	r->enabled = (int)num(f[11]);
-	r->caseless = (int)(flags & 1);
-	r->runtime_paths = (int)((flags >> 1) & 1);
+	r->id = (char *)sr->id;
+	r->kind = (enum pol_rule_kind)sr->kind;
+	r->pattern = (char *)sr->pattern;
+	r->reason = (char *)sr->reason;
+	r->language = sr->language ? pol_language_intern(sr->language) : NULL;
+	r->severity = (enum pol_severity)sr->sev;
+	r->decision = (enum pol_decision)sr->dec;
+	r->path_kind = (enum pol_path_kind)sr->pk;
+	r->origin = pol_origin_intern(p, sr->origin);
+	r->line = sr->line;
+	r->enabled = sr->enabled;
+	r->caseless = (int)(sr->flags & 1);
+	r->runtime_paths = (int)((sr->flags >> 1) & 1);
 	/* not indexed by its ID here: pol_rule_find() looks through the rules loaded since
 	 * the index was last brought up to date (pol_rule_index_add, pol_prepare) */
 	if (r->kind == POL_RULE_PATH) {
-		int rc = load_path(p, r, f);
+		int rc = load_path(p, r, sr->glob, sr->basename, sr->negate, sr->canon);
 
 		if (rc < 0)
 			return rc;
-	} else if (r->pattern && f[P_KEYWORD][0]) {
+	} else if (r->pattern && sr->keyword && sr->keyword_len >= 2) {
 		/* Compiled lazily, like the embedded rules: it compiled once at load. */
-		size_t kl = strlen(f[P_KEYWORD]);
-
-		if (kl >= 2) {
-			r->keyword = f[P_KEYWORD];
-			r->keyword_len = kl;
-			r->keyword_bigram = pol_keyword_bigram(r->keyword);
-		}
+		r->keyword = (char *)sr->keyword;
+		r->keyword_len = sr->keyword_len;
+		r->keyword_bigram = pol_keyword_bigram(r->keyword);
 	}
-	if (nsugg) {
-		r->suggestions = pool_take(p, nsugg);
+	if (sr->nsugg) {
+		r->suggestions = pool_take(p, sr->nsugg);
 		if (!r->suggestions)
 			return -ENOMEM;
-		memcpy(r->suggestions, f + P_KEYWORD + 2, nsugg * sizeof(*r->suggestions));
-		r->n_suggestions = nsugg;
+		memcpy(r->suggestions, sr->sugg, sr->nsugg * sizeof(*r->suggestions));
+		r->n_suggestions = sr->nsugg;
 	}
 	return 0;
+}
+
+/* Reads a P record's fields (text form) into sr; 0 or -EINVAL. */
+static int read_rule(char **f, size_t n, struct snap_rule *sr)
+{
+	size_t nsugg;
+
+	if (n < P_KEYWORD + 2)
+		return -EINVAL;
+	nsugg = (size_t)num(f[P_KEYWORD + 1]);
+	if (nsugg > SNAP_MAX_FIELDS || n < P_KEYWORD + 2 + nsugg)
+		return -EINVAL;
+	sr->id = f[1]; /* every member set below */
+	sr->kind = num(f[2]);
+	sr->pattern = f[3][0] ? f[3] : NULL;
+	sr->reason = f[4];
+	sr->language = f[5][0] ? f[5] : NULL;
+	sr->sev = num(f[6]);
+	sr->dec = num(f[7]);
+	sr->pk = num(f[8]);
+	sr->origin = f[9];
+	sr->line = (unsigned)num(f[10]);
+	sr->enabled = (int)num(f[11]);
+	sr->flags = num(f[12]);
+	sr->glob = f[13][0] ? f[13] : NULL;
+	sr->basename = (int)num(f[14]);
+	sr->negate = (int)num(f[15]);
+	sr->canon = f[16][0] ? f[16] : NULL;
+	sr->keyword = f[P_KEYWORD][0] ? f[P_KEYWORD] : NULL;
+	sr->keyword_len = sr->keyword ? strlen(sr->keyword) : 0;
+	sr->nsugg = nsugg;
+	sr->sugg = f + P_KEYWORD + 2;
+	return 0;
+}
+
+static int load_rule(struct pol_policy *p, char **f, size_t n)
+{
+	struct snap_rule sr;
+	int rc = read_rule(f, n, &sr);
+
+	return rc < 0 ? rc : add_rule(p, &sr);
 }
 
 void pol_paths_ready(const struct pol_policy *cp)
@@ -649,14 +691,119 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 }
 
 /* The pre-split form (see internal.h): a header of four 32-bit words (magic, records,
- * index words, string bytes), the index (per record: its field count, then each
- * field's offset), then the fields, each ending with a NUL. Built into the binary,
- * so it is borrowed where it lies: no copy, no scan. */
+ * index words, string bytes), the index, then the fields, each ending with a NUL, each
+ * distinct string once. Per record, the index holds its field count, then each field's
+ * offset; but a P record is a rule record: SPLIT_RULE | its number of suggestions, then
+ * SR_WORDS words (offsets and numbers, below), then the suggestions' offsets, so that a
+ * start reads no number as text and touches no string but the ones a decision reads.
+ * Built into the binary, so it is borrowed where it lies: no copy, no scan. */
+#define SPLIT_RULE 0x80000000u
+#define SPLIT_NONE 0xffffffffu /* an empty optional string */
+enum {
+	SR_ID,
+	SR_PATTERN,
+	SR_REASON,
+	SR_LANGUAGE,
+	SR_ORIGIN,
+	SR_KEYWORD,
+	SR_GLOB,
+	SR_CANON,
+	SR_LINE,
+	SR_KIND, /* kind | severity << 8 | decision << 16 | path kind << 24 */
+	SR_BITS, /* enabled | flags << 8 | basename << 16 | negate << 24 */
+	SR_KEYLEN,
+	SR_WORDS
+};
+
+/* Where the last rule's origin and language were interned: most rules share them. */
+struct intern_cache {
+	uint32_t origin_off, lang_off;
+	const char *origin, *lang;
+};
+
+/* A string of a rule record, or NULL for SPLIT_NONE: 0, or -1 out of range. */
+static int split_str(const char *str, size_t nb, uint32_t off, const char **out)
+{
+	*out = off == SPLIT_NONE ? NULL : str + off;
+	return off != SPLIT_NONE && off >= nb ? -1 : 0;
+}
+
+/* Loads the rule record at ix (the words after its count), the same as load_rule the P
+ * record it was made from. 0 or a negative errno. */
+static int split_rule(struct pol_policy *p, const uint32_t *ix, size_t nsugg, const char *str,
+		      size_t nb, struct intern_cache *ic)
+{
+	const char *pattern, *lang, *keyword, *glob, *canon;
+	uint32_t k = ix[SR_KIND], b = ix[SR_BITS];
+	struct pol_rule *r;
+
+	if (ix[SR_ID] >= nb || ix[SR_REASON] >= nb || ix[SR_ORIGIN] >= nb ||
+	    split_str(str, nb, ix[SR_PATTERN], &pattern) ||
+	    split_str(str, nb, ix[SR_LANGUAGE], &lang) ||
+	    split_str(str, nb, ix[SR_KEYWORD], &keyword) ||
+	    split_str(str, nb, ix[SR_GLOB], &glob) || split_str(str, nb, ix[SR_CANON], &canon))
+		return -EINVAL;
+	/* the keyword's length, checked where it ends: never read past the blob */
+	if (keyword && (ix[SR_KEYLEN] >= nb - ix[SR_KEYWORD] || keyword[ix[SR_KEYLEN]]))
+		return -EINVAL;
+	if ((k & 0xff) > POL_RULE_BUILTIN || ((k >> 8) & 0xff) > POL_SEV_CRITICAL ||
+	    ((k >> 16) & 0xff) > POL_DENY || (k >> 24) > POL_PATH_NO_DELETE)
+		return -EINVAL;
+	for (size_t i = 0; i < nsugg; i++)
+		if (ix[SR_WORDS + i] >= nb)
+			return -EINVAL;
+	r = pol_rule_new(p);
+	if (!r)
+		return -ENOMEM;
+	r->borrowed = 1;
+	r->id = (char *)(uintptr_t)(str + ix[SR_ID]);
+	r->kind = (enum pol_rule_kind)(k & 0xff);
+	r->pattern = (char *)(uintptr_t)pattern;
+	r->reason = (char *)(uintptr_t)(str + ix[SR_REASON]);
+	if (lang && (ix[SR_LANGUAGE] != ic->lang_off || !ic->lang)) {
+		ic->lang = pol_language_intern(lang);
+		ic->lang_off = ix[SR_LANGUAGE];
+	}
+	r->language = lang ? ic->lang : NULL;
+	r->severity = (enum pol_severity)((k >> 8) & 0xff);
+	r->decision = (enum pol_decision)((k >> 16) & 0xff);
+	r->path_kind = (enum pol_path_kind)(k >> 24);
+	if (ix[SR_ORIGIN] != ic->origin_off || !ic->origin) {
+		ic->origin = pol_origin_intern(p, str + ix[SR_ORIGIN]);
+		ic->origin_off = ix[SR_ORIGIN];
+	}
+	r->origin = ic->origin;
+	r->line = ix[SR_LINE];
+	r->enabled = (int)(b & 0xff);
+	r->caseless = (int)((b >> 8) & 1);
+	r->runtime_paths = (int)((b >> 9) & 1);
+	if (r->kind == POL_RULE_PATH) {
+		int rc = load_path(p, r, glob, (int)((b >> 16) & 0xff), (int)(b >> 24), canon);
+
+		if (rc < 0)
+			return rc;
+	} else if (pattern && keyword && ix[SR_KEYLEN] >= 2) {
+		r->keyword = (char *)(uintptr_t)keyword;
+		r->keyword_len = ix[SR_KEYLEN];
+		r->keyword_bigram = pol_keyword_bigram(keyword);
+	}
+	if (nsugg) {
+		r->suggestions = pool_take(p, nsugg);
+		if (!r->suggestions)
+			return -ENOMEM;
+		for (size_t i = 0; i < nsugg; i++)
+			r->suggestions[i] = (char *)(uintptr_t)(str + ix[SR_WORDS + i]);
+		r->n_suggestions = nsugg;
+	}
+	return 0;
+}
+
 int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 {
 	const uint32_t *h = blob, *ix = h + 4;
 	size_t first = p->n_rules, nw, nb, w = 0;
 	char *str, *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
+	struct intern_cache ic = {0, 0, NULL, NULL};
 	int rc = 0;
 
 	if (len < 16 || h[0] != POL_SPLIT_MAGIC)
@@ -672,7 +819,18 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 	for (uint32_t r = 0; r < h[1] && rc == 0; r++) {
 		size_t n;
 
-		if (w >= nw || (n = ix[w++]) < 1 || n > sizeof(f) / sizeof(f[0]) || n > nw - w)
+		if (w >= nw)
+			return -EINVAL;
+		n = ix[w++];
+		if (n & SPLIT_RULE) {
+			n &= ~SPLIT_RULE;
+			if (n > SNAP_MAX_FIELDS || SR_WORDS + n > nw - w)
+				return -EINVAL;
+			rc = split_rule(p, ix + w, n, str, nb, &ic);
+			w += SR_WORDS + n;
+			continue;
+		}
+		if (n < 1 || n > sizeof(f) / sizeof(f[0]) || n > nw - w)
 			return -EINVAL;
 		for (size_t k = 0; k < n; k++) {
 			if (ix[w] >= nb)
@@ -705,11 +863,101 @@ static int grow(void *pv, size_t *cap, size_t need, size_t unit)
 	return 0;
 }
 
+/* The strings of the split form, each distinct one stored once. */
+struct strtab {
+	char *b;
+	size_t n, cap;
+	uint32_t *slot; /* open addressing: offset + 1, 0 empty */
+	size_t nslot, used;
+};
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The offset of s in t, added if new; SPLIT_NONE on error. */
+static uint32_t str_put(struct strtab *t, const char *s)
+{
+	size_t l = strlen(s) + 1, i;
+
+	if ((t->used + 1) * 2 > t->nslot) {
+		size_t ns = t->nslot ? t->nslot * 2 : 4096;
+		uint32_t *sl = calloc(ns, sizeof(*sl));
+
+		if (!sl)
+			return SPLIT_NONE;
+		for (size_t k = 0; k < t->nslot; k++)
+			if (t->slot[k]) {
+				for (i = str_hash(t->b + t->slot[k] - 1) & (ns - 1); sl[i];
+				     i = (i + 1) & (ns - 1))
+					;
+				sl[i] = t->slot[k];
+			}
+		free(t->slot);
+		t->slot = sl;
+		t->nslot = ns;
+	}
+	for (i = str_hash(s) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
+		if (strcmp(t->b + t->slot[i] - 1, s) == 0)
+			return t->slot[i] - 1;
+	if (t->n + l >= SPLIT_RULE || grow(&t->b, &t->cap, t->n + l, 1) < 0)
+		return SPLIT_NONE;
+	memcpy(t->b + t->n, s, l);
+	t->slot[i] = (uint32_t)t->n + 1;
+	t->used++;
+	t->n += l;
+	return (uint32_t)(t->n - l);
+}
+
+/* The rule record of the P record f (n fields) into v (SR_WORDS + suggestions words);
+ * its word count, or 0 when the record does not fit one (then it is written as fields,
+ * and refused at load as the text would be). */
+static size_t rule_words(struct strtab *t, char **f, size_t n, uint32_t *v)
+{
+	struct snap_rule sr;
+	static const int word[8] = {SR_ID,	 SR_REASON,  SR_ORIGIN, SR_PATTERN,
+				    SR_LANGUAGE, SR_KEYWORD, SR_GLOB,	SR_CANON};
+	const char *s[8];
+	long long small[8];
+
+	if (read_rule(f, n, &sr) < 0)
+		return 0;
+	small[0] = sr.kind, small[1] = sr.sev, small[2] = sr.dec, small[3] = sr.pk;
+	small[4] = sr.enabled, small[5] = sr.flags, small[6] = sr.basename, small[7] = sr.negate;
+	for (int k = 0; k < 8; k++)
+		if (small[k] < 0 || small[k] > 255)
+			return 0;
+	s[0] = sr.id, s[1] = sr.reason, s[2] = sr.origin, s[3] = sr.pattern;
+	s[4] = sr.language, s[5] = sr.keyword, s[6] = sr.glob, s[7] = sr.canon;
+	/* the first three always there, the others SPLIT_NONE when empty */
+	for (int k = 0; k < 8; k++) {
+		v[word[k]] = s[k] ? str_put(t, s[k]) : SPLIT_NONE;
+		if (s[k] && v[word[k]] == SPLIT_NONE)
+			return 0;
+	}
+	if (sr.keyword_len > UINT32_MAX)
+		return 0;
+	v[SR_LINE] = sr.line;
+	v[SR_KIND] = (uint32_t)(sr.kind | sr.sev << 8 | sr.dec << 16 | sr.pk << 24);
+	v[SR_BITS] = (uint32_t)(sr.enabled | sr.flags << 8 | sr.basename << 16 | sr.negate << 24);
+	v[SR_KEYLEN] = (uint32_t)sr.keyword_len;
+	for (size_t k = 0; k < sr.nsugg; k++)
+		if ((v[SR_WORDS + k] = str_put(t, sr.sugg[k])) == SPLIT_NONE)
+			return 0;
+	return SR_WORDS + sr.nsugg;
+}
+
 void *pol_snapshot_split(const char *text, size_t len, size_t *out_len)
 {
-	size_t ml = strlen(SNAP_MAGIC), nw = 0, cw = 0, nb = 0, cb = 0;
-	uint32_t *ix = NULL, records = 0;
-	char *copy, *line, *next, *str = NULL, *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
+	size_t ml = strlen(SNAP_MAGIC), nw = 0, cw = 0;
+	uint32_t *ix = NULL, records = 0, rule[SR_WORDS + SNAP_MAX_FIELDS];
+	struct strtab t = {0};
+	char *copy, *line, *next, *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
 	void *out = NULL;
 
 	if (len < ml || memcmp(text, SNAP_MAGIC, ml) != 0 || !(copy = malloc(len + 1)))
@@ -720,35 +968,39 @@ void *pol_snapshot_split(const char *text, size_t len, size_t *out_len)
 		size_t n = split(line + 1 + (line[1] == '\t'), copy + len, f + 1,
 				 sizeof(f) / sizeof(f[0]) - 1, &next) +
 			   1;
+		size_t rw = line[0] == 'P' ? rule_words(&t, f, n, rule) : 0;
 		char tag[2] = {line[0], '\0'};
 
-		f[0] = tag;
-		if (grow(&ix, &cw, nw + n + 1, sizeof(*ix)) < 0)
+		if (grow(&ix, &cw, nw + (rw ? rw : n) + 1, sizeof(*ix)) < 0)
 			goto out;
+		if (rw) {
+			ix[nw++] = SPLIT_RULE | (uint32_t)(rw - SR_WORDS);
+			memcpy(ix + nw, rule, rw * sizeof(*ix));
+			nw += rw;
+			records++;
+			continue;
+		}
+		f[0] = tag;
 		ix[nw++] = (uint32_t)n;
 		for (size_t k = 0; k < n; k++) {
-			size_t l = strlen(f[k]) + 1;
-
-			if (grow(&str, &cb, nb + l, 1) < 0)
+			if ((ix[nw++] = str_put(&t, f[k])) == SPLIT_NONE)
 				goto out;
-			ix[nw++] = (uint32_t)nb;
-			memcpy(str + nb, f[k], l);
-			nb += l;
 		}
 		records++;
 	}
-	out = malloc(16 + nw * 4 + nb);
+	out = malloc(16 + nw * 4 + t.n);
 	if (out) {
-		uint32_t h[4] = {POL_SPLIT_MAGIC, records, (uint32_t)nw, (uint32_t)nb};
+		uint32_t h[4] = {POL_SPLIT_MAGIC, records, (uint32_t)nw, (uint32_t)t.n};
 
 		memcpy(out, h, 16);
 		memcpy((char *)out + 16, ix, nw * 4);
-		memcpy((char *)out + 16 + nw * 4, str, nb);
-		*out_len = 16 + nw * 4 + nb;
+		memcpy((char *)out + 16 + nw * 4, t.b, t.n);
+		*out_len = 16 + nw * 4 + t.n;
 	}
 out:
 	free(ix);
-	free(str);
+	free(t.b);
+	free(t.slot);
 	free(copy);
 	return out;
 }

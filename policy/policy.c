@@ -31,6 +31,29 @@ static void pcre_free(void *ptr, void *data)
 	pol_mem_free(ptr);
 }
 
+/* The rules the engine's code decides (registered by pol_new, after the shell's). */
+static const struct pol_builtin core_builtins[] = {
+    POL_BUILTIN("input.invalid",
+		"the input holds a NUL byte or invalid UTF-8: it cannot be checked",
+		POL_SEV_CRITICAL, "Send the command as plain UTF-8 text"),
+    POL_BUILTIN("input.too_long", "the input is too long to check (over 4 MiB)", POL_SEV_CRITICAL,
+		"Split the work into smaller commands or a script file"),
+    POL_BUILTIN("input.path_too_long", "the path is too long to check", POL_SEV_CRITICAL,
+		"Use a shorter path"),
+    POL_BUILTIN("runtime.mount",
+		"mounting, changing the root or a new mount namespace would "
+		"rearrange the tree every path rule is written for",
+		POL_SEV_CRITICAL, "Run it outside dcg run / dcg sandbox"),
+    POL_BUILTIN("sandbox.raw_write",
+		"writing to a block device, kernel memory or a kernel hook goes "
+		"around every path rule at once",
+		POL_SEV_CRITICAL, "Write to a file, not to the device"),
+    POL_BUILTIN("sandbox.mknod_device", "a device node gives raw access to a disk or kernel memory",
+		POL_SEV_CRITICAL, "Create a regular file or a FIFO instead"),
+    POL_BUILTIN("shell.analysis_failed", "the command could not be analysed within dcg's limits",
+		POL_SEV_CRITICAL, "Write the command more simply, or as a script file"),
+};
+
 struct pol_policy *pol_new(unsigned flags)
 {
 	struct pol_policy *p = calloc(1, sizeof(*p));
@@ -56,29 +79,8 @@ struct pol_policy *pol_new(unsigned flags)
 		goto out_free;
 	pol_origin_intern(p, "<builtin>");
 	if (pol_shell_register_builtins(p) < 0 ||
-	    pol_rule_add_builtin(
-		p, "input.invalid",
-		"the input holds a NUL byte or invalid UTF-8: it cannot be checked",
-		POL_SEV_CRITICAL, "Send the command as plain UTF-8 text") < 0 ||
-	    pol_rule_add_builtin(p, "input.too_long", "the input is too long to check (over 4 MiB)",
-				 POL_SEV_CRITICAL,
-				 "Split the work into smaller commands or a script file") < 0 ||
-	    pol_rule_add_builtin(p, "input.path_too_long", "the path is too long to check",
-				 POL_SEV_CRITICAL, "Use a shorter path") < 0 ||
-	    pol_rule_add_builtin(p, "runtime.mount",
-				 "mounting, changing the root or a new mount namespace would "
-				 "rearrange the tree every path rule is written for",
-				 POL_SEV_CRITICAL, "Run it outside dcg run / dcg sandbox") < 0 ||
-	    pol_rule_add_builtin(p, "sandbox.raw_write",
-				 "writing to a block device, kernel memory or a kernel hook goes "
-				 "around every path rule at once",
-				 POL_SEV_CRITICAL, "Write to a file, not to the device") < 0 ||
-	    pol_rule_add_builtin(p, "sandbox.mknod_device",
-				 "a device node gives raw access to a disk or kernel memory",
-				 POL_SEV_CRITICAL, "Create a regular file or a FIFO instead") < 0 ||
-	    pol_rule_add_builtin(
-		p, "shell.analysis_failed", "the command could not be analysed within dcg's limits",
-		POL_SEV_CRITICAL, "Write the command more simply, or as a script file") < 0)
+	    pol_rule_add_builtins(p, core_builtins,
+				  sizeof(core_builtins) / sizeof(core_builtins[0])) < 0)
 		goto out_free;
 	return p;
 
@@ -592,6 +594,32 @@ ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *r
 	 * rest of start-up). */
 	pol_rule_index_add(p, p->n_rules - 1);
 	return (ssize_t)(p->n_rules - 1);
+}
+
+int pol_rule_add_builtins(struct pol_policy *p, const struct pol_builtin *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pol_rule *r;
+
+		if (pol_rule_find(p, b[i].id) >= 0)
+			continue;
+		r = pol_rule_new(p);
+		if (!r)
+			return -ENOMEM;
+		/* as pol_rule_add_builtin() makes it, the strings borrowed */
+		r->borrowed = 1;
+		r->kind = POL_RULE_BUILTIN;
+		r->id = (char *)(uintptr_t)b[i].id;
+		r->reason = (char *)(uintptr_t)b[i].reason;
+		r->severity = b[i].sev;
+		r->decision = b[i].sev >= POL_SEV_HIGH	   ? POL_DENY
+			      : b[i].sev == POL_SEV_MEDIUM ? POL_ASK
+							   : POL_LOG;
+		r->suggestions = (char **)(uintptr_t)b[i].sugg;
+		r->n_suggestions = 2;
+		pol_rule_index_add(p, p->n_rules - 1);
+	}
+	return 0;
 }
 
 static size_t edit_distance(const char *a, const char *b)

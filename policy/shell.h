@@ -86,4 +86,22 @@ int pol_shell_analyze(const char *cmd, size_t len, const struct pol_shell_opts *
  * called once by pol_new(). Returns 0 or a negative errno. */
 int pol_shell_register_builtins(struct pol_policy *p);
 
+/* A built-in rule written in the binary: pol_new() registers each without a copy (the
+ * rule borrows its strings and its suggestions array), as pol_rule_add_builtin() would.
+ * POL_BUILTIN() writes the allow suggestion every rule ends with. */
+struct pol_builtin {
+	const char *id, *reason;
+	enum pol_severity sev;
+	const char *const sugg[2]; /* the suggestion, then the allow suggestion */
+};
+#define POL_BUILTIN(id, reason, sev, sugg)                                     \
+	{                                                                      \
+		id, reason, sev,                                               \
+		{                                                              \
+			sugg, "If intentional: dcg allow " id " -r \"reason\"" \
+		}                                                              \
+	}
+/* 0 or a negative errno. */
+int pol_rule_add_builtins(struct pol_policy *p, const struct pol_builtin *b, size_t n);
+
 #endif /* DCG_SHELL_H */

@@ -653,37 +653,34 @@ int pol_shell_analyze(const char *cmd, size_t len, const struct pol_shell_opts *
 
 int pol_shell_register_builtins(struct pol_policy *p)
 {
-	static const struct {
-		const char *id, *reason, *suggestion;
-		enum pol_severity sev;
-	} b[] = {
-	    {"shell.parse.unterminated",
-	     "Unterminated quote, substitution or group: the command cannot be analysed safely",
-	     "Close every quote and $( ... ) so the command can be checked", POL_SEV_HIGH},
-	    {"shell.parse.error", "Shell syntax error: the command cannot be analysed safely",
-	     "Fix the syntax (unbalanced parenthesis or missing redirection target)", POL_SEV_HIGH},
-	    {"shell.parse.too_complex",
-	     "Command nests substitutions or shells too deeply to be analysed",
-	     "Split the command into simpler steps", POL_SEV_HIGH},
-	    {"remote-exec.pipe_to_shell", "Downloaded content is executed as code without review",
-	     "Download to a file, read it, then run it: curl -fsSLo script.sh URL && less "
-	     "script.sh",
-	     POL_SEV_CRITICAL},
-	    {"remote-exec.decode_to_shell", "Decoded or obfuscated content is executed as code",
-	     "Decode to a file and review it before running it", POL_SEV_HIGH},
-	    {"core.filesystem.move_to_temp",
-	     "moving a folder into a temporary folder, the trash or /dev/null deletes it",
-	     "Move it aside inside the project instead: mv DIR DIR.old", POL_SEV_HIGH},
-	    {"system.fork_bomb",
-	     "A function that pipes into itself in the background exhausts the process table",
-	     "Run the workload once, or bound it with a loop counter", POL_SEV_CRITICAL},
+	static const struct pol_builtin b[] = {
+	    POL_BUILTIN(
+		"shell.parse.unterminated",
+		"Unterminated quote, substitution or group: the command cannot be analysed safely",
+		POL_SEV_HIGH, "Close every quote and $( ... ) so the command can be checked"),
+	    POL_BUILTIN("shell.parse.error",
+			"Shell syntax error: the command cannot be analysed safely", POL_SEV_HIGH,
+			"Fix the syntax (unbalanced parenthesis or missing redirection target)"),
+	    POL_BUILTIN("shell.parse.too_complex",
+			"Command nests substitutions or shells too deeply to be analysed",
+			POL_SEV_HIGH, "Split the command into simpler steps"),
+	    POL_BUILTIN(
+		"remote-exec.pipe_to_shell",
+		"Downloaded content is executed as code without review", POL_SEV_CRITICAL,
+		"Download to a file, read it, then run it: curl -fsSLo script.sh URL && less "
+		"script.sh"),
+	    POL_BUILTIN("remote-exec.decode_to_shell",
+			"Decoded or obfuscated content is executed as code", POL_SEV_HIGH,
+			"Decode to a file and review it before running it"),
+	    POL_BUILTIN(
+		"core.filesystem.move_to_temp",
+		"moving a folder into a temporary folder, the trash or /dev/null deletes it",
+		POL_SEV_HIGH, "Move it aside inside the project instead: mv DIR DIR.old"),
+	    POL_BUILTIN(
+		"system.fork_bomb",
+		"A function that pipes into itself in the background exhausts the process table",
+		POL_SEV_CRITICAL, "Run the workload once, or bound it with a loop counter"),
 	};
 
-	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
-		ssize_t r =
-		    pol_rule_add_builtin(p, b[i].id, b[i].reason, b[i].sev, b[i].suggestion);
-		if (r < 0)
-			return (int)r;
-	}
-	return 0;
+	return pol_rule_add_builtins(p, b, sizeof(b) / sizeof(b[0]));
 }

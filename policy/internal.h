@@ -22,49 +22,54 @@ struct pol_pathpat {
 /* Fills pp from a pattern already expanded (absolute) or a basename pattern. */
 void pol_pathpat_classify(struct pol_pathpat *pp);
 
+/* The fields ordered for size (pointers, then numbers, then flags): a start fills
+ * some 300 of these, so each byte is 300 bytes of freshly touched heap. */
 struct pol_rule {
 	char *id;
 	char *alias; /* path rules: the positional ID of older versions (scope.kind.N) */
-	enum pol_rule_kind kind;
 	char *pattern;
 	char *reason;
 	const char *language; /* static interned name */
-	enum pol_severity severity;
-	enum pol_decision decision;
-	enum pol_path_kind path_kind;
-	const char *origin; /* points into pol_policy.files */
-	unsigned line;
+	const char *origin;   /* points into pol_policy.files */
 	char **suggestions;
 	size_t n_suggestions;
-	int enabled;
-	int active; /* enabled, after `packs:` and `disable:`: kept by pol_rules_refresh() */
-	int caseless;
-	/* command rules whose harm is deleting or overwriting local files: at runtime
-	 * (POL_CTX_RUNTIME) the files each call touches decide, not the command's words,
-	 * unless the command aims at a catastrophic target (`runtime: paths`) */
-	int runtime_paths;
 	/* regex rules: compiled lazily (or eagerly with POL_LOAD_EAGER) */
 	pcre2_code *code;
-	int compile_state; /* 0 not yet, 1 compiled, -1 failed (the rule then matches nothing
-			    * and a diagnostic was recorded at load) */
-	char *keyword;	   /* lowercase literal that must appear for a match; NULL: none */
+	char *keyword; /* lowercase literal that must appear for a match; NULL: none */
 	size_t keyword_len;
-	uint16_t keyword_bigram; /* hash of keyword's first two bytes, for the prefilter */
 	/* path rules: the pattern as expanded, and again with its literal prefix resolved
 	 * through symlinks when that differs (so /real/dir is covered when the rule
 	 * names a link to it) */
 	struct pol_pathpat path;
 	struct pol_pathpat path_canon;
-	int has_canon;
 	char *compile_error; /* set when the regex failed to compile */
 	char **owners;	     /* path rules: programs that may manage what the rule covers */
 	size_t n_owners;
+	enum pol_rule_kind kind;
+	enum pol_severity severity;
+	enum pol_decision decision;
+	enum pol_path_kind path_kind;
+	unsigned line;
+	int compile_state; /* 0 not yet, 1 compiled, -1 failed (the rule then matches nothing
+			    * and a diagnostic was recorded at load) */
 	int code_index; /* its code in the embedded compiled set (pol_policy.codes_blob), or -1 */
-	int path_owned; /* path globs were expanded at snapshot load: freed even if borrowed */
-	int borrowed;	/* id, pattern, reason, suggestions, keyword and globs point into a
-		       * snapshot buffer the policy keeps (pol_policy.snap_bufs): not freed */
+	uint16_t keyword_bigram; /* hash of keyword's first two bytes, for the prefilter */
+	unsigned char enabled;
+	/* enabled, after `packs:` and `disable:`: kept by pol_rules_refresh() */
+	unsigned char active;
+	unsigned char caseless;
+	/* command rules whose harm is deleting or overwriting local files: at runtime
+	 * (POL_CTX_RUNTIME) the files each call touches decide, not the command's words,
+	 * unless the command aims at a catastrophic target (`runtime: paths`) */
+	unsigned char runtime_paths;
+	unsigned char has_canon;
+	/* path globs were expanded at snapshot load: freed even if borrowed */
+	unsigned char path_owned;
+	/* id, pattern, reason, suggestions, keyword and globs point into a snapshot buffer
+	 * the policy keeps (pol_policy.snap_bufs): not freed */
+	unsigned char borrowed;
 	/* POL_LOAD_LAZY: the path is not expanded yet (pol_paths_ready) */
-	int path_pending;
+	unsigned char path_pending;
 	/* POL_LOAD_LAZY: the canonical form (path_canon) is not looked for yet */
 	unsigned char canon_pending;
 	/* Layering (see pol_load_layers): a guarded rule comes from the system file and

@@ -103,8 +103,10 @@ static int read_input(char **out, size_t *len, size_t max, int *over)
 }
 
 /* Reads and drops the rest of stdin, so the agent's write of an oversized call ends
- * normally instead of on a broken pipe. */
-static void drain_input(void)
+ * normally instead of on a broken pipe. Not inlined: its buffer would make the frame
+ * of cmd_hook 64 KiB larger, and the stack-clash probes touch every page of a frame at
+ * every start of the hook (16 page faults). */
+static __attribute__((noinline)) void drain_input(void)
 {
 	char tmp[65536];
 	ssize_t got;

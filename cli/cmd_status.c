@@ -337,6 +337,26 @@ static void doctor_policy(struct doctor *d, const char *policy)
 	pol_free(pol);
 }
 
+/* The policy engine the guard loads from its own folder: without it, every decision
+ * the guard cannot settle alone is refused. */
+static void doctor_engine(struct doctor *d, const char *lib)
+{
+	char engine[PATH_MAX + 32], detail[PATH_MAX + 64];
+	const char *slash = strrchr(lib, '/');
+	int n = slash ? snprintf(engine, sizeof(engine), "%.*s/libdcg-engine.so",
+				 (int)(slash - lib), lib)
+		      : -1;
+
+	if (n > 0 && (size_t)n < sizeof(engine) && access(engine, R_OK) == 0) {
+		snprintf(detail, sizeof(detail), "%s found", engine);
+		check(d, "engine", 1, detail, "");
+		return;
+	}
+	check(d, "engine", 0, "libdcg-engine.so not found beside libdcg-preload.so",
+	      "reinstall dcg (make install): guarded programs refuse exec and protected paths "
+	      "without it");
+}
+
 /* The preload loads: `dcg run -- cat /proc/self/maps` must show it mapped. */
 static void doctor_preload(struct doctor *d)
 {
@@ -353,6 +373,7 @@ static void doctor_preload(struct doctor *d)
 		      "reinstall dcg (make install), or set DCG_PRELOAD to the library");
 		return;
 	}
+	doctor_engine(d, lib);
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0 || pipe2(p, O_CLOEXEC) < 0) {
 		check(d, "preload", 0, "cannot run dcg run", "");

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "hook.h"
+#include "pathidx.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -179,6 +180,25 @@ out_free:
 	return ok;
 }
 
+/* The guard's compact path index beside the snapshot (snapshot.paths,
+ * policy/pathidx.h): without it every path check of the session goes to the policy
+ * engine (slower, not weaker), so a failure here is not one of the session's. */
+static void write_path_index(const struct pol_policy *p, const char *snap)
+{
+	char file[PATH_MAX + 8];
+	size_t len = 0;
+	char *buf;
+	int n;
+
+	n = snprintf(file, sizeof(file), "%s.paths", snap);
+	if (n < 0 || (size_t)n >= sizeof(file))
+		return;
+	buf = pol_pidx_save(p, &len);
+	if (!buf || pol_write_atomic(file, buf, len, 0600) != 0)
+		unlink(file);
+	free(buf);
+}
+
 int launch_write_snapshot(struct pol_policy *p, const char *origin, char *out, size_t size)
 {
 	char dir[PATH_MAX], extra[PATH_MAX + 64];
@@ -199,6 +219,8 @@ int launch_write_snapshot(struct pol_policy *p, const char *origin, char *out, s
 		return -ENOMEM;
 	rc = snapshot_round_trips(p, buf, len) ? write_snapshot(dir, buf, len, out, size) : -EINVAL;
 	free(buf);
+	if (rc == 0)
+		write_path_index(p, out);
 	return rc;
 }
 

@@ -226,7 +226,7 @@ void pol_path_index_build(struct pol_policy *p)
 	free(p->bucket_rules);
 	p->bucket_start = NULL;
 	p->bucket_rules = NULL;
-	if (p->paths_pending)
+	if (p->paths_pending || p->canon_pending)
 		return; /* built by pol_paths_ready() */
 	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
 	if (!start)
@@ -742,8 +742,6 @@ struct cmd_state {
 	const struct pol_ctx *ctx;
 	struct pol_arena *a;
 	pcre2_match_data *md;
-	struct pol_result best;
-	struct pol_result cand;
 	const char *cwd;
 	int stop_on_deny;
 	int saw_cd; /* a cd, pushd or popd ran earlier in the command */
@@ -751,7 +749,10 @@ struct cmd_state {
 	 * whose normalized view follows (git -C DIR reset: the rule matches the latter). */
 	int prev_unknown, prev_no_dir;
 	int path_allows; /* the policy has allow entries with paths (else the above are unused) */
-	size_t n_units; /* units seen so far */
+	size_t n_units;	 /* units seen so far */
+	/* after the fields cleared at once: set by pol_result_init (1.5 KB each) */
+	struct pol_result best;
+	struct pol_result cand;
 	struct pend_group pg;
 };
 
@@ -794,11 +795,29 @@ static int prefilter_init(struct prefilter *pf, struct pol_arena *a, const char 
 
 static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule *r)
 {
-	if (!r->keyword)
+	const char *k = r->keyword;
+
+	if (!k)
 		return 1;
-	if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
-		return 0;
-	return memmem(pf->lower, pf->len, r->keyword, r->keyword_len) != NULL;
+	if (k[0] != '\n') {
+		if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
+			return 0;
+		return memmem(pf->lower, pf->len, k, r->keyword_len) != NULL;
+	}
+	/* "\nA\nB": any of them (compile.c, extract_keyword) */
+	while (*k == '\n') {
+		const char *e = strchr(k + 1, '\n');
+		size_t l = e ? (size_t)(e - k - 1) : strlen(k + 1);
+		uint16_t b = l >= 2 ? pol_keyword_bigram(k + 1) : 0;
+
+		if (l < 2 || ((pf->bits[b >> 6] & (1ull << (b & 63))) &&
+			      memmem(pf->lower, pf->len, k + 1, l)))
+			return 1;
+		if (!e)
+			break;
+		k = e;
+	}
+	return 0;
 }
 
 /* ---- the command rule index --------------------------------------------------------
@@ -811,6 +830,7 @@ static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule
  * the active script rules only. */
 #define CI_BUCKETS 1024
 #define CI_KEYS	   16
+#define CI_AFTER   8 /* units decided before the index is built */
 
 struct pol_cmd_index {
 	uint32_t *start;    /* CI_BUCKETS + 1 offsets into rules */
@@ -827,14 +847,15 @@ static unsigned ci_bucket(unsigned char c0, unsigned char c1)
 	return (c0 * 31u + c1) & (CI_BUCKETS - 1);
 }
 
-/* Counts (fill 0) or stores (fill 1) the buckets of command rule at position t. */
-static size_t ci_rule_buckets(const struct pol_rule *r, unsigned *b)
+/* The distinct buckets of a rule's start keys, into b (CI_KEYS); 0: a floating rule. */
+static size_t ci_rule_buckets(const struct pol_rule *r, uint16_t *b)
 {
 	uint16_t keys[CI_KEYS];
 	size_t n = r->pattern ? pol_pattern_start_keys(r->pattern, keys, CI_KEYS) : 0, nb = 0;
 
 	for (size_t k = 0; k < n; k++) {
-		unsigned x = ci_bucket((unsigned char)(keys[k] >> 8), (unsigned char)keys[k]);
+		uint16_t x =
+		    (uint16_t)ci_bucket((unsigned char)(keys[k] >> 8), (unsigned char)keys[k]);
 		size_t j = 0;
 		while (j < nb && b[j] != x)
 			j++;
@@ -848,22 +869,28 @@ static struct pol_cmd_index *ci_build(const struct pol_policy *p)
 {
 	uint32_t count[CI_BUCKETS + 1] = {0};
 	size_t total = 0, n_float = 0, n_script = 0;
-	unsigned b[CI_KEYS];
 	struct pol_cmd_index *ci;
+	/* each command rule's buckets: a count, then CI_KEYS slots */
+	uint16_t *kb = pol_mem_alloc((p->n_cmd_rules + 1) * (CI_KEYS + 1) * sizeof(*kb));
 
+	if (!kb)
+		return NULL;
 	for (size_t t = 0; t < p->n_cmd_rules; t++) {
-		size_t nb = ci_rule_buckets(&p->rules[p->cmd_rules[t]], b);
-		for (size_t k = 0; k < nb; k++)
-			count[b[k]]++;
-		total += nb;
-		n_float += nb == 0;
+		uint16_t *b = kb + t * (CI_KEYS + 1);
+		b[0] = (uint16_t)ci_rule_buckets(&p->rules[p->cmd_rules[t]], b + 1);
+		for (size_t k = 0; k < b[0]; k++)
+			count[b[1 + k]]++;
+		total += b[0];
+		n_float += b[0] == 0;
 	}
 	for (size_t i = 0; i < p->n_rules; i++)
 		n_script += p->rules[i].kind == POL_RULE_SCRIPT && p->rules[i].active;
 	ci = pol_mem_alloc(sizeof(*ci) +
 			   (CI_BUCKETS + 1 + total + n_float + n_script) * sizeof(uint32_t));
-	if (!ci)
+	if (!ci) {
+		pol_mem_free(kb);
 		return NULL;
+	}
 	ci->start = (uint32_t *)(ci + 1);
 	ci->rules = ci->start + CI_BUCKETS + 1;
 	ci->floating = ci->rules + total;
@@ -876,20 +903,23 @@ static struct pol_cmd_index *ci_build(const struct pol_policy *p)
 		count[k] = ci->start[k]; /* where the next rule of bucket k goes */
 	}
 	for (size_t t = 0; t < p->n_cmd_rules; t++) {
-		size_t nb = ci_rule_buckets(&p->rules[p->cmd_rules[t]], b);
-		for (size_t k = 0; k < nb; k++)
-			ci->rules[count[b[k]]++] = (uint32_t)t;
-		if (!nb)
+		const uint16_t *b = kb + t * (CI_KEYS + 1);
+		for (size_t k = 0; k < b[0]; k++)
+			ci->rules[count[b[1 + k]]++] = (uint32_t)t;
+		if (!b[0])
 			ci->floating[ci->n_floating++] = (uint32_t)t;
 	}
 	for (size_t i = 0; i < p->n_rules; i++)
 		if (p->rules[i].kind == POL_RULE_SCRIPT && p->rules[i].active)
 			ci->scripts[ci->n_scripts++] = (uint32_t)i;
+	pol_mem_free(kb);
 	return ci;
 }
 
-/* The index, built by the first thread that needs it; NULL while another builds it
- * (that thread tries every rule) or when it cannot be built. */
+/* The index, built by the first thread that needs it once CI_AFTER units have been
+ * decided without it (a process that decides one command, the hook, never pays for
+ * it); NULL until then, while another thread builds it, or when it cannot be built:
+ * every rule is tried. */
 static const struct pol_cmd_index *ci_get(const struct pol_policy *cp)
 {
 	struct pol_policy *p = (struct pol_policy *)cp;
@@ -899,6 +929,7 @@ static const struct pol_cmd_index *ci_get(const struct pol_policy *cp)
 	if (state == 2)
 		return p->cmd_index;
 	if (state != 0 || !p->cmd_rules || p->cmd_rules_for != p->n_rules ||
+	    __atomic_add_fetch(&p->cmd_index_wait, 1, __ATOMIC_RELAXED) < CI_AFTER ||
 	    !__atomic_compare_exchange_n(&p->cmd_index_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return NULL;
@@ -908,11 +939,18 @@ static const struct pol_cmd_index *ci_get(const struct pol_policy *cp)
 	return ci;
 }
 
+void pol_cmd_index_build(const struct pol_policy *p)
+{
+	__atomic_store_n(&((struct pol_policy *)p)->cmd_index_wait, CI_AFTER, __ATOMIC_RELAXED);
+	ci_get(p);
+}
+
 void pol_cmd_index_free(struct pol_policy *p)
 {
 	pol_mem_free(p->cmd_index);
 	p->cmd_index = NULL;
 	p->cmd_index_state = 0;
+	p->cmd_index_wait = 0;
 }
 
 /* The rules a unit tries, in policy order: from the index, or every rule. */
@@ -1432,9 +1470,10 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	if (memchr(cmd, '\0', len) || !pol_utf8_valid(cmd, len))
 		return builtin_deny(p, "input.invalid", cmd, len < 60 ? len : 60, r);
 
-	/* everything but the pending results, which are written before they are read:
-	 * clearing them was a quarter of a decision's instructions */
-	memset(&st, 0, offsetof(struct cmd_state, pg.r));
+	/* everything but the results, which are initialised below or written before they
+	 * are read: clearing them was a quarter of a decision's instructions */
+	memset(&st, 0, offsetof(struct cmd_state, best));
+	memset(&st.pg, 0, offsetof(struct pend_group, r));
 	st.p = p;
 	st.ctx = ctx;
 	st.a = &a;

@@ -38,36 +38,53 @@ static const char *split_version(void)
 	return str[h[5]] == 'V' && strlen(str + h[6]) == VERSION_LEN ? str + h[6] : NULL;
 }
 
-const uint8_t *pol_embedded_codes_get(const char **version)
+const uint32_t *pol_embedded_codes_get(const char **version)
 {
 	const char *v = split_version();
+	const uint32_t *w = (const uint32_t *)(const void *)pol_embedded_codes; /* .balign 16 */
+	size_t len = (size_t)(pol_embedded_codes_end - pol_embedded_codes);
 
-	if (pol_embedded_codes_end - pol_embedded_codes < 16 || !v)
+	/* the container's words, and its set, are where they say */
+	if (len < 20 || !v || w[0] != POL_CODES_MAGIC || w[1] > len / 4 - 5 ||
+	    (size_t)w[3] != len - ((size_t)w[1] + 5) * 4)
 		return NULL;
+	for (uint32_t k = 0; k <= w[1]; k++)
+		if (w[4 + k] < w[2] || w[4 + k] > w[3] || (k && w[4 + k] < w[3 + k]))
+			return NULL;
 	*version = v;
-	return pol_embedded_codes;
+	return w;
 }
 
 void pol_embedded_attach(struct pol_policy *p, size_t first)
 {
 	const char *mine = NULL;
-	const uint8_t *blob = pol_embedded_codes_get(&mine);
+	const uint32_t *blob = pol_embedded_codes_get(&mine);
 	int32_t k = 0, n;
 
 	if (!blob || p->codes_blob || !p->embedded_version ||
 	    strcmp(p->embedded_version, mine) != 0)
 		return;
-	/* The compiled set holds the embedded regex rules' codes in load order. */
-	n = pcre2_serialize_get_number_of_codes(blob);
-	for (size_t i = first; i < p->n_rules; i++)
-		if (pol_embedded_regex(&p->rules[i]))
+	/* The container holds the embedded regex rules' codes in load order: numbered in
+	 * one pass (the origin is interned: the rule before's is most often the same). */
+	n = (int32_t)blob[1];
+	const char *emb = NULL;
+	for (size_t i = first; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+		int is =
+		    r->origin && r->origin == emb
+			? (r->kind == POL_RULE_COMMAND || r->kind == POL_RULE_SCRIPT) && r->pattern
+			: pol_embedded_regex(r);
+		if (is) {
+			emb = r->origin;
+			r->code_index = k < n ? k : -1;
 			k++;
-	if (n <= 0 || n != k)
+		}
+	}
+	if (n <= 0 || n != k) { /* not this build's rules after all */
+		for (size_t i = first; i < p->n_rules; i++)
+			p->rules[i].code_index = -1;
 		return;
-	k = 0;
-	for (size_t i = first; i < p->n_rules; i++)
-		if (pol_embedded_regex(&p->rules[i]))
-			p->rules[i].code_index = k++;
+	}
 	p->codes_blob = blob;
 	p->n_codes = n;
 }

@@ -13,6 +13,7 @@
 #endif
 
 #include "internal.h"
+#include "pathidx.h"
 
 /* Work budget for one match: patterns with many `*`/`**` could backtrack a lot on
  * a long path. Past the budget the match counts as a match (fail safe). */
@@ -315,6 +316,45 @@ void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
 		}
 		s = e;
 	}
+}
+
+unsigned pol_path_buckets(const char *path, uint16_t *out, unsigned max)
+{
+	const unsigned char *s = (const unsigned char *)path;
+	unsigned n = 0;
+	int first = 1;
+
+#define PUT(b)                            \
+	do {                              \
+		if (n >= max)             \
+			return max + 1;   \
+		out[n++] = (uint16_t)(b); \
+	} while (0)
+	PUT(POL_PI_ALWAYS);
+	while (*s) {
+		const unsigned char *e;
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		e = s;
+		while (*e && *e != '/')
+			e++;
+		len = (size_t)(e - s);
+		if (first)
+			PUT(anchor_bucket((const char *)s, len));
+		first = 0;
+		PUT(POL_PI_LIT + sig_bit((unsigned)len, s[0]));
+		if (len >= 2) {
+			PUT(POL_PI_FIRST2 + sig_bit(s[0], s[1]));
+			PUT(POL_PI_LAST2 + sig_bit(e[-2], e[-1]));
+		}
+		s = e;
+	}
+#undef PUT
+	return n;
 }
 
 int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *path,

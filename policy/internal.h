@@ -65,6 +65,8 @@ struct pol_rule {
 		       * snapshot buffer the policy keeps (pol_policy.snap_bufs): not freed */
 	/* POL_LOAD_LAZY: the path is not expanded yet (pol_paths_ready) */
 	int path_pending;
+	/* POL_LOAD_LAZY: the canonical form (path_canon) is not looked for yet */
+	unsigned char canon_pending;
 	/* Layering (see pol_load_layers): a guarded rule comes from the system file and
 	 * only that file's allow entries and exclusions apply to it, no disable: does;
 	 * an untrusted exclusion (from a project file the user has not trusted) lifts
@@ -114,29 +116,33 @@ struct pol_policy {
 	 * 2 built, 3 failed: every rule is tried). */
 	struct pol_cmd_index *cmd_index;
 	int cmd_index_state;
+	unsigned cmd_index_wait; /* units decided while it was not built */
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
 	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
 	 * entries into bucket_rules. */
 	uint32_t *bucket_start;
 	uint32_t *bucket_rules;
 	/* The embedded rules' regexes, compiled at build time and serialized with
-	 * pcre2_serialize_encode(): decoded all at once at the first regex a decision
-	 * needs (codes_state: 0 untried, 1 decoding, 2 done, 3 unusable). */
-	const uint8_t *codes_blob;
+	 * pcre2_serialize_encode(), in a container that gives each code's place
+	 * (pol_embedded_code): a rule's code is decoded alone at its first match. */
+	const uint32_t *codes_blob;
 	const char *embedded_version; /* 'V' record: which default.yaml the rules came from */
 	int32_t n_codes;
-	int codes_state;
 	char **snap_bufs; /* snapshot texts that borrowed rules point into, and pointer pools */
 	size_t n_snap_bufs;
 	char **snap_pool; /* free room for borrowed rules' suggestions and owners arrays */
 	size_t snap_pool_left;
 	size_t *id_index; /* open addressing over rule IDs: rule index + 1, 0 empty */
 	size_t id_cap;
+	/* rules [0, id_indexed) are in id_index; a snapshot's rules wait until another
+	 * rule is added or pol_prepare(), and pol_rule_find() looks through them in order */
+	size_t id_indexed;
 	int scope; /* ID prefix of damage-control entries in the file being loaded */
 	int have_zero_access;
 	/* POL_LOAD_LAZY: path rules of a portable snapshot wait for pol_paths_ready(),
 	 * which expands them with the home and root they were loaded under. */
 	int paths_pending;
+	int canon_pending; /* some rule's canon_pending is set (pol_paths_ready) */
 	char *lazy_home, *lazy_root;
 	size_t bash_count[5]; /* damage-control numbering per scope */
 	size_t path_count[5][3];
@@ -187,8 +193,12 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len);
  * that way (or has more than max). Conservative: a pattern it cannot read gives 0. */
 size_t pol_pattern_start_keys(const char *pattern, uint16_t *keys, size_t max);
 
-/* decide.c: frees the command index (pol_rules_refresh, pol_free). */
+/* decide.c: frees the command index (pol_rules_refresh, pol_free); it is built again
+ * after a few more decisions. */
 void pol_cmd_index_free(struct pol_policy *p);
+/* decide.c: builds the command index now (it is otherwise built after a few command
+ * units have been decided without it). */
+void pol_cmd_index_build(const struct pol_policy *p);
 
 /* The prefilter's hash of a keyword's first two bytes (at least two bytes). */
 static inline uint16_t pol_keyword_bigram(const char *kw)
@@ -210,10 +220,11 @@ int pol_rule_set_path(struct pol_policy *p, struct pol_rule *r, const char *patt
 int pol_rule_prepare_regex(struct pol_policy *p, struct pol_rule *r, const char *file,
 			   unsigned line, unsigned col);
 int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r);
-/* Indexes rule i by its ID (after the ID is set); returns 0 or -ENOMEM. */
+/* Indexes rule i by its ID (after the ID is set), and every rule before it not yet
+ * indexed; returns 0 or -ENOMEM. */
 int pol_rule_index_add(struct pol_policy *p, size_t i);
-/* Makes room for n more rules in the rule array and the ID index; 0 or -ENOMEM. */
-int pol_rules_reserve(struct pol_policy *p, size_t n);
+/* Indexes every rule not yet indexed (pol_prepare: before threads share the policy). */
+int pol_rule_index_complete(struct pol_policy *p);
 /* Recomputes every rule's active flag from enabled, packs and disable. */
 void pol_rules_refresh(struct pol_policy *p);
 void pol_rule_finish(struct pol_rule *r);
@@ -237,9 +248,19 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 /* Sets r->path_canon when the pattern's literal folders resolve elsewhere. */
 void pol_rule_canon_path(struct pol_rule *r);
 
-/* embedded.c: this build's compiled set of embedded regexes (NULL when none) and the
- * version of default.yaml it was built from. */
-const uint8_t *pol_embedded_codes_get(const char **version);
+/* The embedded codes container (gen/embed_snapshot.c, write_codes): four 32-bit words
+ * (POL_CODES_MAGIC, the number of codes n, the length of the serialized set's start,
+ * the set's size), n + 1 offsets of each code in the set, then the set. */
+#define POL_CODES_MAGIC 0x4b474344u /* "DCGK" */
+/* compile.c: code k of a container (words: its words, set: the serialized set after
+ * them), decoded alone with gctx (NULL: malloc); NULL when it cannot be (out of range,
+ * memory, or a PCRE2 other than the one that built it). The caller frees it. */
+pcre2_code *pol_embedded_code(const uint32_t *words, const uint8_t *set, int32_t k,
+			      pcre2_general_context *gctx);
+
+/* embedded.c: this build's codes container (NULL when none) and the version of
+ * default.yaml it was built from. */
+const uint32_t *pol_embedded_codes_get(const char **version);
 /* Gives the embedded regex rules loaded since rule first their compiled codes, when the
  * policy's embedded_version is this build's. */
 void pol_embedded_attach(struct pol_policy *p, size_t first);

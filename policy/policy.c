@@ -96,6 +96,9 @@ void pol_strv_free(char **v, size_t n)
 
 void pol_rule_finish(struct pol_rule *r)
 {
+	/* most rules of a snapshot: every string in its text, no code decoded */
+	if (r->borrowed && !r->path_owned && !r->code && !r->compile_error)
+		return;
 	if (!r->borrowed) {
 		free(r->id);
 		free(r->alias);
@@ -193,6 +196,9 @@ const char *pol_home(const struct pol_policy *p)
 
 const char *pol_origin_intern(struct pol_policy *p, const char *name)
 {
+	/* the file of the rule before, most of the time */
+	if (p->n_files && strcmp(p->files[p->n_files - 1], name) == 0)
+		return p->files[p->n_files - 1];
 	for (size_t i = 0; i < p->n_files; i++)
 		if (strcmp(p->files[i], name) == 0)
 			return p->files[i];
@@ -312,16 +318,25 @@ int pol_rule_add_suggestion(struct pol_rule *r, const char *s)
 /* Every rule ends with the way to let it pass on purpose. */
 int pol_rule_add_allow_suggestion(struct pol_rule *r)
 {
+	static const char head[] = "If intentional: dcg allow ", tail[] = " -r \"reason\"";
 	char buf[300];
+	size_t n = strlen(r->id);
 
-	snprintf(buf, sizeof(buf), "If intentional: dcg allow %s -r \"reason\"", r->id);
+	if (n > sizeof(buf) - sizeof(head) - sizeof(tail))
+		n = sizeof(buf) - sizeof(head) - sizeof(tail); /* as snprintf cut it */
+	memcpy(buf, head, sizeof(head) - 1);
+	memcpy(buf + sizeof(head) - 1, r->id, n);
+	memcpy(buf + sizeof(head) - 1 + n, tail, sizeof(tail));
 	return pol_rule_add_suggestion(r, buf);
 }
 
 struct pol_rule *pol_rule_new(struct pol_policy *p)
 {
 	if (p->n_rules == p->cap_rules) {
-		size_t cap = p->cap_rules ? p->cap_rules * 2 : 64;
+		/* room at once for the built-ins and the embedded policy (about 300 rules):
+		 * no copy when the embedded snapshot is loaded after them, and pages are
+		 * touched only as rules fill them */
+		size_t cap = p->cap_rules ? p->cap_rules * 2 : 384;
 		struct pol_rule *nr = realloc(p->rules, cap * sizeof(*nr));
 
 		if (!nr)
@@ -354,7 +369,11 @@ const char *pol_language_intern(const char *name)
 int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r)
 {
 	int on = r->enabled;
-	size_t idlen = strlen(r->id);
+	size_t idlen;
+
+	if (!p->n_enable && (!p->n_disable || r->guarded))
+		return on;
+	idlen = strlen(r->id);
 
 	/* `packs:` enables, `disable:` disables, by rule ID or pack prefix. */
 	for (size_t i = 0; i < p->n_enable; i++) {
@@ -413,24 +432,22 @@ static int index_grow(struct pol_policy *p, size_t n_rules)
 	return 0;
 }
 
-int pol_rule_index_add(struct pol_policy *p, size_t i)
+int pol_rule_index_complete(struct pol_policy *p)
 {
+	if (p->id_indexed >= p->n_rules)
+		return 0;
 	if (index_grow(p, p->n_rules) < 0)
 		return -ENOMEM;
-	return index_put(p->id_index, p->id_cap, p->rules, i);
+	for (; p->id_indexed < p->n_rules; p->id_indexed++)
+		if (p->rules[p->id_indexed].id)
+			index_put(p->id_index, p->id_cap, p->rules, p->id_indexed);
+	return 0;
 }
 
-int pol_rules_reserve(struct pol_policy *p, size_t n)
+int pol_rule_index_add(struct pol_policy *p, size_t i)
 {
-	if (p->n_rules + n > p->cap_rules) {
-		struct pol_rule *nr = realloc(p->rules, (p->n_rules + n) * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		p->rules = nr;
-		p->cap_rules = p->n_rules + n;
-	}
-	return index_grow(p, p->n_rules + n);
+	(void)i; /* the last rule: indexed with those loaded before it */
+	return pol_rule_index_complete(p);
 }
 
 /* Allow and disable entries naming a path rule by its old positional ID
@@ -522,12 +539,16 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 
 ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 {
-	if (!p->id_cap)
-		return -ENOENT;
-	for (size_t h = id_hash(id) & (p->id_cap - 1); p->id_index[h];
-	     h = (h + 1) & (p->id_cap - 1))
-		if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
-			return (ssize_t)(p->id_index[h] - 1);
+	if (p->id_cap)
+		for (size_t h = id_hash(id) & (p->id_cap - 1); p->id_index[h];
+		     h = (h + 1) & (p->id_cap - 1))
+			if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
+				return (ssize_t)(p->id_index[h] - 1);
+	/* The rules a snapshot loaded since the index was brought up to date, in order:
+	 * the index holds only rules before them, so the first with the ID wins still. */
+	for (size_t i = p->id_indexed; i < p->n_rules; i++)
+		if (p->rules[i].id && strcmp(p->rules[i].id, id) == 0)
+			return (ssize_t)i;
 	return -ENOENT;
 }
 

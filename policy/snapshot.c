@@ -292,6 +292,9 @@ static long long num(const char *s)
 	long long v = 0;
 	int neg = *s == '-';
 
+	if (s[0] >= '0' && s[0] <= '9' && !s[1]) /* most fields: one digit */
+		return s[0] - '0';
+
 	for (s += neg; *s >= '0' && *s <= '9'; s++)
 		v = v * 10 + (*s - '0');
 	return neg ? -v : v;
@@ -399,9 +402,10 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 		return -EINVAL;
 	/* The numbers index arrays and shift bits in the decision code: a record with one
 	 * out of range is refused, not trusted. */
-	if (num(f[2]) < 0 || num(f[2]) > POL_RULE_BUILTIN || num(f[6]) < 0 ||
-	    num(f[6]) > POL_SEV_CRITICAL || num(f[7]) < 0 || num(f[7]) > POL_DENY ||
-	    num(f[8]) < 0 || num(f[8]) > POL_PATH_NO_DELETE)
+	long long kind = num(f[2]), sev = num(f[6]), dec = num(f[7]), pk = num(f[8]);
+	long long flags = num(f[12]);
+	if (kind < 0 || kind > POL_RULE_BUILTIN || sev < 0 || sev > POL_SEV_CRITICAL || dec < 0 ||
+	    dec > POL_DENY || pk < 0 || pk > POL_PATH_NO_DELETE)
 		return -EINVAL;
 	r = pol_rule_new(p);
 	if (!r)
@@ -410,19 +414,20 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	 * (this runs at the start of every guarded process). */
 	r->borrowed = 1;
 	r->id = f[1];
-	r->kind = (enum pol_rule_kind)num(f[2]);
+	r->kind = (enum pol_rule_kind)kind;
 	r->pattern = f[3][0] ? f[3] : NULL;
 	r->reason = f[4];
-	r->language = pol_language_intern(f[5][0] ? f[5] : NULL);
-	r->severity = (enum pol_severity)num(f[6]);
-	r->decision = (enum pol_decision)num(f[7]);
-	r->path_kind = (enum pol_path_kind)num(f[8]);
+	r->language = f[5][0] ? pol_language_intern(f[5]) : NULL;
+	r->severity = (enum pol_severity)sev;
+	r->decision = (enum pol_decision)dec;
+	r->path_kind = (enum pol_path_kind)pk;
 	r->origin = pol_origin_intern(p, f[9]);
 	r->line = (unsigned)num(f[10]);
 	r->enabled = (int)num(f[11]);
-	r->caseless = (int)(num(f[12]) & 1);
-	r->runtime_paths = (int)((num(f[12]) >> 1) & 1);
-	pol_rule_index_add(p, p->n_rules - 1);
+	r->caseless = (int)(flags & 1);
+	r->runtime_paths = (int)((flags >> 1) & 1);
+	/* not indexed by its ID here: pol_rule_find() looks through the rules loaded since
+	 * the index was last brought up to date (pol_rule_index_add, pol_prepare) */
 	if (r->kind == POL_RULE_PATH) {
 		int rc = load_path(p, r, f);
 
@@ -453,13 +458,19 @@ void pol_paths_ready(const struct pol_policy *cp)
 	struct pol_policy *p = (struct pol_policy *)cp;
 	char *home = p->home, *root = p->root;
 
-	if (!p->paths_pending)
+	if (!p->paths_pending && !p->canon_pending)
 		return;
-	p->home = p->lazy_home;
-	p->root = p->lazy_root;
+	if (p->paths_pending) {
+		p->home = p->lazy_home;
+		p->root = p->lazy_root;
+	}
 	for (size_t i = 0; i < p->n_rules; i++) {
 		struct pol_rule *r = &p->rules[i];
 
+		if (r->canon_pending) { /* expanded at load, not resolved yet */
+			r->canon_pending = 0;
+			pol_rule_canon_path(r);
+		}
 		if (!r->path_pending)
 			continue;
 		r->path_pending = 0;
@@ -472,12 +483,14 @@ void pol_paths_ready(const struct pol_policy *cp)
 	p->home = home;
 	p->root = root;
 	p->paths_pending = 0;
+	p->canon_pending = 0;
 	pol_path_index_build(p);
 }
 
 void pol_prepare(const struct pol_policy *p)
 {
 	pol_paths_ready(p);
+	pol_rule_index_complete((struct pol_policy *)p);
 }
 
 static int load_owners(struct pol_policy *p, struct pol_rule *r, char **f, size_t n)
@@ -618,12 +631,8 @@ int pol_snapshot_load(struct pol_policy *p, const char *buf, size_t len)
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
 	nb[p->n_snap_bufs++] = copy; /* borrowed rules point into it until pol_free() */
-	/* Room for every record at once: no array grows while the rules are read. */
-	size_t records = 0;
-	for (const char *c = copy; (c = memchr(c, '\n', (size_t)(copy + len - c))); c++)
-		records++;
-	if (pol_rules_reserve(p, records) < 0)
-		return -ENOMEM;
+	/* No room is reserved: the rule array starts large enough for the built-ins and
+	 * the embedded policy (pol_rule_new), and a larger one grows by doubling. */
 	for (line = copy + ml; line < copy + len && *line != '\n' && rc == 0; line = next) {
 		/* f[0] is the tag; the fields start after its tab. */
 		f[0] = line;
@@ -658,7 +667,7 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
 		return -EINVAL;
 	str = (char *)(uintptr_t)(ix + nw); /* read only: borrowed fields are never written */
-	if (str[nb - 1] != '\0' || pol_rules_reserve(p, h[1]) < 0)
+	if (str[nb - 1] != '\0')
 		return -EINVAL;
 	for (uint32_t r = 0; r < h[1] && rc == 0; r++) {
 		size_t n;

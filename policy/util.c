@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,7 +106,14 @@ int pol_severity_parse(const char *s, enum pol_severity *out)
 
 void pol_result_init(struct pol_result *r)
 {
-	memset(r, 0, sizeof(*r));
+	/* The two text buffers (1.5 KB, most results never fill them) get only their
+	 * terminator: a decision initialises three results, and clearing them whole was
+	 * 3% of a command decision's instructions. */
+	memset(r, 0, offsetof(struct pol_result, matched));
+	r->matched[0] = '\0';
+	r->line = 0;
+	r->path[0] = '\0';
+	memset(&r->op, 0, sizeof(*r) - offsetof(struct pol_result, op));
 	r->decision = POL_ALLOW;
 }
 

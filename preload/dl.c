@@ -109,28 +109,22 @@ static void dl_resolve(void)
 	__atomic_store_n(&real_dlvsym, (dlvsym_fn)b.addr, __ATOMIC_RELEASE);
 }
 
-/* Every wrapped name with its real function and its wrapper. */
-static const struct wrapped {
-	const char *name;
-	void **real;
-	void *mine;
-} wrapped[] = {
-#define GUARD_WRAP(ret, name, params) {#name, (void **)&guard_real_##name, (void *)name},
-#include "wrap.def"
-#undef GUARD_WRAP
-};
-
-/* r, or the wrapper when r is the real function of a wrapped name. */
+/* r, or the wrapper when r is the real function of a wrapped name. Code rather than a
+ * table of names and pointers: a table would cost every process that maps the guard
+ * some 350 relocations at start (and the pages they dirty), for a lookup that only
+ * programs calling dlsym on an explicit handle make. */
 static void *swap(void *r, const char *name)
 {
 	if (!r || !name)
 		return r;
 	guard_resolve();
-	for (size_t i = 0; i < sizeof(wrapped) / sizeof(wrapped[0]); i++)
-		if (strcmp(wrapped[i].name, name) == 0)
-			return r == __atomic_load_n(wrapped[i].real, __ATOMIC_ACQUIRE)
-				   ? wrapped[i].mine
-				   : r;
+#define GUARD_WRAP(ret, fn, params)                                                     \
+	if (strcmp(name, #fn) == 0)                                                     \
+		return r == (void *)__atomic_load_n(&guard_real_##fn, __ATOMIC_ACQUIRE) \
+			   ? (void *)fn                                                 \
+			   : r;
+#include "wrap.def"
+#undef GUARD_WRAP
 	return r;
 }
 

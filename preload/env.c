@@ -16,13 +16,15 @@ static const char *const owned_vars[] = {"DCG_SNAPSHOT", "DCG_POLICY",	     "DCG
 					 "DCG_SANDBOX"};
 #define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
 
+/* Written at the start of every process: the fields it writes come first and the
+ * buffers fill from their starts, so that a process touches one page of it. */
 static struct {
-	char preload_entry[2048]; /* "LD_PRELOAD=<entries up to the guard>" */
-	size_t prefix_len;	  /* length of the part after '=' */
-	const char *self;	  /* inside preload_entry: the guard's own entry */
+	size_t prefix_len; /* length of the part after '=' */
+	const char *self;  /* inside preload_entry: the guard's own entry */
 	size_t self_len;
+	char *owned[N_OWNED];	  /* "NAME=value" or NULL when not set at start */
+	char preload_entry[2048]; /* "LD_PRELOAD=<entries up to the guard>" */
 	char owned_buf[4 * 1024];
-	char *owned[N_OWNED]; /* "NAME=value" or NULL when not set at start */
 } g_env;
 
 static int is_sep(char c)
@@ -55,11 +57,39 @@ static const char *base_name(const char *s, size_t n, size_t *blen)
 	return s + i;
 }
 
-int guard_env_capture(char *const env[], const char *self_path)
+/* The string helpers of the start-up path, inline: the first call of each libc string
+ * function through the PLT costs a symbol lookup (about 1,500 instructions) in every
+ * process, for strings of a few bytes. GCC must not turn the loops back into calls. */
+#define NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+
+static NO_LIBCALLS size_t s_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+static NO_LIBCALLS int s_prefix(const char *s, const char *prefix, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != prefix[i])
+			return 0;
+	return 1;
+}
+
+static NO_LIBCALLS void s_copy(char *dst, const char *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 {
 	static const char key[] = "LD_PRELOAD=";
 	const char *list = NULL;
-	size_t used = 0, self_len = strlen(self_path), sb;
+	size_t used = 0, self_len = s_len(self_path), sb;
 	const char *sbase = base_name(self_path, self_len, &sb);
 	int rc = 0;
 
@@ -68,23 +98,24 @@ int guard_env_capture(char *const env[], const char *self_path)
 	g_env.prefix_len = 0;
 	g_env.self = NULL;
 	g_env.self_len = 0;
-	memset(g_env.owned, 0, sizeof(g_env.owned));
+	for (size_t k = 0; k < N_OWNED; k++)
+		g_env.owned[k] = NULL;
 	for (size_t i = 0; env && env[i]; i++) {
-		if (env[i][0] == 'L' && strncmp(env[i], key, sizeof(key) - 1) == 0)
+		if (env[i][0] == 'L' && s_prefix(env[i], key, sizeof(key) - 1))
 			list = env[i] + sizeof(key) - 1;
-		if (env[i][0] != 'D' || strncmp(env[i], "DCG_", 4) != 0)
+		if (env[i][0] != 'D' || !s_prefix(env[i], "DCG_", 4))
 			continue;
 		for (size_t k = 0; k < N_OWNED; k++) {
-			size_t nl = strlen(owned_vars[k]), len;
+			size_t nl = s_len(owned_vars[k]), len;
 
-			if (strncmp(env[i], owned_vars[k], nl) != 0 || env[i][nl] != '=')
+			if (!s_prefix(env[i], owned_vars[k], nl) || env[i][nl] != '=')
 				continue;
-			len = strlen(env[i]) + 1;
+			len = s_len(env[i]) + 1;
 			if (used + len > sizeof(g_env.owned_buf)) {
 				rc = -ENAMETOOLONG;
 				continue;
 			}
-			memcpy(g_env.owned_buf + used, env[i], len);
+			s_copy(g_env.owned_buf + used, env[i], len);
 			g_env.owned[k] = g_env.owned_buf + used;
 			used += len;
 		}
@@ -92,7 +123,7 @@ int guard_env_capture(char *const env[], const char *self_path)
 
 	/* The prefix: the entries of our own LD_PRELOAD up to the guard's (matched by file
 	 * name, the loader may have been given a relative or differently spelled path). */
-	memcpy(g_env.preload_entry, key, sizeof(key) - 1);
+	s_copy(g_env.preload_entry, key, sizeof(key) - 1);
 	char *out = g_env.preload_entry + sizeof(key) - 1;
 	size_t room = sizeof(g_env.preload_entry) - sizeof(key);
 	const char *v = list;
@@ -105,11 +136,11 @@ int guard_env_capture(char *const env[], const char *self_path)
 		while (*e && !is_sep(*e))
 			e++;
 		b = base_name(v, (size_t)(e - v), &bl);
-		if (e > v && bl == sb && memcmp(b, sbase, sb) == 0) {
+		if (e > v && bl == sb && s_prefix(b, sbase, sb)) {
 			size_t n = (size_t)(e - list);
 
 			if (n <= room) {
-				memcpy(out, list, n);
+				s_copy(out, list, n);
 				out[n] = '\0';
 				g_env.prefix_len = n;
 				g_env.self = out + (v - list);
@@ -122,7 +153,7 @@ int guard_env_capture(char *const env[], const char *self_path)
 	if (!g_env.prefix_len) {
 		if (self_len > room)
 			return -ENAMETOOLONG;
-		memcpy(out, self_path, self_len + 1);
+		s_copy(out, self_path, self_len + 1);
 		g_env.prefix_len = self_len;
 		g_env.self = out;
 		g_env.self_len = self_len;

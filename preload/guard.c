@@ -1,15 +1,19 @@
-/* guard.c - start-up, real symbols, the recursion flag and the decision glue.
+/* guard.c - the lean guest's start-up, real symbols, the recursion flag and the
+ * decision glue.
  *
  * Start-up is cheap on purpose (make starts thousands of processes): the constructor
- * only resolves symbols and notes the environment. `dcg run` loads and compiles the
- * policy once and leaves its snapshot in a file named by $DCG_SNAPSHOT; a process
- * reads it at its first decision (pol_snapshot_load(), no YAML parsed). Without a
- * snapshot the guard loads the layered policy files itself. */
+ * only notes the environment. A path check is settled here when the compact path index
+ * `dcg run` wrote beside the policy snapshot ($DCG_SNAPSHOT.paths, policy/pathidx.h)
+ * shows that no rule can refuse it, which is most of them; everything else (exec and
+ * command checks, paths a rule may cover, the refusal lines) goes to the policy engine,
+ * libdcg-engine.so beside this object, loaded at the first such decision (engine.h). */
 #include "guard.h"
 
-#include "intent.h"
+#include "engine.h"
+#include "pathidx.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,30 +30,24 @@
 
 static __thread int t_busy __attribute__((tls_model("initial-exec")));
 
-/* What a process decides with, loaded together at the first decision. */
-struct loaded {
-	struct pol_policy *policy;
-	struct pol_intent_set *intents; /* `dcg run --intent ID`, else NULL */
-	/* This program's real path, for path rules with owners (git may manage its own
-	 * .git/); empty when unknown. A fork child runs the same program. */
-	char exe[4096];
-	/* The session's dcg binary (next to this object), for rules owned by ":dcg";
-	 * empty when unknown. */
-	char dcg_exe[4096];
-	/* From $DCG_SESSION: the wrapped agent's pid (rules owned by ":agent") and the
-	 * session's start (atomic saves in no-delete folders); 0 when unknown. */
-	pid_t agent_pid;
-	long long session_start; /* ns */
-};
-
 static struct {
-	struct loaded *loaded;
 	_Atomic int ready;
 	int err_known; /* fd 2 as the process started, to tell it from a reused fd */
 	dev_t err_dev;
 	ino_t err_ino;
 	int noted_exe;	       /* the "not covered" note was given */
 	const char *self_path; /* this object's path, from the loader (dladdr) */
+	const struct guard_engine *engine;
+	_Atomic int engine_failed;
+	char engine_error[512]; /* why the engine could not be loaded */
+	/* The path index: NULL until the first path check; no_index when there is none
+	 * (no snapshot, no index file, an intent in force): every check goes to the
+	 * engine then. */
+	const struct pol_pidx *index;
+	_Atomic int no_index;
+	/* $DCG_SESSION's start (ns), read at the first guard_session_new(); -1 unread */
+	long long session_start;
+	_Atomic int session_read;
 } g;
 
 static _Atomic int g_resolved;
@@ -82,174 +80,14 @@ void guard_leave(void)
 	t_busy = 0;
 }
 
-static const struct pol_policy *policy_get(void);
-
-const struct pol_policy *guard_policy(void)
-{
-	return policy_get();
-}
-
 /* ---- start-up ------------------------------------------------------------------- */
-
-static int load_snapshot(struct pol_policy *p, const char *file)
-{
-	struct stat st;
-	void *m;
-	int fd, rc;
-
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-		close(fd);
-		return -EINVAL;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return -ENOMEM;
-	/* pol_snapshot_load() copies what it keeps. */
-	rc = pol_snapshot_load(p, m, (size_t)st.st_size);
-	munmap(m, (size_t)st.st_size);
-	return rc;
-}
-
-static void say(const char *line, size_t len);
-
-/* Loads the policy: the snapshot from `dcg run`, else the layered files. NULL when
- * out of memory. */
-static struct pol_policy *load_policy(void)
-{
-	const char *snap = getenv("DCG_SNAPSHOT");
-	struct pol_policy *p = pol_new(0);
-
-	if (!p)
-		return NULL;
-	if (snap && *snap && load_snapshot(p, snap) == 0)
-		return p;
-	/* No usable snapshot: the layered load, as `dcg check` does it. */
-	char cwd[4096];
-	struct pol_env env;
-
-	pol_free(p);
-	p = pol_new(0);
-	if (!p)
-		return NULL;
-	pol_env_from_process(&env, cwd, sizeof(cwd));
-	pol_load_layers(p, &env);
-	if (snap && *snap) {
-		static const char m[] =
-		    "dcg: guard: policy snapshot unusable, loaded the policy files\n";
-
-		say(m, sizeof(m) - 1);
-	}
-	return p;
-}
-
-/* The policy (and the intent scope), loaded at the first decision rather than at
- * start-up: most processes of a build or a shell loop (/bin/true, echo, sed on a
- * pipe) never make a guarded call, so they never pay for it. Threads racing here each load a copy and the first to
- * publish wins: no lock, so nothing to deadlock on after fork. A fork child inherits
- * the parent's policy; a vfork child's load lands in the parent's memory. */
-static const struct loaded *loaded_get(void)
-{
-	struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE), *mine, *expected = NULL;
-
-	if (l)
-		return l;
-	mine = malloc(sizeof(*mine));
-	if (!mine)
-		return NULL;
-	mine->policy = load_policy();
-	if (!mine->policy) {
-		free(mine);
-		return NULL;
-	}
-	mine->intents = pol_intent_open_env();
-	{
-		ssize_t n = readlink("/proc/self/exe", mine->exe, sizeof(mine->exe) - 1);
-
-		mine->exe[n > 0 ? n : 0] = '\0';
-	}
-	mine->dcg_exe[0] = '\0';
-	{
-		/* dcg beside this object (the build), else PREFIX/bin/dcg for an object in
-		 * PREFIX/lib/dcg/ (make install), as the launcher finds us. */
-		static const char *const rel[] = {"/dcg", "/../../bin/dcg"};
-		const char *slash = g.self_path ? strrchr(g.self_path, '/') : NULL;
-		char dcg[4096];
-		struct rt_msg m;
-
-		for (size_t i = 0; slash && i < 2 && !mine->dcg_exe[0]; i++) {
-			rt_msg_init(&m, dcg, sizeof(dcg));
-			rt_msg_addn(&m, g.self_path, (size_t)(slash - g.self_path));
-			rt_msg_add(&m, rel[i]);
-			if (m.len >= sizeof(dcg) - 1 || !realpath(dcg, mine->dcg_exe))
-				mine->dcg_exe[0] = '\0';
-		}
-	}
-	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
-	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE))
-		return mine;
-	pol_intent_free(mine->intents);
-	pol_free(mine->policy);
-	free(mine);
-	return expected;
-}
-
-static const struct pol_policy *policy_get(void)
-{
-	const struct loaded *l = loaded_get();
-
-	return l ? l->policy : NULL;
-}
-
-/* A decision context for this process: no cwd (the calls resolve against the real
- * working directory), this program for owner rules. */
-static void ctx_init(struct pol_ctx *ctx)
-{
-	const struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE);
-
-	memset(ctx, 0, sizeof(*ctx));
-	if (l && l->exe[0])
-		ctx->exe = l->exe;
-	if (l && l->dcg_exe[0])
-		ctx->dcg_exe = l->dcg_exe;
-}
-
-/* A refusal gets a second look when what the first one could not know cheaply would
- * change it: a no-delete refusal of a file this session created (an atomic save's
- * temporary file may be deleted or renamed away), or any path refusal of the wrapped
- * agent's own process (rules owned by ":agent"). Both cost a system call, paid only
- * on refusals. Returns the decision, r updated. */
-static enum pol_decision second_look(const struct pol_policy *p, int dirfd, const char *path,
-				     enum pol_op op, unsigned flags, struct pol_ctx *ctx,
-				     struct pol_result *r, enum pol_decision d)
-{
-	const struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE);
-	unsigned more = 0, ctx_more = 0;
-
-	if (d < POL_ASK || r->detection != POL_DET_PATH || !l)
-		return d;
-	if (r->path_kind == POL_PATH_NO_DELETE && !(flags & POL_PATH_SESSION_NEW) &&
-	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
-	    rt_created_since(dirfd, path, l->session_start))
-		more = POL_PATH_SESSION_NEW;
-	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid)
-		ctx_more = POL_CTX_AGENT;
-	if (!more && !ctx_more)
-		return d;
-	pol_result_release(r);
-	pol_result_init(r);
-	ctx->flags |= ctx_more;
-	return pol_check_path_at(p, dirfd, path, op, flags | more, ctx, r);
-}
 
 static void guard_init(void) __attribute__((constructor));
 static void guard_init(void)
 {
+	static char self_abs[4096];
 	extern char **environ;
+	struct dl_find_object fo;
 	Dl_info info;
 	struct stat st;
 	int saved = errno;
@@ -265,12 +103,27 @@ static void guard_init(void)
 		g.err_dev = st.st_dev;
 		g.err_ino = st.st_ino;
 	}
-	if (dladdr((void *)guard_init, &info) && info.dli_fname) {
+	/* This object's path: _dl_find_object() is a lookup in a sorted table, dladdr()
+	 * a walk over every loaded object's symbols. */
+	if (_dl_find_object((void *)guard_init, &fo) == 0 && fo.dlfo_link_map &&
+	    fo.dlfo_link_map->l_name && fo.dlfo_link_map->l_name[0])
+		g.self_path = fo.dlfo_link_map->l_name;
+	else if (dladdr((void *)guard_init, &info) && info.dli_fname)
 		g.self_path = info.dli_fname;
-		guard_env_capture(environ, info.dli_fname);
+	if (g.self_path)
+		guard_env_capture(environ, g.self_path);
+	/* The engine is found beside this object: a relative path (LD_PRELOAD=build/...)
+	 * would no longer lead there once the program changed folder. */
+	if (g.self_path && g.self_path[0] != '/' && getcwd(self_abs, sizeof(self_abs))) {
+		struct rt_msg m;
+		size_t base = strlen(self_abs);
+
+		rt_msg_init(&m, self_abs + base, sizeof(self_abs) - base);
+		rt_msg_add(&m, "/");
+		rt_msg_add(&m, g.self_path);
+		if (base + m.len < sizeof(self_abs) - 1)
+			g.self_path = self_abs;
 	}
-	/* Decisions allocate only through the fork-safe allocator. */
-	pol_set_allocator(guard_alloc, guard_free);
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
 	errno = saved;
@@ -305,100 +158,195 @@ static void say(const char *line, size_t len)
 	}
 }
 
-static void log_result(const char *call, const char *input, const struct pol_result *r)
-{
-	char cwd[4096];
+/* ---- the engine ------------------------------------------------------------------- */
 
-	rt_audit("preload", call, input, r, 0, getcwd(cwd, sizeof(cwd)));
+static void say(const char *line, size_t len);
+
+/* The engine beside this object, loaded once (RTLD_LOCAL: its libraries stay out of
+ * the program's namespace). Never found through a variable the agent controls. NULL
+ * when it cannot be loaded: the reason is kept for the refusal lines. */
+static const struct guard_engine *engine_get(void)
+{
+	const struct guard_engine *e = __atomic_load_n(&g.engine, __ATOMIC_ACQUIRE);
+	const char *slash = g.self_path ? strrchr(g.self_path, '/') : NULL;
+	static struct guard_host host;
+	guard_engine_start_fn start;
+	char path[4096];
+	struct rt_msg m;
+	void *h;
+
+	if (e || atomic_load_explicit(&g.engine_failed, memory_order_acquire))
+		return e;
+	rt_msg_init(&m, path, sizeof(path));
+	if (slash)
+		rt_msg_addn(&m, g.self_path, (size_t)(slash - g.self_path + 1));
+	rt_msg_add(&m, GUARD_ENGINE_NAME);
+	if (!slash || m.len >= sizeof(path) - 1) {
+		rt_msg_init(&m, g.engine_error, sizeof(g.engine_error));
+		rt_msg_add(&m, "the guard's own folder is unknown");
+		goto fail;
+	}
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	start = h ? (guard_engine_start_fn)(uintptr_t)dlsym(h, "dcg_engine_start") : NULL;
+	if (!start) {
+		const char *why = dlerror();
+
+		rt_msg_init(&m, g.engine_error, sizeof(g.engine_error));
+		rt_msg_add(&m, why ? why : path);
+		goto fail;
+	}
+	host.abi = GUARD_ENGINE_ABI;
+	host.alloc = guard_alloc;
+	host.free = guard_free;
+	host.say = say;
+	host.self_path = g.self_path;
+	host.real_syscall = guard_real_syscall;
+	e = start(&host);
+	if (!e || e->abi != GUARD_ENGINE_ABI) {
+		rt_msg_init(&m, g.engine_error, sizeof(g.engine_error));
+		rt_msg_add(&m, path);
+		rt_msg_add(&m, " is not this guard's engine");
+		goto fail;
+	}
+	__atomic_store_n(&g.engine, e, __ATOMIC_RELEASE);
+	return e;
+fail:
+	atomic_store_explicit(&g.engine_failed, 1, memory_order_release);
+	return NULL;
 }
 
-/* Turns a decision into the guard's answer: 0 go on, -1 refuse. Only a refusal (and
- * the question of an ask) is said on stderr; warnings and logs go to the audit log. */
-static int conclude(const char *call, const char *input, struct pol_result *r, enum pol_decision d)
+/* A decision that needs the engine when it cannot be loaded: refused, never allowed
+ * unchecked. Returns -1. */
+static int refuse_no_engine(const char *call, const char *input)
 {
-	char line[1536];
+	char line[1200];
 	struct rt_msg m;
-	int refuse = 0;
 
-	switch (d) {
-	case POL_ALLOW:
-		break;
-	case POL_LOG:
-	case POL_WARN:
-		log_result(call, input, r);
-		break;
-	case POL_ASK:
-		rt_msg_init(&m, line, sizeof(line) - 1);
-		rt_describe(&m, "asks: allow", call, input, r);
-		rt_msg_add(&m, "? [y/N] ");
-		if (rt_ask_tty(m.buf)) {
-			log_result(call, input, r);
-			break;
-		}
-		r->decision = POL_DENY;
-		/* fall through */
-	case POL_DENY:
-	default:
-		rt_msg_init(&m, line, sizeof(line) - 1);
-		rt_describe(&m, "blocked", call, input, r);
-		rt_msg_add(&m, "\n");
-		say(m.buf, m.len);
-		log_result(call, input, r);
-		refuse = 1;
-		break;
+	rt_msg_init(&m, line, sizeof(line) - 1);
+	rt_msg_add(&m, "dcg: blocked ");
+	rt_msg_add(&m, call);
+	if (input) {
+		rt_msg_add(&m, " of ");
+		rt_msg_add(&m, input);
 	}
-	pol_result_release(r);
-	return refuse ? -1 : 0;
+	rt_msg_add(&m, ": the policy engine cannot be loaded (");
+	rt_msg_add(&m, g.engine_error);
+	rt_msg_add(&m, ")\n");
+	say(m.buf, m.len);
+	return -1;
+}
+
+/* ---- the path index --------------------------------------------------------------- */
+
+/* Whether an intent scope may apply: the engine judges every path then. */
+static int intent_set(void)
+{
+	const char *v = getenv("DCG_INTENT"), *c = guard_env_owned("DCG_INTENT");
+
+	return (v && v[0]) || (c && c[0]);
+}
+
+/* The index beside the snapshot, read once. Threads racing here each map a copy and
+ * the first to publish wins (no lock, nothing to deadlock on after fork). */
+static const struct pol_pidx *index_get(void)
+{
+	const struct pol_pidx *x = __atomic_load_n(&g.index, __ATOMIC_ACQUIRE), *expected = NULL;
+	const char *snap;
+	char file[4096];
+	struct pol_pidx *mine;
+	struct rt_msg m;
+	struct stat st;
+	void *map;
+	int fd;
+
+	if (x || atomic_load_explicit(&g.no_index, memory_order_relaxed))
+		return x;
+	snap = getenv("DCG_SNAPSHOT");
+	if (!snap || !snap[0] || intent_set())
+		goto none;
+	rt_msg_init(&m, file, sizeof(file));
+	rt_msg_add(&m, snap);
+	rt_msg_add(&m, ".paths");
+	if (m.len >= sizeof(file) - 1)
+		goto none;
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		goto none;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		goto none;
+	}
+	close(fd);
+	mine = guard_alloc(sizeof(*mine));
+	/* pol_pidx_open() copies it: the file mapping goes either way. */
+	if (!mine || pol_pidx_open(mine, map, (size_t)st.st_size, guard_alloc) < 0) {
+		munmap(map, (size_t)st.st_size);
+		goto none;
+	}
+	munmap(map, (size_t)st.st_size);
+	if (__atomic_compare_exchange_n(&g.index, &expected, mine, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return mine;
+	return expected; /* the loser's copy stays: the allocator's bump region */
+none:
+	atomic_store_explicit(&g.no_index, 1, memory_order_relaxed);
+	return NULL;
+}
+
+static int base_of(int dirfd, const char *path, char *base, size_t size);
+
+static int home_path(const char *path)
+{
+	return path[0] == '~' && (path[1] == '/' || path[1] == '\0');
+}
+
+/* Whether the index settles op on dirfd/path as allowed (pol_pidx_allows()); 0 means
+ * the engine decides. */
+static int index_allows(int dirfd, const char *path, enum pol_op op, unsigned flags)
+{
+	const struct pol_pidx *x = index_get();
+	char base[4096];
+
+	if (!x || !path[0] || home_path(path))
+		return 0;
+	if (path[0] == '/') /* no base needed (nor its stack page written) */
+		return pol_pidx_allows(x, "/", path, op, flags);
+	return base_of(dirfd, path, base, sizeof(base)) == 0 &&
+	       pol_pidx_allows(x, base, path, op, flags);
 }
 
 /* ---- checks ---------------------------------------------------------------------- */
 
-/* `dcg run --intent ID`: writes, creations, deletions, renames and metadata changes
- * outside the intent's owned_scope are refused too (after the policy allowed them). */
-static int check_intent(const char *call, int dirfd, const char *path, enum pol_op op,
-			unsigned flags)
-{
-	const struct loaded *l = loaded_get();
-	struct pol_result r;
-	enum pol_decision d;
-
-	if (!l || !l->intents || !path || !pol_intent_op_confined(op))
-		return 0;
-	pol_result_init(&r);
-	d = pol_intent_check_path_at(l->intents, dirfd, path, op, flags & ~POL_PATH_CANONICAL, NULL,
-				     pol_home(l->policy), &r);
-	return conclude(call, path, &r, d);
-}
-
 int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags)
 {
-	struct pol_result r;
-	struct pol_ctx ctx;
-	enum pol_decision d;
+	const struct guard_engine *e;
 
-	const struct pol_policy *p;
-
-	if (!path || !(p = policy_get()))
+	if (!path || index_allows(dirfd, path, op, flags))
 		return 0;
-	ctx_init(&ctx);
-	pol_result_init(&r);
-	d = pol_check_path_at(p, dirfd, path, op, flags, &ctx, &r);
-	d = second_look(p, dirfd, path, op, flags, &ctx, &r, d);
-	if (conclude(call, path, &r, d) < 0)
-		return -1;
-	return check_intent(call, dirfd, path, op, flags);
+	if (!(e = engine_get()))
+		return refuse_no_engine(call, path);
+	return e->check_path(call, dirfd, path, op, flags);
 }
 
 int guard_check_builtin(const char *call, const char *rule_id, const char *input)
 {
-	const struct pol_policy *p = policy_get();
-	struct pol_result r;
-	struct pol_ctx ctx;
-	enum pol_decision d;
+	const struct guard_engine *e = engine_get();
 
-	ctx_init(&ctx);
-	d = rt_builtin(p, rule_id, input && input[0] == '/' ? input : NULL, &ctx, &r);
-	return conclude(call, input ? input : call, &r, d);
+	if (!e)
+		return refuse_no_engine(call, input);
+	return e->check_builtin(call, rule_id, input);
+}
+
+int guard_check_command(const char *call, const char *cmd)
+{
+	const struct guard_engine *e;
+
+	if (!cmd)
+		return 0;
+	if (!(e = engine_get()))
+		return refuse_no_engine(call, cmd);
+	return e->check_command(call, cmd);
 }
 
 int guard_check_fd(const char *call, int fd, enum pol_op op)
@@ -415,6 +363,37 @@ int guard_check_fd(const char *call, int fd, enum pol_op op)
 		return 0; /* pipes, sockets, anonymous files: no path to protect */
 	target[n] = '\0';
 	return guard_check_path(call, AT_FDCWD, target, op, 0);
+}
+
+int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum pol_op op)
+{
+	char proc[64], resolved[4096], base[4096], lexical[4096];
+	const struct pol_pidx *x;
+	const struct guard_engine *e;
+	struct rt_msg m;
+	ssize_t n;
+
+	if (!path)
+		return 0;
+	if ((x = index_get()) && path[0] && !home_path(path)) {
+		/* The kernel's resolution and the path as written, both settled by the index:
+		 * what the engine would judge, with the same answer. */
+		rt_msg_init(&m, proc, sizeof(proc));
+		rt_msg_add(&m, "/proc/self/fd/");
+		rt_msg_addu(&m, (unsigned long)fd);
+		n = readlink(proc, resolved, sizeof(resolved) - 1);
+		if (n > 0 && resolved[0] == '/') {
+			resolved[n] = '\0';
+			if (!pol_pidx_may_refuse(x, resolved, op, 0) &&
+			    base_of(dirfd, path, base, sizeof(base)) == 0 &&
+			    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) == 0 &&
+			    (!strcmp(lexical, resolved) || !pol_pidx_may_refuse(x, lexical, op, 0)))
+				return 0;
+		}
+	}
+	if (!(e = engine_get()))
+		return refuse_no_engine(call, path);
+	return e->verify_fd(call, dirfd, path, fd, op);
 }
 
 /* Whether this session already said so for this program: a marker file next to the
@@ -476,17 +455,21 @@ static void note_uncovered(const char *file, int fd)
 }
 
 /* The program about to be executed, opened once (reading it has no effect): judged
- * on the kernel's resolution read back from /proc/self/fd and on the path as written,
+ * on the path as written and where its links lead, which the index settles for most
+ * programs (execve walks the path again anyway: the kernel's resolution of this open,
+ * read back from /proc/self/fd, would be no fresher, and costs a /proc lookup in every
+ * fork child), else by the engine on the kernel's resolution and the path as written;
  * then its ELF headers tell whether the guard can follow it. A program that cannot be
  * opened (missing, execute-only) is judged by path, with resolution. */
 static int check_exec_file(const char *call, int dirfd, const char *file)
 {
-	int fd, rc;
+	int fd, rc = 0;
 
 	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return guard_check_path(call, dirfd, file, POL_OP_EXEC, 0);
-	rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);
+	if (!index_allows(dirfd, file, POL_OP_EXEC, 0))
+		rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);
 	if (rc == 0)
 		note_uncovered(file, fd);
 	close(fd);
@@ -495,58 +478,28 @@ static int check_exec_file(const char *call, int dirfd, const char *file)
 
 int guard_check_exec(const char *call, int dirfd, const char *file, char *const argv[])
 {
-	struct pol_result r;
-	struct pol_ctx ctx;
-	enum pol_decision d;
-	char cwd[4096];
-	char joined[1024];
-	struct rt_msg m;
+	const struct guard_engine *e;
 
-	const struct pol_policy *p = policy_get();
-
-	if (!p)
-		return 0;
 	if (file && check_exec_file(call, dirfd, file) < 0)
 		return -1;
-	if (argv && argv[0]) {
-		ctx_init(&ctx);
-		ctx.flags |= POL_CTX_RUNTIME; /* the child's own calls are checked as they come */
-		ctx.cwd = getcwd(cwd, sizeof(cwd));
-		pol_result_init(&r);
-		d = pol_check_argv(p, argv, &ctx, &r);
-		if (d != POL_ALLOW) {
-			rt_msg_init(&m, joined, sizeof(joined));
-			for (size_t i = 0; argv[i] && m.len < sizeof(joined) - 1; i++) {
-				if (i)
-					rt_msg_add(&m, " ");
-				rt_msg_add(&m, argv[i]);
-			}
-			if (conclude(call, m.buf, &r, d) < 0)
-				return -1;
-		} else {
-			pol_result_release(&r);
-		}
-	}
-	return 0;
+	if (!argv || !argv[0])
+		return 0;
+	if (!(e = engine_get()))
+		return refuse_no_engine(call, argv[0]);
+	return e->check_argv(call, argv);
 }
 
-int guard_check_command(const char *call, const char *cmd)
+int guard_session_new(int dirfd, const char *path)
 {
-	struct pol_result r;
-	struct pol_ctx ctx;
-	enum pol_decision d;
-	char cwd[4096];
+	if (!atomic_load_explicit(&g.session_read, memory_order_acquire)) {
+		pid_t agent;
+		long long start = 0;
 
-	const struct pol_policy *p;
-
-	if (!cmd || !(p = policy_get()))
-		return 0;
-	ctx_init(&ctx);
-	ctx.flags |= POL_CTX_RUNTIME; /* the shell and its children are guarded too */
-	ctx.cwd = getcwd(cwd, sizeof(cwd));
-	pol_result_init(&r);
-	d = pol_check_command(p, cmd, strlen(cmd), &ctx, &r);
-	return conclude(call, cmd, &r, d);
+		rt_session_parse(getenv("DCG_SESSION"), &agent, &start);
+		g.session_start = start;
+		atomic_store_explicit(&g.session_read, 1, memory_order_release);
+	}
+	return g.session_start && rt_created_since(dirfd, path, g.session_start);
 }
 
 int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags,
@@ -567,13 +520,6 @@ int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op 
 	return rc;
 }
 
-int guard_session_new(int dirfd, const char *path)
-{
-	const struct loaded *l = loaded_get();
-
-	return l && l->session_start && rt_created_since(dirfd, path, l->session_start);
-}
-
 int guard_is_dir(int dirfd, const char *path)
 {
 	struct stat st;
@@ -582,60 +528,6 @@ int guard_is_dir(int dirfd, const char *path)
 	dir = path && fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 	errno = saved;
 	return dir;
-}
-
-int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum pol_op op)
-{
-	char proc[64], resolved[4096], base[4096], lexical[4096];
-	const struct pol_policy *p;
-	struct pol_result r;
-	struct pol_ctx ctx;
-	struct rt_msg m;
-	enum pol_decision d;
-	ssize_t n;
-
-	if (!path || !(p = policy_get()))
-		return 0;
-	rt_msg_init(&m, proc, sizeof(proc));
-	rt_msg_add(&m, "/proc/self/fd/");
-	rt_msg_addu(&m, (unsigned long)fd);
-	n = readlink(proc, resolved, sizeof(resolved) - 1);
-	if (n <= 0 || resolved[0] != '/')
-		return guard_check_path(call, dirfd, path, op, 0); /* no /proc: the slow way */
-	resolved[n] = '\0';
-	ctx_init(&ctx);
-	pol_result_init(&r);
-	d = pol_check_path(p, resolved, op, POL_PATH_CANONICAL, &ctx, &r);
-	d = second_look(p, AT_FDCWD, resolved, op, POL_PATH_CANONICAL, &ctx, &r, d);
-	if (d != POL_ALLOW)
-		return conclude(call, path, &r, d);
-	pol_result_release(&r);
-
-	/* As written too (a protected name that is itself a symlink), unless that is the
-	 * same path: the usual case costs one rule scan. */
-	if (path[0] == '/') {
-		base[0] = '/';
-		base[1] = '\0';
-	} else if (dirfd == AT_FDCWD) {
-		if (!getcwd(base, sizeof(base)))
-			return guard_check_path(call, dirfd, path, op, 0);
-	} else {
-		rt_msg_init(&m, proc, sizeof(proc));
-		rt_msg_add(&m, "/proc/self/fd/");
-		rt_msg_addu(&m, (unsigned long)dirfd);
-		n = readlink(proc, base, sizeof(base) - 1);
-		if (n <= 0 || base[0] != '/')
-			return guard_check_path(call, dirfd, path, op, 0);
-		base[n] = '\0';
-	}
-	if (pol_path_normalize(path, base, pol_home(p), lexical, sizeof(lexical)) < 0)
-		return guard_check_path(call, dirfd, path, op, 0);
-	if (strcmp(lexical, resolved) == 0)
-		return 0;
-	pol_result_init(&r);
-	d = pol_check_path(p, lexical, op, POL_PATH_CANONICAL, &ctx, &r);
-	d = second_look(p, AT_FDCWD, lexical, op, POL_PATH_CANONICAL, &ctx, &r, d);
-	return conclude(call, path, &r, d);
 }
 
 /* The base a relative path starts from: the working directory or dirfd's folder. */
@@ -666,35 +558,28 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 		    enum pol_op op, unsigned pflags)
 {
 	char base[4096], lexical[4096];
-	const struct pol_policy *p;
+	const struct pol_pidx *x;
+	const struct guard_engine *e;
 	struct open_how how;
-	struct pol_result r;
-	struct pol_ctx ctx;
-	enum pol_decision d;
 	long fd;
 
-	if (!path || !guard_real_syscall || !(p = policy_get()))
+	if (!path || !guard_real_syscall)
 		return -2;
 	/* The path as the kernel will walk it when no symlink is on the way: no ~, no
 	 * second resolution. */
 	if (base_of(dirfd, path, base, sizeof(base)) < 0 ||
 	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0)
 		return -2;
-	ctx_init(&ctx);
-	pol_result_init(&r);
-	d = pol_check_path(p, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r);
-	d = second_look(p, AT_FDCWD, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r, d);
-	if (d != POL_ALLOW) {
-		if (conclude(call, path, &r, d) < 0) {
+	if (!(x = index_get()) || pol_pidx_may_refuse(x, lexical, op, pflags)) {
+		if (!(e = engine_get())) {
+			refuse_no_engine(call, path);
 			errno = EACCES;
 			return -1;
 		}
-	} else {
-		pol_result_release(&r);
-	}
-	if (check_intent(call, dirfd, path, op, pflags) < 0) {
-		errno = EACCES;
-		return -1;
+		if (e->check_open(call, dirfd, path, lexical, op, pflags) < 0) {
+			errno = EACCES;
+			return -1;
+		}
 	}
 	memset(&how, 0, sizeof(how));
 	how.flags = (unsigned)flags;
@@ -730,12 +615,11 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 			enum pol_op op, unsigned pflags)
 {
 	char base[4096], joined[8192], resolved[4096];
-	const struct pol_policy *p;
 	struct open_how how;
 	struct rt_msg m;
 	long fd = -1;
 
-	if (!path || !guard_real_syscall || !(p = policy_get()) ||
+	if (!path || !guard_real_syscall ||
 	    atomic_load_explicit(&g_no_openat2, memory_order_relaxed))
 		return -2;
 	if (base_of(dirfd, path, base, sizeof(base)) < 0)
@@ -782,24 +666,26 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 void guard_warm(void)
 {
 	static _Atomic int warmed;
-	static char *const argv[] = {"true", NULL};
-	const struct pol_policy *p;
-	struct pol_result r;
-	struct pol_ctx ctx;
+	const struct guard_engine *e;
+	struct guard_envbuf eb;
+	extern char **environ;
 
-	if (atomic_load_explicit(&warmed, memory_order_relaxed) || !(p = policy_get()))
+	/* The children share the index and the engine (the policy, the regexes every
+	 * exec check needs) instead of loading their own: no child of a threaded parent
+	 * has to dlopen. */
+	index_get();
+	if ((e = engine_get()))
+		e->warm();
+	/* Read before written: a write at every fork would cost the parent a page fault
+	 * (its pages are write-protected after each fork). */
+	if (atomic_load_explicit(&warmed, memory_order_relaxed) ||
+	    atomic_exchange_explicit(&warmed, 1, memory_order_relaxed))
 		return;
-	atomic_store_explicit(&warmed, 1, memory_order_relaxed);
-	pol_warm(p); /* the children share the decoded regexes instead of decoding their own */
-	ctx_init(&ctx);
-	ctx.cwd = "/";
-	pol_result_init(&r);
-	pol_check_argv(p, argv, &ctx, &r);
-	pol_result_release(&r);
-	/* Blocks for the children's decisions, mapped once here: a child then takes one
-	 * from the allocator's cache instead of mapping its own. */
-	void *a = guard_alloc(60 * 1024), *b = guard_alloc(60 * 1024);
-
-	guard_free(b);
-	guard_free(a);
+	/* The exec path once, dry, so that the libc functions it calls through the PLT
+	 * (readlink, pread, memcmp, ...) are bound here: a fork child that binds one pays a
+	 * symbol lookup and a copied page, at every exec. */
+	index_allows(AT_FDCWD, "/proc/self/exe", POL_OP_EXEC, 0);
+	guard_exe_kind("/proc/self/exe");
+	guard_env_build(environ, &eb);
+	guard_envbuf_release(&eb);
 }

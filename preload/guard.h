@@ -1,8 +1,8 @@
 /* guard.h - the preload guard's glue between libc wrappers and policy/.
  *
  * libdcg-preload.so wraps the libc functions listed in wrap.def. Each wrapper copies
- * its path arguments, asks policy/ through the guard_check_*() functions below and,
- * when allowed, calls the real function. A refusal returns -1 with errno EACCES after
+ * its path arguments, asks the guard_check_*() functions below (the path index, else
+ * the policy engine, engine.h) and, when allowed, calls the real function. A refusal returns -1 with errno EACCES after
  * one stderr line and one audit-log line.
  *
  * Rules every wrapper keeps (the guard is a guest in someone else's process):
@@ -64,9 +64,6 @@ void guard_resolve(void);
 int guard_enter(void);
 /* Clears the busy mark set by guard_enter(). */
 void guard_leave(void);
-
-/* The loaded policy (NULL until the constructor loaded one). */
-const struct pol_policy *guard_policy(void);
 
 /* Decides op on path (relative to dirfd, AT_FDCWD for the plain calls). Returns 0
  * when allowed, -1 when refused: the refusal line and the audit line are written.

@@ -1,10 +1,13 @@
-# preload/: the runtime guard $(BUILD)/libdcg-preload.so (`dcg run` itself, which puts
-# it in LD_PRELOAD, is cli/cmd_run.c).
-#
-# The .so holds the wrappers, the policy library linked in statically and PCRE2 and
-# libyaml from their static archives (PIC on Debian), all hidden: it exports the
-# wrapped libc names only (exports.map, -fvisibility=hidden, --exclude-libs). Static
-# linking also spares every guarded process the loading of two more libraries.
+# preload/: the runtime guard, two objects (`dcg run` itself, which puts the first in
+# LD_PRELOAD, is cli/cmd_run.c):
+#   $(BUILD)/libdcg-preload.so  the lean guest every guarded process maps: the wrappers,
+#       the environment, the allocator and the compact path index (policy/pathidx.c and
+#       glob.c, runtime/rt.c's helpers; --gc-sections drops what they do not use). It
+#       exports the wrapped libc names only (exports.map, -fvisibility=hidden).
+#   $(BUILD)/libdcg-engine.so   the policy engine, dlopen'ed by the guest from its own
+#       folder when a process makes a decision the index cannot settle (engine.h): the
+#       policy library, PCRE2 and libyaml from their static archives (PIC on Debian),
+#       all hidden; it exports dcg_engine_start only (engine.map).
 #
 # SAN=1: an ASan-instrumented guard would need libasan first in LD_PRELOAD of every
 # process it enters; instead the guard and its copy of policy/ are built without the
@@ -12,7 +15,8 @@
 # helpers (alloc, env, util) with the sanitizers.
 
 PRELOAD_SO := $(BUILD)/libdcg-preload.so
-PRELOAD_SRCS := runtime/rt.c preload/guard.c preload/alloc.c preload/env.c preload/util.c \
+PRELOAD_ENGINE_SO := $(BUILD)/libdcg-engine.so
+PRELOAD_SRCS := preload/guard.c preload/alloc.c preload/env.c preload/util.c \
 	preload/exec.c preload/open.c preload/unlink.c preload/rename.c preload/meta.c \
 	preload/syscall.c preload/tree.c preload/dl.c
 # The helpers the unit tests drive directly (no wrappers in them).
@@ -44,7 +48,20 @@ PRELOAD_POLICY_OBJS := $(POLICY_LIB)
 PRELOAD_SO_LDFLAGS := $(ALL_LDFLAGS)
 endif
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(PRELOAD_OBJDIR)/%.o)
-$(PRELOAD_OBJS) $(PRELOAD_GLUE_OBJS): ALL_CFLAGS += $(PRELOAD_CFLAGS)
+PRELOAD_ENGINE_OBJS := $(PRELOAD_OBJDIR)/preload/engine.o $(PRELOAD_OBJDIR)/runtime/rt.o
+$(PRELOAD_OBJS) $(PRELOAD_ENGINE_OBJS) $(PRELOAD_GLUE_OBJS): ALL_CFLAGS += $(PRELOAD_CFLAGS)
+
+# The guest's own copies of the helpers it shares with the engine, one section per
+# function, so that the link keeps only what the guest calls (no policy, no PCRE2).
+PRELOAD_GUEST_DIR := $(BUILD)/preload-guest
+PRELOAD_GUEST_OBJS := $(PRELOAD_GUEST_DIR)/runtime/rt.o $(PRELOAD_GUEST_DIR)/policy/glob.o \
+	$(PRELOAD_GUEST_DIR)/policy/pathidx.o
+PRELOAD_GUEST_CFLAGS := $(filter-out $(SANFLAGS),$(ALL_CFLAGS)) $(PRELOAD_CFLAGS) \
+	-ffunction-sections -fdata-sections
+$(PRELOAD_GUEST_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_GUEST_CFLAGS) -c $< -o $@
+-include $(PRELOAD_GUEST_OBJS:.o=.d)
 
 # PCRE2 and libyaml from their archives when present, else shared.
 PRELOAD_STATIC_ARCHIVES := $(wildcard $(shell $(CC) -print-file-name=libpcre2-8.a) \
@@ -60,13 +77,19 @@ endif
 # dl.c) bind at link time, not by a symbol lookup in every process that maps it (111
 # lookups; callgrind of /bin/true with the object preloaded: 236 k -> 179 k
 # instructions); the table is meant to name these wrappers, whatever else is preloaded.
-$(PRELOAD_SO): $(PRELOAD_OBJS) $(PRELOAD_POLICY_OBJS) preload/exports.map
-	$(CC) -shared $(PRELOAD_SO_LDFLAGS) -o $@ $(PRELOAD_OBJS) \
-		-Wl,--whole-archive $(PRELOAD_POLICY_OBJS) -Wl,--no-whole-archive \
-		$(PRELOAD_LIBS) -Wl,--version-script=preload/exports.map \
-		-Wl,--exclude-libs,ALL -Wl,-z,defs -Wl,-Bsymbolic
+$(PRELOAD_SO): $(PRELOAD_OBJS) $(PRELOAD_GUEST_OBJS) preload/exports.map
+	$(CC) -shared $(PRELOAD_SO_LDFLAGS) -o $@ $(PRELOAD_OBJS) $(PRELOAD_GUEST_OBJS) \
+		-ldl -Wl,--version-script=preload/exports.map -Wl,--gc-sections \
+		-Wl,-z,defs -Wl,-Bsymbolic
 
-all: $(PRELOAD_SO)
+# The engine calls libc through the guest's wrappers (which pass its calls on), like
+# any other library of the process.
+$(PRELOAD_ENGINE_SO): $(PRELOAD_ENGINE_OBJS) $(PRELOAD_POLICY_OBJS) preload/engine.map
+	$(CC) -shared $(PRELOAD_SO_LDFLAGS) -o $@ $(PRELOAD_ENGINE_OBJS) \
+		$(PRELOAD_POLICY_OBJS) $(PRELOAD_LIBS) -Wl,--version-script=preload/engine.map \
+		-Wl,--exclude-libs,ALL -Wl,--gc-sections -Wl,-z,defs
+
+all: $(PRELOAD_SO) $(PRELOAD_ENGINE_SO)
 
 # The preload unit tests link the guard's helpers.
 $(BUILD)/tests/test_preload: $(PRELOAD_GLUE_OBJS)
@@ -90,7 +113,7 @@ $(BUILD)/preload/bench/spawn: preload/bench/spawn.c
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static $< -o $@
 
 .PHONY: bench-preload
-bench-preload: $(PRELOAD_SO) $(BUILD)/dcg $(BUILD)/progs/openloop \
+bench-preload: $(PRELOAD_SO) $(PRELOAD_ENGINE_SO) $(BUILD)/dcg $(BUILD)/progs/openloop \
 		$(BUILD)/preload/bench/libdcg-empty.so $(BUILD)/preload/bench/spawn
 	@preload/bench.sh $(BUILD)
 bench: bench-preload

@@ -113,9 +113,15 @@ enum guard_exe_kind guard_exe_kind(const char *path)
 enum guard_exe_kind guard_exe_kind_fd(int fd)
 {
 	enum guard_exe_kind kind = GUARD_EXE_OTHER;
+	/* The ELF header and, for most programs, the program headers: one read. */
+	union {
+		unsigned char b[1024];
+		Elf64_Ehdr eh;
+	} head;
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	struct stat st;
+	ssize_t got;
 
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return GUARD_EXE_OTHER;
@@ -123,14 +129,20 @@ enum guard_exe_kind guard_exe_kind_fd(int fd)
 	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
 	    ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
 		return GUARD_EXE_SETUID;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	got = pread(fd, head.b, sizeof(head.b), 0);
+	if (got < (ssize_t)sizeof(eh))
+		return GUARD_EXE_OTHER;
+	eh = head.eh;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr))
 		return GUARD_EXE_OTHER;
 	kind = GUARD_EXE_STATIC;
 	for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-		    (ssize_t)sizeof(ph))
+		unsigned long long at = eh.e_phoff + (unsigned long long)i * sizeof(ph);
+
+		if (at <= (unsigned long long)got - sizeof(ph)) /* got >= sizeof(eh) > sizeof(ph) */
+			memcpy(&ph, head.b + at, sizeof(ph));
+		else if (pread(fd, &ph, sizeof(ph), (off_t)at) != (ssize_t)sizeof(ph))
 			return GUARD_EXE_OTHER;
 		if (ph.p_type == PT_INTERP)
 			return GUARD_EXE_DYNAMIC;

@@ -2,7 +2,8 @@
  * snapshot, which embed.S pulls into the binaries.
  *
  * Usage: embed_snapshot DEFAULT.yaml OUT.snap OUT.codes
- * OUT.codes: the embedded regex rules' compiled codes, serialized by PCRE2.
+ * OUT.codes: the embedded regex rules' compiled codes, serialized by PCRE2, with the
+ * offset of each (write_codes).
  * Fails the build on any diagnostic and on any regex that does not compile, so the
  * embedded policy can be trusted to load at run time. */
 #include "dcg_policy.h"
@@ -23,7 +24,7 @@ int pol_load_embedded(struct pol_policy *p)
 	return -ENOENT;
 }
 
-const uint8_t *pol_embedded_codes_get(const char **version)
+const uint32_t *pol_embedded_codes_get(const char **version)
 {
 	(void)version;
 	return NULL;
@@ -55,14 +56,21 @@ static char *read_all(const char *path, size_t *len)
 	return buf;
 }
 
-/* Serializes the codes of the embedded regex rules, in load order (the order
- * pol_load_embedded() numbers them in). */
+/* Writes the codes of the embedded regex rules, in load order (the order
+ * pol_load_embedded() numbers them in), as the container pol_embedded_code() reads:
+ * four 32-bit words (POL_CODES_MAGIC, the number of codes n, the length h of the
+ * serialized set's start (PCRE2's header and character tables), the set's size), n + 1
+ * offsets of each code in the set, then the set as pcre2_serialize_encode() made it.
+ * Code k alone is the set's start followed by its bytes: a process decodes only the
+ * codes its decisions need. Each code is decoded that way here once, to check it. */
 static int write_codes(struct pol_policy *p, const char *path)
 {
 	const pcre2_code **codes = calloc(p->n_rules + 1, sizeof(*codes));
+	uint32_t *head = NULL;
 	uint8_t *bytes = NULL;
 	PCRE2_SIZE size = 0;
-	int32_t n = 0, rc;
+	int32_t n = 0, rc = 0;
+	size_t sum = 0;
 	FILE *out;
 
 	if (!codes)
@@ -79,15 +87,53 @@ static int write_codes(struct pol_policy *p, const char *path)
 		}
 		n++;
 	}
-	rc = n ? pcre2_serialize_encode(codes, n, &bytes, &size, NULL) : 0;
-	free(codes);
-	if (rc < 0)
-		return -EINVAL;
+	head = calloc((size_t)n + 5, sizeof(*head));
+	if (!head || (n && pcre2_serialize_encode(codes, n, &bytes, &size, NULL) < 0)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	/* Each code's bytes are its compiled size, one after the other after the start. */
+	for (int32_t k = 0; k < n; k++) {
+		size_t cs = 0;
+		if (pcre2_pattern_info(codes[k], PCRE2_INFO_SIZE, &cs) != 0) {
+			rc = -EINVAL;
+			goto out;
+		}
+		head[4 + k] = (uint32_t)sum; /* made absolute below */
+		sum += cs;
+	}
+	if (n && (sum >= size || size > UINT32_MAX)) {
+		rc = -EINVAL;
+		goto out;
+	}
+	head[0] = POL_CODES_MAGIC;
+	head[1] = (uint32_t)n;
+	head[2] = (uint32_t)(size - sum);
+	head[3] = (uint32_t)size;
+	for (int32_t k = 0; k < n; k++)
+		head[4 + k] += head[2];
+	head[4 + n] = (uint32_t)size;
+	for (int32_t k = 0; k < n; k++) {
+		pcre2_code *one = pol_embedded_code(head, bytes, k, NULL);
+		size_t a = 0, b = 1;
+		pcre2_pattern_info(one, PCRE2_INFO_SIZE, &a);
+		pcre2_pattern_info(codes[k], PCRE2_INFO_SIZE, &b);
+		pcre2_code_free(one);
+		if (!one || a != b) {
+			fprintf(stderr, "embed_snapshot: code %d does not decode alone\n", (int)k);
+			rc = -EINVAL;
+			goto out;
+		}
+	}
 	out = fopen(path, "wb");
-	if (!out || (size && fwrite(bytes, 1, size, out) != size) || fclose(out) != 0)
+	if (!out || fwrite(head, 4, (size_t)n + 5, out) != (size_t)n + 5 ||
+	    (size && fwrite(bytes, 1, size, out) != size) || fclose(out) != 0)
 		rc = -EIO;
+out:
 	pcre2_serialize_free(bytes);
-	return rc < 0 ? rc : 0;
+	free(head);
+	free(codes);
+	return rc;
 }
 
 int main(int argc, char **argv)

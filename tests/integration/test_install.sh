@@ -1,7 +1,7 @@
 #!/bin/bash
 # make install into a temporary root, then the installed dcg from there: the files
 # where the README says, `dcg run` finding the installed preload on its own (no
-# DCG_PRELOAD), libseccomp linked as a shared library, the completions loading, and
+# DCG_PRELOAD), libseccomp loaded as a shared library, the completions loading, and
 # make uninstall taking everything back. Also: plain `make` needs no Criterion.
 set -u
 T=${TMPDIR_TEST:?}
@@ -18,7 +18,7 @@ D=$T/root
 make -s -C "$ROOT" SAN=$san BUILD="$B" PREFIX=/usr/local DESTDIR="$D" install >"$T/install.log" 2>&1 ||
 	fail "make install: $(tail -n 5 "$T/install.log")"
 P=$D/usr/local
-for f in bin/dcg lib/dcg/libdcg-preload.so share/man/man1/dcg.1 share/man/man5/dcg-policy.5 \
+for f in bin/dcg lib/dcg/libdcg-preload.so lib/dcg/libdcg-engine.so share/man/man1/dcg.1 share/man/man5/dcg-policy.5 \
 	share/bash-completion/completions/dcg share/zsh/site-functions/_dcg \
 	share/fish/vendor_completions.d/dcg.fish share/doc/dcg/LICENSE share/doc/dcg/README.md; do
 	[ -f "$P/$f" ] || fail "not installed: $f"
@@ -48,11 +48,23 @@ out=$(cd "$T/proj" && "$DCG" run --policy "$T/policy.yaml" -- /bin/sh -c 'echo f
 mv "$P/lib/dcg/libdcg-preload.so" "$T/moved.so"
 "$DCG" run -- /bin/true 2>/dev/null && fail "dcg run ran without its preload"
 mv "$T/moved.so" "$P/lib/dcg/libdcg-preload.so"
+# without the policy engine beside it, the guard refuses what it cannot settle alone
+# (an exec, a protected path) and says why; doctor names the missing file
+mv "$P/lib/dcg/libdcg-engine.so" "$T/moved.so"
+printf '/bin/true && echo ran\n' >"$T/script.sh"
+out=$(cd "$T/proj" && "$DCG" run --policy "$T/policy.yaml" -- /bin/sh "$T/script.sh" 2>&1)
+echo "$out" | grep -qx ran && fail "dcg run without the engine let an exec through: $out"
+echo "$out" | grep -q 'policy engine cannot be loaded' || fail "no engine, no reason said: $out"
+"$DCG" doctor 2>&1 | grep -q 'libdcg-engine.so not found' || fail "doctor: no word of the engine"
+mv "$T/moved.so" "$P/lib/dcg/libdcg-engine.so"
 
-# libseccomp (LGPL-2.1) is a shared library of the installed binary
+# libseccomp (LGPL-2.1) is a shared library of the installed binary: not mapped at every
+# start (cli/seccomp_dl.c), the dynamic loader loads it when `dcg sandbox` starts
 if command -v ldd >/dev/null; then
-	ldd "$DCG" | grep -q 'libseccomp\.so' || fail "dcg does not link libseccomp dynamically"
+	ldd "$DCG" | grep -q 'libseccomp\.so' && fail "dcg maps libseccomp at every start"
 fi
+LD_DEBUG=libs "$DCG" sandbox -- /bin/true 2>&1 | grep -q 'calling init: .*libseccomp\.so' ||
+	fail "dcg sandbox does not load libseccomp as a shared library"
 
 # man pages render without warnings
 if command -v man >/dev/null; then

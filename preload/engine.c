@@ -1,0 +1,476 @@
+/* engine.c - the decisions of libdcg-engine.so (engine.h): the policy, loaded at the
+ * first decision the guest cannot settle alone, the checks that need it, and the
+ * refusal lines and audit records.
+ *
+ * `dcg run` loads and compiles the policy once and leaves its snapshot in a file named
+ * by $DCG_SNAPSHOT; the engine reads it at its first decision (pol_snapshot_load(), no
+ * YAML parsed). Without a snapshot it loads the layered policy files itself. */
+#include "engine.h"
+
+#include "intent.h"
+#include "rt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a process decides with, loaded together at the first decision. */
+struct loaded {
+	struct pol_policy *policy;
+	struct pol_intent_set *intents; /* `dcg run --intent ID`, else NULL */
+	/* This program's real path, for path rules with owners (git may manage its own
+	 * .git/); empty when unknown. A fork child runs the same program. */
+	char exe[4096];
+	/* The session's dcg binary (next to the guest), for rules owned by ":dcg"; empty
+	 * when unknown. */
+	char dcg_exe[4096];
+	/* From $DCG_SESSION: the wrapped agent's pid (rules owned by ":agent") and the
+	 * session's start (atomic saves in no-delete folders); 0 when unknown. */
+	pid_t agent_pid;
+	long long session_start; /* ns */
+};
+
+static struct {
+	struct loaded *loaded;
+	struct guard_host host;
+} g;
+
+static void say(const char *line, size_t len)
+{
+	g.host.say(line, len);
+}
+
+/* ---- the policy ------------------------------------------------------------------ */
+
+static int load_snapshot(struct pol_policy *p, const char *file)
+{
+	struct stat st;
+	void *m;
+	int fd, rc;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	/* pol_snapshot_load() copies what it keeps. */
+	rc = pol_snapshot_load(p, m, (size_t)st.st_size);
+	munmap(m, (size_t)st.st_size);
+	return rc;
+}
+
+/* Loads the policy: the snapshot from `dcg run`, else the layered files. NULL when
+ * out of memory. */
+static struct pol_policy *load_policy(void)
+{
+	const char *snap = getenv("DCG_SNAPSHOT");
+	struct pol_policy *p = pol_new(0);
+
+	if (!p)
+		return NULL;
+	if (snap && *snap && load_snapshot(p, snap) == 0)
+		return p;
+	/* No usable snapshot: the layered load, as `dcg check` does it. */
+	char cwd[4096];
+	struct pol_env env;
+
+	pol_free(p);
+	p = pol_new(0);
+	if (!p)
+		return NULL;
+	pol_env_from_process(&env, cwd, sizeof(cwd));
+	pol_load_layers(p, &env);
+	if (snap && *snap) {
+		static const char m[] =
+		    "dcg: guard: policy snapshot unusable, loaded the policy files\n";
+
+		say(m, sizeof(m) - 1);
+	}
+	return p;
+}
+
+/* dcg beside the guest (the build), else PREFIX/bin/dcg for a guest in PREFIX/lib/dcg/
+ * (make install), as the launcher finds the guest. */
+static void find_dcg(char *out)
+{
+	static const char *const rel[] = {"/dcg", "/../../bin/dcg"};
+	const char *self = g.host.self_path, *slash = self ? strrchr(self, '/') : NULL;
+	char dcg[4096];
+	struct rt_msg m;
+
+	out[0] = '\0';
+	for (size_t i = 0; slash && i < 2 && !out[0]; i++) {
+		rt_msg_init(&m, dcg, sizeof(dcg));
+		rt_msg_addn(&m, self, (size_t)(slash - self));
+		rt_msg_add(&m, rel[i]);
+		if (m.len >= sizeof(dcg) - 1 || !realpath(dcg, out))
+			out[0] = '\0';
+	}
+}
+
+/* The policy (and the intent scope), loaded at the first decision that needs it.
+ * Threads racing here each load a copy and the first to publish wins: no lock, so
+ * nothing to deadlock on after fork. A fork child inherits the parent's policy; a
+ * vfork child's load lands in the parent's memory. */
+static const struct loaded *loaded_get(void)
+{
+	struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE), *mine, *expected = NULL;
+
+	if (l)
+		return l;
+	mine = malloc(sizeof(*mine));
+	if (!mine)
+		return NULL;
+	mine->policy = load_policy();
+	if (!mine->policy) {
+		free(mine);
+		return NULL;
+	}
+	mine->intents = pol_intent_open_env();
+	{
+		ssize_t n = readlink("/proc/self/exe", mine->exe, sizeof(mine->exe) - 1);
+
+		mine->exe[n > 0 ? n : 0] = '\0';
+	}
+	find_dcg(mine->dcg_exe);
+	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
+	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return mine;
+	pol_intent_free(mine->intents);
+	pol_free(mine->policy);
+	free(mine);
+	return expected;
+}
+
+static const struct pol_policy *policy_get(void)
+{
+	const struct loaded *l = loaded_get();
+
+	return l ? l->policy : NULL;
+}
+
+/* A decision context for this process: no cwd (the calls resolve against the real
+ * working directory), this program for owner rules. */
+static void ctx_init(struct pol_ctx *ctx)
+{
+	const struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE);
+
+	memset(ctx, 0, sizeof(*ctx));
+	if (l && l->exe[0])
+		ctx->exe = l->exe;
+	if (l && l->dcg_exe[0])
+		ctx->dcg_exe = l->dcg_exe;
+}
+
+/* A refusal gets a second look when what the first one could not know cheaply would
+ * change it: a no-delete refusal of a file this session created (an atomic save's
+ * temporary file may be deleted or renamed away), or any path refusal of the wrapped
+ * agent's own process (rules owned by ":agent"). Both cost a system call, paid only
+ * on refusals. Returns the decision, r updated. */
+static enum pol_decision second_look(const struct pol_policy *p, int dirfd, const char *path,
+				     enum pol_op op, unsigned flags, struct pol_ctx *ctx,
+				     struct pol_result *r, enum pol_decision d)
+{
+	const struct loaded *l = __atomic_load_n(&g.loaded, __ATOMIC_ACQUIRE);
+	unsigned more = 0, ctx_more = 0;
+
+	if (d < POL_ASK || r->detection != POL_DET_PATH || !l)
+		return d;
+	if (r->path_kind == POL_PATH_NO_DELETE && !(flags & POL_PATH_SESSION_NEW) &&
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
+	    rt_created_since(dirfd, path, l->session_start))
+		more = POL_PATH_SESSION_NEW;
+	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid)
+		ctx_more = POL_CTX_AGENT;
+	if (!more && !ctx_more)
+		return d;
+	pol_result_release(r);
+	pol_result_init(r);
+	ctx->flags |= ctx_more;
+	return pol_check_path_at(p, dirfd, path, op, flags | more, ctx, r);
+}
+
+/* ---- messages ------------------------------------------------------------------- */
+
+static void log_result(const char *call, const char *input, const struct pol_result *r)
+{
+	char cwd[4096];
+
+	rt_audit("preload", call, input, r, 0, getcwd(cwd, sizeof(cwd)));
+}
+
+/* Turns a decision into the guard's answer: 0 go on, -1 refuse. Only a refusal (and
+ * the question of an ask) is said on stderr; warnings and logs go to the audit log. */
+static int conclude(const char *call, const char *input, struct pol_result *r, enum pol_decision d)
+{
+	char line[1536];
+	struct rt_msg m;
+	int refuse = 0;
+
+	switch (d) {
+	case POL_ALLOW:
+		break;
+	case POL_LOG:
+	case POL_WARN:
+		log_result(call, input, r);
+		break;
+	case POL_ASK:
+		rt_msg_init(&m, line, sizeof(line) - 1);
+		rt_describe(&m, "asks: allow", call, input, r);
+		rt_msg_add(&m, "? [y/N] ");
+		if (rt_ask_tty(m.buf)) {
+			log_result(call, input, r);
+			break;
+		}
+		r->decision = POL_DENY;
+		/* fall through */
+	case POL_DENY:
+	default:
+		rt_msg_init(&m, line, sizeof(line) - 1);
+		rt_describe(&m, "blocked", call, input, r);
+		rt_msg_add(&m, "\n");
+		say(m.buf, m.len);
+		log_result(call, input, r);
+		refuse = 1;
+		break;
+	}
+	pol_result_release(r);
+	return refuse ? -1 : 0;
+}
+
+/* ---- checks ---------------------------------------------------------------------- */
+
+/* `dcg run --intent ID`: writes, creations, deletions, renames and metadata changes
+ * outside the intent's owned_scope are refused too (after the policy allowed them). */
+static int check_intent(const char *call, int dirfd, const char *path, enum pol_op op,
+			unsigned flags)
+{
+	const struct loaded *l = loaded_get();
+	struct pol_result r;
+	enum pol_decision d;
+
+	if (!l || !l->intents || !path || !pol_intent_op_confined(op))
+		return 0;
+	pol_result_init(&r);
+	d = pol_intent_check_path_at(l->intents, dirfd, path, op, flags & ~POL_PATH_CANONICAL, NULL,
+				     pol_home(l->policy), &r);
+	return conclude(call, path, &r, d);
+}
+
+static int check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags)
+{
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+
+	const struct pol_policy *p;
+
+	if (!path || !(p = policy_get()))
+		return 0;
+	ctx_init(&ctx);
+	pol_result_init(&r);
+	d = pol_check_path_at(p, dirfd, path, op, flags, &ctx, &r);
+	d = second_look(p, dirfd, path, op, flags, &ctx, &r, d);
+	if (conclude(call, path, &r, d) < 0)
+		return -1;
+	return check_intent(call, dirfd, path, op, flags);
+}
+
+static int check_builtin(const char *call, const char *rule_id, const char *input)
+{
+	const struct pol_policy *p = policy_get();
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+
+	ctx_init(&ctx);
+	d = rt_builtin(p, rule_id, input && input[0] == '/' ? input : NULL, &ctx, &r);
+	return conclude(call, input ? input : call, &r, d);
+}
+
+static int check_argv(const char *call, char *const argv[])
+{
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+	char cwd[4096];
+	char joined[1024];
+	struct rt_msg m;
+
+	const struct pol_policy *p = policy_get();
+
+	if (!p || !argv || !argv[0])
+		return 0;
+	ctx_init(&ctx);
+	ctx.flags |= POL_CTX_RUNTIME; /* the child's own calls are checked as they come */
+	ctx.cwd = getcwd(cwd, sizeof(cwd));
+	pol_result_init(&r);
+	d = pol_check_argv(p, argv, &ctx, &r);
+	if (d == POL_ALLOW) {
+		pol_result_release(&r);
+		return 0;
+	}
+	rt_msg_init(&m, joined, sizeof(joined));
+	for (size_t i = 0; argv[i] && m.len < sizeof(joined) - 1; i++) {
+		if (i)
+			rt_msg_add(&m, " ");
+		rt_msg_add(&m, argv[i]);
+	}
+	return conclude(call, m.buf, &r, d);
+}
+
+static int check_command(const char *call, const char *cmd)
+{
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+	char cwd[4096];
+
+	const struct pol_policy *p;
+
+	if (!cmd || !(p = policy_get()))
+		return 0;
+	ctx_init(&ctx);
+	ctx.flags |= POL_CTX_RUNTIME; /* the shell and its children are guarded too */
+	ctx.cwd = getcwd(cwd, sizeof(cwd));
+	pol_result_init(&r);
+	d = pol_check_command(p, cmd, strlen(cmd), &ctx, &r);
+	return conclude(call, cmd, &r, d);
+}
+
+static int verify_fd(const char *call, int dirfd, const char *path, int fd, enum pol_op op)
+{
+	char proc[64], resolved[4096], base[4096], lexical[4096];
+	const struct pol_policy *p;
+	struct pol_result r;
+	struct pol_ctx ctx;
+	struct rt_msg m;
+	enum pol_decision d;
+	ssize_t n;
+
+	if (!path || !(p = policy_get()))
+		return 0;
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)fd);
+	n = readlink(proc, resolved, sizeof(resolved) - 1);
+	if (n <= 0 || resolved[0] != '/')
+		return check_path(call, dirfd, path, op, 0); /* no /proc: the slow way */
+	resolved[n] = '\0';
+	ctx_init(&ctx);
+	pol_result_init(&r);
+	d = pol_check_path(p, resolved, op, POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, resolved, op, POL_PATH_CANONICAL, &ctx, &r, d);
+	if (d != POL_ALLOW)
+		return conclude(call, path, &r, d);
+	pol_result_release(&r);
+
+	/* As written too (a protected name that is itself a symlink), unless that is the
+	 * same path: the usual case costs one rule scan. */
+	if (path[0] == '/') {
+		base[0] = '/';
+		base[1] = '\0';
+	} else if (dirfd == AT_FDCWD) {
+		if (!getcwd(base, sizeof(base)))
+			return check_path(call, dirfd, path, op, 0);
+	} else {
+		rt_msg_init(&m, proc, sizeof(proc));
+		rt_msg_add(&m, "/proc/self/fd/");
+		rt_msg_addu(&m, (unsigned long)dirfd);
+		n = readlink(proc, base, sizeof(base) - 1);
+		if (n <= 0 || base[0] != '/')
+			return check_path(call, dirfd, path, op, 0);
+		base[n] = '\0';
+	}
+	if (pol_path_normalize(path, base, pol_home(p), lexical, sizeof(lexical)) < 0)
+		return check_path(call, dirfd, path, op, 0);
+	if (strcmp(lexical, resolved) == 0)
+		return 0;
+	pol_result_init(&r);
+	d = pol_check_path(p, lexical, op, POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, lexical, op, POL_PATH_CANONICAL, &ctx, &r, d);
+	return conclude(call, path, &r, d);
+}
+
+static int check_open(const char *call, int dirfd, const char *path, const char *lexical,
+		      enum pol_op op, unsigned pflags)
+{
+	const struct pol_policy *p = policy_get();
+	struct pol_result r;
+	struct pol_ctx ctx;
+	enum pol_decision d;
+
+	if (!p)
+		return 0;
+	ctx_init(&ctx);
+	pol_result_init(&r);
+	d = pol_check_path(p, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r);
+	d = second_look(p, AT_FDCWD, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r, d);
+	if (d != POL_ALLOW) {
+		if (conclude(call, path, &r, d) < 0)
+			return -1;
+	} else {
+		pol_result_release(&r);
+	}
+	return check_intent(call, dirfd, path, op, pflags);
+}
+
+static void warm(void)
+{
+	static _Atomic int warmed;
+	static char *const argv[] = {"true", NULL};
+	const struct pol_policy *p;
+	struct pol_result r;
+	struct pol_ctx ctx;
+
+	if (__atomic_load_n(&warmed, __ATOMIC_RELAXED) || !(p = policy_get()))
+		return;
+	__atomic_store_n(&warmed, 1, __ATOMIC_RELAXED);
+	pol_warm(p); /* the children share the decoded regexes instead of decoding their own */
+	ctx_init(&ctx);
+	ctx.cwd = "/";
+	pol_result_init(&r);
+	pol_check_argv(p, argv, &ctx, &r);
+	pol_result_release(&r);
+	/* Blocks for the children's decisions, mapped once here: a child then takes one
+	 * from the allocator's cache instead of mapping its own. */
+	void *a = g.host.alloc(60 * 1024), *b = g.host.alloc(60 * 1024);
+
+	g.host.free(b);
+	g.host.free(a);
+}
+
+static const struct guard_engine table = {
+    .abi = GUARD_ENGINE_ABI,
+    .check_path = check_path,
+    .check_builtin = check_builtin,
+    .verify_fd = verify_fd,
+    .check_open = check_open,
+    .check_argv = check_argv,
+    .check_command = check_command,
+    .warm = warm,
+};
+
+__attribute__((visibility("default"))) const struct guard_engine *
+dcg_engine_start(const struct guard_host *host)
+{
+	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say)
+		return NULL;
+	if (!g.host.abi) {
+		g.host = *host;
+		/* Decisions allocate only through the guest's fork-safe allocator. */
+		pol_set_allocator(host->alloc, host->free);
+	}
+	return &table;
+}

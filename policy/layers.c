@@ -30,15 +30,36 @@ void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size)
 	env->cwd = cwd_buf && getcwd(cwd_buf, cwd_size) ? cwd_buf : NULL;
 }
 
+/* a, b and c one after the other in dst (size bytes), cut as snprintf would cut them:
+ * for strings packed in one area, where snprintf's arguments may not overlap its
+ * destination's object. */
+static void cat3(char *dst, size_t size, const char *a, const char *b, const char *c)
+{
+	size_t n = 0;
+
+	for (const char *const *s = (const char *const[]){a, b, c, NULL}; *s && n + 1 < size; s++) {
+		size_t l = strlen(*s);
+
+		if (l > size - 1 - n)
+			l = size - 1 - n;
+		memcpy(dst + n, *s, l);
+		n += l;
+	}
+	if (size)
+		dst[n] = '\0';
+}
+
 /* The project: the nearest folder upwards from cwd that holds .dcg/policy.yaml. */
 static int find_project(const char *cwd, char *root, size_t size)
 {
-	char dir[PATH_MAX], f[PATH_MAX + 32];
+	/* dir, then f right after dir's string: one page of stack, not two */
+	char area[PATH_MAX * 2 + 32], *dir = area, *f;
 
-	if (!cwd || pol_path_normalize(cwd, "/", NULL, dir, sizeof(dir)) < 0)
+	if (!cwd || pol_path_normalize(cwd, "/", NULL, dir, PATH_MAX) < 0)
 		return -ENOENT;
+	f = dir + strlen(dir) + 1; /* dir only gets shorter */
 	for (;;) {
-		snprintf(f, sizeof(f), "%s%s.dcg/policy.yaml", dir, strcmp(dir, "/") ? "/" : "");
+		cat3(f, PATH_MAX + 32, dir, strcmp(dir, "/") ? "/" : "", ".dcg/policy.yaml");
 		if (access(f, F_OK) == 0) {
 			pol_copy_str(root, size, dir);
 			return 0;
@@ -65,39 +86,80 @@ static int load_optional(struct pol_policy *p, const char *path, int scope, cons
 	return rc < 0 && rc != -ENOENT;
 }
 
+/* The paths pol_load_layers() builds, packed one after the other in one heap area
+ * (each with the room it always had): the hook's deepest stack (this function's
+ * callees) is 28 KB shallower, and a start touches a page or two of the area, not one
+ * page per PATH_MAX buffer. */
+struct packed {
+	char *next;
+	char area[PATH_MAX * 7 + 256]; /* root, user, trust, log, old, path, abs */
+};
+
+/* Where the next string goes: the area holds every one at its full size. */
+static char *pack_room(struct packed *k)
+{
+	return k->next;
+}
+
+/* Keeps the string just written at s: the next one goes after it. */
+static void pack_keep(struct packed *k, const char *s)
+{
+	k->next = (char *)(uintptr_t)s + strlen(s) + 1;
+}
+
 int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 {
-	char path[PATH_MAX + 64], root[PATH_MAX], trust[PATH_MAX], user[PATH_MAX + 64];
-	char log[PATH_MAX];
+	struct packed *k = malloc(sizeof(*k));
+	char *path, *root, *trust, *user, *log;
 	const char *trust_file = env->trust_file;
 	int rc, bad = 0, have_project;
 	size_t diags_before = pol_diag_count(p);
 
+	if (!k) { /* the embedded defaults at least */
+		pol_diag_add(p, "<policy>", 0, 0, NULL, 1,
+			     "out of memory: only the defaults apply");
+		pol_load_embedded(p);
+		return -ENOMEM;
+	}
+	k->next = k->area;
 	if (env->home)
 		pol_set_home(p, env->home);
-	have_project = !env->no_project && find_project(env->cwd, root, sizeof(root)) == 0;
+	root = pack_room(k);
+	root[0] = '\0';
+	have_project = !env->no_project && find_project(env->cwd, root, PATH_MAX) == 0;
+	pack_keep(k, root);
 	if (have_project)
 		pol_set_root(p, root);
 	else if (env->cwd)
 		pol_set_root(p, env->cwd);
+	user = pack_room(k);
 	if (env->xdg_config_home && env->xdg_config_home[0] == '/')
-		snprintf(user, sizeof(user), "%s/dcg/policy.yaml", env->xdg_config_home);
+		snprintf(user, PATH_MAX + 64, "%s/dcg/policy.yaml", env->xdg_config_home);
 	else
-		snprintf(user, sizeof(user), "%s/.config/dcg/policy.yaml", p->home);
-	if (!trust_file && pol_trust_path(trust, sizeof(trust)) == 0)
+		snprintf(user, PATH_MAX + 64, "%s/.config/dcg/policy.yaml", p->home);
+	pack_keep(k, user);
+	trust = pack_room(k);
+	if (!trust_file && pol_trust_path(trust, PATH_MAX) == 0)
 		trust_file = trust;
+	else
+		trust[0] = '\0';
+	pack_keep(k, trust);
 	/* dcg's own files wherever this environment puts them, read-only like the default
 	 * locations the embedded policy names; added before the embedded policy, whose
 	 * load indexes every path rule once. */
 	if (!env->no_user)
 		pol_add_self_rule(p, "dcg.self.config", user, 1, 0);
 	pol_add_self_rule(p, "dcg.self.state", trust_file, 1, 1);
-	if (pol_log_path(log, sizeof(log)) == 0) {
-		char old[PATH_MAX + 4];
+	log = pack_room(k);
+	if (pol_log_path(log, PATH_MAX) == 0) {
+		char *old;
 
+		pack_keep(k, log);
+		old = pack_room(k);
 		pol_add_self_rule(p, "dcg.self.log", log, 0, 1);
-		snprintf(old, sizeof(old), "%s.1", log); /* the rotated generation */
+		cat3(old, PATH_MAX + 4, log, ".1", ""); /* the rotated generation */
 		pol_add_self_rule(p, "dcg.self.log_rotated", old, 0, 1);
+		pack_keep(k, old);
 	}
 	if (!env->no_system)
 		pol_add_self_rule(p, "dcg.self.system", env->system_file, 0, 0);
@@ -110,8 +172,10 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 	if (!env->no_user)
 		bad |= load_optional(p, user, POL_SCOPE_USER, NULL);
 	if (have_project) {
-		snprintf(path, sizeof(path), "%s%s.dcg/policy.yaml", root,
+		path = pack_room(k);
+		snprintf(path, PATH_MAX + 64, "%s%s.dcg/policy.yaml", root,
 			 strcmp(root, "/") ? "/" : "");
+		pack_keep(k, path);
 		if (load_optional(p, path, POL_SCOPE_PROJECT, trust_file)) {
 			bad = 1;
 			if (!p->project_trust) { /* unreadable: nothing of it was loaded */
@@ -123,11 +187,11 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		}
 	}
 	if (env->policy_file) {
-		char abs[PATH_MAX];
+		char *abs = pack_room(k);
 
 		if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root, p->home,
-				       abs, sizeof(abs)) < 0)
-			pol_copy_str(abs, sizeof(abs), env->policy_file);
+				       abs, PATH_MAX) < 0)
+			pol_copy_str(abs, PATH_MAX, env->policy_file);
 		rc = pol_load_file_scoped(p, abs, POL_SCOPE_POLICY, NULL);
 		if (rc == -ENOENT || (rc < 0 && rc != -EINVAL)) {
 			pol_diag_add(p, abs, 0, 0, NULL, 1, "cannot read policy file: %s",
@@ -139,5 +203,6 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 	/* A file loaded with some bad entries returns 0: its diagnostics say it had errors. */
 	if (pol_diag_count(p) > diags_before)
 		bad = 1;
+	free(k);
 	return bad ? -EINVAL : 0;
 }

@@ -21,10 +21,9 @@ void pol_mem_free(void *ptr)
 {
 	free(ptr);
 }
-ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *reason,
-			     enum pol_severity sev, const char *suggestion)
+int pol_rule_add_builtins(struct pol_policy *p, const struct pol_builtin *b, size_t n)
 {
-	(void)p, (void)id, (void)reason, (void)sev, (void)suggestion;
+	(void)p, (void)b, (void)n;
 	return 0;
 }
 

@@ -345,19 +345,33 @@ enum {
 };
 
 /* One row of the command table (shell_cmds.c): what the walk knows about a command. */
+/* A row holds no pointer (names and option letters in arrays, the long options by index
+ * in sh_largs), so that the table needs no relocation at start: it stays in read-only
+ * pages the binary maps, not in pages each process copies. */
 struct sh_cmdspec {
-	const char *name;	 /* the basename the command is run by */
-	uint8_t kind;		 /* enum cmd_kind: its handler */
-	uint8_t flags;		 /* F_* */
-	uint8_t op;		 /* K_OPERANDS, K_READER: enum pol_op done to each operand */
-	uint8_t oflags;		 /* O_* */
-	const char *sarg;	 /* short options that take a value ("" none, NULL unknown) */
-	const char *const *larg; /* long options that take a value, NULL-terminated */
-	const char *rec;	 /* short options that make the operation tree-wide */
-	const char *lrec;	 /* long ones, "|"-separated ("--recursive|--dir") */
-	const char *force;	 /* short options that force it past prompts and errors */
-	uint8_t npos;		 /* F_WRAP: operands before the command (timeout's duration) */
+	char name[18];	  /* the basename the command is run by */
+	uint8_t kind;	  /* enum cmd_kind: its handler */
+	uint8_t flags;	  /* F_* */
+	uint8_t op;	  /* K_OPERANDS, K_READER: enum pol_op done to each operand */
+	uint8_t oflags;	  /* O_* */
+	uint8_t larg;	  /* long options that take a value: an index in sh_largs (0 none) */
+	uint8_t npos;	  /* F_WRAP: operands before the command (timeout's duration) */
+	uint8_t has_sarg; /* sarg is known (else which options take a value is not) */
+	char sarg[23];	  /* short options that take a value */
+	char rec[4];	  /* short options that make the operation tree-wide */
+	char lrec[21];	  /* long ones, "|"-separated ("--recursive|--dir") */
+	char force[3];	  /* short options that force it past prompts and errors */
 };
+
+/* The long-option lists of the rows, NULL-terminated; sh_largs[0] is NULL. */
+extern const char *const *const sh_largs[];
+extern const size_t sh_nlargs;
+
+/* A row's short options that take a value: NULL when unknown. */
+static inline const char *sh_spec_sarg(const struct sh_cmdspec *sp)
+{
+	return sp->has_sarg ? sp->sarg : NULL;
+}
 
 /* The table, sorted by name (bytes), and its length. */
 extern const struct sh_cmdspec sh_cmds[];

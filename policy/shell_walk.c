@@ -63,7 +63,7 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 						}
 						return n;
 					}
-					i += sh_long_takes_arg(wr->larg, w) ? 2 : 1;
+					i += sh_long_takes_arg(sh_largs[wr->larg], w) ? 2 : 1;
 					continue;
 				}
 				if (sh_name_is(nm, nl, "command") &&
@@ -98,7 +98,7 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 				 * the word, or the next word when the rest is empty */
 				size_t j = 1, adv = 1;
 				for (; j < w->len; j++) {
-					if (sh_opt_takes_arg(wr->sarg, w->s[j])) {
+					if (sh_opt_takes_arg(sh_spec_sarg(wr), w->s[j])) {
 						if (j + 1 == w->len)
 							adv = 2;
 						break;

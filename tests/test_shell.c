@@ -636,7 +636,14 @@ Test(shell_table, is_sorted_and_complete)
 	cr_assert_gt(sh_ncmds, 100);
 	for (size_t i = 0; i < sh_ncmds; i++) {
 		const struct sh_cmdspec *r = &sh_cmds[i];
-		cr_assert(r->name && r->name[0], "row %zu has no name", i);
+		cr_assert(r->name[0], "row %zu has no name", i);
+		/* C lets a string fill its array without the NUL: each array must hold one */
+		cr_assert(
+		    memchr(r->name, 0, sizeof(r->name)) && memchr(r->sarg, 0, sizeof(r->sarg)) &&
+			memchr(r->rec, 0, sizeof(r->rec)) && memchr(r->lrec, 0, sizeof(r->lrec)) &&
+			memchr(r->force, 0, sizeof(r->force)),
+		    "row %zu: a string fills its array: make the array longer", i);
+		cr_assert_lt(r->larg, sh_nlargs, "%s: larg out of sh_largs", r->name);
 		if (i > 0)
 			cr_expect_lt(strcmp(sh_cmds[i - 1].name, r->name), 0,
 				     "%s is not after %s: keep the table sorted", r->name,
@@ -649,12 +656,14 @@ Test(shell_table, is_sorted_and_complete)
 			cr_expect(sh_handlers[r->kind], "%s: kind %d has no handler", r->name,
 				  r->kind);
 		if (r->kind == K_OPERANDS) {
-			cr_expect(r->sarg, "%s: which short options take a value?", r->name);
+			cr_expect(sh_spec_sarg(r), "%s: which short options take a value?",
+				  r->name);
 			cr_expect_lt(r->op, POL_OP__COUNT, "%s: unknown operation", r->name);
 		}
 		if (r->flags & F_WRAP) {
 			cr_expect_eq(r->kind, K_NONE, "%s: a wrapper has no handler", r->name);
-			cr_expect(r->sarg, "%s: which short options take a value?", r->name);
+			cr_expect(sh_spec_sarg(r), "%s: which short options take a value?",
+				  r->name);
 		} else {
 			cr_expect_eq(r->npos, 0, "%s: operands before a command, not a wrapper",
 				     r->name);
@@ -663,7 +672,7 @@ Test(shell_table, is_sorted_and_complete)
 			cr_expect_eq(r->kind, K_NONE, "%s: an interpreter has no handler", r->name);
 		if (r->flags & F_DECODE)
 			cr_expect(r->flags & F_DEC, "%s: F_DECODE without F_DEC", r->name);
-		if (r->lrec)
+		if (r->lrec[0])
 			cr_expect_eq(strncmp(r->lrec, "--", 2), 0, "%s: lrec holds long options",
 				     r->name);
 	}

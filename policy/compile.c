@@ -47,10 +47,10 @@ static int pat_optional(char c)
 	return c == '?' || c == '*' || c == '{';
 }
 
-/* 1 when the pattern's meaning is not plain text order: a top-level alternation (its
- * literal parts are each optional), extended mode (spaces ignored, comments), a
- * \Q...\E quote, or a verb such as (*CR). */
-static int pat_unreadable(const char *s)
+/* 1 when the pattern's meaning is not plain text order: extended mode (spaces ignored,
+ * comments), a \Q...\E quote, or a verb such as (*CR); and, unless alt is given (then
+ * *alt says so), a top-level alternation (its literal parts are each optional). */
+static int pat_unreadable_alt(const char *s, int *alt)
 {
 	int depth = 0, in_class = 0;
 
@@ -86,10 +86,17 @@ static int pat_unreadable(const char *s)
 		} else if (*t == ')') {
 			depth = depth ? depth - 1 : 0;
 		} else if (*t == '|' && depth == 0) {
-			return 1;
+			if (!alt)
+				return 1;
+			*alt = 1;
 		}
 	}
 	return 0;
+}
+
+static int pat_unreadable(const char *s)
+{
+	return pat_unreadable_alt(s, NULL);
 }
 
 /* Skips what a backslash starts at s (s[0] == '\\'): returns the bytes to skip, or 0
@@ -110,25 +117,72 @@ static size_t pat_escape(const char *s, int top)
 	return e == 'c' && s[2] ? 3 : 2; /* inside a group or a class: only () [] matter */
 }
 
-/* The longest literal every match must contain, for the prefilter: a run of literal
- * characters outside any group, class or quantified atom. */
-static void extract_keyword(struct pol_rule *r)
+/* Where the alternative or group body starting at s ends: the '|' or ')' at its own
+ * level, or end. */
+static const char *pat_alt_end(const char *s, const char *end)
 {
-	const char *s = r->pattern;
-	char run[64], best[64];
+	int depth = 0, in_class = 0;
+
+	for (; s < end; s++) {
+		if (*s == '\\' && s + 1 < end) {
+			s++;
+		} else if (in_class) {
+			in_class = *s != ']';
+		} else if (*s == '[') {
+			in_class = 1;
+			if (s + 1 < end && s[1] == '^')
+				s++;
+			if (s + 1 < end && s[1] == ']')
+				s++;
+		} else if (*s == '(') {
+			depth++;
+		} else if (*s == ')' && depth) {
+			depth--;
+		} else if ((*s == '|' || *s == ')') && !depth) {
+			return s;
+		}
+	}
+	return end;
+}
+
+/* The body of the group that opens at s ("(?:" or "("), and its closing ')' (end when
+ * it has none). */
+static const char *pat_group_body(const char *s)
+{
+	return s + (s[1] == '?' ? 3 : 1);
+}
+
+static const char *pat_group_close(const char *s, const char *end)
+{
+	const char *e = pat_group_body(s);
+
+	for (;;) {
+		e = pat_alt_end(e, end);
+		if (e >= end || *e != '|')
+			return e;
+		e++;
+	}
+}
+
+/* The longest run of literal characters of the sequence [s, end) outside any group,
+ * class or quantified atom, into best (64 bytes, lowercased); returns its length.
+ * *group gets the first group at the sequence's own level that every match passes
+ * through ("(?:" or "(", not made optional by what follows it), or NULL. */
+static size_t seq_literal(const char *s, const char *end, char *best, const char **group)
+{
+	char run[64];
 	size_t n = 0, nb = 0;
 	int depth = 0, in_class = 0;
 
-	if (pat_unreadable(s))
-		return;
-	while (*s) {
+	*group = NULL;
+	while (s < end) {
 		char c;
 		size_t k = !depth && !in_class ? pat_literal(s, &c) : 0;
 
-		if (k && !pat_optional(s[k]) && n < sizeof(run) - 1) {
+		if (k && s + k <= end && !pat_optional(s[k]) && n < sizeof(run) - 1) {
 			run[n++] = c;
 			s += k;
-			if (*s != '+') /* with '+' after it, the run ends after it */
+			if (s >= end || *s != '+') /* with '+' after it, the run ends after it */
 				continue;
 		} else if (k) { /* a character that may be absent */
 			s += k;
@@ -138,7 +192,7 @@ static void extract_keyword(struct pol_rule *r)
 			nb = n;
 		}
 		n = 0;
-		if (k)
+		if (k || s >= end)
 			continue;
 		if (*s == '\\') {
 			size_t e = pat_escape(s, !depth && !in_class);
@@ -152,16 +206,21 @@ static void extract_keyword(struct pol_rule *r)
 				in_class = 0;
 		} else if (*s == '[') {
 			in_class = 1;
-			if (s[1] == '^')
+			if (s + 1 < end && s[1] == '^')
 				s++;
-			if (s[1] == ']')
+			if (s + 1 < end && s[1] == ']')
 				s++;
 		} else if (*s == '(') {
+			if (!depth && !*group && s + 2 < end && (s[1] != '?' || s[2] == ':')) {
+				const char *e = pat_group_close(s, end);
+				if (e < end && !(e + 1 < end && pat_optional(e[1])))
+					*group = s;
+			}
 			depth++;
 		} else if (*s == ')') {
 			depth = depth ? depth - 1 : 0;
 		} else if (*s == '{' && !depth) { /* a {n,m} quantifier: its digits are not text */
-			const char *e = strchr(s, '}');
+			const char *e = memchr(s, '}', (size_t)(end - s));
 			if (!e)
 				break;
 			s = e;
@@ -172,13 +231,88 @@ static void extract_keyword(struct pol_rule *r)
 		memcpy(best, run, n);
 		nb = n;
 	}
-	if (nb < 2)
+	return nb;
+}
+
+static size_t alts_clause(const char *s, const char *end, char *out, size_t size, size_t *o,
+			  int depth);
+
+/* What every match of the sequence [s, end) holds, appended to out at *o as pieces
+ * "\nA\nB" (any of them): its longest literal, or, when the pieces of a group every
+ * match passes through are all longer, those. Returns the shortest piece's length; 0
+ * for none of two bytes or more (or no room), *o then unchanged. */
+static size_t seq_clause(const char *s, const char *end, char *out, size_t size, size_t *o,
+			 int depth)
+{
+	char lit[64];
+	const char *group;
+	size_t n = seq_literal(s, end, lit, &group), o0 = *o;
+
+	if (n < 3 && group && depth < 3) {
+		size_t g = alts_clause(pat_group_body(group), pat_group_close(group, end), out,
+				       size, o, depth + 1);
+		if (g > n)
+			return g;
+		*o = o0;
+		out[o0] = '\0';
+	}
+	if (n < 2 || *o + n + 2 > size)
+		return 0;
+	out[(*o)++] = '\n';
+	memcpy(out + *o, lit, n);
+	*o += n;
+	out[*o] = '\0';
+	return n;
+}
+
+/* Every alternative of [s, end) (split at its own level) by its clause: a match holds
+ * one of the pieces. Returns the shortest piece's length, or 0 (then *o unchanged). */
+static size_t alts_clause(const char *s, const char *end, char *out, size_t size, size_t *o,
+			  int depth)
+{
+	size_t shortest = SIZE_MAX, o0 = *o;
+
+	for (;;) {
+		const char *e = pat_alt_end(s, end);
+		size_t n = seq_clause(s, e, out, size, o, depth);
+
+		if (!n) {
+			*o = o0;
+			out[o0] = '\0';
+			return 0;
+		}
+		shortest = n < shortest ? n : shortest;
+		if (e >= end || *e != '|')
+			return shortest;
+		s = e + 1;
+	}
+}
+
+/* What every match must contain, for the prefilter: the longest literal outside any
+ * group, class or quantified atom; or, where that is shorter than three bytes, one
+ * literal (or, again, a group's) of each alternative of a top-level alternation or of
+ * a group every match passes through, written "\nA\nB" (any of them must be there). */
+static void extract_keyword(struct pol_rule *r)
+{
+	const char *s = r->pattern, *end;
+	char any[256];
+	size_t o = 0, n;
+	int alt = 0;
+
+	if (pat_unreadable_alt(s, &alt))
 		return;
-	r->keyword = strndup(best, nb);
+	end = s + strlen(s);
+	any[0] = '\0';
+	n = alt ? alts_clause(s, end, any, sizeof(any), &o, 0)
+		: seq_clause(s, end, any, sizeof(any), &o, 0);
+	if (n < 2)
+		return;
+	/* one piece: the plain form, which the bigram bitmap checks at once */
+	r->keyword = strdup(strchr(any + 1, '\n') ? any : any + 1);
 	if (!r->keyword)
 		return;
-	r->keyword_len = nb;
-	r->keyword_bigram = pol_keyword_bigram(best);
+	r->keyword_len = strlen(r->keyword);
+	r->keyword_bigram = pol_keyword_bigram(r->keyword);
 }
 
 /* Two literal characters that every alternative at s must start with, each neither
@@ -318,12 +452,43 @@ static pcre2_code *embedded_code(const struct pol_policy *p, const struct pol_ru
 				 r->code_index, p->gctx);
 }
 
+/* Every embedded code at once, from the whole set: one decode, one copy of the
+ * character tables shared by all (pol_warm, before a process forks children that
+ * would each decode their own). A rule that has its code already keeps it. */
+static void decode_all_codes(const struct pol_policy *p)
+{
+	const uint8_t *set = (const uint8_t *)(p->codes_blob + 5 + p->n_codes);
+	pcre2_code **codes = pol_mem_alloc((size_t)p->n_codes * sizeof(*codes));
+
+	if (!codes)
+		return;
+	if (pcre2_serialize_decode(codes, p->n_codes, set, p->gctx) != p->n_codes) {
+		pol_mem_free(codes); /* each rule decodes or compiles its own at first use */
+		return;
+	}
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct pol_rule *r = &p->rules[i];
+		pcre2_code *none = NULL;
+
+		if (r->code_index < 0 || r->code_index >= p->n_codes || !codes[r->code_index])
+			continue;
+		if (__atomic_compare_exchange_n(&r->code, &none, codes[r->code_index], 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			r->compile_state = 1;
+			codes[r->code_index] = NULL;
+		}
+	}
+	for (int32_t k = 0; k < p->n_codes; k++)
+		if (codes[k])
+			pcre2_code_free(codes[k]);
+	pol_mem_free(codes);
+}
+
 void pol_warm(const struct pol_policy *p)
 {
 	pol_prepare(p);
-	for (size_t i = 0; p->codes_blob && i < p->n_rules; i++)
-		if (p->rules[i].code_index >= 0)
-			pol_rule_code(p, &p->rules[i]);
+	if (p->codes_blob && p->n_codes > 0 && !(p->flags & POL_LOAD_JIT))
+		decode_all_codes(p);
 }
 
 pcre2_code *pol_rule_code(const struct pol_policy *p, struct pol_rule *r)

@@ -226,7 +226,7 @@ void pol_path_index_build(struct pol_policy *p)
 	free(p->bucket_rules);
 	p->bucket_start = NULL;
 	p->bucket_rules = NULL;
-	if (p->paths_pending)
+	if (p->paths_pending || p->canon_pending)
 		return; /* built by pol_paths_ready() */
 	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
 	if (!start)
@@ -742,8 +742,6 @@ struct cmd_state {
 	const struct pol_ctx *ctx;
 	struct pol_arena *a;
 	pcre2_match_data *md;
-	struct pol_result best;
-	struct pol_result cand;
 	const char *cwd;
 	int stop_on_deny;
 	int saw_cd; /* a cd, pushd or popd ran earlier in the command */
@@ -752,6 +750,9 @@ struct cmd_state {
 	int prev_unknown, prev_no_dir;
 	int path_allows; /* the policy has allow entries with paths (else the above are unused) */
 	size_t n_units;	 /* units seen so far */
+	/* after the fields cleared at once: set by pol_result_init (1.5 KB each) */
+	struct pol_result best;
+	struct pol_result cand;
 	struct pend_group pg;
 };
 
@@ -794,11 +795,29 @@ static int prefilter_init(struct prefilter *pf, struct pol_arena *a, const char 
 
 static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule *r)
 {
-	if (!r->keyword)
+	const char *k = r->keyword;
+
+	if (!k)
 		return 1;
-	if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
-		return 0;
-	return memmem(pf->lower, pf->len, r->keyword, r->keyword_len) != NULL;
+	if (k[0] != '\n') {
+		if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
+			return 0;
+		return memmem(pf->lower, pf->len, k, r->keyword_len) != NULL;
+	}
+	/* "\nA\nB": any of them (compile.c, extract_keyword) */
+	while (*k == '\n') {
+		const char *e = strchr(k + 1, '\n');
+		size_t l = e ? (size_t)(e - k - 1) : strlen(k + 1);
+		uint16_t b = l >= 2 ? pol_keyword_bigram(k + 1) : 0;
+
+		if (l < 2 || ((pf->bits[b >> 6] & (1ull << (b & 63))) &&
+			      memmem(pf->lower, pf->len, k + 1, l)))
+			return 1;
+		if (!e)
+			break;
+		k = e;
+	}
+	return 0;
 }
 
 /* ---- the command rule index --------------------------------------------------------
@@ -1451,9 +1470,10 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	if (memchr(cmd, '\0', len) || !pol_utf8_valid(cmd, len))
 		return builtin_deny(p, "input.invalid", cmd, len < 60 ? len : 60, r);
 
-	/* everything but the pending results, which are written before they are read:
-	 * clearing them was a quarter of a decision's instructions */
-	memset(&st, 0, offsetof(struct cmd_state, pg.r));
+	/* everything but the results, which are initialised below or written before they
+	 * are read: clearing them was a quarter of a decision's instructions */
+	memset(&st, 0, offsetof(struct cmd_state, best));
+	memset(&st.pg, 0, offsetof(struct pend_group, r));
 	st.p = p;
 	st.ctx = ctx;
 	st.a = &a;

@@ -65,6 +65,8 @@ struct pol_rule {
 		       * snapshot buffer the policy keeps (pol_policy.snap_bufs): not freed */
 	/* POL_LOAD_LAZY: the path is not expanded yet (pol_paths_ready) */
 	int path_pending;
+	/* POL_LOAD_LAZY: the canonical form (path_canon) is not looked for yet */
+	unsigned char canon_pending;
 	/* Layering (see pol_load_layers): a guarded rule comes from the system file and
 	 * only that file's allow entries and exclusions apply to it, no disable: does;
 	 * an untrusted exclusion (from a project file the user has not trusted) lifts
@@ -140,6 +142,7 @@ struct pol_policy {
 	/* POL_LOAD_LAZY: path rules of a portable snapshot wait for pol_paths_ready(),
 	 * which expands them with the home and root they were loaded under. */
 	int paths_pending;
+	int canon_pending; /* some rule's canon_pending is set (pol_paths_ready) */
 	char *lazy_home, *lazy_root;
 	size_t bash_count[5]; /* damage-control numbering per scope */
 	size_t path_count[5][3];

@@ -142,7 +142,12 @@ static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const
 		r->enabled = 0;
 		return rc;
 	}
-	pol_rule_canon_path(r);
+	/* Resolving the pattern's folders through symlinks is a system call per component:
+	 * for a lazy policy, at the first path decision (pol_paths_ready). */
+	if (p->flags & POL_LOAD_LAZY)
+		r->canon_pending = p->canon_pending = 1;
+	else
+		pol_rule_canon_path(r);
 	for (int k = 0; k < 2; k++)
 		if (p->path_sugg[kind][k])
 			pol_rule_add_suggestion(r, p->path_sugg[kind][k]);

@@ -96,6 +96,9 @@ void pol_strv_free(char **v, size_t n)
 
 void pol_rule_finish(struct pol_rule *r)
 {
+	/* most rules of a snapshot: every string in its text, no code decoded */
+	if (r->borrowed && !r->path_owned && !r->code && !r->compile_error)
+		return;
 	if (!r->borrowed) {
 		free(r->id);
 		free(r->alias);

@@ -555,6 +555,20 @@ static void decode_payloads(struct scan *S)
 	unsigned done = 0;
 
 	for (size_t i = 0; i < n && done < SH_MAX_DECODE; i++) {
+		switch (s[i]) { /* the first letters of the calls: most bytes go at once */
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'f':
+		case 'h':
+		case 's':
+		case 'u':
+		case 'B':
+			break;
+		default:
+			continue;
+		}
 		for (size_t c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
 			size_t cl;
 			const char *b, *t;
@@ -747,9 +761,21 @@ static size_t home_expr(const char *s, size_t n, size_t i)
 					    "expanduser('~')",
 					    "expanduser(\"~\")",
 					    NULL};
-	/* every one starts with a letter or '$': most bytes are rejected at once */
-	if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '$'))
+	switch (s[i]) { /* the first letters of the expressions: most bytes go at once */
+	case 'P':
+	case 'o':
+	case 'h':
+	case 'D':
+	case 'p':
+	case 'E':
+	case '$':
+	case 'g':
+	case 'F':
+	case 'e':
+		break;
+	default:
 		return 0;
+	}
 	for (size_t k = 0; homes[k]; k++) {
 		size_t hl;
 		if (s[i] != homes[k][0])

@@ -458,13 +458,19 @@ void pol_paths_ready(const struct pol_policy *cp)
 	struct pol_policy *p = (struct pol_policy *)cp;
 	char *home = p->home, *root = p->root;
 
-	if (!p->paths_pending)
+	if (!p->paths_pending && !p->canon_pending)
 		return;
-	p->home = p->lazy_home;
-	p->root = p->lazy_root;
+	if (p->paths_pending) {
+		p->home = p->lazy_home;
+		p->root = p->lazy_root;
+	}
 	for (size_t i = 0; i < p->n_rules; i++) {
 		struct pol_rule *r = &p->rules[i];
 
+		if (r->canon_pending) { /* expanded at load, not resolved yet */
+			r->canon_pending = 0;
+			pol_rule_canon_path(r);
+		}
 		if (!r->path_pending)
 			continue;
 		r->path_pending = 0;
@@ -477,6 +483,7 @@ void pol_paths_ready(const struct pol_policy *cp)
 	p->home = home;
 	p->root = root;
 	p->paths_pending = 0;
+	p->canon_pending = 0;
 	pol_path_index_build(p);
 }
 

@@ -315,13 +315,23 @@ int sbx_run(const struct pol_policy *policy, char *const cmd[])
 	status = sbx_serve(sup, child, sfd);
 	if (getenv("DCG_SANDBOX_STATS")) {
 		struct sbx_stats st;
+		struct rusage ru;
+		unsigned long long us = 0;
+
 		sbx_super_stats(sup, &st);
+		/* our own CPU (the supervisor's threads; the tree is our children's) */
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			us = (unsigned long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+				 1000000ULL +
+			     (unsigned long long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 		fprintf(stderr,
 			"dcg sandbox: %llu notified calls: %llu performed, %llu continued, "
-			"%llu refused, %llu failed to answer\n",
+			"%llu refused, %llu failed to answer; supervisor CPU %llu us, %.1f us "
+			"per call\n",
 			(unsigned long long)st.notified, (unsigned long long)st.emulated,
 			(unsigned long long)st.continued, (unsigned long long)st.refused,
-			(unsigned long long)st.failed);
+			(unsigned long long)st.failed, us,
+			st.notified ? (double)us / (double)st.notified : 0.0);
 	}
 	if (WIFEXITED(status)) {
 		rc = WEXITSTATUS(status);

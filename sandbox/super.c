@@ -77,6 +77,7 @@ struct sbx_super {
 	 * until then every tracee has ours (the tree was forked from us and
 	 * no_new_privs ignores set-uid bits) */
 	int ids_differ, umask_differs;
+	mode_t umask0; /* ours, which the tracees start with */
 	gid_t groups[64];
 	int ngroups;
 	int listener;
@@ -94,6 +95,7 @@ struct sbx_super {
 	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
 	int exe_first;		 /* the tracee's program is needed before every decision */
 	char log_path[PATH_MAX]; /* the audit log: the preload in every tracee appends to it */
+	int self_fds;		 /* /proc/self/fd, to reopen a pinned file by its number */
 };
 
 /* What the handler decided to answer. */
@@ -116,6 +118,7 @@ struct sbx_call {
 	 * acting: a read-only open of a file or folder, whose descriptor only reaches the
 	 * tracee through ADDFD, which the kernel refuses for a notification gone */
 	int valid_later;
+	int close_later; /* a descriptor to close with the answer's (-1: none) */
 	const struct sbx_creds *creds;
 	mode_t umask_saved;
 	int umask_set;
@@ -809,6 +812,20 @@ static int sbx_proc_fd_path(int fd, char *out, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
+/* Reopens the pinned file pinfd with flags, through /proc/self/fd (opened once: only
+ * the number is looked up in it). Returns a descriptor or -1 with errno. */
+static int sbx_reopen(const struct sbx_super *s, int pinfd, int flags)
+{
+	char name[32], magic[64];
+
+	if (s->self_fds >= 0) {
+		snprintf(name, sizeof name, "%d", pinfd);
+		return openat(s->self_fds, name, flags);
+	}
+	sbx_proc_fd_path(pinfd, magic, sizeof magic);
+	return open(magic, flags);
+}
+
 static int sbx_still_valid(struct sbx_call *c)
 {
 	uint64_t id = c->req->id;
@@ -898,7 +915,6 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 {
 	struct sbx_path_arg a;
 	struct sbx_pin pin;
-	char magic[64];
 	int rc, fd = -1, acc = flags & O_ACCMODE;
 	int writes = acc != O_RDONLY || (flags & O_TRUNC);
 	const int strip = O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY;
@@ -1007,10 +1023,13 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 					rc = SBX_ANSWERED_LATER;
 				goto out;
 			}
-			sbx_proc_fd_path(pin.fd, magic, sizeof magic);
 			sbx_creds_enter(c, 0);
-			fd = open(magic, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
+			fd = sbx_reopen(c->s, pin.fd, (flags & ~strip) | O_CLOEXEC | O_NOCTTY);
 			rc = fd < 0 ? -errno : 0;
+			if (fd >= 0) { /* closed with fd, once installed: one call for both */
+				c->close_later = pin.fd;
+				pin.fd = -1;
+			}
 			goto out;
 		}
 		/* Create: pin the parent, check the new name, create it exclusively and
@@ -1771,6 +1790,51 @@ static int sbx_is_cred_call(long nr)
 	}
 }
 
+/* A call that changes ids or the umask, made by a tracee that has ours until now
+ * (while they do not differ): whether it leaves what the supervisor mirrors (the fs
+ * uid and gid, which follow the effective ids, the groups, the umask) as ours. The
+ * values are in registers, which no other thread can change after this check. GNU
+ * make calls setresuid(-1, EUID, -1) around its file accesses, chmod umask(0). */
+static void sbx_cred_call_seen(struct sbx_call *c)
+{
+	const struct sbx_super *s = c->s;
+	uint32_t uid = (uint32_t)s->euid, gid = (uint32_t)s->egid, none = (uint32_t)-1;
+	uint32_t e;
+	int keeps = 0;
+
+	switch (c->req->data.nr) {
+	case SYS_setuid:
+	case SYS_setfsuid:
+		keeps = (uint32_t)ARG(0) == uid;
+		break;
+	case SYS_setgid:
+	case SYS_setfsgid:
+		keeps = (uint32_t)ARG(0) == gid;
+		break;
+	case SYS_setreuid:
+	case SYS_setresuid: /* the effective uid is the second */
+		e = (uint32_t)ARG(1);
+		keeps = e == none || e == uid;
+		break;
+	case SYS_setregid:
+	case SYS_setresgid:
+		e = (uint32_t)ARG(1);
+		keeps = e == none || e == gid;
+		break;
+	case SYS_capset: /* capabilities are not mirrored */
+		keeps = 1;
+		break;
+	case SYS_umask:
+		if (((mode_t)ARG(0) & 0777) != s->umask0)
+			c->s->umask_differs = 1;
+		return;
+	default: /* setgroups: the list is in memory */
+		break;
+	}
+	if (!keeps)
+		c->s->ids_differ = 1;
+}
+
 /* One notification: its row of the table says where the paths are and what the rules
  * judge; sbx_more[] what else the call reads and which handler performs it. */
 static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
@@ -1794,10 +1858,7 @@ static void sbx_dispatch(struct sbx_call *c, struct sbx_answer *ans)
 			 * and forget the credentials we knew. */
 			for (int i = 0; i < SBX_CRED_SLOTS; i++)
 				c->s->cache[i].valid = 0;
-			if (c->req->data.nr == SYS_umask)
-				c->s->umask_differs = 1;
-			else
-				c->s->ids_differ = 1;
+			sbx_cred_call_seen(c);
 			ans->kind = SBX_ANS_CONTINUE;
 		} else {
 			ans->val = -ENOSYS;
@@ -1882,6 +1943,7 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 			s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 	}
 	sbx_log_prepare(s);
+	s->self_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	{
 		ssize_t n = readlink("/proc/self/exe", s->dcg_exe, sizeof s->dcg_exe - 1);
 
@@ -1889,6 +1951,8 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	}
 	s->euid = geteuid();
 	s->egid = getegid();
+	s->umask0 = umask(022);
+	umask(s->umask0);
 	/* The intent's files are read now, with our own ids, not later in a call made
 	 * with a tracee's. */
 	pthread_once(&sbx_intents_once, sbx_intents_load);
@@ -1923,6 +1987,8 @@ void sbx_super_free(struct sbx_super *s)
 		return;
 	if (s->listener >= 0)
 		close(s->listener);
+	if (s->self_fds >= 0)
+		close(s->self_fds);
 	free(s->req);
 	free(s->resp);
 	free(s);
@@ -1936,6 +2002,20 @@ int sbx_super_fd(const struct sbx_super *s)
 void sbx_super_stats(const struct sbx_super *s, struct sbx_stats *out)
 {
 	*out = s->stats;
+}
+
+/* Closes a and b (-1: none): one close_range() when they are neighbours, as a pinned
+ * file and its reopened descriptor usually are. */
+static void sbx_close_two(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo >= 0 && hi == lo + 1 && syscall(SYS_close_range, lo, hi, 0) == 0)
+		return;
+	if (a >= 0)
+		close(a);
+	if (b >= 0)
+		close(b);
 }
 
 int sbx_super_handle_one(struct sbx_super *s)
@@ -1952,6 +2032,7 @@ int sbx_super_handle_one(struct sbx_super *s)
 	}
 	s->stats.notified++;
 	memset(&c, 0, sizeof c);
+	c.close_later = -1;
 	c.s = s;
 	c.req = s->req;
 	c.who.tid = (pid_t)s->req->pid;
@@ -1977,7 +2058,8 @@ int sbx_super_handle_one(struct sbx_super *s)
 		};
 		int rc = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 		int e = errno;
-		close(ans.fd);
+		sbx_close_two(ans.fd, c.close_later);
+		c.close_later = -1;
 		s->stats.emulated++;
 		if (rc >= 0)
 			return 0;
@@ -2002,6 +2084,8 @@ int sbx_super_handle_one(struct sbx_super *s)
 		}
 		s->stats.emulated++;
 	}
+	if (c.close_later >= 0)
+		close(c.close_later);
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;

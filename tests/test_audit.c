@@ -555,11 +555,21 @@ Test(audit, logging_in_a_child_forked_while_another_thread_formats_time_never_ha
 	cr_expect_not(hung, "a child hung in pol_log_append");
 }
 
+/* The seconds of CLOCK_REALTIME, the clock the log reads: time() reads the coarse clock,
+ * which may still show the previous second when the log writes the next. */
+static time_t realtime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec;
+}
+
 Test(audit, time_field_is_the_current_utc_time)
 {
 	struct pol_result r;
 	struct pol_log_entry e = {.layer = "hook", .tool = "Bash", .input = "x", .result = &r};
-	time_t before = time(NULL), after;
+	time_t before = realtime_now(), after;
 	size_t len;
 	char *log, want_a[32], want_b[32];
 	struct tm tm;
@@ -567,7 +577,7 @@ Test(audit, time_field_is_the_current_utc_time)
 
 	deny_result(&r);
 	cr_assert_eq(pol_log_append(&e), 0);
-	after = time(NULL);
+	after = realtime_now();
 	log = read_log(&len);
 	j = cJSON_Parse(log);
 	cr_assert_not_null(j);

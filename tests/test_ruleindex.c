@@ -1,12 +1,16 @@
 /* test_ruleindex.c - the command rule index (decide.c) and the literal reading it and the
  * prefilter rest on (compile.c): a rule the index leaves out could never have matched.
- * Every row of tests/corpus is decided with the index and with every rule tried, and
- * the rules that match must be the same, in the same order. */
+ * Every row of tests/corpus is decided with the index and the prefilter, and with every
+ * rule's regex run on every unit, and the rules that match must be the same, in the same
+ * order. */
 #include <criterion/criterion.h>
 #include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dcg_policy.h"
 #include "internal.h"
@@ -107,10 +111,20 @@ static const struct kw_case kw_cases[] = {
     {"ab+cd", "ab"},				      /* b repeats: ab, then cd */
     {"xy(?:foo|bar)baz", "baz"},		      /* a group is left out */
     {"xy[abc]zzz", "zzz"},			      /* and a class */
-    {"foo|barbaz", NULL},			      /* top-level alternation */
-    {"(?x)rm -rf", NULL},			      /* extended mode */
-    {"ab\\x41cdefg", "ab"},			      /* an escape it does not read ends it */
-    {"\\Qabc\\E", NULL},			      /* a quote */
+    {"foo|barbaz", "\nfoo\nbarbaz"},		      /* top-level alternation: any of them */
+    {"foo|b", NULL},				      /* one alternative without a literal */
+    {"(?:os\\.walk|\\.rglob)\\s*\\(", "\nos.walk\n.rglob"}, /* a group every match passes */
+    {"xy(?:foo|bar)", "\nfoo\nbar"},			    /* longer than the run outside */
+    {"xyz(?:foo|bar)", "xyz"},				    /* not longer */
+    {"(?:foo|bar)?bazz", "bazz"},			    /* an optional group */
+    {"(?:ab|cd)+x", "\nab\ncd"},			    /* repeated, still required */
+    {"(?=foobar)x", NULL},				    /* a lookahead is not read */
+    /* an alternative that starts with a choice gives that choice's pieces */
+    {"\\b(?:shutil\\.move|os\\.rename)\\s*\\(|\\bsend2trash",
+     "\nshutil.move\nos.rename\nsend2trash"},
+    {"(?x)rm -rf", NULL},   /* extended mode */
+    {"ab\\x41cdefg", "ab"}, /* an escape it does not read ends it */
+    {"\\Qabc\\E", NULL},    /* a quote */
     {"rm\\s+-rf\\s+/", "-rf"},
     {"\\bDROP\\s+TABLE\\b", "table"}, /* lowercased */
     {"\\bos\\.system\\s*\\(", "os.system"},
@@ -140,7 +154,7 @@ Test(ruleindex, keyword_is_the_longest_literal_every_match_holds)
 	}
 }
 
-/* ---- the index against trying every rule, over the corpus ----------------------------- */
+/* ---- the index and the prefilter against every regex, over the corpus ----------------- */
 
 struct matches {
 	char ids[4096];
@@ -178,19 +192,28 @@ static size_t unescape(char *s)
 	return o;
 }
 
-/* Decides cmd with the index (index 1) or with every rule tried (0). */
+/* Decides cmd with the index and the prefilter (fast 1), or with every rule's regex
+ * run on every unit (0): no index, no keyword. */
 static enum pol_decision decide(struct pol_policy *p, const char *cmd, size_t len, unsigned flags,
-				int index, struct matches *m, char *rule, size_t rule_size)
+				int fast, struct matches *m, char *rule, size_t rule_size)
 {
 	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj", .flags = flags};
 	struct pol_result r;
 	enum pol_decision d;
+	char **kw = NULL;
 
 	pol_cmd_index_free(p);
-	if (index)
+	if (fast) {
 		pol_cmd_index_build(p);
-	else
+	} else {
 		p->cmd_index_state = 3; /* as if it could not be built: every rule is tried */
+		kw = calloc(p->n_rules + 1, sizeof(*kw));
+		cr_assert(kw);
+		for (size_t i = 0; i < p->n_rules; i++) {
+			kw[i] = p->rules[i].keyword;
+			p->rules[i].keyword = NULL; /* no prefilter: the regex decides */
+		}
+	}
 	if (m) {
 		memset(m, 0, sizeof(*m));
 		ctx.trace = collect;
@@ -200,10 +223,13 @@ static enum pol_decision decide(struct pol_policy *p, const char *cmd, size_t le
 	snprintf(rule, rule_size, "%s", r.rule_id ? r.rule_id : "-");
 	pol_result_release(&r);
 	pol_cmd_index_free(p);
+	for (size_t i = 0; kw && i < p->n_rules; i++)
+		p->rules[i].keyword = kw[i];
+	free(kw);
 	return d;
 }
 
-Test(ruleindex, every_corpus_row_matches_the_same_rules_as_a_full_scan)
+Test(ruleindex, every_corpus_row_matches_the_same_rules_as_every_regex_on_every_unit)
 {
 	struct pol_policy *p = pol_new(0);
 	glob_t g;
@@ -311,4 +337,61 @@ Test(ruleindex, every_embedded_code_decodes_alone_and_matches_like_its_pattern)
 	cr_assert_null(pol_embedded_code(
 	    p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes), p->n_codes, NULL));
 	pol_free(p);
+}
+
+Test(ruleindex, warming_decodes_every_embedded_code_at_once)
+{
+	struct pol_policy *p = pol_new(0);
+	size_t n = 0, have = 0;
+
+	cr_assert(p && pol_load_embedded(p) == 0);
+	/* one decoded before: it keeps its own */
+	for (size_t i = 0; i < p->n_rules && !have; i++)
+		if (p->rules[i].code_index >= 0)
+			have = pol_rule_code(p, &p->rules[i]) != NULL;
+	cr_assert(have);
+	pol_warm(p);
+	for (size_t i = 0; i < p->n_rules; i++) {
+		if (p->rules[i].code_index < 0)
+			continue;
+		n++;
+		cr_expect_not_null(p->rules[i].code, "%s: no code after pol_warm", p->rules[i].id);
+	}
+	cr_assert_gt(n, 100);
+	pol_free(p);
+}
+
+/* ---- a lazy start: symlinks resolved at the first path decision ------------------------ */
+
+/* A path rule naming a link to a folder also covers the folder it points to (its
+ * canonical form). A lazy policy (the hook's) resolves it at the first path decision,
+ * not at load: the answer is the same. */
+Test(ruleindex, lazy_policy_covers_a_linked_folder_as_an_eager_one_does)
+{
+	char dir[] = "/tmp/dcg-test-ruleindex.XXXXXX", real[PATH_MAX], yaml[PATH_MAX * 2];
+	char target[PATH_MAX + 32], cmd[PATH_MAX + 32];
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(realpath(dir, real));
+	snprintf(target, sizeof(target), "%s/real", real);
+	cr_assert_eq(mkdir(target, 0700), 0);
+	snprintf(cmd, sizeof(cmd), "%s/link", real);
+	cr_assert_eq(symlink(target, cmd), 0);
+	int n = snprintf(yaml, sizeof(yaml), "zeroAccessPaths: ['%s/link/']\n", real);
+	snprintf(target, sizeof(target), "%s/real/secret", real);
+	for (unsigned flags = 0; flags <= POL_LOAD_LAZY; flags += POL_LOAD_LAZY) {
+		struct pol_policy *p = pol_new(flags);
+		struct pol_result r;
+
+		cr_assert(p && n > 0);
+		cr_assert_eq(pol_load_buffer(p, "link.yaml", yaml, (size_t)n), 0);
+		cr_assert_eq(p->canon_pending, flags ? 1 : 0, "flags %u", flags);
+		cr_expect_eq(pol_check_path(p, target, POL_OP_READ, 0, NULL, &r), POL_DENY,
+			     "flags %u: %s not covered through the link", flags, target);
+		pol_result_release(&r);
+		cr_expect_eq(p->canon_pending, 0);
+		pol_free(p);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", real);
+	cr_assert_eq(system(cmd), 0);
 }

@@ -3,7 +3,8 @@
 #   make fuzz [FUZZ_TIME=600]   runs the fuzzer, growing tests/fuzz/corpus/ (seeded with the
 #                               commands of tests/corpus/ and what earlier runs grew)
 #   make fuzz-merge             shrinks the grown corpus back to a covering set
-#   make bench-shell            decisions per second over tests/corpus, worst-case inputs
+#   make bench-shell            decisions per CPU second over tests/corpus, worst-case inputs
+#                               (bench_shell --rounds N: N rounds and nothing else, to profile)
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 600
 FUZZ_BIN := $(BUILD)/fuzz/fuzz_shell

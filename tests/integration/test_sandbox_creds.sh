@@ -52,6 +52,25 @@ chown -R nobody "$W/pub/up"
 	>"$TMPDIR_TEST/up" 2>>"$TMPDIR_TEST/err"
 [ "$(cat "$TMPDIR_TEST/up")" = "inside
 made" ] || fail "relative paths under an unsearchable folder: $(cat "$TMPDIR_TEST/up")"
+# The supervisor mirrors a tracee's ids once it changed them, however it did: a root
+# process that only lowers its effective uid (setresuid, setreuid) or its fs uid
+# (setfsuid) cannot read a root-only file through us; make's setresuid(-1, 0, -1), a
+# no-op, changes nothing.
+if command -v python3 >/dev/null; then
+	for how in 'os.setresuid(-1, 65534, -1)' 'os.setreuid(-1, 65534)' \
+		'ctypes.CDLL(None).setfsuid(65534)'; do
+		(cd "$W" && "${SANDBOX[@]}" --policy "$W/policy.yaml" --no-preload -- python3 -c "import os, ctypes
+$how
+print(open('private/mine').read())") >"$TMPDIR_TEST/drop" 2>&1 &&
+			fail "read a root-only file after $how: $(cat "$TMPDIR_TEST/drop")"
+		grep -q "Permission denied" "$TMPDIR_TEST/drop" ||
+			fail "after $how: $(cat "$TMPDIR_TEST/drop")"
+	done
+	(cd "$W" && "${SANDBOX[@]}" --policy "$W/policy.yaml" --no-preload -- python3 -c "import os
+os.setresuid(-1, 0, -1)
+print(open('private/mine').read())") >"$TMPDIR_TEST/drop" 2>&1 ||
+		fail "root could not read its file after setresuid(-1, 0, -1): $(cat "$TMPDIR_TEST/drop")"
+fi
 sbx_assert_intact
 sbx_assert_no_secret "$TMPDIR_TEST/out" "$TMPDIR_TEST/err"
 echo ok

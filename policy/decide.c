@@ -28,24 +28,6 @@
 
 #define POL_COMMAND_MAX (4u * 1024 * 1024)
 
-/* Path rule kinds that refuse each operation (bit per pol_path_kind). */
-#define ZA (1u << POL_PATH_ZERO_ACCESS)
-#define RO (1u << POL_PATH_READ_ONLY)
-#define ND (1u << POL_PATH_NO_DELETE)
-static const unsigned op_refused_by[POL_OP__COUNT] = {
-    [POL_OP_READ] = ZA,
-    [POL_OP_WRITE] = ZA | RO,
-    [POL_OP_CREATE] = ZA | RO,
-    [POL_OP_TRUNCATE] = ZA | RO,
-    [POL_OP_DELETE] = ZA | RO | ND,
-    [POL_OP_RENAME_FROM] = ZA | RO | ND,
-    [POL_OP_RENAME_TO] = ZA | RO | ND,
-    [POL_OP_CHMOD] = ZA | RO,
-    [POL_OP_EXEC] = ZA,
-    [POL_OP_LIST] = ZA,
-    [POL_OP_LINK_FROM] = ZA | RO,
-};
-
 /* ---- the allowlist ------------------------------------------------------------------- */
 
 /* Does one allow glob cover an absolute path? A glob covers what it matches and
@@ -542,17 +524,14 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 				     const char *resolved, enum pol_op op, unsigned flags,
 				     const struct pol_ctx *ctx, struct pol_result *r)
 {
-	unsigned kinds = (unsigned)op < POL_OP__COUNT ? op_refused_by[op] : ZA | RO | ND;
+	unsigned kinds = pol_op_refusing_kinds(op, flags);
 	int beneath = (flags & POL_PATH_IS_DIR) &&
 		      (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
 	const struct pol_rule *hit;
 
 	/* An atomic save's temporary file, or any file made during the session, may be
 	 * deleted or renamed away, and may replace a no-delete name (the layer says so
-	 * only for a rename within one folder). */
-	if ((flags & POL_PATH_SESSION_NEW) &&
-	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO))
-		kinds &= ~ND;
+	 * only for a rename within one folder): pol_op_refusing_kinds leaves ND out. */
 	hit = path_rule_hit(p, lexical, kinds, beneath, ctx);
 	const char *which = lexical;
 

@@ -394,4 +394,37 @@ char *pol_strndup(const char *s, size_t n);
 void pol_copy_matched(struct pol_result *r, const char *text, size_t len);
 void pol_copy_str(char *dst, size_t size, const char *src);
 
+/* The path rule kinds (a bit per enum pol_path_kind) that refuse op on a path with the
+ * POL_PATH_* flags: the one table decide.c and the guest's path index (pathidx.c) both
+ * read. A file made during the session (POL_PATH_SESSION_NEW) may be deleted or renamed
+ * away, or replace a name, in a no-delete folder (an atomic save); an unknown op is
+ * refused by every kind. Inline, because the lean guest links pathidx.c alone. */
+static inline unsigned pol_op_refusing_kinds(enum pol_op op, unsigned flags)
+{
+	enum {
+		ZA_ = 1u << POL_PATH_ZERO_ACCESS,
+		RO_ = 1u << POL_PATH_READ_ONLY,
+		ND_ = 1u << POL_PATH_NO_DELETE,
+	};
+	static const unsigned by_op[POL_OP__COUNT] = {
+	    [POL_OP_READ] = ZA_,
+	    [POL_OP_WRITE] = ZA_ | RO_,
+	    [POL_OP_CREATE] = ZA_ | RO_,
+	    [POL_OP_TRUNCATE] = ZA_ | RO_,
+	    [POL_OP_DELETE] = ZA_ | RO_ | ND_,
+	    [POL_OP_RENAME_FROM] = ZA_ | RO_ | ND_,
+	    [POL_OP_RENAME_TO] = ZA_ | RO_ | ND_,
+	    [POL_OP_CHMOD] = ZA_ | RO_,
+	    [POL_OP_EXEC] = ZA_,
+	    [POL_OP_LIST] = ZA_,
+	    [POL_OP_LINK_FROM] = ZA_ | RO_,
+	};
+	unsigned kinds = (unsigned)op < POL_OP__COUNT ? by_op[op] : ZA_ | RO_ | ND_;
+
+	if ((flags & POL_PATH_SESSION_NEW) &&
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO))
+		kinds &= ~(unsigned)ND_;
+	return kinds;
+}
+
 #endif /* DCG_POLICY_INTERNAL_H */

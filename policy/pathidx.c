@@ -19,26 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ZA (1u << POL_PATH_ZERO_ACCESS)
-#define RO (1u << POL_PATH_READ_ONLY)
-#define ND (1u << POL_PATH_NO_DELETE)
-
 _Static_assert(POL_PI_BUCKETS <= 53 * 64, "pol_pidx.present holds a bit per bucket");
-
-/* The kinds that refuse each operation: decide.c's table. */
-static const unsigned refused_by[POL_OP__COUNT] = {
-    [POL_OP_READ] = ZA,
-    [POL_OP_WRITE] = ZA | RO,
-    [POL_OP_CREATE] = ZA | RO,
-    [POL_OP_TRUNCATE] = ZA | RO,
-    [POL_OP_DELETE] = ZA | RO | ND,
-    [POL_OP_RENAME_FROM] = ZA | RO | ND,
-    [POL_OP_RENAME_TO] = ZA | RO | ND,
-    [POL_OP_CHMOD] = ZA | RO,
-    [POL_OP_EXEC] = ZA,
-    [POL_OP_LIST] = ZA,
-    [POL_OP_LINK_FROM] = ZA | RO,
-};
 
 struct head {
 	char magic[8];
@@ -247,13 +228,11 @@ static const struct pol_pidx_bucket *find_bucket(const struct pol_pidx *x, unsig
 
 int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op op, unsigned flags)
 {
-	unsigned kinds = (unsigned)op < POL_OP__COUNT ? refused_by[op] : ZA | RO | ND;
+	unsigned kinds = pol_op_refusing_kinds(op, flags);
 	int moves = op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;
 	uint16_t b[POL_SIG_BUCKETS];
 	unsigned nb;
 
-	if ((flags & POL_PATH_SESSION_NEW) && moves)
-		kinds &= ~ND;
 	if (!kinds || !x->n_pats)
 		return 0;
 	/* A folder deleted or moved is refused for what lies beneath it: the engine's walk. */

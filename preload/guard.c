@@ -670,17 +670,17 @@ void guard_warm(void)
 	struct guard_envbuf eb;
 	extern char **environ;
 
+	/* Once per process, and after that nothing but this load: a shell forks for every
+	 * command, and every page the parent writes after a fork (a deeper stack frame
+	 * included) costs it a page fault. */
+	if (atomic_load_explicit(&warmed, memory_order_acquire))
+		return;
 	/* The children share the index and the engine (the policy, the regexes every
 	 * exec check needs) instead of loading their own: no child of a threaded parent
 	 * has to dlopen. */
 	index_get();
 	if ((e = engine_get()))
 		e->warm();
-	/* Read before written: a write at every fork would cost the parent a page fault
-	 * (its pages are write-protected after each fork). */
-	if (atomic_load_explicit(&warmed, memory_order_relaxed) ||
-	    atomic_exchange_explicit(&warmed, 1, memory_order_relaxed))
-		return;
 	/* The exec path once, dry, so that the libc functions it calls through the PLT
 	 * (readlink, pread, memcmp, ...) are bound here: a fork child that binds one pays a
 	 * symbol lookup and a copied page, at every exec. */
@@ -688,4 +688,5 @@ void guard_warm(void)
 	guard_exe_kind("/proc/self/exe");
 	guard_env_build(environ, &eb);
 	guard_envbuf_release(&eb);
+	atomic_store_explicit(&warmed, 1, memory_order_release);
 }

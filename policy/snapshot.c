@@ -402,7 +402,8 @@ static int load_path(struct pol_policy *p, struct pol_rule *r, const char *glob,
 	return 0;
 }
 
-static int add_rule(struct pol_policy *p, const struct snap_rule *sr)
+static inline __attribute__((always_inline)) int add_rule(struct pol_policy *p,
+							  const struct snap_rule *sr)
 {
 	struct pol_rule *r;
 
@@ -454,8 +455,9 @@ static int add_rule(struct pol_policy *p, const struct snap_rule *sr)
 	return 0;
 }
 
-/* Reads a P record's fields (text form) into sr; 0 or -EINVAL. */
-static int read_rule(char **f, size_t n, struct snap_rule *sr)
+/* Reads a P record's fields (text form) into sr; 0 or -EINVAL. Inlined in load_rule,
+ * which runs for every rule of every process dcg run starts. */
+static inline __attribute__((always_inline)) int read_rule(char **f, size_t n, struct snap_rule *sr)
 {
 	size_t nsugg;
 
@@ -477,8 +479,9 @@ static int read_rule(char **f, size_t n, struct snap_rule *sr)
 	sr->enabled = (int)num(f[11]);
 	sr->flags = num(f[12]);
 	sr->glob = f[13][0] ? f[13] : NULL;
-	sr->basename = (int)num(f[14]);
-	sr->negate = (int)num(f[15]);
+	/* read only with an expanded glob (the portable form derives them) */
+	sr->basename = sr->glob ? (int)num(f[14]) : 0;
+	sr->negate = sr->glob ? (int)num(f[15]) : 0;
 	sr->canon = f[16][0] ? f[16] : NULL;
 	sr->keyword = f[P_KEYWORD][0] ? f[P_KEYWORD] : NULL;
 	sr->keyword_len = sr->keyword ? strlen(sr->keyword) : 0;

@@ -10,20 +10,22 @@
 
 /* A path pattern, expanded at load: anchored patterns hold an absolute glob (~ and
  * the project root applied); basename patterns match any component. */
+enum { PP_GENERAL = 0, PP_LITERAL, PP_SUFFIX, PP_PREFIX }; /* pol_pathpat.shape */
 struct pol_pathpat {
-	char *glob;	    /* absolute glob, or the basename glob */
-	int basename_only;  /* no '/' but a trailing one: matches a component anywhere */
-	int negate;	    /* leading '!': an exclusion within its list */
-	size_t literal_len; /* length of glob's prefix free of wildcards */
-	size_t glob_len;
-	enum { PP_GENERAL = 0, PP_LITERAL, PP_SUFFIX, PP_PREFIX } shape; /* fast paths */
+	char *glob;		     /* absolute glob, or the basename glob */
+	uint32_t literal_len;	     /* length of glob's prefix free of wildcards */
+	uint32_t glob_len;	     /* (a pattern is shorter than PATH_MAX) */
+	unsigned char basename_only; /* no '/' but a trailing one: matches a component anywhere */
+	unsigned char negate;	     /* leading '!': an exclusion within its list */
+	unsigned char shape;	     /* PP_*: fast paths */
 };
 
 /* Fills pp from a pattern already expanded (absolute) or a basename pattern. */
 void pol_pathpat_classify(struct pol_pathpat *pp);
 
-/* The fields ordered for size (pointers, then numbers, then flags): a start fills
- * some 300 of these, so each byte is 300 bytes of freshly touched heap. */
+/* The fields ordered for size (pointers, then numbers, then bytes): a start fills some
+ * 300 of these, so each byte is 300 bytes of freshly touched heap (176 bytes each, 240
+ * when the counts were size_t and the enums int). */
 struct pol_rule {
 	char *id;
 	char *alias; /* path rules: the positional ID of older versions (scope.kind.N) */
@@ -32,28 +34,29 @@ struct pol_rule {
 	const char *language; /* static interned name */
 	const char *origin;   /* points into pol_policy.files */
 	char **suggestions;
-	size_t n_suggestions;
 	/* regex rules: compiled lazily (or eagerly with POL_LOAD_EAGER) */
 	pcre2_code *code;
-	char *keyword; /* lowercase literal that must appear for a match; NULL: none */
-	size_t keyword_len;
+	char *keyword;	     /* lowercase literal that must appear for a match; NULL: none */
+	char *compile_error; /* set when the regex failed to compile */
+	char **owners;	     /* path rules: programs that may manage what the rule covers */
 	/* path rules: the pattern as expanded, and again with its literal prefix resolved
 	 * through symlinks when that differs (so /real/dir is covered when the rule
 	 * names a link to it) */
 	struct pol_pathpat path;
 	struct pol_pathpat path_canon;
-	char *compile_error; /* set when the regex failed to compile */
-	char **owners;	     /* path rules: programs that may manage what the rule covers */
-	size_t n_owners;
-	enum pol_rule_kind kind;
-	enum pol_severity severity;
-	enum pol_decision decision;
-	enum pol_path_kind path_kind;
+	uint32_t n_suggestions;
+	uint32_t keyword_len;
+	uint32_t n_owners;
 	unsigned line;
-	int compile_state; /* 0 not yet, 1 compiled, -1 failed (the rule then matches nothing
-			    * and a diagnostic was recorded at load) */
 	int code_index; /* its code in the embedded compiled set (pol_policy.codes_blob), or -1 */
 	uint16_t keyword_bigram; /* hash of keyword's first two bytes, for the prefilter */
+	/* the enums as bytes: enum pol_rule_kind, pol_severity, pol_decision, pol_path_kind */
+	unsigned char kind;
+	unsigned char severity;
+	unsigned char decision;
+	unsigned char path_kind;
+	signed char compile_state; /* 0 not yet, 1 compiled, -1 failed (the rule then matches
+				    * nothing and a diagnostic was recorded at load) */
 	unsigned char enabled;
 	/* enabled, after `packs:` and `disable:`: kept by pol_rules_refresh() */
 	unsigned char active;
@@ -79,6 +82,7 @@ struct pol_rule {
 	unsigned char guarded;
 	unsigned char untrusted;
 };
+_Static_assert(sizeof(struct pol_rule) <= 176, "struct pol_rule grew: 300 of them per start");
 
 struct pol_allow {
 	char *rule;

@@ -329,7 +329,18 @@ static char **pool_take(struct pol_policy *p, size_t n)
 /* A portable path pattern is expanded at load unless the policy was loaded with
  * POL_LOAD_LAZY and the expansion cannot fail (then pol_paths_ready() does it at the
  * first path decision, with the home and root of this load). */
-static int lazy_path_ok(const struct pol_policy *p, const char *pat)
+/* What one load of a pre-split snapshot works out once instead of per rule: where the
+ * last rule's origin and language were interned (most rules share them), and for the
+ * lazy path rules the length of the home and root (SIZE_MAX: not yet) and whether the
+ * lazy home and root were kept (neither changes during one load). */
+struct intern_cache {
+	uint32_t origin_off, lang_off;
+	const char *origin, *lang;
+	size_t home_root_len;
+	int lazy_kept;
+};
+
+static int lazy_path_ok(const struct pol_policy *p, const char *pat, struct intern_cache *ic)
 {
 	const char *s = pat + (*pat == '!');
 
@@ -337,7 +348,13 @@ static int lazy_path_ok(const struct pol_policy *p, const char *pat)
 		return 0;
 	while (s[0] == '*' && s[1] == '*' && s[2] == '/')
 		s += 3;
-	return *s && strlen(pat) + strlen(p->home) + strlen(p->root) + 8 < PATH_MAX;
+	if (!*s)
+		return 0;
+	if (!ic)
+		return strlen(pat) + strlen(p->home) + strlen(p->root) + 8 < PATH_MAX;
+	if (ic->home_root_len == SIZE_MAX)
+		ic->home_root_len = strlen(p->home) + strlen(p->root);
+	return strlen(pat) + ic->home_root_len + 8 < PATH_MAX;
 }
 
 static int keep_lazy_root(struct pol_policy *p)
@@ -366,7 +383,7 @@ struct snap_rule {
 };
 
 static int load_path(struct pol_policy *p, struct pol_rule *r, const char *glob, int basename,
-		     int negate, const char *canon)
+		     int negate, const char *canon, struct intern_cache *ic)
 {
 	if (!glob) {
 		/* Portable: expand the pattern as written for this home and root. */
@@ -374,7 +391,10 @@ static int load_path(struct pol_policy *p, struct pol_rule *r, const char *glob,
 
 		if (!r->pattern)
 			return -EINVAL;
-		if (lazy_path_ok(p, r->pattern) && keep_lazy_root(p) == 0) {
+		if (lazy_path_ok(p, r->pattern, ic) &&
+		    ((ic && ic->lazy_kept) || keep_lazy_root(p) == 0)) {
+			if (ic)
+				ic->lazy_kept = 1;
 			r->path.negate = r->pattern[0] == '!';
 			r->path_pending = 1;
 			p->paths_pending = 1;
@@ -435,7 +455,7 @@ static inline __attribute__((always_inline)) int add_rule(struct pol_policy *p,
 	/* not indexed by its ID here: pol_rule_find() looks through the rules loaded since
 	 * the index was last brought up to date (pol_rule_index_add, pol_prepare) */
 	if (r->kind == POL_RULE_PATH) {
-		int rc = load_path(p, r, sr->glob, sr->basename, sr->negate, sr->canon);
+		int rc = load_path(p, r, sr->glob, sr->basename, sr->negate, sr->canon, NULL);
 
 		if (rc < 0)
 			return rc;
@@ -718,12 +738,6 @@ enum {
 	SR_WORDS
 };
 
-/* Where the last rule's origin and language were interned: most rules share them. */
-struct intern_cache {
-	uint32_t origin_off, lang_off;
-	const char *origin, *lang;
-};
-
 /* A string of a rule record, or NULL for SPLIT_NONE: 0, or -1 out of range. */
 static int split_str(const char *str, size_t nb, uint32_t off, const char **out)
 {
@@ -781,7 +795,7 @@ static int split_rule(struct pol_policy *p, const uint32_t *ix, size_t nsugg, co
 	r->caseless = (int)((b >> 8) & 1);
 	r->runtime_paths = (int)((b >> 9) & 1);
 	if (r->kind == POL_RULE_PATH) {
-		int rc = load_path(p, r, glob, (int)((b >> 16) & 0xff), (int)(b >> 24), canon);
+		int rc = load_path(p, r, glob, (int)((b >> 16) & 0xff), (int)(b >> 24), canon, ic);
 
 		if (rc < 0)
 			return rc;
@@ -806,7 +820,7 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 	const uint32_t *h = blob, *ix = h + 4;
 	size_t first = p->n_rules, nw, nb, w = 0;
 	char *str, *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
-	struct intern_cache ic = {0, 0, NULL, NULL};
+	struct intern_cache ic = {0, 0, NULL, NULL, SIZE_MAX, 0};
 	int rc = 0;
 
 	if (len < 16 || h[0] != POL_SPLIT_MAGIC)

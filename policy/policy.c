@@ -497,7 +497,11 @@ void pol_rules_refresh(struct pol_policy *p)
 	}
 	p->n_path_rules = p->n_cmd_rules = 0;
 	for (size_t i = 0; i < p->n_rules; i++) {
-		p->rules[i].active = pol_rule_is_enabled(p, &p->rules[i]);
+		/* without packs: and disable: a rule is on as loaded (pol_rule_is_enabled's
+		 * first test, without a call per rule at every start) */
+		p->rules[i].active = !p->n_enable && !p->n_disable
+					 ? p->rules[i].enabled
+					 : (unsigned char)pol_rule_is_enabled(p, &p->rules[i]);
 		if (pr && p->rules[i].active && p->rules[i].kind == POL_RULE_PATH)
 			pr[p->n_path_rules++] = i;
 		if (cr && p->rules[i].active && p->rules[i].kind == POL_RULE_COMMAND)

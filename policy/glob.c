@@ -267,26 +267,22 @@ static int sig_has(const uint64_t *set, unsigned bit)
 
 static unsigned anchor_bucket(const char *comp, size_t len);
 
-static void sig_bucket(struct pol_path_sig *sig, unsigned bucket)
-{
-	if (sig->n_buckets < POL_SIG_BUCKETS)
-		sig->buckets[sig->n_buckets++] = (uint16_t)bucket;
-	else
-		sig->overflow = 1;
-}
-
-/* One walk over the components: the signature bits and the index buckets. */
-void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
+/* One walk over the components of path: the index buckets it selects into out (at
+ * most max; the count is returned, max + 1 when they did not fit) and, when sig is set,
+ * its signature bits, for every component even past max. */
+static unsigned path_walk(const char *path, uint16_t *out, unsigned max, struct pol_path_sig *sig)
 {
 	const unsigned char *s = (const unsigned char *)path;
+	unsigned n = 0;
 	int first = 1;
 
-	memset(sig->literal, 0, sizeof(sig->literal));
-	memset(sig->first2, 0, sizeof(sig->first2));
-	memset(sig->last2, 0, sizeof(sig->last2));
-	sig->n_buckets = 0;
-	sig->overflow = 0;
-	sig_bucket(sig, POL_PI_ALWAYS);
+#define PUT(b)                                  \
+	do {                                    \
+		if (n < max)                    \
+			out[n] = (uint16_t)(b); \
+		n += n <= max;                  \
+	} while (0)
+	PUT(POL_PI_ALWAYS);
 	while (*s) {
 		const unsigned char *e;
 		size_t len;
@@ -303,58 +299,42 @@ void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
 		lit = sig_bit((unsigned)len, s[0]);
 		f2 = sig_bit(s[0], len > 1 ? s[1] : 0);
 		l2 = sig_bit(len > 1 ? e[-2] : 0, e[-1]);
-		sig_set(sig->literal, lit);
-		sig_set(sig->first2, f2);
-		sig_set(sig->last2, l2);
-		if (first)
-			sig_bucket(sig, anchor_bucket((const char *)s, len));
-		first = 0;
-		sig_bucket(sig, POL_PI_LIT + lit);
-		if (len >= 2) {
-			sig_bucket(sig, POL_PI_FIRST2 + f2);
-			sig_bucket(sig, POL_PI_LAST2 + l2);
+		if (sig) {
+			sig_set(sig->literal, lit);
+			sig_set(sig->first2, f2);
+			sig_set(sig->last2, l2);
+		} else if (n > max) {
+			break; /* nothing more to gather */
 		}
-		s = e;
-	}
-}
-
-unsigned pol_path_buckets(const char *path, uint16_t *out, unsigned max)
-{
-	const unsigned char *s = (const unsigned char *)path;
-	unsigned n = 0;
-	int first = 1;
-
-#define PUT(b)                            \
-	do {                              \
-		if (n >= max)             \
-			return max + 1;   \
-		out[n++] = (uint16_t)(b); \
-	} while (0)
-	PUT(POL_PI_ALWAYS);
-	while (*s) {
-		const unsigned char *e;
-		size_t len;
-
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		e = s;
-		while (*e && *e != '/')
-			e++;
-		len = (size_t)(e - s);
 		if (first)
 			PUT(anchor_bucket((const char *)s, len));
 		first = 0;
-		PUT(POL_PI_LIT + sig_bit((unsigned)len, s[0]));
+		PUT(POL_PI_LIT + lit);
 		if (len >= 2) {
-			PUT(POL_PI_FIRST2 + sig_bit(s[0], s[1]));
-			PUT(POL_PI_LAST2 + sig_bit(e[-2], e[-1]));
+			PUT(POL_PI_FIRST2 + f2);
+			PUT(POL_PI_LAST2 + l2);
 		}
 		s = e;
 	}
 #undef PUT
 	return n;
+}
+
+void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
+{
+	unsigned n;
+
+	memset(sig->literal, 0, sizeof(sig->literal));
+	memset(sig->first2, 0, sizeof(sig->first2));
+	memset(sig->last2, 0, sizeof(sig->last2));
+	n = path_walk(path, sig->buckets, POL_SIG_BUCKETS, sig);
+	sig->overflow = n > POL_SIG_BUCKETS;
+	sig->n_buckets = sig->overflow ? POL_SIG_BUCKETS : n;
+}
+
+unsigned pol_path_buckets(const char *path, uint16_t *out, unsigned max)
+{
+	return path_walk(path, out, max, NULL);
 }
 
 int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *path,

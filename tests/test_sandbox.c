@@ -338,6 +338,57 @@ static int tracee(void)
 	return bad;
 }
 
+/* In a forked child: installs f and hands the listener to the parent over sock (its
+ * number; the parent takes it with pidfd_getfd), then waits for the parent's word.
+ * Exits 100 to 102 when a step fails. */
+static void filter_and_hand_over(int sock, const struct sbx_filter *f)
+{
+	char ack;
+	int l = sbx_filter_install(f);
+
+	if (l < 0)
+		_exit(100);
+	if (write(sock, &l, sizeof l) != sizeof l)
+		_exit(101);
+	if (read(sock, &ack, 1) != 1)
+		_exit(102);
+	close(l);
+}
+
+/* The parent's side of filter_and_hand_over: takes child pid's listener, serves it
+ * under pol until the child exits; returns its wait status (stats, when set, gets the
+ * supervisor's counts). */
+static int supervise_child(pid_t pid, int sock, const struct pol_policy *pol,
+			   struct sbx_stats *stats)
+{
+	int lnum, st;
+
+	cr_assert_eq(read(sock, &lnum, sizeof lnum), (ssize_t)sizeof lnum);
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	cr_assert(pidfd >= 0);
+	int lfd = (int)syscall(SYS_pidfd_getfd, pidfd, lnum, 0);
+	cr_assert(lfd >= 0, "pidfd_getfd: %s", strerror(errno));
+	close(pidfd);
+	cr_assert_eq(write(sock, "", 1), 1);
+
+	struct sbx_super_opts so = {.policy = pol, .listener = lfd, .quiet = 1, .err_fd = 2};
+	struct sbx_super *s = sbx_super_new(&so);
+	cr_assert(s);
+	while (waitpid(pid, &st, WNOHANG) != pid) {
+		/* A short poll so that the child's exit is seen even with no call left. */
+		fd_set set;
+		struct timeval tv = {0, 20000};
+		FD_ZERO(&set);
+		FD_SET(lfd, &set);
+		if (select(lfd + 1, &set, NULL, NULL, &tv) > 0)
+			cr_assert_eq(sbx_super_handle_one(s), 0);
+	}
+	if (stats)
+		sbx_super_stats(s, stats);
+	sbx_super_free(s);
+	return st;
+}
+
 Test(sandbox_super, performs_allowed_calls_and_refuses_protected_ones)
 {
 	struct sbx_filter f;
@@ -355,47 +406,12 @@ Test(sandbox_super, performs_allowed_calls_and_refuses_protected_ones)
 	cr_assert(pid >= 0);
 	if (pid == 0) {
 		close(sv[0]);
-		int l = sbx_filter_install(&f);
-		if (l < 0)
-			_exit(100);
-		/* Say the listener's number; the parent takes it with pidfd_getfd. */
-		if (write(sv[1], &l, sizeof l) != sizeof l)
-			_exit(101);
-		char ack;
-		if (read(sv[1], &ack, 1) != 1)
-			_exit(102);
-		close(l);
+		filter_and_hand_over(sv[1], &f);
 		_exit(tracee());
 	}
 	close(sv[1]);
-	int lnum;
-	cr_assert_eq(read(sv[0], &lnum, sizeof lnum), (ssize_t)sizeof lnum);
-	/* Take the child's listener (pidfd_getfd: we are its parent). */
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	cr_assert(pidfd >= 0);
-	int lfd = (int)syscall(SYS_pidfd_getfd, pidfd, lnum, 0);
-	cr_assert(lfd >= 0, "pidfd_getfd: %s", strerror(errno));
-	close(pidfd);
-	cr_assert_eq(write(sv[0], "", 1), 1);
-
-	struct sbx_super_opts so = {.policy = pol, .listener = lfd, .quiet = 1, .err_fd = 2};
-	struct sbx_super *s = sbx_super_new(&so);
-	cr_assert(s);
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			break;
-		/* A short poll so that the child's exit is seen even with no call left. */
-		fd_set set;
-		struct timeval tv = {0, 20000};
-		FD_ZERO(&set);
-		FD_SET(lfd, &set);
-		if (select(lfd + 1, &set, NULL, NULL, &tv) > 0)
-			cr_assert_eq(sbx_super_handle_one(s), 0);
-	}
 	struct sbx_stats stats;
-	sbx_super_stats(s, &stats);
-	sbx_super_free(s);
+	st = supervise_child(pid, sv[0], pol, &stats);
 	sbx_filter_release(&f);
 	pol_free(pol);
 	close(sv[0]);
@@ -1091,42 +1107,12 @@ Test(sandbox_calls, each_call_is_performed_with_its_arguments_or_refused)
 		fd_ro = open(ct_at(0, "ro"), O_PATH | O_DIRECTORY);
 		fd_nd = open(ct_at(0, "nd"), O_PATH | O_DIRECTORY);
 		fd_za = open(ct_at(0, "za"), O_PATH | O_DIRECTORY);
-		int l = sbx_filter_install(&f);
-		if (l < 0)
-			_exit(100);
-		if (write(sv[1], &l, sizeof l) != sizeof l)
-			_exit(101);
-		char ack;
-		if (read(sv[1], &ack, 1) != 1)
-			_exit(102);
-		close(l);
+		filter_and_hand_over(sv[1], &f);
 		_exit(ct_tracee(pv[1]));
 	}
 	close(sv[1]);
 	close(pv[1]);
-	int lnum;
-	cr_assert_eq(read(sv[0], &lnum, sizeof lnum), (ssize_t)sizeof lnum);
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	cr_assert(pidfd >= 0);
-	int lfd = (int)syscall(SYS_pidfd_getfd, pidfd, lnum, 0);
-	cr_assert(lfd >= 0, "pidfd_getfd: %s", strerror(errno));
-	close(pidfd);
-	cr_assert_eq(write(sv[0], "", 1), 1);
-
-	struct sbx_super_opts so = {.policy = pol, .listener = lfd, .quiet = 1, .err_fd = 2};
-	struct sbx_super *s = sbx_super_new(&so);
-	cr_assert(s);
-	for (;;) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			break;
-		fd_set set;
-		struct timeval tv = {0, 20000};
-		FD_ZERO(&set);
-		FD_SET(lfd, &set);
-		if (select(lfd + 1, &set, NULL, NULL, &tv) > 0)
-			cr_assert_eq(sbx_super_handle_one(s), 0);
-	}
-	sbx_super_free(s);
+	st = supervise_child(pid, sv[0], pol, NULL);
 	sbx_filter_release(&f);
 	pol_free(pol);
 	close(sv[0]);

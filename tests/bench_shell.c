@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "corpus_file.h"
 #include "dcg_policy.h"
 #include "shell.h"
 
@@ -44,20 +45,13 @@ static size_t load(int argc, char **argv, struct cmd **out)
 		}
 		while (fgets(line, sizeof(line), f)) {
 			char *t;
-			size_t o = 0;
+			size_t o;
 			line[strcspn(line, "\n")] = '\0';
 			if (line[0] == '#' || !(t = strchr(line, '\t')) ||
 			    !(t = strchr(t + 1, '\t')))
 				continue;
 			t++;
-			for (size_t k = 0; t[k]; k++) { /* \n \t \\ */
-				if (t[k] == '\\' && t[k + 1]) {
-					k++;
-					t[o++] = t[k] == 'n' ? '\n' : t[k] == 't' ? '\t' : t[k];
-				} else {
-					t[o++] = t[k];
-				}
-			}
+			o = corpus_unescape(t);
 			if (n == cap) {
 				struct cmd *nv = realloc(v, (cap *= 2) * sizeof(*v));
 				if (!nv)

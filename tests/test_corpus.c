@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus_file.h"
 #include "dcg_policy.h"
 
 static struct pol_policy *corpus_policy(void)
@@ -20,23 +21,6 @@ static struct pol_policy *corpus_policy(void)
 	cr_assert_eq(pol_diag_count(p), 0, "the embedded policy has diagnostics: %s",
 		     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
 	return p;
-}
-
-/* Undoes the \n \t \\ escapes in place; returns the length. */
-static size_t unescape(char *s)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; s[i]; i++) {
-		if (s[i] == '\\' && s[i + 1]) {
-			i++;
-			s[o++] = s[i] == 'n' ? '\n' : s[i] == 't' ? '\t' : s[i];
-		} else {
-			s[o++] = s[i];
-		}
-	}
-	s[o] = '\0';
-	return o;
 }
 
 /* Decides every row of file; returns how many were decided otherwise (each is
@@ -57,15 +41,11 @@ static unsigned run_corpus(const char *file)
 
 		lineno++;
 		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "#packs:", 7)) {
-			/* the packs the rows below need: "#packs: kubernetes dns" */
-			char yaml[512];
-			int n = snprintf(yaml, sizeof(yaml), "packs: [%s]", line + 7);
-			for (char *c = yaml + 7; *c; c++)
-				if (*c == ' ' && c[-1] != '[' && c[-1] != ',')
-					*c = ',';
-			cr_assert(n > 0 && (size_t)n < sizeof(yaml));
-			cr_assert_eq(pol_load_buffer(p, "packs", yaml, (size_t)n), 0, "%s:%u", file,
+		char yaml[512];
+		size_t n = corpus_packs_yaml(line, yaml, sizeof(yaml));
+		if (n) { /* the packs the rows below need: "#packs: kubernetes dns" */
+			cr_assert(n != (size_t)-1, "%s:%u: packs line too long", file, lineno);
+			cr_assert_eq(pol_load_buffer(p, "packs", yaml, n), 0, "%s:%u", file,
 				     lineno);
 			cr_assert_eq(pol_diag_count(p), 0, "%s:%u: %s", file, lineno,
 				     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
@@ -80,7 +60,7 @@ static unsigned run_corpus(const char *file)
 		dec = line;
 		rule = t1 + 1;
 		cmd = t2 + 1;
-		len = unescape(cmd);
+		len = corpus_unescape(cmd);
 		cases++;
 		pol_check_command(p, cmd, len, &ctx, &r);
 		const char *got_rule = r.rule_id ? r.rule_id : "-";

@@ -3,6 +3,8 @@
  * Every row of tests/corpus is decided with the index and the prefilter, and with every
  * rule's regex run on every unit, and the rules that match must be the same, in the same
  * order. */
+#include "corpus_file.h"
+
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <limits.h>
@@ -176,22 +178,6 @@ static void collect(const struct pol_trace_event *ev, void *arg)
 	}
 }
 
-static size_t unescape(char *s)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; s[i]; i++) {
-		if (s[i] == '\\' && s[i + 1]) {
-			i++;
-			s[o++] = s[i] == 'n' ? '\n' : s[i] == 't' ? '\t' : s[i];
-		} else {
-			s[o++] = s[i];
-		}
-	}
-	s[o] = '\0';
-	return o;
-}
-
 /* Decides cmd with the index and the prefilter (fast 1), or with every rule's regex
  * run on every unit (0): no index, no keyword. */
 static enum pol_decision decide(struct pol_policy *p, const char *cmd, size_t len, unsigned flags,
@@ -253,21 +239,18 @@ Test(ruleindex, every_corpus_row_matches_the_same_rules_as_every_regex_on_every_
 
 			lineno++;
 			line[strcspn(line, "\n")] = '\0';
-			if (!strncmp(line, "#packs:", 7)) { /* every pack a file needs, kept on */
-				char yaml[512];
-				int n = snprintf(yaml, sizeof(yaml), "packs: [%s]", line + 7);
-				for (char *c = yaml + 7; *c; c++)
-					if (*c == ' ' && c[-1] != '[' && c[-1] != ',')
-						*c = ',';
-				cr_assert(n > 0 && (size_t)n < sizeof(yaml));
-				cr_assert_eq(pol_load_buffer(p, "packs", yaml, (size_t)n), 0);
+			char yaml[512];
+			size_t n = corpus_packs_yaml(line, yaml, sizeof(yaml));
+			if (n) { /* every pack a file needs, kept on */
+				cr_assert(n != (size_t)-1);
+				cr_assert_eq(pol_load_buffer(p, "packs", yaml, n), 0);
 				continue;
 			}
 			if (!line[0] || line[0] == '#' || !(t1 = strchr(line, '\t')) ||
 			    !(t2 = strchr(t1 + 1, '\t')))
 				continue;
 			cmd = t2 + 1;
-			len = unescape(cmd);
+			len = corpus_unescape(cmd);
 			rows++;
 			for (size_t k = 0; k < sizeof(flag_sets) / sizeof(flag_sets[0]); k++) {
 				struct matches a, b;

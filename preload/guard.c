@@ -367,6 +367,12 @@ int guard_check_fd(const char *call, int fd, enum pol_op op)
 
 int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum pol_op op)
 {
+	return guard_verify_fd_lexical_clean(call, dirfd, path, fd, op, 0);
+}
+
+int guard_verify_fd_lexical_clean(const char *call, int dirfd, const char *path, int fd,
+				  enum pol_op op, int lexical_clean)
+{
 	char proc[64], resolved[4096], base[4096], lexical[4096];
 	const struct pol_pidx *x;
 	const struct guard_engine *e;
@@ -385,9 +391,11 @@ int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum 
 		if (n > 0 && resolved[0] == '/') {
 			resolved[n] = '\0';
 			if (!pol_pidx_may_refuse(x, resolved, op, 0) &&
-			    base_of(dirfd, path, base, sizeof(base)) == 0 &&
-			    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) == 0 &&
-			    (!strcmp(lexical, resolved) || !pol_pidx_may_refuse(x, lexical, op, 0)))
+			    (lexical_clean ||
+			     (base_of(dirfd, path, base, sizeof(base)) == 0 &&
+			      pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) == 0 &&
+			      (!strcmp(lexical, resolved) ||
+			       !pol_pidx_may_refuse(x, lexical, op, 0)))))
 				return 0;
 		}
 	}
@@ -555,7 +563,7 @@ static int base_of(int dirfd, const char *path, char *base, size_t size)
 }
 
 int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mode_t mode,
-		    enum pol_op op, unsigned pflags)
+		    enum pol_op op, unsigned pflags, int *lexical_clean)
 {
 	char base[4096], lexical[4096];
 	const struct pol_pidx *x;
@@ -563,6 +571,7 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	struct open_how how;
 	long fd;
 
+	*lexical_clean = 0;
 	if (!path || !guard_real_syscall)
 		return -2;
 	/* The path as the kernel will walk it when no symlink is on the way: no ~, no
@@ -580,6 +589,8 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 			errno = EACCES;
 			return -1;
 		}
+	} else {
+		*lexical_clean = 1;
 	}
 	memset(&how, 0, sizeof(how));
 	how.flags = (unsigned)flags;

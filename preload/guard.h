@@ -82,13 +82,18 @@ int guard_check_fd(const char *call, int fd, enum pol_op op);
  * path component by component before the open, and race-free. Returns 0 or -1 like
  * guard_check_path(); the caller closes fd on -1. */
 int guard_verify_fd(const char *call, int dirfd, const char *path, int fd, enum pol_op op);
+/* guard_verify_fd() after guard_open_fast() found the path as written settled by the
+ * index (its *lexical_clean): that half of the check is not made again. */
+int guard_verify_fd_lexical_clean(const char *call, int dirfd, const char *path, int fd,
+				  enum pol_op op, int lexical_clean);
 /* The open fast path: judges dirfd/path lexically (no resolution) and opens it with
  * openat2(RESOLVE_NO_SYMLINKS), which succeeds only when the kernel walked exactly that
  * path, so no symlink check is traded away. Returns the descriptor; -1 with errno
  * (EACCES when refused, else the open's own error); or -2 when nothing was opened
- * and the caller must take the full path (a symlink on the way, no openat2). */
+ * and the caller must take the full path (a symlink on the way, no openat2).
+ * *lexical_clean is set to 1 when the index settled the path as written as allowed. */
 int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mode_t mode,
-		    enum pol_op op, unsigned pflags);
+		    enum pol_op op, unsigned pflags, int *lexical_clean);
 /* The open slow path for writes, creations and truncations through a symlink: the path
  * is resolved now, judged as written and as resolved, and the resolved path (which
  * holds no symlink) is opened with openat2(RESOLVE_NO_SYMLINKS): a symlink swapped in

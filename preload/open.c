@@ -74,7 +74,7 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 	unsigned pflags = 0;
 	enum pol_op op;
 	const char *copy;
-	int saved = errno, fd, rc;
+	int saved = errno, fd, rc, lexical_clean;
 
 	if (!guard_enter())
 		return call_real(w, dirfd, path, flags, mode);
@@ -85,7 +85,7 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 		return call_real(w, dirfd, path, flags, mode);
 	}
 	op = guard_open_op(flags, &pflags);
-	fd = guard_open_fast(call, dirfd, copy, flags, mode, op, pflags);
+	fd = guard_open_fast(call, dirfd, copy, flags, mode, op, pflags, &lexical_clean);
 	if (fd != -2) {
 		guard_leave();
 		if (fd >= 0)
@@ -98,7 +98,7 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 		fd = call_real(w, dirfd, copy, flags, mode);
 		if (fd < 0 || !guard_enter())
 			return fd;
-		rc = guard_verify_fd(call, dirfd, copy, fd, op);
+		rc = guard_verify_fd_lexical_clean(call, dirfd, copy, fd, op, lexical_clean);
 		guard_leave();
 		if (rc < 0) {
 			close(fd);

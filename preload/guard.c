@@ -231,7 +231,8 @@ static int refuse_no_engine(const char *call, const char *input)
 	}
 	rt_msg_add(&m, ": the policy engine cannot be loaded (");
 	rt_msg_add(&m, g.engine_error);
-	rt_msg_add(&m, ")\n");
+	rt_msg_add(&m, "); libdcg-engine.so must lie beside libdcg-preload.so: reinstall dcg "
+		       "(make install), then `dcg doctor`\n");
 	say(m.buf, m.len);
 	return -1;
 }

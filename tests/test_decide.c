@@ -310,16 +310,6 @@ static const struct fixture_path own_paths[] = {
     {"$H/.agents/skills.md", POL_OP_WRITE, POL_ALLOW},
 };
 
-static void expand(const char *s, char *out, size_t size)
-{
-	if (s[0] == '$' && s[1] == 'R')
-		snprintf(out, size, "%s%s", root, s + 2);
-	else if (s[0] == '$' && s[1] == 'H')
-		snprintf(out, size, "%s%s", home, s + 2);
-	else
-		snprintf(out, size, "%s", s);
-}
-
 /* Decides every path of t; returns how many decided otherwise than written. */
 static int check_paths(const char *file, const struct fixture_path *t, size_t n)
 {
@@ -331,7 +321,7 @@ static int check_paths(const char *file, const struct fixture_path *t, size_t n)
 		char path[PATH_MAX];
 		struct pol_result r;
 
-		expand(t[k].path, path, sizeof(path));
+		tmp_expand(t[k].path, path, sizeof(path));
 		enum pol_decision d = pol_check_path(p, path, t[k].op, 0, &ctx, &r);
 		cr_expect_eq(d, t[k].want, "%s %s: %s, want %s (rule %s)", pol_op_name(t[k].op),
 			     t[k].path, pol_decision_name(d), pol_decision_name(t[k].want),

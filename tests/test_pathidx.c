@@ -20,32 +20,19 @@
 
 #define DATA "tests/data/policy/"
 
-static char tmpdir[] = "/tmp/dcg-test-pathidx.XXXXXX";
-static char home[1024], root[1024], checkout[PATH_MAX];
+#define TMP_TAG "pathidx"
+#include "tmp_home.h"
 
-static void setup(void)
+static char checkout[PATH_MAX];
+
+/* The scratch folder, and the checkout this suite started in. */
+static void pathidx_setup(void)
 {
-	char real[900];
-
 	cr_assert_not_null(getcwd(checkout, sizeof(checkout)));
-	cr_assert_not_null(mkdtemp(tmpdir));
-	cr_assert_not_null(realpath(tmpdir, real));
-	snprintf(home, sizeof(home), "%s/home", real);
-	snprintf(root, sizeof(root), "%s/proj", real);
-	cr_assert_eq(mkdir(home, 0700), 0);
-	cr_assert_eq(mkdir(root, 0700), 0);
+	setup();
 }
 
-static void teardown(void)
-{
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		cr_log_warn("could not remove %s", tmpdir);
-}
-
-TestSuite(pathidx, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(pathidx, .init = pathidx_setup, .fini = teardown, .timeout = 120);
 
 /* An index of p and the engine's policy: p's snapshot loaded back, as a guarded
  * process loads it. */
@@ -277,35 +264,6 @@ Test(pathidx, fixture_policies_agree_with_the_engine)
 	cr_expect_geq(files, 5, "only %u fixture policies loaded", files);
 }
 
-/* Replaces $H, $R and $T in s by home, root and their parent (as test_paths.c). */
-static void expand(const char *s, char *out, size_t size)
-{
-	char parent[PATH_MAX];
-	size_t o = 0;
-
-	snprintf(parent, sizeof(parent), "%s", root);
-	*strrchr(parent, '/') = '\0';
-	while (*s && o + 1 < size) {
-		const char *rep = s[0] != '$'	? NULL
-				  : s[1] == 'H' ? home
-				  : s[1] == 'R' ? root
-				  : s[1] == 'T' ? parent
-						: NULL;
-
-		if (rep) {
-			size_t n = strlen(rep);
-
-			cr_assert_lt(o + n, size);
-			memcpy(out + o, rep, n);
-			o += n;
-			s += 2;
-		} else {
-			out[o++] = *s++;
-		}
-	}
-	out[o] = '\0';
-}
-
 /* Each row of paths.tsv: its policy (the patterns in their lists), its path, every
  * operation and flag set. */
 Test(pathidx, path_table_agrees_with_the_engine)
@@ -337,7 +295,7 @@ Test(pathidx, path_table_agrees_with_the_engine)
 			if (!strcmp(fld[0], short_names[l]))
 				list = l;
 		cr_assert_geq(list, 0);
-		expand(fld[1], pats, sizeof(pats));
+		tmp_expand(fld[1], pats, sizeof(pats));
 		for (char *tok = pats, *end; *tok; tok = end) {
 			int l = list;
 
@@ -363,7 +321,7 @@ Test(pathidx, path_table_agrees_with_the_engine)
 
 		cr_assert_eq(pol_load_buffer(p, "paths.tsv", yaml, y), 0);
 		pair_open(&pr, p);
-		expand(fld[4], path, sizeof(path));
+		tmp_expand(fld[4], path, sizeof(path));
 		compare(&pr, root, path, &t, line);
 		pair_close(&pr);
 		pol_free(p);

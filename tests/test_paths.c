@@ -23,36 +23,6 @@ TestSuite(paths, .init = setup, .fini = teardown, .timeout = 60);
 
 /* ---- helpers --------------------------------------------------------------------- */
 
-/* Replaces $H, $R and $T in s by home, root and their parent. */
-static void expand(const char *s, char *out, size_t size)
-{
-	size_t o = 0;
-	char parent[PATH_MAX];
-
-	snprintf(parent, sizeof(parent), "%s", root);
-	*strrchr(parent, '/') = '\0';
-	while (*s && o + 1 < size) {
-		const char *rep = NULL;
-
-		if (s[0] == '$' && s[1] == 'H')
-			rep = home;
-		else if (s[0] == '$' && s[1] == 'R')
-			rep = root;
-		else if (s[0] == '$' && s[1] == 'T')
-			rep = parent;
-		if (rep) {
-			size_t n = strlen(rep);
-			cr_assert_lt(o + n, size);
-			memcpy(out + o, rep, n);
-			o += n;
-			s += 2;
-		} else {
-			out[o++] = *s++;
-		}
-	}
-	out[o] = '\0';
-}
-
 static const char *const list_keys[] = {"zeroAccessPaths", "readOnlyPaths", "noDeletePaths"};
 
 static int list_index(const char *s, size_t n)
@@ -182,7 +152,7 @@ Test(paths, path_rule_table)
 		/* One YAML list per kind; within a list the patterns keep their order. */
 		char items[3][2048] = {"", "", ""};
 		size_t il[3] = {0, 0, 0}, y = 0;
-		expand(fld[1], pats, sizeof(pats));
+		tmp_expand(fld[1], pats, sizeof(pats));
 		for (char *tok = pats, *end; *tok; tok = end) {
 			int l = list;
 			while (*tok == ' ')
@@ -213,7 +183,7 @@ Test(paths, path_rule_table)
 
 		struct pol_result r;
 		enum pol_decision want = strcmp(fld[5], "deny") == 0 ? POL_DENY : POL_ALLOW;
-		expand(fld[4], path, sizeof(path));
+		tmp_expand(fld[4], path, sizeof(path));
 		enum pol_decision got = check(p, path, op, flags, &r);
 		cr_expect_eq(got, want, "paths.tsv:%u: %s [%s] %s %s: %s, want %s (rule %s)",
 			     lineno, fld[0], fld[1], fld[2], fld[4], pol_decision_name(got),

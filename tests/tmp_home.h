@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static char tmpdir[] = "/tmp/dcg-test-" TMP_TAG ".XXXXXX";
@@ -44,6 +45,36 @@ static void teardown(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		cr_log_warn("could not remove %s", tmpdir);
+}
+
+/* Writes s into out with $H, $R and $T replaced by home, root and their parent (the
+ * scratch folder): how the test tables name paths of this run. */
+static inline void tmp_expand(const char *s, char *out, size_t size)
+{
+	char parent[PATH_MAX];
+	size_t o = 0;
+
+	snprintf(parent, sizeof(parent), "%s", root);
+	*strrchr(parent, '/') = '\0';
+	while (*s && o + 1 < size) {
+		const char *rep = s[0] != '$'	? NULL
+				  : s[1] == 'H' ? home
+				  : s[1] == 'R' ? root
+				  : s[1] == 'T' ? parent
+						: NULL;
+
+		if (rep) {
+			size_t n = strlen(rep);
+
+			cr_assert_lt(o + n, size);
+			memcpy(out + o, rep, n);
+			o += n;
+			s += 2;
+		} else {
+			out[o++] = *s++;
+		}
+	}
+	out[o] = '\0';
 }
 
 #endif

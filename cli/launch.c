@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "hook.h"
+#include "argvidx.h"
 #include "pathidx.h"
 
 #include <dirent.h>
@@ -194,6 +195,14 @@ static void write_path_index(const struct pol_policy *p, const char *snap)
 	if (n < 0 || (size_t)n >= sizeof(file))
 		return;
 	buf = pol_pidx_save(p, &len);
+	if (!buf || pol_write_atomic(file, buf, len, 0600) != 0)
+		unlink(file);
+	free(buf);
+	/* and its argv filter (snapshot.argv, policy/argvidx.h) */
+	n = snprintf(file, sizeof(file), "%s.argv", snap);
+	if (n < 0 || (size_t)n >= sizeof(file))
+		return;
+	buf = pol_aidx_save(p, &len);
 	if (!buf || pol_write_atomic(file, buf, len, 0600) != 0)
 		unlink(file);
 	free(buf);

@@ -9,6 +9,7 @@
  * libdcg-engine.so beside this object, loaded at the first such decision (engine.h). */
 #include "guard.h"
 
+#include "argvidx.h"
 #include "engine.h"
 #include "pathidx.h"
 
@@ -45,6 +46,10 @@ static struct {
 	 * engine then. */
 	const struct pol_pidx *index;
 	_Atomic int no_index;
+	/* The argv filter beside it: NULL until the first exec check; no_argv_filter when
+	 * there is none (every argv goes to the engine). */
+	const struct pol_aidx *argv_filter;
+	_Atomic int no_argv_filter;
 	/* $DCG_SESSION's start (ns), read at the first guard_session_new(); -1 unread */
 	long long session_start;
 	_Atomic int session_read;
@@ -247,51 +252,91 @@ static int intent_set(void)
 	return (v && v[0]) || (c && c[0]);
 }
 
-/* The index beside the snapshot, read once. Threads racing here each map a copy and
- * the first to publish wins (no lock, nothing to deadlock on after fork). */
-static const struct pol_pidx *index_get(void)
+/* Maps the file beside the snapshot named $DCG_SNAPSHOT + suffix; NULL when there is
+ * none (the caller munmaps *size bytes). */
+static void *map_beside(const char *suffix, size_t *size)
 {
-	const struct pol_pidx *x = __atomic_load_n(&g.index, __ATOMIC_ACQUIRE), *expected = NULL;
-	const char *snap;
+	const char *snap = getenv("DCG_SNAPSHOT");
 	char file[4096];
-	struct pol_pidx *mine;
 	struct rt_msg m;
 	struct stat st;
 	void *map;
 	int fd;
 
-	if (x || atomic_load_explicit(&g.no_index, memory_order_relaxed))
-		return x;
-	snap = getenv("DCG_SNAPSHOT");
-	if (!snap || !snap[0] || intent_set())
-		goto none;
+	if (!snap || !snap[0])
+		return NULL;
 	rt_msg_init(&m, file, sizeof(file));
 	rt_msg_add(&m, snap);
-	rt_msg_add(&m, ".paths");
+	rt_msg_add(&m, suffix);
 	if (m.len >= sizeof(file) - 1)
-		goto none;
+		return NULL;
 	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		goto none;
+		return NULL;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
 		close(fd);
-		goto none;
+		return NULL;
 	}
 	close(fd);
+	*size = (size_t)st.st_size;
+	return map;
+}
+
+/* The index beside the snapshot, read once. Threads racing here each map a copy and
+ * the first to publish wins (no lock, nothing to deadlock on after fork). */
+static const struct pol_pidx *index_get(void)
+{
+	const struct pol_pidx *x = __atomic_load_n(&g.index, __ATOMIC_ACQUIRE), *expected = NULL;
+	struct pol_pidx *mine;
+	size_t size = 0;
+	void *map;
+
+	if (x || atomic_load_explicit(&g.no_index, memory_order_relaxed))
+		return x;
+	if (intent_set() || !(map = map_beside(".paths", &size)))
+		goto none;
 	mine = guard_alloc(sizeof(*mine));
 	/* pol_pidx_open() copies it: the file mapping goes either way. */
-	if (!mine || pol_pidx_open(mine, map, (size_t)st.st_size, guard_alloc) < 0) {
-		munmap(map, (size_t)st.st_size);
+	if (!mine || pol_pidx_open(mine, map, size, guard_alloc) < 0) {
+		munmap(map, size);
 		goto none;
 	}
-	munmap(map, (size_t)st.st_size);
+	munmap(map, size);
 	if (__atomic_compare_exchange_n(&g.index, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
 	return expected; /* the loser's copy stays: the allocator's bump region */
 none:
 	atomic_store_explicit(&g.no_index, 1, memory_order_relaxed);
+	return NULL;
+}
+
+/* The argv filter beside the snapshot, read once like the index. */
+static const struct pol_aidx *argv_filter_get(void)
+{
+	const struct pol_aidx *x = __atomic_load_n(&g.argv_filter, __ATOMIC_ACQUIRE),
+			      *expected = NULL;
+	struct pol_aidx *mine;
+	size_t size = 0;
+	void *map;
+
+	if (x || atomic_load_explicit(&g.no_argv_filter, memory_order_relaxed))
+		return x;
+	if (!(map = map_beside(".argv", &size)))
+		goto none;
+	mine = guard_alloc(sizeof(*mine));
+	if (!mine || pol_aidx_open(mine, map, size, guard_alloc) < 0) {
+		munmap(map, size);
+		goto none;
+	}
+	munmap(map, size);
+	if (__atomic_compare_exchange_n(&g.argv_filter, &expected, mine, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return mine;
+	return expected;
+none:
+	atomic_store_explicit(&g.no_argv_filter, 1, memory_order_relaxed);
 	return NULL;
 }
 
@@ -472,12 +517,31 @@ static void note_uncovered(const char *file, int fd)
  * opened (missing, execute-only) is judged by path, with resolution. */
 static int check_exec_file(const char *call, int dirfd, const char *file)
 {
-	int fd, rc = 0;
+	int fd = -1, rc = 0, canonical = 0;
 
-	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* Opened with no symlink allowed on the way, the path as written (in normal form)
+	 * is where it leads: no resolution to judge (and none of its system calls and
+	 * stack pages in every fork child). A symlink on the way: the plain open. */
+	if (guard_real_syscall && !atomic_load_explicit(&g_no_openat2, memory_order_relaxed)) {
+		struct open_how how;
+		long r;
+
+		memset(&how, 0, sizeof(how));
+		how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+		how.resolve = RESOLVE_NO_SYMLINKS;
+		r = guard_real_syscall(SYS_openat2, dirfd, file, &how, sizeof(how));
+		if (r >= 0) {
+			fd = (int)r;
+			canonical = 1;
+		} else if (errno == ENOSYS || errno == EPERM) {
+			atomic_store_explicit(&g_no_openat2, 1, memory_order_relaxed);
+		}
+	}
+	if (fd < 0)
+		fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return guard_check_path(call, dirfd, file, POL_OP_EXEC, 0);
-	if (!index_allows(dirfd, file, POL_OP_EXEC, 0))
+	if (!index_allows(dirfd, file, POL_OP_EXEC, canonical ? POL_PATH_CANONICAL : 0))
 		rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);
 	if (rc == 0)
 		note_uncovered(file, fd);
@@ -492,6 +556,9 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 	if (file && check_exec_file(call, dirfd, file) < 0)
 		return -1;
 	if (!argv || !argv[0])
+		return 0;
+	/* Plain words no rule can match: what the engine would allow (policy/argvidx.h). */
+	if (pol_aidx_allows(argv_filter_get(), index_get(), argv))
 		return 0;
 	if (!(e = engine_get()))
 		return refuse_no_engine(call, argv[0]);
@@ -691,6 +758,7 @@ void guard_warm(void)
 	 * exec check needs) instead of loading their own: no child of a threaded parent
 	 * has to dlopen. */
 	index_get();
+	argv_filter_get();
 	if ((e = engine_get()))
 		e->warm();
 	/* The exec path once, dry, so that the libc functions it calls through the PLT

@@ -55,7 +55,7 @@ $(PRELOAD_OBJS) $(PRELOAD_ENGINE_OBJS) $(PRELOAD_GLUE_OBJS): ALL_CFLAGS += $(PRE
 # function, so that the link keeps only what the guest calls (no policy, no PCRE2).
 PRELOAD_GUEST_DIR := $(BUILD)/preload-guest
 PRELOAD_GUEST_OBJS := $(PRELOAD_GUEST_DIR)/runtime/rt.o $(PRELOAD_GUEST_DIR)/policy/glob.o \
-	$(PRELOAD_GUEST_DIR)/policy/pathidx.o
+	$(PRELOAD_GUEST_DIR)/policy/pathidx.o $(PRELOAD_GUEST_DIR)/policy/argvidx.o
 PRELOAD_GUEST_CFLAGS := $(filter-out $(SANFLAGS),$(ALL_CFLAGS)) $(PRELOAD_CFLAGS) \
 	-ffunction-sections -fdata-sections
 $(PRELOAD_GUEST_DIR)/%.o: %.c

@@ -49,11 +49,13 @@ mv "$P/lib/dcg/libdcg-preload.so" "$T/moved.so"
 "$DCG" run -- /bin/true 2>/dev/null && fail "dcg run ran without its preload"
 mv "$T/moved.so" "$P/lib/dcg/libdcg-preload.so"
 # without the policy engine beside it, the guard refuses what it cannot settle alone
-# (an exec, a protected path) and says why; doctor names the missing file
+# (an exec of a shell, a protected path) and says why; doctor names the missing file.
+# What the argv filter settles (a plain program no rule can match) still runs.
 mv "$P/lib/dcg/libdcg-engine.so" "$T/moved.so"
-printf '/bin/true && echo ran\n' >"$T/script.sh"
+printf '/bin/true && echo settled\n/bin/sh -c "echo ran"\n' >"$T/script.sh"
 out=$(cd "$T/proj" && "$DCG" run --policy "$T/policy.yaml" -- /bin/sh "$T/script.sh" 2>&1)
 echo "$out" | grep -qx ran && fail "dcg run without the engine let an exec through: $out"
+echo "$out" | grep -qx settled || fail "dcg run without the engine refused a settled exec: $out"
 echo "$out" | grep -q 'policy engine cannot be loaded' || fail "no engine, no reason said: $out"
 "$DCG" doctor 2>&1 | grep -q 'libdcg-engine.so not found' || fail "doctor: no word of the engine"
 mv "$T/moved.so" "$P/lib/dcg/libdcg-engine.so"

@@ -1,8 +1,9 @@
 #!/bin/bash
-# The guard's compact path index against its engine, on real programs: the same work
-# under dcg run twice, once with the index dcg run writes beside the snapshot (most
-# path checks settled in the lean guest), once through a copy of the snapshot with no
-# index beside it (every path check goes to libdcg-engine.so). Each step reports ok or
+# The guard's compact path index and argv filter against its engine, on real programs:
+# the same work under dcg run twice, once with the index and the filter dcg run writes
+# beside the snapshot (most path and exec checks settled in the lean guest), once
+# through a copy of the snapshot with neither beside it (every check goes to
+# libdcg-engine.so). Each step reports ok or
 # refused; the two runs must agree line for line, refuse every write, deletion and
 # read the policy forbids, leave the protected files byte for byte, and do the
 # ordinary work. The programs reach the paths through their own code (Python with
@@ -34,6 +35,7 @@ setup() {
 	printf 'secret\n' >"$W/za/secret"
 	printf 'alpha\n' >"$W/free/f"
 	printf 'beta\n' >"$W/free/gone"
+	printf '#!/bin/sh\nexit 0\n' >"$W/za/tool" && chmod +x "$W/za/tool"
 	rm -rf "$T/orig" && cp -a "$W" "$T/orig"
 }
 
@@ -65,6 +67,16 @@ step rm-free sh -c 'rm -f "$GONE"'
 step mv-nd-dir sh -c 'mv nd free/nd2'
 step mkdir-free sh -c 'mkdir free/sub/new'
 SH
+# Execs whose argv the guest's filter judges (policy/argvidx.h): a plain program no rule
+# can match, one a command rule refuses, a program in a zero-access folder.
+mkdir -p "$T/bin"
+for p in mkfs.ext4 plain-tool; do printf '#!/bin/sh\nexit 0\n' >"$T/bin/$p"; done
+chmod +x "$T/bin/"*
+cat >>"$T/work.sh" <<SH
+step exec-plain "$T/bin/plain-tool" -c x.c -o x.o
+step exec-mkfs "$T/bin/mkfs.ext4" /dev/sdz9
+step exec-za "\$1/za/tool"
+SH
 
 # run LABEL [SNAPSHOT]: the work under dcg run, with the snapshot dcg run writes, or
 # with another one handed on in DCG_SNAPSHOT.
@@ -92,7 +104,8 @@ run() {
 # 1. With the index. dcg run wrote it beside the snapshot it hands on.
 run indexed
 snap=$(cd "$W" && "$DCG" run --policy "$POL" -- /bin/sh -c 'printf %s "$DCG_SNAPSHOT"')
-[ -f "$snap" ] && [ -s "$snap.paths" ] || fail "no index beside the snapshot ($snap)"
+[ -f "$snap" ] && [ -s "$snap.paths" ] && [ -s "$snap.argv" ] ||
+	fail "no index or argv filter beside the snapshot ($snap)"
 
 # 2. The same snapshot, copied where no index lies beside it: the engine decides all.
 mkdir -m 700 -p "$T/plain"
@@ -101,12 +114,12 @@ run engine "$T/plain/snap"
 
 for label in indexed engine; do
 	for s in py-append-ro py-read-za py-unlink-nd py-rename-nd py-replace-ro py-chmod-ro \
-		py-listdir-za sh-redirect-ro cp-into-ro sed-ro rm-nd mv-nd-dir; do
+		py-listdir-za sh-redirect-ro cp-into-ro sed-ro rm-nd mv-nd-dir exec-mkfs exec-za; do
 		grep -qx "refused $s" "$T/$label.out" ||
 			fail "$label: $s was not refused: $(cat "$T/$label.out" "$T/$label.err")"
 	done
 	for s in py-read-ro py-append-free py-listdir-free sh-redirect-free cp-from-ro sed-free \
-		rm-free mkdir-free; do
+		rm-free mkdir-free exec-plain; do
 		grep -qx "ok $s" "$T/$label.out" ||
 			fail "$label: $s failed: $(cat "$T/$label.out" "$T/$label.err")"
 	done

@@ -260,6 +260,10 @@ int pol_aidx_open(struct pol_aidx *x, const void *file, size_t len, void *(*allo
 	return 0;
 }
 
+/* The guest's string loops stay loops: a libc call is a page of libc's code to fault
+ * in, in every fork child. */
+#define NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+
 /* The bytes pol_check_argv() leaves unquoted. */
 static int plain(unsigned char c)
 {
@@ -327,6 +331,24 @@ static int lang_prefix(const char *s)
 
 int pol_aidx_allows(const struct pol_aidx *x, const struct pol_pidx *paths, char *const argv[])
 {
+	int w = pol_aidx_words(x, argv);
+
+	/* /path/to/tool: a path unit, judged as written */
+	return w == 1 || (w == 2 && argv[0][0] == '/' && paths &&
+			  pol_pidx_allows(paths, "/", argv[0], POL_OP_EXEC, POL_PATH_CANONICAL));
+}
+
+static NO_LIBCALLS size_t s_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+int pol_aidx_words(const struct pol_aidx *x, char *const argv[])
+{
 	char text[POL_AIDX_TEXT_MAX];
 	const char *a0, *name;
 	size_t len = 0, lo, hi;
@@ -350,11 +372,7 @@ int pol_aidx_allows(const struct pol_aidx *x, const struct pol_pidx *paths, char
 		if (*s == '/')
 			name = s + 1;
 	}
-	if (!name[0] || special_has(x->special, name, strlen(name)) || lang_prefix(name))
-		return 0;
-	/* /path/to/tool: a path unit, judged as written */
-	if (name != a0 && (a0[0] != '/' || !paths ||
-			   !pol_pidx_allows(paths, "/", a0, POL_OP_EXEC, POL_PATH_CANONICAL)))
+	if (!name[0] || special_has(x->special, name, s_len(name)) || lang_prefix(name))
 		return 0;
 	/* the unit's text, lowercased: the basename, then the other words */
 	for (size_t i = 0; argv[i]; i++) {
@@ -390,5 +408,5 @@ int pol_aidx_allows(const struct pol_aidx *x, const struct pol_pidx *paths, char
 	for (size_t i = 0; i < x->n_floating; i++)
 		if (may_match(x, x->floating[i], text, len))
 			return 0;
-	return 1;
+	return name == a0 ? 1 : 2;
 }

@@ -55,5 +55,9 @@ int pol_aidx_open(struct pol_aidx *x, const void *buf, size_t len, void *(*alloc
  * path (argv[0] with a '/') needs paths, the path index of the same policy, to settle
  * its path (absolute ones only); NULL paths leaves those to the engine. */
 int pol_aidx_allows(const struct pol_aidx *x, const struct pol_pidx *paths, char *const argv[]);
+/* The same but for the program's path: 1 settled; 2 settled if the program's path
+ * (argv[0], which holds a '/') is allowed to be executed as written
+ * (POL_PATH_CANONICAL); 0 ask the engine. */
+int pol_aidx_words(const struct pol_aidx *x, char *const argv[]);
 
 #endif /* DCG_POLICY_ARGVIDX_H */

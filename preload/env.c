@@ -11,20 +11,28 @@
 
 /* The variables the guard owns: set by `dcg run`, always put back with the values the
  * guard started with, so that a program cannot point its children at another policy. */
-static const char *const owned_vars[] = {"DCG_SNAPSHOT", "DCG_POLICY",	     "DCG_LOG",
-					 "DCG_INTENT",	 "DCG_INTENTS_FILE", "DCG_SESSION",
-					 "DCG_SANDBOX"};
+/* (The names every start reads lie in writable data: the loader writes the start of
+ * .data anyway when it relocates the guard, while .rodata is a page of its own to
+ * fault in.) */
+#define START_DATA __attribute__((section(".data.guard_start")))
+static char owned_vars[][17] START_DATA = {"DCG_SNAPSHOT", "DCG_POLICY",       "DCG_LOG",
+					   "DCG_INTENT",   "DCG_INTENTS_FILE", "DCG_SESSION",
+					   "DCG_SANDBOX"};
+static char ld_preload_key[] START_DATA = "LD_PRELOAD=";
+static char dcg_prefix[] START_DATA = "DCG_";
 #define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
 
-/* Written at the start of every process: the fields it writes come first and the
- * buffers fill from their starts, so that a process touches one page of it. */
+/* Written at the start of every process: the fields it writes come first and one
+ * buffer fills from its start (the owned variables, then the LD_PRELOAD entry), so
+ * that a process writes a few hundred bytes of it: with the guard's other start-up
+ * data, part of the page the loader writes anyway when it relocates the object. */
 static struct {
 	size_t prefix_len; /* length of the part after '=' */
 	const char *self;  /* inside preload_entry: the guard's own entry */
 	size_t self_len;
-	char *owned[N_OWNED];	  /* "NAME=value" or NULL when not set at start */
-	char preload_entry[2048]; /* "LD_PRELOAD=<entries up to the guard>" */
-	char owned_buf[4 * 1024];
+	char *owned[N_OWNED]; /* "NAME=value" or NULL when not set at start */
+	char *preload_entry;  /* in store: "LD_PRELOAD=<entries up to the guard>" */
+	char store[6 * 1024];
 } g_env;
 
 static int is_sep(char c)
@@ -87,7 +95,7 @@ static NO_LIBCALLS void s_copy(char *dst, const char *src, size_t n)
 
 NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 {
-	static const char key[] = "LD_PRELOAD=";
+	const char *key = ld_preload_key;
 	const char *list = NULL;
 	size_t used = 0, self_len = s_len(self_path), sb;
 	const char *sbase = base_name(self_path, self_len, &sb);
@@ -101,9 +109,9 @@ NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 	for (size_t k = 0; k < N_OWNED; k++)
 		g_env.owned[k] = NULL;
 	for (size_t i = 0; env && env[i]; i++) {
-		if (env[i][0] == 'L' && s_prefix(env[i], key, sizeof(key) - 1))
-			list = env[i] + sizeof(key) - 1;
-		if (env[i][0] != 'D' || !s_prefix(env[i], "DCG_", 4))
+		if (env[i][0] == 'L' && s_prefix(env[i], key, sizeof(ld_preload_key) - 1))
+			list = env[i] + sizeof(ld_preload_key) - 1;
+		if (env[i][0] != 'D' || !s_prefix(env[i], dcg_prefix, 4))
 			continue;
 		for (size_t k = 0; k < N_OWNED; k++) {
 			size_t nl = s_len(owned_vars[k]), len;
@@ -111,21 +119,22 @@ NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 			if (!s_prefix(env[i], owned_vars[k], nl) || env[i][nl] != '=')
 				continue;
 			len = s_len(env[i]) + 1;
-			if (used + len > sizeof(g_env.owned_buf)) {
+			if (used + len > sizeof(g_env.store) / 2) {
 				rc = -ENAMETOOLONG;
 				continue;
 			}
-			s_copy(g_env.owned_buf + used, env[i], len);
-			g_env.owned[k] = g_env.owned_buf + used;
+			s_copy(g_env.store + used, env[i], len);
+			g_env.owned[k] = g_env.store + used;
 			used += len;
 		}
 	}
 
 	/* The prefix: the entries of our own LD_PRELOAD up to the guard's (matched by file
 	 * name, the loader may have been given a relative or differently spelled path). */
-	s_copy(g_env.preload_entry, key, sizeof(key) - 1);
-	char *out = g_env.preload_entry + sizeof(key) - 1;
-	size_t room = sizeof(g_env.preload_entry) - sizeof(key);
+	g_env.preload_entry = g_env.store + used;
+	s_copy(g_env.preload_entry, key, sizeof(ld_preload_key) - 1);
+	char *out = g_env.preload_entry + sizeof(ld_preload_key) - 1;
+	size_t room = sizeof(g_env.store) - used - sizeof(ld_preload_key);
 	const char *v = list;
 
 	while (v && *v) {

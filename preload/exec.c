@@ -19,10 +19,21 @@ extern char **environ;
 
 /* Checks an exec of path (searched in $PATH when search is set). Returns 0 to go on
  * (with *use pointing at the path to hand the real call), -1 refused. */
+/* execvp's own search runs later on the same $PATH: the check is of what it will find.
+ * Apart, so that execve's checks in fork children do not carry its buffer's stack. */
+static __attribute__((noinline)) int check_searched(const char *call, const char *file,
+						    char *const argv[])
+{
+	char found[PATH_MAX];
+
+	if (guard_path_search(file, getenv("PATH"), found, sizeof(found)) == 0)
+		return guard_check_exec(call, AT_FDCWD, found, argv);
+	return guard_check_exec(call, AT_FDCWD, NULL, argv);
+}
+
 static int check_exec(const char *call, int dirfd, const char *path, int search, char *const argv[],
 		      char *buf, size_t size, const char **use)
 {
-	char found[PATH_MAX];
 	const char *copy;
 	int rc = 0;
 
@@ -33,11 +44,7 @@ static int check_exec(const char *call, int dirfd, const char *path, int search,
 	if (copy)
 		*use = copy;
 	if (copy && search && !strchr(copy, '/')) {
-		/* execvp's own search runs later on the same $PATH; check what it will find. */
-		if (guard_path_search(copy, getenv("PATH"), found, sizeof(found)) == 0)
-			rc = guard_check_exec(call, AT_FDCWD, found, argv);
-		else
-			rc = guard_check_exec(call, AT_FDCWD, NULL, argv);
+		rc = check_searched(call, copy, argv);
 	} else {
 		rc = guard_check_exec(call, dirfd, copy, argv);
 	}

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <linux/openat2.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -87,10 +88,26 @@ void guard_leave(void)
 
 /* ---- start-up ------------------------------------------------------------------- */
 
+/* fstat(2) without libc's: its code and the "" it passes to fstatat are two pages to
+ * fault in at every start. */
+static int start_fstat(int fd, struct stat *st)
+{
+#if defined(__x86_64__)
+	long r;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"((long)SYS_fstat), "D"((long)fd), "S"(st)
+			 : "rcx", "r11", "memory");
+	return r < 0 ? -1 : 0;
+#else
+	return fstat(fd, st);
+#endif
+}
+
 static void guard_init(void) __attribute__((constructor));
 static void guard_init(void)
 {
-	static char self_abs[4096];
 	extern char **environ;
 	struct dl_find_object fo;
 	Dl_info info;
@@ -103,7 +120,7 @@ static void guard_init(void)
 	 * saves some 70 dlsym() calls. A fork resolves them in the parent first, so that
 	 * no child has to take the loader's lock another thread may have held. */
 	pthread_atfork(guard_resolve, NULL, NULL);
-	if (fstat(2, &st) == 0) {
+	if (start_fstat(2, &st) == 0) {
 		g.err_known = 1;
 		g.err_dev = st.st_dev;
 		g.err_ino = st.st_ino;
@@ -119,15 +136,21 @@ static void guard_init(void)
 		guard_env_capture(environ, g.self_path);
 	/* The engine is found beside this object: a relative path (LD_PRELOAD=build/...)
 	 * would no longer lead there once the program changed folder. */
-	if (g.self_path && g.self_path[0] != '/' && getcwd(self_abs, sizeof(self_abs))) {
-		struct rt_msg m;
-		size_t base = strlen(self_abs);
+	/* (in memory of its own: a static buffer would push the guard's start-up data off
+	 * the page the loader writes anyway) */
+	if (g.self_path && g.self_path[0] != '/') {
+		char *self_abs = guard_alloc(4096);
 
-		rt_msg_init(&m, self_abs + base, sizeof(self_abs) - base);
-		rt_msg_add(&m, "/");
-		rt_msg_add(&m, g.self_path);
-		if (base + m.len < sizeof(self_abs) - 1)
-			g.self_path = self_abs;
+		if (self_abs && getcwd(self_abs, 4096)) {
+			struct rt_msg m;
+			size_t base = strlen(self_abs);
+
+			rt_msg_init(&m, self_abs + base, 4096 - base);
+			rt_msg_add(&m, "/");
+			rt_msg_add(&m, g.self_path);
+			if (base + m.len < 4096 - 1)
+				g.self_path = self_abs;
+		}
 	}
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
@@ -165,11 +188,17 @@ static void say(const char *line, size_t len)
 
 /* ---- the engine ------------------------------------------------------------------- */
 
+/* A page shared by this process and its fork children (guard_warm()): a child that
+ * had to load the engine itself says so there, and the parent loads it before its next
+ * fork instead. */
+
 static void say(const char *line, size_t len);
 
 /* The engine beside this object, loaded once (RTLD_LOCAL: its libraries stay out of
  * the program's namespace). Never found through a variable the agent controls. NULL
  * when it cannot be loaded: the reason is kept for the refusal lines. */
+static _Atomic int *g_child_needed;
+
 static const struct guard_engine *engine_get(void)
 {
 	const struct guard_engine *e = __atomic_load_n(&g.engine, __ATOMIC_ACQUIRE);
@@ -182,6 +211,9 @@ static const struct guard_engine *engine_get(void)
 
 	if (e || atomic_load_explicit(&g.engine_failed, memory_order_acquire))
 		return e;
+	/* A fork child loading it itself: its parent will load it before its next fork. */
+	if (g_child_needed)
+		atomic_store(g_child_needed, 1);
 	rt_msg_init(&m, path, sizeof(path));
 	if (slash)
 		rt_msg_addn(&m, g.self_path, (size_t)(slash - g.self_path + 1));
@@ -497,7 +529,7 @@ static void note_uncovered(const char *file, int fd)
 	 * marker to write in dcg's folder, which the sandbox keeps read-only. */
 	if (g.noted_exe || guard_env_owned("DCG_SANDBOX"))
 		return;
-	k = guard_exe_kind_fd(fd);
+	k = guard_exe_kind_sys(fd, guard_real_syscall);
 	if ((k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID) || !first_note(file))
 		return;
 	rt_msg_init(&m, line, sizeof(line));
@@ -508,20 +540,64 @@ static void note_uncovered(const char *file, int fd)
 	say(m.buf, m.len);
 }
 
+/* The exec path's system calls through libc's syscall(): in a fork child every libc
+ * function called for the first time is a page of libc's code to fault in. */
+static long sys3(long nr, long a, long b, long c)
+{
+	if (guard_real_syscall)
+		return guard_real_syscall(nr, a, b, c);
+	switch (nr) {
+	case SYS_openat:
+		return openat((int)a, (const char *)b, (int)c);
+	case SYS_readlink:
+		return readlink((const char *)a, (char *)b, (size_t)c);
+	case SYS_close:
+		return close((int)a);
+	}
+	errno = ENOSYS;
+	return -1;
+}
+
+/* Whether the index settles the exec of file (absolute), open as fd: the path as
+ * written in normal form and, unless it is known canonical, where the kernel resolved
+ * it (read back from /proc/self/fd), as guard_verify_fd() judges them. One buffer:
+ * this runs in every fork child, where each stack page written is a page fault. */
+static int exec_file_settled(const char *file, int fd, int canonical)
+{
+	const struct pol_pidx *x = index_get();
+	char buf[4096], proc[32];
+	struct rt_msg m;
+	long n;
+
+	if (!x || file[0] != '/' || pol_path_normalize(file, "/", NULL, buf, sizeof(buf)) < 0 ||
+	    pol_pidx_may_refuse(x, buf, POL_OP_EXEC, 0))
+		return 0;
+	if (canonical)
+		return 1;
+	rt_msg_init(&m, proc, sizeof(proc));
+	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_addu(&m, (unsigned long)fd);
+	n = sys3(SYS_readlink, (long)proc, (long)buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/')
+		return 0;
+	buf[n] = '\0';
+	return !pol_pidx_may_refuse(x, buf, POL_OP_EXEC, 0);
+}
+
 /* The program about to be executed, opened once (reading it has no effect): judged
- * on the path as written and where its links lead, which the index settles for most
- * programs (execve walks the path again anyway: the kernel's resolution of this open,
- * read back from /proc/self/fd, would be no fresher, and costs a /proc lookup in every
- * fork child), else by the engine on the kernel's resolution and the path as written;
+ * on the path as written and where it leads, which the index settles for most
+ * programs (execve walks the path again anyway: no resolution made here would be
+ * fresher), else by the engine on the kernel's resolution and the path as written;
  * then its ELF headers tell whether the guard can follow it. A program that cannot be
- * opened (missing, execute-only) is judged by path, with resolution. */
-static int check_exec_file(const char *call, int dirfd, const char *file)
+ * opened (missing, execute-only) is judged by path, with resolution. *settled is set
+ * when the index settled it. */
+static int check_exec_file(const char *call, int dirfd, const char *file, int *settled)
 {
 	int fd = -1, rc = 0, canonical = 0;
 
+	*settled = 0;
 	/* Opened with no symlink allowed on the way, the path as written (in normal form)
-	 * is where it leads: no resolution to judge (and none of its system calls and
-	 * stack pages in every fork child). A symlink on the way: the plain open. */
+	 * is where it leads: nothing to read back. A symlink on the way: the plain open. */
 	if (guard_real_syscall && !atomic_load_explicit(&g_no_openat2, memory_order_relaxed)) {
 		struct open_how how;
 		long r;
@@ -538,27 +614,39 @@ static int check_exec_file(const char *call, int dirfd, const char *file)
 		}
 	}
 	if (fd < 0)
-		fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		fd = (int)sys3(SYS_openat, dirfd, (long)file,
+			       O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return guard_check_path(call, dirfd, file, POL_OP_EXEC, 0);
-	if (!index_allows(dirfd, file, POL_OP_EXEC, canonical ? POL_PATH_CANONICAL : 0))
+	if (file[0] == '/'
+		? exec_file_settled(file, fd, canonical)
+		: index_allows(dirfd, file, POL_OP_EXEC, canonical ? POL_PATH_CANONICAL : 0))
+		*settled = 1;
+	else
 		rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);
 	if (rc == 0)
 		note_uncovered(file, fd);
-	close(fd);
+	sys3(SYS_close, fd, 0, 0);
 	return rc;
 }
 
 int guard_check_exec(const char *call, int dirfd, const char *file, char *const argv[])
 {
 	const struct guard_engine *e;
+	int settled = 0, w;
 
-	if (file && check_exec_file(call, dirfd, file) < 0)
+	if (file && check_exec_file(call, dirfd, file, &settled) < 0)
 		return -1;
 	if (!argv || !argv[0])
 		return 0;
-	/* Plain words no rule can match: what the engine would allow (policy/argvidx.h). */
-	if (pol_aidx_allows(argv_filter_get(), index_get(), argv))
+	/* Plain words no rule can match: what the engine would allow (policy/argvidx.h);
+	 * the program's path, when argv names it, as the file the index just settled or
+	 * as written. */
+	w = pol_aidx_words(argv_filter_get(), argv);
+	if (w == 1 ||
+	    (w == 2 && argv[0][0] == '/' &&
+	     ((settled && !strcmp(argv[0], file)) ||
+	      pol_pidx_allows(index_get(), "/", argv[0], POL_OP_EXEC, POL_PATH_CANONICAL))))
 		return 0;
 	if (!(e = engine_get()))
 		return refuse_no_engine(call, argv[0]);
@@ -744,29 +832,45 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 
 void guard_warm(void)
 {
-	static _Atomic int warmed;
+	static _Atomic int light, warmed;
 	const struct guard_engine *e;
 	struct guard_envbuf eb;
 	extern char **environ;
 
-	/* Once per process, and after that nothing but this load: a shell forks for every
-	 * command, and every page the parent writes after a fork (a deeper stack frame
-	 * included) costs it a page fault. */
+	/* Once per process, and after that nothing but these loads: a shell forks for
+	 * every command, and every page the parent writes after a fork (a deeper stack
+	 * frame included) costs it a page fault. */
 	if (atomic_load_explicit(&warmed, memory_order_acquire))
 		return;
-	/* The children share the index and the engine (the policy, the regexes every
-	 * exec check needs) instead of loading their own: no child of a threaded parent
+	if (!atomic_load_explicit(&light, memory_order_acquire)) {
+		void *m;
+
+		/* The index and the argv filter, shared by the children instead of each
+		 * reading its own. */
+		index_get();
+		argv_filter_get();
+		/* The exec path once, dry, so that the libc functions it calls through the
+		 * PLT (readlink, pread, memcmp, ...) are bound here: a fork child that binds
+		 * one pays a symbol lookup and a copied page, at every exec. */
+		index_allows(AT_FDCWD, "/proc/self/exe", POL_OP_EXEC, 0);
+		guard_exe_kind("/proc/self/exe");
+		guard_env_build(environ, &eb);
+		guard_envbuf_release(&eb);
+		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			g_child_needed = m;
+		atomic_store_explicit(&light, 1, memory_order_release);
+	}
+	/* The engine (the policy, the regexes every exec check needs) is loaded here for
+	 * the children to share, unless they may well do without it: a parent with a
+	 * single thread (whose children may dlopen safely) whose children's execs the argv
+	 * filter has settled so far (the shell's loop of plain programs keeps its heap
+	 * free of the policy, and its forks cheaper). A child of a threaded parent never
 	 * has to dlopen. */
-	index_get();
-	argv_filter_get();
+	if (__libc_single_threaded && g_child_needed && !atomic_load(g_child_needed) &&
+	    __atomic_load_n(&g.argv_filter, __ATOMIC_ACQUIRE))
+		return;
 	if ((e = engine_get()))
 		e->warm();
-	/* The exec path once, dry, so that the libc functions it calls through the PLT
-	 * (readlink, pread, memcmp, ...) are bound here: a fork child that binds one pays a
-	 * symbol lookup and a copied page, at every exec. */
-	index_allows(AT_FDCWD, "/proc/self/exe", POL_OP_EXEC, 0);
-	guard_exe_kind("/proc/self/exe");
-	guard_env_build(environ, &eb);
-	guard_envbuf_release(&eb);
 	atomic_store_explicit(&warmed, 1, memory_order_release);
 }

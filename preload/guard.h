@@ -131,12 +131,14 @@ int guard_check_command(const char *call, const char *cmd);
  * environ or the strings of envp; never calls malloc. NULL envp counts as empty. */
 #define GUARD_ENVBUF_SLOTS 256
 struct guard_envbuf {
-	char *slots[GUARD_ENVBUF_SLOTS];
+	/* the fields written at every exec first, the buffers after: a fork child writes
+	 * as few stack pages as can be */
 	char **map; /* mmap'ed array when slots are not enough */
 	size_t map_bytes;
-	char preload[2048]; /* the merged LD_PRELOAD entry */
-	char *preload_map;  /* mmap'ed when the merged entry does not fit */
+	char *preload_map; /* mmap'ed when the merged entry does not fit */
 	size_t preload_map_bytes;
+	char *slots[GUARD_ENVBUF_SLOTS];
+	char preload[2048]; /* the merged LD_PRELOAD entry */
 };
 char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf);
 /* Records, from the guard's first environment, what guard_env_build() puts back:
@@ -183,5 +185,9 @@ enum guard_exe_kind { GUARD_EXE_DYNAMIC = 0, GUARD_EXE_STATIC, GUARD_EXE_SETUID,
 enum guard_exe_kind guard_exe_kind(const char *path);
 /* The same for an open descriptor (O_RDONLY; an O_PATH one gives GUARD_EXE_OTHER). */
 enum guard_exe_kind guard_exe_kind_fd(int fd);
+/* The same with its system calls made through sys (libc's syscall(); NULL: the libc
+ * functions), for fork children, where each libc function called first is a page
+ * fault. */
+enum guard_exe_kind guard_exe_kind_sys(int fd, long (*sys)(long nr, ...));
 
 #endif /* DCG_GUARD_H */

@@ -5,19 +5,21 @@
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-const char *guard_copy_path(const char *path, char *buf, size_t size)
+/* A loop, not strnlen() and memcpy(): in a fork child each libc function called for
+ * the first time is a page of libc's code to fault in. */
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) const char *
+guard_copy_path(const char *path, char *buf, size_t size)
 {
-	size_t n;
+	size_t n = 0;
 
 	if (!path)
 		return NULL;
-	n = strnlen(path, size);
-	if (n == size)
-		return NULL;
-	memcpy(buf, path, n + 1);
-	return buf;
+	while (n < size && (buf[n] = path[n]))
+		n++;
+	return n == size ? NULL : buf;
 }
 
 enum pol_op guard_open_op(int oflags, unsigned *flags)
@@ -112,6 +114,22 @@ enum guard_exe_kind guard_exe_kind(const char *path)
 
 enum guard_exe_kind guard_exe_kind_fd(int fd)
 {
+	return guard_exe_kind_sys(fd, NULL);
+}
+
+/* fstat, pread and the ids, through sys (libc's syscall()) when given. */
+static int k_fstat(long (*sys)(long, ...), int fd, struct stat *st)
+{
+	return sys ? (int)sys(SYS_fstat, fd, st) : fstat(fd, st);
+}
+
+static ssize_t k_pread(long (*sys)(long, ...), int fd, void *b, size_t n, off_t at)
+{
+	return sys ? (ssize_t)sys(SYS_pread64, fd, b, n, at) : pread(fd, b, n, at);
+}
+
+enum guard_exe_kind guard_exe_kind_sys(int fd, long (*sys)(long nr, ...))
+{
 	enum guard_exe_kind kind = GUARD_EXE_OTHER;
 	/* The ELF header and, for most programs, the program headers: one read. */
 	union {
@@ -123,18 +141,19 @@ enum guard_exe_kind guard_exe_kind_fd(int fd)
 	struct stat st;
 	ssize_t got;
 
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	if (k_fstat(sys, fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return GUARD_EXE_OTHER;
 	/* The loader ignores LD_PRELOAD for set-id programs run by someone else. */
 	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
 	    ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
 		return GUARD_EXE_SETUID;
-	got = pread(fd, head.b, sizeof(head.b), 0);
+	got = k_pread(sys, fd, head.b, sizeof(head.b), 0);
 	if (got < (ssize_t)sizeof(eh))
 		return GUARD_EXE_OTHER;
 	eh = head.eh;
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr))
+	if (eh.e_ident[EI_MAG0] != ELFMAG0 || eh.e_ident[EI_MAG1] != ELFMAG1 ||
+	    eh.e_ident[EI_MAG2] != ELFMAG2 || eh.e_ident[EI_MAG3] != ELFMAG3 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr))
 		return GUARD_EXE_OTHER;
 	kind = GUARD_EXE_STATIC;
 	for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
@@ -142,7 +161,7 @@ enum guard_exe_kind guard_exe_kind_fd(int fd)
 
 		if (at <= (unsigned long long)got - sizeof(ph)) /* got >= sizeof(eh) > sizeof(ph) */
 			memcpy(&ph, head.b + at, sizeof(ph));
-		else if (pread(fd, &ph, sizeof(ph), (off_t)at) != (ssize_t)sizeof(ph))
+		else if (k_pread(sys, fd, &ph, sizeof(ph), (off_t)at) != (ssize_t)sizeof(ph))
 			return GUARD_EXE_OTHER;
 		if (ph.p_type == PT_INTERP)
 			return GUARD_EXE_DYNAMIC;

@@ -43,6 +43,12 @@ guard() { "$DCG" run --policy "$POL" -- "$@"; }
 # decision is made: the static spawner does not load it, /bin/true makes no guarded call).
 SNAP=$("$DCG" run --policy "$POL" -- /bin/sh -c 'printf %s "$DCG_SNAPSHOT"')
 object() { env LD_PRELOAD="$SO" DCG_SNAPSHOT="$SNAP" "$@"; }
+# PRELOAD_BENCH_OLD=DIR: a copy of an older build's dcg, libdcg-preload.so and
+# libdcg-engine.so, run as one more variant of each guarded row (an A/B in one run).
+OLD=${PRELOAD_BENCH_OLD:-}
+old() { "$OLD/dcg" run --policy "$POL" -- "$@"; }
+old_object() { env LD_PRELOAD="$OLD/libdcg-preload.so" DCG_SNAPSHOT="$SNAP" "$@"; }
+with_old() { if [ -n "$OLD" ]; then echo "$@" "$( [ "${*: -1}" = object ] && echo old_object || echo old)"; else echo "$@"; fi; }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "x%.3f", (b > 0 ? a / b : 0) }'; }
 median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -88,14 +94,18 @@ row() {
 }
 echo "== bench-preload: median of $ROUNDS, variants alternating; ratios to bare"
 echo "   (floor: an empty preloaded object; object: libdcg-preload.so without dcg run)"
+# shellcheck disable=SC2046 # the variants are words
 row "1000 x /bin/true from bash" "$ROUNDS" 'for i in $(seq 1000); do /bin/true; done' true \
-	bare floor guard
+	$(with_old bare floor guard)
+# shellcheck disable=SC2046
 row "1000 x /bin/true from a static spawner" "$ROUNDS" "'$SPAWN' 1000 /bin/true" true \
-	bare floor object
+	$(with_old bare floor object)
+# shellcheck disable=SC2046
 row "open+close x 400k, 13-component paths" "$ROUNDS" "'$OPENLOOP' 100000 '$deep'/file*.c" \
-	true bare floor guard
+	true $(with_old bare floor guard)
+# shellcheck disable=SC2046
 row "open+close x 100k, short path" "$ROUNDS" "'$OPENLOOP' 100000 '$T/w/hostname'" true \
-	bare floor guard
+	$(with_old bare floor guard)
 # Each round builds into an empty folder, removed afterwards outside the measure (and
 # outside the guard: the default policy refuses rm -rf).
 row "build of dcg from clean (make -j2)" "${PRELOAD_BENCH_BUILD_ROUNDS:-2}" \

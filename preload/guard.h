@@ -162,6 +162,8 @@ int guard_path_search(const char *file, const char *path_env, char *out, size_t 
  * NULL or too long (the caller then passes the original to the real call, which
  * reports the error itself). */
 const char *guard_copy_path(const char *path, char *buf, size_t size);
+/* strnlen(): the guest's string functions are its own (str.c). */
+size_t guard_strnlen(const char *s, size_t max);
 
 /* Maps open(2) flags to the operation the path rules judge before the open (the
  * runtime core's rt_open_op() with the file's existence unknown), and adds

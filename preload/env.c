@@ -236,6 +236,32 @@ static char *merged_preload(char *const *envp, struct guard_envbuf *buf)
 	return dst;
 }
 
+int guard_env_complete(char *const envp[])
+{
+	unsigned have = 0, want = 0;
+	int preload_ok = 0;
+
+	if (!g_env.self)
+		return 1;
+	for (size_t k = 0; k < N_OWNED; k++)
+		if (g_env.owned[k])
+			want |= 1u << k;
+	for (size_t n = 0; envp && envp[n]; n++) {
+		int k;
+
+		if (is_preload_entry(envp[n])) {
+			if (!list_has_self(envp[n] + 11))
+				return 0;
+			preload_ok = 1;
+		} else if ((k = owned_index(envp[n])) >= 0) {
+			if (!g_env.owned[k] || strcmp(envp[n], g_env.owned[k]) != 0)
+				return 0;
+			have |= 1u << k;
+		}
+	}
+	return preload_ok && have == want;
+}
+
 char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
 {
 	int have[N_OWNED] = {0};

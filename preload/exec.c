@@ -64,18 +64,16 @@ static int no_real(void)
 	return -1;
 }
 
-GUARD_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+/* execve with the guard's variables put back into envp. Apart from execve(), so that
+ * the common exec (envp complete) carries no envbuf on its stack: in a fork child
+ * each stack page written is a page fault. */
+static __attribute__((noinline)) int execve_rebuilt(const char *use, char *const argv[],
+						    char *const envp[], int saved)
 {
 	struct guard_envbuf eb;
-	char buf[PATH_MAX];
-	const char *use;
 	char *const *ne;
-	int saved = errno, rc;
+	int rc;
 
-	if (check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use) < 0)
-		return refused();
-	if (!GUARD_REAL(execve))
-		return no_real();
 	ne = guard_env_build(envp, &eb);
 	errno = saved;
 	rc = guard_real_execve(use, argv, ne);
@@ -83,6 +81,22 @@ GUARD_EXPORT int execve(const char *path, char *const argv[], char *const envp[]
 	guard_envbuf_release(&eb);
 	errno = saved;
 	return rc;
+}
+
+GUARD_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	char buf[PATH_MAX];
+	const char *use;
+	int saved = errno;
+
+	if (check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use) < 0)
+		return refused();
+	if (!GUARD_REAL(execve))
+		return no_real();
+	if (!guard_env_complete(envp))
+		return execve_rebuilt(use, argv, envp, saved);
+	errno = saved;
+	return guard_real_execve(use, argv, envp);
 }
 
 GUARD_EXPORT int execv(const char *path, char *const argv[])

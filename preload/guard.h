@@ -141,6 +141,9 @@ struct guard_envbuf {
 	char preload[2048]; /* the merged LD_PRELOAD entry */
 };
 char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf);
+/* Whether envp already holds what guard_env_build() would put back (it would return
+ * envp itself): the common case, decided without a buffer. */
+int guard_env_complete(char *const envp[]);
 /* Records, from the guard's first environment, what guard_env_build() puts back:
  * the LD_PRELOAD entries up to and including self_path's (so that a sanitizer runtime
  * preloaded ahead of the guard stays ahead), or self_path alone, and the values of

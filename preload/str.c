@@ -30,17 +30,47 @@ GUEST_STR void *memcpy(void *dst, const void *src, size_t n)
 {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
-	size_t i = 0;
+	uint64_t a, b;
+	uint32_t x, y;
 
+	/* whole blocks, then the last block ending at n (overlapping the one before) */
 #if defined(__SSE2__)
-	for (; i + 16 <= n; i += 16)
-		_mm_storeu_si128((__m128i *)(void *)(d + i),
-				 _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+	if (n >= 16) {
+		__m128i last = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+
+		for (size_t i = 0; i + 16 < n; i += 16)
+			_mm_storeu_si128((__m128i *)(void *)(d + i),
+					 _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+		_mm_storeu_si128((__m128i *)(void *)(d + n - 16), last);
+		return dst;
+	}
+#else
+	if (n >= 16) {
+		size_t i = 0;
+
+		__builtin_memcpy(&b, s + n - 8, 8);
+		for (; i + 8 < n; i += 8) {
+			__builtin_memcpy(&a, s + i, 8);
+			__builtin_memcpy(d + i, &a, 8);
+		}
+		__builtin_memcpy(d + n - 8, &b, 8);
+		return dst;
+	}
 #endif
-	for (; i + 8 <= n; i += 8)
-		__builtin_memcpy(d + i, s + i, 8);
-	for (; i < n; i++)
-		d[i] = s[i];
+	if (n >= 8) {
+		__builtin_memcpy(&a, s, 8);
+		__builtin_memcpy(&b, s + n - 8, 8);
+		__builtin_memcpy(d, &a, 8);
+		__builtin_memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		__builtin_memcpy(&x, s, 4);
+		__builtin_memcpy(&y, s + n - 4, 4);
+		__builtin_memcpy(d, &x, 4);
+		__builtin_memcpy(d + n - 4, &y, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
 	return dst;
 }
 

@@ -17,6 +17,7 @@
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,6 +519,8 @@ static int first_note(const char *file)
 	return 1;
 }
 
+static long guard_sys(long nr, ...);
+
 static void note_uncovered(const char *file, int fd)
 {
 	enum guard_exe_kind k;
@@ -529,7 +532,7 @@ static void note_uncovered(const char *file, int fd)
 	 * marker to write in dcg's folder, which the sandbox keeps read-only. */
 	if (g.noted_exe || guard_env_owned("DCG_SANDBOX"))
 		return;
-	k = guard_exe_kind_sys(fd, guard_real_syscall);
+	k = guard_exe_kind_sys(fd, guard_sys);
 	if ((k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID) || !first_note(file))
 		return;
 	rt_msg_init(&m, line, sizeof(line));
@@ -540,22 +543,42 @@ static void note_uncovered(const char *file, int fd)
 	say(m.buf, m.len);
 }
 
-/* The exec path's system calls through libc's syscall(): in a fork child every libc
- * function called for the first time is a page of libc's code to fault in. */
-static long sys3(long nr, long a, long b, long c)
+/* The exec path's system calls, made here: in a fork child every libc function
+ * called for the first time (syscall() included) is a page of libc's code to fault
+ * in. Up to four arguments; -1 with errno on failure. Elsewhere, libc's syscall(). */
+static long guard_sys(long nr, ...)
 {
-	if (guard_real_syscall)
-		return guard_real_syscall(nr, a, b, c);
-	switch (nr) {
-	case SYS_openat:
-		return openat((int)a, (const char *)b, (int)c);
-	case SYS_readlink:
-		return readlink((const char *)a, (char *)b, (size_t)c);
-	case SYS_close:
-		return close((int)a);
+	va_list ap;
+	long a, b, c, d, r;
+
+	va_start(ap, nr);
+	a = va_arg(ap, long);
+	b = va_arg(ap, long);
+	c = va_arg(ap, long);
+	d = va_arg(ap, long);
+	va_end(ap);
+#if defined(__x86_64__)
+	{
+		register long r10 __asm__("r10") = d;
+
+		__asm__ volatile("syscall"
+				 : "=a"(r)
+				 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+				 : "rcx", "r11", "memory");
 	}
-	errno = ENOSYS;
-	return -1;
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+#else
+	if (!guard_real_syscall) {
+		errno = ENOSYS;
+		return -1;
+	}
+	r = guard_real_syscall(nr, a, b, c, d);
+	return r;
+#endif
 }
 
 /* Whether the index settles the exec of file (absolute), open as fd: the path as
@@ -577,7 +600,7 @@ static int exec_file_settled(const char *file, int fd, int canonical)
 	rt_msg_init(&m, proc, sizeof(proc));
 	rt_msg_add(&m, "/proc/self/fd/");
 	rt_msg_addu(&m, (unsigned long)fd);
-	n = sys3(SYS_readlink, (long)proc, (long)buf, sizeof(buf) - 1);
+	n = guard_sys(SYS_readlink, (long)proc, (long)buf, (long)sizeof(buf) - 1, 0L);
 	if (n <= 0 || buf[0] != '/')
 		return 0;
 	buf[n] = '\0';
@@ -598,14 +621,14 @@ static int check_exec_file(const char *call, int dirfd, const char *file, int *s
 	*settled = 0;
 	/* Opened with no symlink allowed on the way, the path as written (in normal form)
 	 * is where it leads: nothing to read back. A symlink on the way: the plain open. */
-	if (guard_real_syscall && !atomic_load_explicit(&g_no_openat2, memory_order_relaxed)) {
+	if (!atomic_load_explicit(&g_no_openat2, memory_order_relaxed)) {
 		struct open_how how;
 		long r;
 
 		memset(&how, 0, sizeof(how));
 		how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 		how.resolve = RESOLVE_NO_SYMLINKS;
-		r = guard_real_syscall(SYS_openat2, dirfd, file, &how, sizeof(how));
+		r = guard_sys(SYS_openat2, (long)dirfd, (long)file, (long)&how, (long)sizeof(how));
 		if (r >= 0) {
 			fd = (int)r;
 			canonical = 1;
@@ -614,8 +637,8 @@ static int check_exec_file(const char *call, int dirfd, const char *file, int *s
 		}
 	}
 	if (fd < 0)
-		fd = (int)sys3(SYS_openat, dirfd, (long)file,
-			       O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		fd = (int)guard_sys(SYS_openat, (long)dirfd, (long)file,
+				    (long)(O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), 0L);
 	if (fd < 0)
 		return guard_check_path(call, dirfd, file, POL_OP_EXEC, 0);
 	if (file[0] == '/'
@@ -626,7 +649,7 @@ static int check_exec_file(const char *call, int dirfd, const char *file, int *s
 		rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);
 	if (rc == 0)
 		note_uncovered(file, fd);
-	sys3(SYS_close, fd, 0, 0);
+	guard_sys(SYS_close, (long)fd, 0L, 0L, 0L);
 	return rc;
 }
 

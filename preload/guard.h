@@ -190,9 +190,9 @@ enum guard_exe_kind { GUARD_EXE_DYNAMIC = 0, GUARD_EXE_STATIC, GUARD_EXE_SETUID,
 enum guard_exe_kind guard_exe_kind(const char *path);
 /* The same for an open descriptor (O_RDONLY; an O_PATH one gives GUARD_EXE_OTHER). */
 enum guard_exe_kind guard_exe_kind_fd(int fd);
-/* The same with its system calls made through sys (libc's syscall(); NULL: the libc
- * functions), for fork children, where each libc function called first is a page
- * fault. */
+/* The same with its system calls made through sys (a syscall() taking four long
+ * arguments; NULL: the libc functions), for fork children, where each libc function
+ * called first is a page fault. */
 enum guard_exe_kind guard_exe_kind_sys(int fd, long (*sys)(long nr, ...));
 
 #endif /* DCG_GUARD_H */

@@ -174,12 +174,13 @@ enum guard_exe_kind guard_exe_kind_fd(int fd)
 /* fstat, pread and the ids, through sys (libc's syscall()) when given. */
 static int k_fstat(long (*sys)(long, ...), int fd, struct stat *st)
 {
-	return sys ? (int)sys(SYS_fstat, fd, st) : fstat(fd, st);
+	return sys ? (int)sys(SYS_fstat, (long)fd, (long)st, 0L, 0L) : fstat(fd, st);
 }
 
 static ssize_t k_pread(long (*sys)(long, ...), int fd, void *b, size_t n, off_t at)
 {
-	return sys ? (ssize_t)sys(SYS_pread64, fd, b, n, at) : pread(fd, b, n, at);
+	return sys ? (ssize_t)sys(SYS_pread64, (long)fd, (long)b, (long)n, (long)at)
+		   : pread(fd, b, n, at);
 }
 
 enum guard_exe_kind guard_exe_kind_sys(int fd, long (*sys)(long nr, ...))

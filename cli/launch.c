@@ -181,9 +181,10 @@ out_free:
 	return ok;
 }
 
-/* The guard's compact path index beside the snapshot (snapshot.paths,
- * policy/pathidx.h): without it every path check of the session goes to the policy
- * engine (slower, not weaker), so a failure here is not one of the session's. */
+/* The guard's compact path index and argv filter beside the snapshot (snapshot.paths,
+ * policy/pathidx.h; snapshot.argv, policy/argvidx.h): without them every path and exec
+ * check of the session goes to the policy engine (slower, not weaker), so a failure
+ * here is not one of the session's. */
 static void write_path_index(const struct pol_policy *p, const char *snap)
 {
 	char file[PATH_MAX + 8];

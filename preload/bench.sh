@@ -108,7 +108,8 @@ row "open+close x 100k, short path" "$ROUNDS" "'$OPENLOOP' 100000 '$T/w/hostname
 	$(with_old bare floor guard)
 # Each round builds into an empty folder, removed afterwards outside the measure (and
 # outside the guard: the default policy refuses rm -rf).
+# shellcheck disable=SC2046
 row "build of dcg from clean (make -j2)" "${PRELOAD_BENCH_BUILD_ROUNDS:-2}" \
 	"make -s -C '$ROOT' -j2 BUILD='$T/b' '$T/b/libdcgpolicy.a' '$T/b/dcg' && test -x '$T/b/dcg'" \
-	"rm -rf '$T/b'" bare guard
+	"rm -rf '$T/b'" $(with_old bare guard)
 echo "budgets (guard, CPU): /bin/true loop x1.12, open loop x1.15, build x1.05"

@@ -1,8 +1,9 @@
 # preload/: the runtime guard, two objects (`dcg run` itself, which puts the first in
 # LD_PRELOAD, is cli/cmd_run.c):
 #   $(BUILD)/libdcg-preload.so  the lean guest every guarded process maps: the wrappers,
-#       the environment, the allocator and the compact path index (policy/pathidx.c and
-#       glob.c, runtime/rt.c's helpers; --gc-sections drops what they do not use). It
+#       the environment, the allocator, the compact path index and the argv filter
+#       (policy/pathidx.c, argvidx.c and glob.c, runtime/rt.c's helpers; --gc-sections
+#       drops what they do not use), its own string functions (str.c). It
 #       exports the wrapped libc names only (exports.map, -fvisibility=hidden).
 #   $(BUILD)/libdcg-engine.so   the policy engine, dlopen'ed by the guest from its own
 #       folder when a process makes a decision the index cannot settle (engine.h): the

@@ -22,7 +22,7 @@ enum cursor_event { EV_SHELL, EV_READ, EV_TOOL };
 #define CURSOR_TIMEOUT_S    30
 
 struct cursor_state {
-	cJSON *root;
+	struct hook_json *root;
 };
 
 /* The tool names of the two single-purpose events; answer() tells the events apart
@@ -35,12 +35,12 @@ void hook_cursor_release(void *state)
 	struct cursor_state *st = state;
 
 	if (st) {
-		cJSON_Delete(st->root);
+		hook_json_free(st->root);
 		free(st);
 	}
 }
 
-static const char *first_str(const cJSON *in, const char *const *keys)
+static const char *first_str(const struct hook_json *in, const char *const *keys)
 {
 	const char *v;
 
@@ -60,7 +60,7 @@ static void pass(struct hook_call *call)
 	call->n_paths = 0;
 }
 
-static void tool_call(struct hook_call *call, const char *tool, const cJSON *in)
+static void tool_call(struct hook_call *call, const char *tool, const struct hook_json *in)
 {
 	if (!strcmp(tool, "Shell") || !strcmp(tool, "Bash") || !strcmp(tool, "Terminal")) {
 		const char *cwd =
@@ -93,7 +93,7 @@ static void tool_call(struct hook_call *call, const char *tool, const cJSON *in)
 int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void **state)
 {
 	struct cursor_state *st;
-	const cJSON *roots, *in;
+	const struct hook_json *roots, *in;
 	const char *event, *tool;
 
 	st = hook_agents_begin(buf, len, call, sizeof(*st), state);
@@ -104,9 +104,10 @@ int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void 
 	if (!call->cwd) {
 		/* beforeReadFile and preToolUse carry no cwd: the first workspace root is
 		 * where relative paths start. */
-		roots = cJSON_GetObjectItemCaseSensitive(st->root, "workspace_roots");
-		if (cJSON_IsArray(roots) && cJSON_IsString(cJSON_GetArrayItem(roots, 0)))
-			call->cwd = cJSON_GetArrayItem(roots, 0)->valuestring;
+		roots = hook_json_get(st->root, "workspace_roots");
+		if (hook_json_is(roots, HOOK_JSON_ARRAY) &&
+		    hook_json_is(hook_json_at(roots, 0), HOOK_JSON_STRING))
+			call->cwd = hook_json_at(roots, 0)->str;
 	}
 	if (!event) {
 		call->kind = HOOK_CALL_INVALID;
@@ -122,13 +123,13 @@ int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void 
 	} else if (!strcmp(event, "preToolUse")) {
 		tool = hook_agents_str(st->root, "tool_name");
 		call->tool = tool;
-		in = cJSON_GetObjectItemCaseSensitive(st->root, "tool_input");
+		in = hook_json_get(st->root, "tool_input");
 		if (!tool || !tool[0]) {
 			call->kind = HOOK_CALL_INVALID;
 			call->invalid = "the input has no tool_name";
 			return 0;
 		}
-		if (!cJSON_IsObject(in)) {
+		if (!hook_json_is(in, HOOK_JSON_OBJECT)) {
 			call->kind = HOOK_CALL_INVALID;
 			call->invalid = "the tool call has no tool_input object";
 			return 0;

@@ -23,7 +23,7 @@ static const char *const read_only_tools[] = {
 };
 
 struct gemini_state {
-	cJSON *root;
+	struct hook_json *root;
 };
 
 void hook_gemini_release(void *state)
@@ -31,51 +31,49 @@ void hook_gemini_release(void *state)
 	struct gemini_state *st = state;
 
 	if (st) {
-		cJSON_Delete(st->root);
+		hook_json_free(st->root);
 		free(st);
 	}
 }
 
 /* A path member under one of two names (Gemini CLI renamed some over time). */
-static const char *path_of(const cJSON *in, const char *key, const char *old_key)
+static const char *path_of(const struct hook_json *in, const char *key, const char *old_key)
 {
 	const char *p = hook_agents_str(in, key);
 
 	return p ? p : (old_key ? hook_agents_str(in, old_key) : NULL);
 }
 
-static void read_many(struct hook_call *call, const cJSON *in)
+static void read_many(struct hook_call *call, const struct hook_json *in)
 {
-	const cJSON *inc = cJSON_GetObjectItemCaseSensitive(in, "include"), *it;
+	const struct hook_json *inc = hook_json_get(in, "include"), *it;
 
 	if (!inc)
-		inc = cJSON_GetObjectItemCaseSensitive(in, "paths");
-	if (cJSON_IsString(inc)) {
-		hook_agents_file(call, inc->valuestring, POL_OP_READ);
+		inc = hook_json_get(in, "paths");
+	if (hook_json_is(inc, HOOK_JSON_STRING)) {
+		hook_agents_file(call, inc->str, POL_OP_READ);
 		return;
 	}
-	if (!cJSON_IsArray(inc) || cJSON_GetArraySize(inc) == 0) {
+	if (!hook_json_is(inc, HOOK_JSON_ARRAY) || inc->len == 0) {
 		hook_call_invalid(call, "the read_many_files call names no files");
 		return;
 	}
-	cJSON_ArrayForEach(it, inc)
-	{
-		if (!cJSON_IsString(it) || !it->valuestring[0]) {
+	for (it = inc->child; it; it = it->next) {
+		if (!hook_json_is(it, HOOK_JSON_STRING) || !it->str[0]) {
 			hook_call_invalid(call, "the read_many_files call has an include entry "
 						"that is not a path");
 			return;
 		}
 	}
 	/* Every pattern is checked. */
-	cJSON_ArrayForEach(it, inc)
-	{
-		hook_agents_file(call, it->valuestring, POL_OP_READ);
+	for (it = inc->child; it; it = it->next) {
+		hook_agents_file(call, it->str, POL_OP_READ);
 		if (call->kind == HOOK_CALL_INVALID)
 			return;
 	}
 }
 
-static void shell_call(struct hook_call *call, const cJSON *in)
+static void shell_call(struct hook_call *call, const struct hook_json *in)
 {
 	const char *dir = hook_agents_str(in, "dir_path");
 	int n;
@@ -102,7 +100,7 @@ static void shell_call(struct hook_call *call, const cJSON *in)
 int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void **state)
 {
 	struct gemini_state *st;
-	const cJSON *in;
+	const struct hook_json *in;
 	const char *event, *tool;
 
 	st = hook_agents_begin(buf, len, call, sizeof(*st), state);
@@ -120,13 +118,13 @@ int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void 
 		call->invalid = "the input has no tool_name";
 		return 0;
 	}
-	in = cJSON_GetObjectItemCaseSensitive(st->root, "tool_input");
+	in = hook_json_get(st->root, "tool_input");
 	if (!strcmp(tool, "run_shell_command") || !strcmp(tool, "write_file") ||
 	    !strcmp(tool, "replace") || !strcmp(tool, "read_file") ||
 	    !strcmp(tool, "read_many_files") || !strcmp(tool, "list_directory") ||
 	    !strcmp(tool, "glob") || !strcmp(tool, "grep_search") ||
 	    !strcmp(tool, "search_file_content")) {
-		if (!cJSON_IsObject(in)) {
+		if (!hook_json_is(in, HOOK_JSON_OBJECT)) {
 			call->kind = HOOK_CALL_INVALID;
 			call->invalid = "the tool call has no tool_input object";
 			return 0;

@@ -21,4 +21,13 @@ pol_embedded_codes:
 	.global pol_embedded_codes_end
 	.hidden pol_embedded_codes_end
 pol_embedded_codes_end:
+	/* Its rule image (EMBED_RULES, pol_snapshot_image()): 8-byte words and pointers. */
+	.global pol_embedded_rules
+	.hidden pol_embedded_rules
+	.balign 16
+pol_embedded_rules:
+	.incbin EMBED_RULES
+	.global pol_embedded_rules_end
+	.hidden pol_embedded_rules_end
+pol_embedded_rules_end:
 	.section .note.GNU-stack,"",@progbits

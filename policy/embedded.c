@@ -7,6 +7,7 @@
  * rules (dcg run's) names the same version, so its processes use the same codes. */
 #include "dcg_policy.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "internal.h"
@@ -15,6 +16,8 @@ extern const char pol_embedded_snapshot[];
 extern const char pol_embedded_snapshot_end[];
 extern const uint8_t pol_embedded_codes[];
 extern const uint8_t pol_embedded_codes_end[];
+extern const char pol_embedded_rules[];
+extern const char pol_embedded_rules_end[];
 
 #define VERSION_LEN 16
 
@@ -89,7 +92,12 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 	p->n_codes = n;
 }
 
+/* A lazy load (the hook's, dcg run's) copies the rule image; any other, or one the
+ * image does not fit, builds each rule from the split form. */
 int pol_load_embedded(struct pol_policy *p)
 {
-	return pol_snapshot_load_split(p, pol_embedded_snapshot, split_len());
+	int rc = pol_snapshot_load_image(p, pol_embedded_snapshot, split_len(), pol_embedded_rules,
+					 (size_t)(pol_embedded_rules_end - pol_embedded_rules));
+
+	return rc != -EAGAIN ? rc : pol_snapshot_load_split(p, pol_embedded_snapshot, split_len());
 }

@@ -198,6 +198,23 @@ struct pol_policy {
 void *pol_snapshot_split(const char *text, size_t len, size_t *out_len);
 int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len);
 
+/* The rule image of a pre-split snapshot (the embedded one): its rules as a
+ * POL_LOAD_LAZY load makes them, struct pol_rule records whose pointers are offsets
+ * (into the split form's strings, or into the image's table of suggestion and owner
+ * strings), so that a load copies them at once and adds the base to each pointer
+ * instead of building each rule field by field. Made at build time by the same
+ * compiler as the library (the record is checked by size and by a few field offsets).
+ * pol_snapshot_image() makes it from blob (malloc'ed, *out_len its size; NULL with
+ * *why a sentence when a rule cannot be put in an image). pol_snapshot_load_image()
+ * loads blob with it: 0 or a negative errno as pol_snapshot_load_split(), which it
+ * equals; -EAGAIN (nothing loaded) when the image does not fit this load (another
+ * blob, not POL_LOAD_LAZY, a home and root too long for its lazy path rules): then
+ * load the split form. */
+#define POL_IMAGE_MAGIC 0x49474344u /* "DCGI" */
+void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const char **why);
+int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			    size_t ilen);
+
 /* compile.c: the two bytes (lowercased, high byte first) a text must start with for
  * pattern to match it, one key per alternative of a leading group (^git\s, ^(?:cp|cat)\b):
  * up to max keys are stored; returns their number, or 0 when the pattern is not anchored

@@ -42,7 +42,8 @@ DCG_BIN_LIBS := $(filter-out -lseccomp -lcjson,$(DCG_LIBS)) \
 # call's time. HOOK_ORDER=0, or no lld, links as before with the default linker.
 DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(BUILD)/cli/cjson_dl.o $(CLI_LIB) \
 	$(SANDBOX_LIB) $(POLICY_LIB)
-$(DCG_OBJS:%.a=) $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-sections
+$(BUILD)/cli/main.o $(BUILD)/cli/cjson_dl.o $(CLI_OBJS) $(POLICY_CORE_OBJS): \
+	ALL_CFLAGS += -ffunction-sections
 HOOK_ORDER ?= $(if $(shell $(CC) -fuse-ld=lld -Wl,--version 2>/dev/null | grep -w LLD),1,0)
 ifeq ($(HOOK_ORDER),1)
 DCG_LDFLAGS := -fuse-ld=lld -Wl,--symbol-ordering-file=cli/hook.order \

@@ -68,27 +68,32 @@ void hook_call_release(struct hook_call *call)
  * into it, so it lives until the next folder or session, or the end of the process. */
 static struct {
 	struct pol_intent_set *set;
-	char cwd[PATH_MAX];
-	char session[256];
 	int valid, absent, tools_loaded;
+	char session[256];
+	char cwd[PATH_MAX]; /* last: a short one is written in the same page as the rest */
 } cache;
 
 static struct pol_intent_set *intents_for(const struct pol_policy *p, const char *cwd,
 					  const char *session, int *err)
 {
-	char here[PATH_MAX];
+	char *here = NULL;
 
 	*err = 0;
 	if (!cwd || cwd[0] != '/')
-		cwd = getcwd(here, sizeof(here)) ? here : "/";
+		cwd = (here = getcwd(NULL, 0)) ? here : "/";
 	if (!session)
 		session = "";
 	if (!(cache.valid && !strcmp(cache.cwd, cwd) && !strcmp(cache.session, session))) {
 		pol_intent_free(cache.set);
-		memset(&cache, 0, sizeof(cache));
+		/* not the whole record: its 4 KiB of cwd are written below as needed */
+		cache.set = NULL;
+		cache.valid = cache.absent = cache.tools_loaded = 0;
+		cache.session[0] = cache.cwd[0] = '\0';
 		cache.set = pol_intent_open(cwd, session[0] ? session : NULL, NULL, err);
-		if (!cache.set && *err != -ENOENT)
+		if (!cache.set && *err != -ENOENT) {
+			free(here);
 			return NULL; /* not cached: the next call tries again */
+		}
 	}
 	if (cache.set && p && !cache.tools_loaded) {
 		/* tool classes: the `tools:` key of every policy file that was loaded */
@@ -102,6 +107,7 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 	}
 	snprintf(cache.cwd, sizeof(cache.cwd), "%s", cwd);
 	snprintf(cache.session, sizeof(cache.session), "%s", session);
+	free(here);
 	cache.valid = 1;
 	cache.absent = !cache.set;
 	*err = 0;

@@ -864,8 +864,10 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 
 /* ---- the rule image (internal.h) ----------------------------------------------------- */
 
-/* Its header; the records follow (8-byte aligned), then the table of suggestion and
- * owner strings (32-bit offsets into the split form's strings). */
+/* Its header; the rule records follow (8-byte aligned), then the table of suggestion
+ * and owner strings (32-bit offsets into the split form's strings), then where the
+ * split form's other records are (the index word of each one's count): a load reads
+ * those, not the whole index. */
 struct image_head {
 	uint32_t magic;
 	uint32_t rule_size; /* sizeof(struct pol_rule) */
@@ -877,6 +879,8 @@ struct image_head {
 	uint32_t zero_access;
 	uint32_t max_pattern; /* the longest pattern of a pending path rule */
 	uint32_t split_len;   /* the split form's length */
+	uint32_t n_recs;      /* records other than rules and their O, L, K */
+	uint32_t zero;	      /* 0 */
 };
 
 static uint32_t image_layout(void)
@@ -908,6 +912,40 @@ static uintptr_t image_str(const char *str, size_t nb, const char *s)
 	return 0;
 }
 
+/* The index words of the counts of the records a load of the split form at h runs
+ * load_record() for (all but rules and their O, L, K) into out (NULL: counted only).
+ * Their number, or -1 for a malformed index. */
+static long image_records(const uint32_t *h, size_t len, uint32_t *out)
+{
+	const uint32_t *ix = h + 4;
+	const char *str = (const char *)(ix + h[2]);
+	size_t w = 0, nw = h[2];
+	long n = 0;
+
+	if (nw > (len - 16) / 4)
+		return -1;
+	for (uint32_t r = 0; r < h[1]; r++) {
+		size_t k;
+
+		if (w >= nw)
+			return -1;
+		k = ix[w];
+		if (k & SPLIT_RULE) {
+			w += 1 + SR_WORDS + (k & ~SPLIT_RULE);
+			continue;
+		}
+		if (k < 1 || k > nw - w - 1 || ix[w + 1] >= h[3])
+			return -1;
+		if (!strchr("OLK", str[ix[w + 1]])) {
+			if (out)
+				out[n] = (uint32_t)w;
+			n++;
+		}
+		w += 1 + k;
+	}
+	return n;
+}
+
 void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const char **why)
 {
 	const uint32_t *h = blob;
@@ -917,6 +955,7 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 	char *out = NULL;
 	uint32_t *ptrs;
 	const char *str;
+	long nrec;
 
 	*why = "out of memory";
 	if (!p || pol_set_home(p, "/h") || pol_set_root(p, "/r"))
@@ -927,6 +966,9 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 		goto out;
 	str = (const char *)(h + 4 + h[2]);
 	n = p->n_rules - first;
+	nrec = image_records(h, len, NULL);
+	if (nrec < 0)
+		goto out;
 	for (size_t i = first; i < p->n_rules; i++)
 		np += p->rules[i].n_suggestions + p->rules[i].n_owners;
 	memset(&ih, 0, sizeof(ih));
@@ -937,7 +979,8 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 	ih.n_ptrs = (uint32_t)np;
 	memcpy(ih.split, h + 1, sizeof(ih.split));
 	ih.split_len = (uint32_t)len;
-	*out_len = sizeof(ih) + n * sizeof(struct pol_rule) + np * 4;
+	ih.n_recs = (uint32_t)nrec;
+	*out_len = sizeof(ih) + n * sizeof(struct pol_rule) + (np + (size_t)nrec) * 4;
 	*why = "out of memory";
 	out = calloc(1, *out_len);
 	if (!out)
@@ -991,6 +1034,7 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 	}
 	for (size_t j = 0; j < np; j++)
 		ptrs[j]--; /* stored as offsets */
+	image_records(h, len, ptrs + np);
 	memcpy(out, &ih, sizeof(ih));
 	pol_free(p);
 	*why = NULL;
@@ -1018,9 +1062,9 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 	if (!(p->flags & POL_LOAD_LAZY) || ilen < sizeof(*ih) || len < 16 ||
 	    h[0] != POL_SPLIT_MAGIC || ih->magic != POL_IMAGE_MAGIC ||
 	    ih->rule_size != sizeof(struct pol_rule) || ih->layout != image_layout() ||
-	    memcmp(ih->split, h + 1, sizeof(ih->split)) || ih->split_len != len ||
+	    memcmp(ih->split, h + 1, sizeof(ih->split)) || ih->split_len != len || ih->zero ||
 	    ilen != sizeof(*ih) + (size_t)ih->n_rules * sizeof(struct pol_rule) +
-			(size_t)ih->n_ptrs * 4 ||
+			((size_t)ih->n_ptrs + ih->n_recs) * 4 ||
 	    (ih->lazy && strlen(p->home) + strlen(p->root) + ih->max_pattern + 8 >= PATH_MAX))
 		return -EAGAIN;
 	nw = h[2];
@@ -1041,20 +1085,18 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 		p->rules = nr;
 		p->cap_rules = cap;
 	}
-	/* The records but the rules and what the image holds of them (O, L, K), in order. */
-	for (uint32_t r = 0; r < h[1] && rc == 0; r++) {
+	/* The records but the rules and what the image holds of them (O, L, K), in order,
+	 * where the image says they are. */
+	const uint32_t *recs = (const uint32_t *)(const void *)((const char *)img + sizeof(*ih) +
+								n * sizeof(struct pol_rule)) +
+			       ih->n_ptrs;
+	for (uint32_t r = 0; r < ih->n_recs && rc == 0; r++) {
 		size_t k;
 
-		if (w >= nw)
+		w = recs[r];
+		if (w >= nw || (r && w <= recs[r - 1]))
 			return -EINVAL;
 		k = ix[w++];
-		if (k & SPLIT_RULE) {
-			k &= ~SPLIT_RULE;
-			if (k > SNAP_MAX_FIELDS || SR_WORDS + k > nw - w)
-				return -EINVAL;
-			w += SR_WORDS + k;
-			continue;
-		}
 		if (k < 1 || k > sizeof(f) / sizeof(f[0]) || k > nw - w)
 			return -EINVAL;
 		for (size_t j = 0; j < k; j++) {
@@ -1062,8 +1104,9 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 				return -EINVAL;
 			f[j] = (char *)(uintptr_t)(str + ix[w++]);
 		}
-		if (f[0][0] != 'O' && f[0][0] != 'L' && f[0][0] != 'K')
-			rc = load_record(p, f, k, first);
+		if (f[0][0] == 'P' || f[0][0] == 'O' || f[0][0] == 'L' || f[0][0] == 'K')
+			return -EINVAL; /* the image holds these */
+		rc = load_record(p, f, k, first);
 	}
 	if (rc == 0 && ih->n_ptrs) {
 		const uint32_t *ptrs =

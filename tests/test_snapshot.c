@@ -690,7 +690,7 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 	cr_expect_eq(p->n_rules, before, "a refused image loaded rules");
 	pol_free(p);
 	/* each word of the header that ties the image to this build and this blob */
-	for (size_t k = 0; k < 48; k += 4) {
+	for (size_t k = 0; k < 56; k += 4) {
 		if (k >= 32 && k < 44)
 			continue; /* its flags and the longest pattern: not checks */
 		p = pol_new(POL_LOAD_LAZY);

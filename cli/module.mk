@@ -58,13 +58,26 @@ $(BUILD)/sandbox/sbx-run: $(BUILD)/cli/sbx_main.o $(CLI_LIB) $(SANDBOX_LIB) $(PO
 
 all: $(BUILD)/dcg
 
-# Whole-process latency of `dcg hook` per kind of call, against /bin/true.
+# Whole-process latency of `dcg hook` per kind of call, against /bin/true and against
+# the floor of the same run: dcg built to exit right after reading the call
+# (cmd_hook.c with HOOK_BENCH_FLOOR), what starting this binary at all costs.
+# BENCH_HOOK_CALLS per kind (300); BENCH_HOOK_OTHERS: other builds to compare.
+BENCH_HOOK_CALLS ?= 300
 $(BUILD)/bench_hook: $(BUILD)/cli/bench/bench_hook.o
 	$(CC) $(ALL_LDFLAGS) $^ -o $@
 
+$(BUILD)/bench/cmd_hook_floor.o: cli/cmd_hook.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -ffunction-sections -DHOOK_BENCH_FLOOR -c $< -o $@
+
+$(BUILD)/bench/dcg-floor: $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) cli/hook.order
+	$(CC) $(ALL_LDFLAGS) $(DCG_LDFLAGS) $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) \
+		$(DCG_BIN_LIBS) -o $@
+
 .PHONY: bench-hook
-bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook
-	$(BUILD)/bench_hook $(BUILD)/dcg $(BENCH_HOOK_ARGS)
+bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook $(BUILD)/bench/dcg-floor
+	$(BUILD)/bench_hook $(BUILD)/dcg $(BENCH_HOOK_CALLS) $(BUILD)/bench/dcg-floor \
+		$(BENCH_HOOK_OTHERS)
 
 bench: bench-hook
 

@@ -38,7 +38,7 @@ DCG_BIN_LIBS := $(filter-out -lseccomp -lcjson,$(DCG_LIBS)) \
 # engine is compiled with a section per function (which changes no code), and dcg is
 # linked with lld when the compiler can use it, in the order of cli/hook.order
 # (cli/bench/hook_order.sh makes it), so that a call touches a few pages of dcg's
-# text instead of a dozen spread over its 750 KB: 6 page faults and about 6 % of a
+# text instead of a dozen spread over its 750 KB: 5 page faults and a few % of a
 # call's time. HOOK_ORDER=0, or no lld, links as before with the default linker.
 DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(BUILD)/cli/cjson_dl.o $(CLI_LIB) \
 	$(SANDBOX_LIB) $(POLICY_LIB)

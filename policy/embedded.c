@@ -92,8 +92,8 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 	p->n_codes = n;
 }
 
-/* A lazy load (the hook's, dcg run's) copies the rule image; any other, or one the
- * image does not fit, builds each rule from the split form. */
+/* A lazy load (every command's: hook_policy_open) copies the rule image; any other,
+ * or one the image does not fit, builds each rule from the split form. */
 int pol_load_embedded(struct pol_policy *p)
 {
 	int rc = pol_snapshot_load_image(p, pol_embedded_snapshot, split_len(), pol_embedded_rules,

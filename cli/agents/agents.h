@@ -7,6 +7,7 @@
  * adapter library below (input checks, file/search/command calls, settings files) is
  * what every adapter is written with:
  *   common.c    input checks, calls, the reason sentence; the table of agents
+ *   jsonread.c  the reader of the calls (strict JSON, no library: see there)
  *   settings.c  settings files {"hooks": {EVENT: [...]}}: merge, remove, and the one
  *               read-edit-write (atomic) every installer uses
  *   claude.c codex.c gemini.c cursor.c pi.c   one adapter each

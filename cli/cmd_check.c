@@ -158,8 +158,9 @@ static int exit_for(enum pol_decision d)
 
 /* Builds the call for --tool (or a Bash command) and decides it. */
 static int decide(struct pol_policy *pol, const struct check_args *a, const char *cwd,
-		  unsigned flags, struct hook_call *call, struct pol_result *r)
+		  unsigned flags, struct hook_call *call, struct pol_result *r, cJSON **input)
 {
+	*input = NULL;
 	if (!a->tool || !strcasecmp(a->tool, "Bash")) {
 		hook_call_init(call);
 		call->kind = HOOK_CALL_COMMAND;
@@ -170,13 +171,13 @@ static int decide(struct pol_policy *pol, const struct check_args *a, const char
 	} else {
 		/* The same translation as the hook's: one object with every key a file
 		 * tool may name its path with. */
-		struct hook_json in[4] = {
-		    {NULL, NULL, 3, &in[1], NULL, HOOK_JSON_OBJECT},
-		    {"file_path", a->text, a->len, NULL, &in[2], HOOK_JSON_STRING},
-		    {"notebook_path", a->text, a->len, NULL, &in[3], HOOK_JSON_STRING},
-		    {"path", a->text, a->len, NULL, NULL, HOOK_JSON_STRING},
-		};
-		hook_call_from_claude(a->tool, in, cwd, call);
+		*input = cJSON_CreateObject();
+		if (!*input)
+			return -1;
+		cJSON_AddStringToObject(*input, "file_path", a->text);
+		cJSON_AddStringToObject(*input, "notebook_path", a->text);
+		cJSON_AddStringToObject(*input, "path", a->text);
+		hook_call_from_claude(a->tool, *input, cwd, call);
 		if (call->kind == HOOK_CALL_OTHER)
 			fprintf(stderr,
 				"dcg: note: the tool '%s' names no command or path; it passes\n",
@@ -194,6 +195,7 @@ int cmd_check(int argc, char **argv)
 	struct hook_call call;
 	char cwd_buf[PATH_MAX], *out = NULL;
 	const char *cwd;
+	cJSON *input = NULL;
 	int rc;
 
 	pol_result_init(&r);
@@ -201,7 +203,7 @@ int cmd_check(int argc, char **argv)
 	pol = open_for(argc, argv, &a, check_usage, cwd_buf, sizeof(cwd_buf), &cwd, &rc);
 	if (!pol)
 		goto out;
-	if (decide(pol, &a, cwd, POL_CTX_KEEP_SCRIPT, &call, &r)) {
+	if (decide(pol, &a, cwd, POL_CTX_KEEP_SCRIPT, &call, &r, &input)) {
 		rc = 1;
 		goto out;
 	}
@@ -229,6 +231,7 @@ int cmd_check(int argc, char **argv)
 out:
 	free(out);
 	hook_call_release(&call);
+	cJSON_Delete(input);
 	pol_result_release(&r);
 	pol_free(pol);
 	free(a.text);

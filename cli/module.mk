@@ -3,7 +3,7 @@
 #   $(BUILD)/libdcgcli.a   every cli/*.c but the two mains, so that tests link it directly
 #   $(BUILD)/dcg           main.o + libdcgcli.a + libdcgsandbox.a + libdcgpolicy.a
 #   $(BUILD)/sandbox/sbx-run  `dcg sandbox` alone (sbx_main.c), for sandbox/bench.sh
-CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c cli/seccomp_dl.c cli/cjson_dl.c,$(wildcard cli/*.c cli/agents/*.c))
+CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c cli/seccomp_dl.c,$(wildcard cli/*.c cli/agents/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 # `dcg hook` starts once per tool call: link PCRE2 (BSD) and libyaml (MIT) statically
@@ -26,13 +26,10 @@ $(CLI_LIB): $(CLI_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# dcg itself maps neither libseccomp nor libcjson at start: cli/seccomp_dl.c loads the
-# first at the first call of `dcg sandbox`, cli/cjson_dl.c the second at the first JSON
-# dcg writes (the hook reads its call with cli/agents/jsonread.c). A call those files do
-# not forward links the library as before (--as-needed: it is NEEDED only then).
-# sbx-run and the tests link both.
-DCG_BIN_LIBS := $(filter-out -lseccomp -lcjson,$(DCG_LIBS)) \
-	-Wl,--as-needed -lcjson -lseccomp -Wl,--no-as-needed
+# dcg itself does not map libseccomp at start: cli/seccomp_dl.c loads it at the first
+# call of `dcg sandbox`. A libseccomp call that file does not forward links the library
+# as before (--as-needed: it is NEEDED only then). sbx-run and the tests link it.
+DCG_BIN_LIBS := $(filter-out -lseccomp,$(DCG_LIBS)) -Wl,--as-needed -lseccomp -Wl,--no-as-needed
 
 # The functions a hook call runs, side by side: each object of dcg and of the policy
 # engine is compiled with a section per function (which changes no code), and dcg is
@@ -40,10 +37,8 @@ DCG_BIN_LIBS := $(filter-out -lseccomp -lcjson,$(DCG_LIBS)) \
 # (cli/bench/hook_order.sh makes it), so that a call touches a few pages of dcg's
 # text instead of a dozen spread over its 750 KB: 5 page faults and a few % of a
 # call's time. HOOK_ORDER=0, or no lld, links as before with the default linker.
-DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(BUILD)/cli/cjson_dl.o $(CLI_LIB) \
-	$(SANDBOX_LIB) $(POLICY_LIB)
-$(BUILD)/cli/main.o $(BUILD)/cli/cjson_dl.o $(CLI_OBJS) $(POLICY_CORE_OBJS): \
-	ALL_CFLAGS += -ffunction-sections
+DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+$(BUILD)/cli/main.o $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-sections
 HOOK_ORDER ?= $(if $(shell $(CC) -fuse-ld=lld -Wl,--version 2>/dev/null | grep -w LLD),1,0)
 ifeq ($(HOOK_ORDER),1)
 DCG_LDFLAGS := -fuse-ld=lld -Wl,--symbol-ordering-file=cli/hook.order \

@@ -7,7 +7,6 @@
  * adapter library below (input checks, file/search/command calls, settings files) is
  * what every adapter is written with:
  *   common.c    input checks, calls, the reason sentence; the table of agents
- *   jsonread.c  the reader of the calls (strict JSON, no library: see there)
  *   settings.c  settings files {"hooks": {EVENT: [...]}}: merge, remove, and the one
  *               read-edit-write (atomic) every installer uses
  *   claude.c codex.c gemini.c cursor.c pi.c   one adapter each
@@ -36,44 +35,7 @@
 
 #include "../hook.h"
 
-/* ---- reading a call (jsonread.c) ---------------------------------------------------- */
-
-enum hook_json_type {
-	HOOK_JSON_NULL,
-	HOOK_JSON_FALSE,
-	HOOK_JSON_TRUE,
-	HOOK_JSON_NUMBER,
-	HOOK_JSON_STRING,
-	HOOK_JSON_ARRAY,
-	HOOK_JSON_OBJECT,
-};
-
-/* One value of a parsed call. Everything is owned by the root (hook_json_free). */
-struct hook_json {
-	const char *key;	 /* a member of an object: its name; else NULL */
-	const char *str;	 /* STRING: the decoded text, NUL-terminated, no NUL inside */
-	size_t len;		 /* STRING: its length in bytes; ARRAY, OBJECT: items */
-	struct hook_json *child; /* ARRAY, OBJECT: the first item */
-	struct hook_json *next;	 /* the next item of the same array or object */
-	enum hook_json_type type;
-};
-
-/* Parses buf (len bytes, strict RFC 8259, see jsonread.c) into a tree of any JSON
- * value. Returns its root (hook_json_free), or NULL with *why a static sentence for
- * the agent (not JSON, a key twice in one object, an escaped NUL, too deep, out of
- * memory). Bytes from 0x80 up are copied as they are: check UTF-8 before. */
-struct hook_json *hook_json_parse(const char *buf, size_t len, const char **why);
-/* Frees a tree hook_json_parse() returned; NULL is a no-op. */
-void hook_json_free(struct hook_json *root);
-/* The member key of obj, or NULL (missing, or obj NULL or not an object). */
-const struct hook_json *hook_json_get(const struct hook_json *obj, const char *key);
-/* Item i of arr, or NULL (out of range, or arr NULL or not an array). */
-const struct hook_json *hook_json_at(const struct hook_json *arr, size_t i);
-/* The type tests, NULL-safe. */
-static inline int hook_json_is(const struct hook_json *v, enum hook_json_type t)
-{
-	return v && v->type == t;
-}
+struct cJSON;
 
 /* ---- the table --------------------------------------------------------------------------------- */
 
@@ -134,10 +96,10 @@ int hook_claude_settings_remove(const char *text, char **out);
 int hook_is_dcg_command(const char *command);
 
 /* Tool names to calls, in Claude Code's vocabulary (Bash, Read, Write, Edit, MultiEdit,
- * NotebookEdit, Glob, Grep, LS); `dcg check --tool` uses it too. tool_input may be NULL
- * or any value. Fills call (initialised here; hook_call_release after); never fails
- * (bad input gives INVALID). */
-void hook_call_from_claude(const char *tool, const struct hook_json *tool_input, const char *cwd,
+ * NotebookEdit, Glob, Grep, LS); `dcg check --tool` uses it too. tool_input is a cJSON
+ * object (void * so that callers need not include cJSON.h). Fills call (initialised
+ * here; hook_call_release after); never fails (bad input gives INVALID). */
+void hook_call_from_claude(const char *tool, const void *tool_input, const char *cwd,
 			   struct hook_call *call);
 
 /* A command longer than this is refused rather than analysed (as for Claude Code). */
@@ -146,14 +108,14 @@ void hook_call_from_claude(const char *tool, const struct hook_json *tool_input,
 /* ---- input checks shared by the adapters ------------------------------------------ */
 
 /* Checks raw input (empty, NUL bytes, invalid UTF-8, escaped NUL) and parses it as a
- * JSON object. Returns the parsed root (owned by the caller, hook_json_free) or NULL;
+ * JSON object. Returns the parsed root (owned by the caller, cJSON_Delete) or NULL;
  * on any problem call is INVALID with a sentence saying why (the root may still be
  * returned, e.g. for a JSON array, and must be freed). call is initialised first
  * (hook_call_init). */
-struct hook_json *hook_agents_parse_input(const char *buf, size_t len, struct hook_call *call);
+struct cJSON *hook_agents_parse_input(const char *buf, size_t len, struct hook_call *call);
 
 /* The start of every adapter's parse: *state gets a zeroed state of state_size bytes
- * whose first member is its parsed root (struct hook_json *) (released by the adapter's release function),
+ * whose first member is its cJSON root (released by the adapter's release function),
  * and buf is parsed into that root (hook_agents_parse_input). Returns *state, or NULL
  * when the call is decided already: INVALID with the reason (out of memory, input
  * that is not a JSON object). */
@@ -165,7 +127,7 @@ void *hook_agents_begin(const char *buf, size_t len, struct hook_call *call, siz
 int hook_agents_tool_in(const char *const *list, const char *tool);
 
 /* The string member key of obj, or NULL when missing or not a string. */
-const char *hook_agents_str(const struct hook_json *obj, const char *key);
+const char *hook_agents_str(const struct cJSON *obj, const char *key);
 
 /* Adds a file-tool path (missing or empty: INVALID) with op. */
 void hook_agents_file(struct hook_call *call, const char *path, enum pol_op op);

@@ -21,9 +21,11 @@ static const char *const read_only_tools[] = {
     "TodoRead", "TodoWrite", "Task", "ExitPlanMode", "BashOutput",   NULL,
 };
 
-void hook_call_from_claude(const char *tool, const struct hook_json *in, const char *cwd,
+void hook_call_from_claude(const char *tool, const void *tool_input, const char *cwd,
 			   struct hook_call *call)
 {
+	const cJSON *in = tool_input;
+
 	hook_call_init(call);
 	call->tool = tool;
 	call->cwd = cwd;
@@ -32,7 +34,7 @@ void hook_call_from_claude(const char *tool, const struct hook_json *in, const c
 		return;
 	}
 	if (!strcasecmp(tool, "Bash")) {
-		if (!hook_json_is(in, HOOK_JSON_OBJECT)) {
+		if (!cJSON_IsObject(in)) {
 			hook_call_invalid(call, "the Bash call has no tool_input object");
 			return;
 		}
@@ -44,7 +46,7 @@ void hook_call_from_claude(const char *tool, const struct hook_json *in, const c
 	if (!strcasecmp(tool, "Read") || !strcasecmp(tool, "Write") || !strcasecmp(tool, "Edit") ||
 	    !strcasecmp(tool, "MultiEdit") || !strcasecmp(tool, "NotebookEdit") ||
 	    !strcasecmp(tool, "Glob") || !strcasecmp(tool, "Grep") || !strcasecmp(tool, "LS")) {
-		if (!hook_json_is(in, HOOK_JSON_OBJECT)) {
+		if (!cJSON_IsObject(in)) {
 			hook_call_invalid(call, "the tool call has no tool_input object");
 			return;
 		}
@@ -70,7 +72,7 @@ void hook_call_from_claude(const char *tool, const struct hook_json *in, const c
 
 int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void **state)
 {
-	struct hook_json *root;
+	cJSON *root;
 	const char *event, *tool, *cwd;
 
 	/* The checks every protocol shares: empty, NUL bytes, invalid UTF-8, an escaped
@@ -88,7 +90,8 @@ int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void 
 		return 0;
 	}
 	cwd = hook_agents_str(root, "cwd");
-	hook_call_from_claude(tool, hook_json_get(root, "tool_input"), cwd, call);
+	hook_call_from_claude(tool, cJSON_GetObjectItemCaseSensitive(root, "tool_input"), cwd,
+			      call);
 	/* the intent selection may be per agent session (cli/cmd_intent.c) */
 	call->session_id = hook_agents_str(root, "session_id");
 	return 0;
@@ -96,7 +99,7 @@ int hook_claude_parse(const char *buf, size_t len, struct hook_call *call, void 
 
 void hook_claude_release(void *state)
 {
-	hook_json_free(state);
+	cJSON_Delete(state);
 }
 
 static const struct hook_agents_reg claude_regs[] = {

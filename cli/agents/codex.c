@@ -91,7 +91,7 @@ long hook_codex_patch_files(const char *patch, size_t len, struct hook_patch_fil
 /* ---- the adapter ------------------------------------------------------------------------- */
 
 struct codex_state {
-	struct hook_json *root;
+	cJSON *root;
 	char *paths; /* NUL-terminated copies of the patch's paths, back to back */
 };
 
@@ -101,7 +101,7 @@ void hook_codex_release(void *state)
 
 	if (!st)
 		return;
-	hook_json_free(st->root);
+	cJSON_Delete(st->root);
 	free(st->paths);
 	free(st);
 }
@@ -158,7 +158,7 @@ static int is_shell_patch(const char *cmd)
 int hook_codex_parse(const char *buf, size_t len, struct hook_call *call, void **state)
 {
 	struct codex_state *st;
-	const struct hook_json *input, *cmd;
+	const cJSON *input, *cmd;
 	const char *event, *tool;
 
 	st = hook_agents_begin(buf, len, call, sizeof(*st), state);
@@ -177,35 +177,35 @@ int hook_codex_parse(const char *buf, size_t len, struct hook_call *call, void *
 		hook_call_invalid(call, "the input has no tool_name");
 		return 0;
 	}
-	input = hook_json_get(st->root, "tool_input");
+	input = cJSON_GetObjectItemCaseSensitive(st->root, "tool_input");
 	if (strcmp(tool, "Bash") != 0 && strcmp(tool, "apply_patch") != 0) {
 		call->kind = HOOK_CALL_OTHER;
 		return 0;
 	}
-	if (!hook_json_is(input, HOOK_JSON_OBJECT)) {
+	if (!cJSON_IsObject(input)) {
 		hook_call_invalid(call, "the tool call has no tool_input object");
 		return 0;
 	}
-	cmd = hook_json_get(input, "command");
-	if (hook_json_is(cmd, HOOK_JSON_ARRAY) && !strcmp(tool, "Bash")) {
+	cmd = cJSON_GetObjectItemCaseSensitive(input, "command");
+	if (cJSON_IsArray(cmd) && !strcmp(tool, "Bash")) {
 		hook_call_invalid(call,
 				  "the Bash call's command is an argument list, not a string");
 		return 0;
 	}
-	if (!hook_json_is(cmd, HOOK_JSON_STRING) || !cmd->str) {
+	if (!cJSON_IsString(cmd) || !cmd->valuestring) {
 		hook_call_invalid(call, !strcmp(tool, "Bash")
 					    ? "the Bash call has no command string"
 					    : "the apply_patch call has no patch text");
 		return 0;
 	}
-	if (strlen(cmd->str) > HOOK_AGENT_MAX_COMMAND) {
+	if (strlen(cmd->valuestring) > HOOK_AGENT_MAX_COMMAND) {
 		hook_call_invalid(call, "the command is too long to check (over 1 MiB)");
 		return 0;
 	}
-	if (!strcmp(tool, "apply_patch") || is_shell_patch(cmd->str))
-		patch_call(call, st, cmd->str);
+	if (!strcmp(tool, "apply_patch") || is_shell_patch(cmd->valuestring))
+		patch_call(call, st, cmd->valuestring);
 	else
-		hook_agents_command(call, cmd->str);
+		hook_agents_command(call, cmd->valuestring);
 	return 0;
 }
 

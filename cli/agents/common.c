@@ -2,15 +2,14 @@
  * the file, search and command calls, the reason sentence, and the table of agents. */
 #include "agents.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- input checks ------------------------------------------------------------------- */
 
-/* 1 when the JSON text holds an escaped NUL (\u0000): a C string would end there and
- * the policy would decide on less than the agent runs. The reader refuses it too
- * (also as \u0000 written with capital hex digits, which this scan does not see); this
- * scan gives the case its own sentence. */
+/* 1 when the JSON text holds an escaped NUL (\u0000): cJSON would cut the string
+ * there and the policy would decide on less than the agent runs. */
 static int has_escaped_nul(const char *s, size_t len)
 {
 	size_t i, bs;
@@ -31,7 +30,7 @@ static int has_escaped_nul(const char *s, size_t len)
 void *hook_agents_begin(const char *buf, size_t len, struct hook_call *call, size_t state_size,
 			void **state)
 {
-	struct hook_json **root;
+	cJSON **root;
 
 	*state = calloc(1, state_size);
 	if (!*state) {
@@ -44,10 +43,9 @@ void *hook_agents_begin(const char *buf, size_t len, struct hook_call *call, siz
 	return call->kind == HOOK_CALL_INVALID ? NULL : *state;
 }
 
-struct hook_json *hook_agents_parse_input(const char *buf, size_t len, struct hook_call *call)
+struct cJSON *hook_agents_parse_input(const char *buf, size_t len, struct hook_call *call)
 {
-	struct hook_json *root;
-	const char *why;
+	cJSON *root;
 
 	hook_call_init(call);
 	call->kind = HOOK_CALL_INVALID;
@@ -67,12 +65,12 @@ struct hook_json *hook_agents_parse_input(const char *buf, size_t len, struct ho
 		call->invalid = "the input contains an escaped NUL character (\\u0000)";
 		return NULL;
 	}
-	root = hook_json_parse(buf, len, &why);
+	root = cJSON_ParseWithLength(buf, len);
 	if (!root) {
-		call->invalid = why;
+		call->invalid = "the input is not valid JSON";
 		return NULL;
 	}
-	if (!hook_json_is(root, HOOK_JSON_OBJECT)) {
+	if (!cJSON_IsObject(root)) {
 		call->invalid = "the input is not a JSON object";
 		return root;
 	}
@@ -88,11 +86,11 @@ int hook_agents_tool_in(const char *const *list, const char *tool)
 	return 0;
 }
 
-const char *hook_agents_str(const struct hook_json *obj, const char *key)
+const char *hook_agents_str(const struct cJSON *obj, const char *key)
 {
-	const struct hook_json *v = hook_json_get(obj, key);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
-	return hook_json_is(v, HOOK_JSON_STRING) ? v->str : NULL;
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
 void hook_agents_file(struct hook_call *call, const char *path, enum pol_op op)

@@ -22,7 +22,7 @@ enum cursor_event { EV_SHELL, EV_READ, EV_TOOL };
 #define CURSOR_TIMEOUT_S    30
 
 struct cursor_state {
-	struct hook_json *root;
+	cJSON *root;
 };
 
 /* The tool names of the two single-purpose events; answer() tells the events apart
@@ -35,12 +35,12 @@ void hook_cursor_release(void *state)
 	struct cursor_state *st = state;
 
 	if (st) {
-		hook_json_free(st->root);
+		cJSON_Delete(st->root);
 		free(st);
 	}
 }
 
-static const char *first_str(const struct hook_json *in, const char *const *keys)
+static const char *first_str(const cJSON *in, const char *const *keys)
 {
 	const char *v;
 
@@ -60,7 +60,7 @@ static void pass(struct hook_call *call)
 	call->n_paths = 0;
 }
 
-static void tool_call(struct hook_call *call, const char *tool, const struct hook_json *in)
+static void tool_call(struct hook_call *call, const char *tool, const cJSON *in)
 {
 	if (!strcmp(tool, "Shell") || !strcmp(tool, "Bash") || !strcmp(tool, "Terminal")) {
 		const char *cwd =
@@ -93,7 +93,7 @@ static void tool_call(struct hook_call *call, const char *tool, const struct hoo
 int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void **state)
 {
 	struct cursor_state *st;
-	const struct hook_json *roots, *in;
+	const cJSON *roots, *in;
 	const char *event, *tool;
 
 	st = hook_agents_begin(buf, len, call, sizeof(*st), state);
@@ -104,10 +104,9 @@ int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void 
 	if (!call->cwd) {
 		/* beforeReadFile and preToolUse carry no cwd: the first workspace root is
 		 * where relative paths start. */
-		roots = hook_json_get(st->root, "workspace_roots");
-		if (hook_json_is(roots, HOOK_JSON_ARRAY) &&
-		    hook_json_is(hook_json_at(roots, 0), HOOK_JSON_STRING))
-			call->cwd = hook_json_at(roots, 0)->str;
+		roots = cJSON_GetObjectItemCaseSensitive(st->root, "workspace_roots");
+		if (cJSON_IsArray(roots) && cJSON_IsString(cJSON_GetArrayItem(roots, 0)))
+			call->cwd = cJSON_GetArrayItem(roots, 0)->valuestring;
 	}
 	if (!event) {
 		call->kind = HOOK_CALL_INVALID;
@@ -123,13 +122,13 @@ int hook_cursor_parse(const char *buf, size_t len, struct hook_call *call, void 
 	} else if (!strcmp(event, "preToolUse")) {
 		tool = hook_agents_str(st->root, "tool_name");
 		call->tool = tool;
-		in = hook_json_get(st->root, "tool_input");
+		in = cJSON_GetObjectItemCaseSensitive(st->root, "tool_input");
 		if (!tool || !tool[0]) {
 			call->kind = HOOK_CALL_INVALID;
 			call->invalid = "the input has no tool_name";
 			return 0;
 		}
-		if (!hook_json_is(in, HOOK_JSON_OBJECT)) {
+		if (!cJSON_IsObject(in)) {
 			call->kind = HOOK_CALL_INVALID;
 			call->invalid = "the tool call has no tool_input object";
 			return 0;

@@ -23,7 +23,7 @@ static const char *const read_only_tools[] = {
 };
 
 struct gemini_state {
-	struct hook_json *root;
+	cJSON *root;
 };
 
 void hook_gemini_release(void *state)
@@ -31,49 +31,51 @@ void hook_gemini_release(void *state)
 	struct gemini_state *st = state;
 
 	if (st) {
-		hook_json_free(st->root);
+		cJSON_Delete(st->root);
 		free(st);
 	}
 }
 
 /* A path member under one of two names (Gemini CLI renamed some over time). */
-static const char *path_of(const struct hook_json *in, const char *key, const char *old_key)
+static const char *path_of(const cJSON *in, const char *key, const char *old_key)
 {
 	const char *p = hook_agents_str(in, key);
 
 	return p ? p : (old_key ? hook_agents_str(in, old_key) : NULL);
 }
 
-static void read_many(struct hook_call *call, const struct hook_json *in)
+static void read_many(struct hook_call *call, const cJSON *in)
 {
-	const struct hook_json *inc = hook_json_get(in, "include"), *it;
+	const cJSON *inc = cJSON_GetObjectItemCaseSensitive(in, "include"), *it;
 
 	if (!inc)
-		inc = hook_json_get(in, "paths");
-	if (hook_json_is(inc, HOOK_JSON_STRING)) {
-		hook_agents_file(call, inc->str, POL_OP_READ);
+		inc = cJSON_GetObjectItemCaseSensitive(in, "paths");
+	if (cJSON_IsString(inc)) {
+		hook_agents_file(call, inc->valuestring, POL_OP_READ);
 		return;
 	}
-	if (!hook_json_is(inc, HOOK_JSON_ARRAY) || inc->len == 0) {
+	if (!cJSON_IsArray(inc) || cJSON_GetArraySize(inc) == 0) {
 		hook_call_invalid(call, "the read_many_files call names no files");
 		return;
 	}
-	for (it = inc->child; it; it = it->next) {
-		if (!hook_json_is(it, HOOK_JSON_STRING) || !it->str[0]) {
+	cJSON_ArrayForEach(it, inc)
+	{
+		if (!cJSON_IsString(it) || !it->valuestring[0]) {
 			hook_call_invalid(call, "the read_many_files call has an include entry "
 						"that is not a path");
 			return;
 		}
 	}
 	/* Every pattern is checked. */
-	for (it = inc->child; it; it = it->next) {
-		hook_agents_file(call, it->str, POL_OP_READ);
+	cJSON_ArrayForEach(it, inc)
+	{
+		hook_agents_file(call, it->valuestring, POL_OP_READ);
 		if (call->kind == HOOK_CALL_INVALID)
 			return;
 	}
 }
 
-static void shell_call(struct hook_call *call, const struct hook_json *in)
+static void shell_call(struct hook_call *call, const cJSON *in)
 {
 	const char *dir = hook_agents_str(in, "dir_path");
 	int n;
@@ -100,7 +102,7 @@ static void shell_call(struct hook_call *call, const struct hook_json *in)
 int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void **state)
 {
 	struct gemini_state *st;
-	const struct hook_json *in;
+	const cJSON *in;
 	const char *event, *tool;
 
 	st = hook_agents_begin(buf, len, call, sizeof(*st), state);
@@ -118,13 +120,13 @@ int hook_gemini_parse(const char *buf, size_t len, struct hook_call *call, void 
 		call->invalid = "the input has no tool_name";
 		return 0;
 	}
-	in = hook_json_get(st->root, "tool_input");
+	in = cJSON_GetObjectItemCaseSensitive(st->root, "tool_input");
 	if (!strcmp(tool, "run_shell_command") || !strcmp(tool, "write_file") ||
 	    !strcmp(tool, "replace") || !strcmp(tool, "read_file") ||
 	    !strcmp(tool, "read_many_files") || !strcmp(tool, "list_directory") ||
 	    !strcmp(tool, "glob") || !strcmp(tool, "grep_search") ||
 	    !strcmp(tool, "search_file_content")) {
-		if (!hook_json_is(in, HOOK_JSON_OBJECT)) {
+		if (!cJSON_IsObject(in)) {
 			call->kind = HOOK_CALL_INVALID;
 			call->invalid = "the tool call has no tool_input object";
 			return 0;

@@ -40,7 +40,7 @@ extern const char hook_pi_ext_start[], hook_pi_ext_end[];
 #define PI_EXT_MAX   (4 * 1024 * 1024) /* an extension file larger than this is not ours */
 
 struct pi_state {
-	struct hook_json *root;
+	cJSON *root;
 };
 
 void hook_pi_release(void *state)
@@ -48,7 +48,7 @@ void hook_pi_release(void *state)
 	struct pi_state *st = state;
 
 	if (st) {
-		hook_json_free(st->root);
+		cJSON_Delete(st->root);
 		free(st);
 	}
 }
@@ -64,7 +64,7 @@ static void pass(struct hook_call *call)
 int hook_pi_parse(const char *buf, size_t len, struct hook_call *call, void **state)
 {
 	struct pi_state *st;
-	const struct hook_json *in;
+	const cJSON *in;
 	const char *type, *tool;
 
 	st = hook_agents_begin(buf, len, call, sizeof(*st), state);
@@ -83,11 +83,11 @@ int hook_pi_parse(const char *buf, size_t len, struct hook_call *call, void **st
 		call->invalid = "the input has no toolName";
 		return 0;
 	}
-	in = hook_json_get(st->root, "input");
+	in = cJSON_GetObjectItemCaseSensitive(st->root, "input");
 	if (!strcmp(tool, "bash") || !strcmp(tool, "read") || !strcmp(tool, "write") ||
 	    !strcmp(tool, "edit") || !strcmp(tool, "grep") || !strcmp(tool, "find") ||
 	    !strcmp(tool, "ls")) {
-		if (!hook_json_is(in, HOOK_JSON_OBJECT)) {
+		if (!cJSON_IsObject(in)) {
 			call->kind = HOOK_CALL_INVALID;
 			call->invalid = "the tool call has no input object";
 			return 0;

@@ -29,7 +29,11 @@ $(CLI_LIB): $(CLI_OBJS)
 # dcg itself does not map libseccomp at start: cli/seccomp_dl.c loads it at the first
 # call of `dcg sandbox`. A libseccomp call that file does not forward links the library
 # as before (--as-needed: it is NEEDED only then). sbx-run and the tests link it.
-DCG_BIN_LIBS := $(filter-out -lseccomp,$(DCG_LIBS)) -Wl,--as-needed -lseccomp -Wl,--no-as-needed
+# libc is named first, so that it comes before libcjson in the loader's search order:
+# libc's own symbols, bound at every start, are found before libcjson is searched (no
+# symbol is in both). 5 k instructions of the hook's 369 k.
+DCG_BIN_LIBS := -Wl,--no-as-needed -lc $(filter-out -lseccomp,$(DCG_LIBS)) \
+	-Wl,--as-needed -lseccomp -Wl,--no-as-needed
 
 # The functions a hook call runs, side by side: each object of dcg and of the policy
 # engine is compiled with a section per function (which changes no code), and dcg is

@@ -4,7 +4,7 @@
 # most instructions first. cli/module.mk links dcg with lld in this order (when the
 # compiler can use lld), so that a call touches a few pages of text instead of a
 # dozen spread over 750 KB. A name that no longer exists is ignored: regenerate the
-# list after a large change of the hook's path, from a build without the list.
+# list after a large change of the hook's path (the names do not depend on the order).
 set -eu
 dcg=$(realpath "$1")
 tmp=$(mktemp -d)

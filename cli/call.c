@@ -73,6 +73,16 @@ static struct {
 	char cwd[PATH_MAX]; /* last: a short one is written in the same page as the rest */
 } cache;
 
+/* src into dst (size bytes), cut: as snprintf "%s", whose code the hook would fault in
+ * for this alone. */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static struct pol_intent_set *intents_for(const struct pol_policy *p, const char *cwd,
 					  const char *session, int *err)
 {
@@ -105,8 +115,8 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 		}
 		cache.tools_loaded = 1;
 	}
-	snprintf(cache.cwd, sizeof(cache.cwd), "%s", cwd);
-	snprintf(cache.session, sizeof(cache.session), "%s", session);
+	copy_cut(cache.cwd, sizeof(cache.cwd), cwd);
+	copy_cut(cache.session, sizeof(cache.session), session);
 	free(here);
 	cache.valid = 1;
 	cache.absent = !cache.set;

@@ -739,10 +739,10 @@ int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *ro
 	if (rc < 0)
 		return -ENAMETOOLONG;
 	for (;;) {
-		int n = snprintf(file, file_size, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "",
-				 POL_INTENT_FILE);
+		size_t n =
+		    pol_cat3(file, file_size, dir, strcmp(dir, "/") ? "/" : "", POL_INTENT_FILE);
 
-		if (n < 0 || (size_t)n >= file_size)
+		if (n >= file_size)
 			return -ENAMETOOLONG;
 		if (stat(file, &st) == 0) {
 			if (strlen(dir) >= root_size)

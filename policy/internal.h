@@ -414,6 +414,11 @@ char *pol_strdup(const char *s);
 char *pol_strndup(const char *s, size_t n);
 void pol_copy_matched(struct pol_result *r, const char *text, size_t len);
 void pol_copy_str(char *dst, size_t size, const char *src);
+/* a, b and c one after the other in dst (size bytes), cut and NUL-terminated as
+ * snprintf "%s%s%s" would cut them; returns the length of the whole (>= size: cut).
+ * dst may lie in the same area as the arguments, after them. Not snprintf: the hook
+ * calls it at every start, and snprintf's code is two more pages of libc to fault in. */
+size_t pol_cat3(char *dst, size_t size, const char *a, const char *b, const char *c);
 
 /* The path rule kinds (a bit per enum pol_path_kind) that refuse op on a path with the
  * POL_PATH_* flags: the one table decide.c and the guest's path index (pathidx.c) both

@@ -292,6 +292,10 @@ const uint32_t *pol_embedded_codes_get(const char **version);
 /* Gives the embedded regex rules loaded since rule first their compiled codes, when the
  * policy's embedded_version is this build's. */
 void pol_embedded_attach(struct pol_policy *p, size_t first);
+/* The same for rules loaded from the rule image, whose code_index it numbered already
+ * (n of them): only the count and the version are checked; when they do not hold,
+ * each of those rules gets -1, as pol_embedded_attach() would leave them. */
+void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n);
 
 /* embedded.c: 1 when r is a regex rule of the embedded policy (one of the compiled
  * set, in load order). */

@@ -880,7 +880,7 @@ struct image_head {
 	uint32_t max_pattern; /* the longest pattern of a pending path rule */
 	uint32_t split_len;   /* the split form's length */
 	uint32_t n_recs;      /* records other than rules and their O, L, K */
-	uint32_t zero;	      /* 0 */
+	uint32_t n_codes;     /* the embedded regex rules, numbered in the records */
 };
 
 static uint32_t image_layout(void)
@@ -1013,7 +1013,9 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 #undef STR
 		if (bad)
 			goto out_free;
-		r.code_index = -1; /* pol_embedded_attach() numbers them at each load */
+		/* numbered as pol_embedded_attach() numbers them (this tool has no codes to
+		 * attach): pol_embedded_attach_numbered() checks the count at each load */
+		r.code_index = pol_embedded_regex(o) ? (int)ih.n_codes++ : -1;
 		r.suggestions = o->n_suggestions ? (char **)(uintptr_t)(k + 1) : NULL;
 		for (size_t j = 0; j < o->n_suggestions; j++, k++)
 			if (!(ptrs[k] = (uint32_t)image_str(str, h[3], o->suggestions[j])))
@@ -1062,7 +1064,7 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 	if (!(p->flags & POL_LOAD_LAZY) || ilen < sizeof(*ih) || len < 16 ||
 	    h[0] != POL_SPLIT_MAGIC || ih->magic != POL_IMAGE_MAGIC ||
 	    ih->rule_size != sizeof(struct pol_rule) || ih->layout != image_layout() ||
-	    memcmp(ih->split, h + 1, sizeof(ih->split)) || ih->split_len != len || ih->zero ||
+	    memcmp(ih->split, h + 1, sizeof(ih->split)) || ih->split_len != len ||
 	    ilen != sizeof(*ih) + (size_t)ih->n_rules * sizeof(struct pol_rule) +
 			((size_t)ih->n_ptrs + ih->n_recs) * 4 ||
 	    (ih->lazy && strlen(p->home) + strlen(p->root) + ih->max_pattern + 8 >= PATH_MAX))
@@ -1170,7 +1172,7 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 		p->paths_pending = 1;
 	if (ih->zero_access)
 		p->have_zero_access = 1;
-	pol_embedded_attach(p, first);
+	pol_embedded_attach_numbered(p, first, ih->n_codes);
 	pol_rules_refresh(p);
 	return 0;
 }

@@ -691,8 +691,8 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 	pol_free(p);
 	/* each word of the header that ties the image to this build and this blob */
 	for (size_t k = 0; k < 56; k += 4) {
-		if (k >= 32 && k < 44)
-			continue; /* its flags and the longest pattern: not checks */
+		if ((k >= 32 && k < 44) || k == 52)
+			continue; /* its flags, the longest pattern, the codes: not checks */
 		p = pol_new(POL_LOAD_LAZY);
 		cr_assert_not_null(p);
 		memcpy(copy, pol_embedded_rules, ilen);
@@ -702,5 +702,16 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 		cr_expect_eq(p->n_rules, before, "header word %zu: rules loaded", k / 4);
 		pol_free(p);
 	}
+	/* a count of regex codes this build does not have: the rules load without them,
+	 * as pol_embedded_attach() leaves rules that are not this build's */
+	p = pol_new(POL_LOAD_LAZY);
+	cr_assert_not_null(p);
+	memcpy(copy, pol_embedded_rules, ilen);
+	copy[52] ^= 0x40;
+	cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen), 0);
+	cr_expect_null(p->codes_blob);
+	for (size_t i = before; i < p->n_rules; i++)
+		cr_expect_eq(p->rules[i].code_index, -1, "%s", p->rules[i].id);
+	pol_free(p);
 	free(copy);
 }

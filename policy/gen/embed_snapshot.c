@@ -37,6 +37,13 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 	(void)first;
 }
 
+void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n)
+{
+	(void)p;
+	(void)first;
+	(void)n;
+}
+
 static char *read_all(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

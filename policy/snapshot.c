@@ -1158,14 +1158,17 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 			origin_off = oo;
 		}
 		r->origin = origin;
+		/* a table slice [so - 1, so - 1 + count) of the pool, none when count is 0 */
 		uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
-		bad |= !r->origin || !r->id || !r->reason ||
-		       so + r->n_suggestions > (size_t)ih->n_ptrs + 1 ||
-		       wo + r->n_owners > (size_t)ih->n_ptrs + 1;
-		r->suggestions = so && !bad ? pool + so - 1 : NULL;
-		r->owners = wo && !bad ? pool + wo - 1 : NULL;
+		size_t np = ih->n_ptrs;
+		bad |= !r->origin || !r->id || !r->reason || lo > nb || oo > nb ||
+		       (so ? so - 1 + r->n_suggestions > np || !r->n_suggestions
+			   : r->n_suggestions != 0) ||
+		       (wo ? wo - 1 + r->n_owners > np || !r->n_owners : r->n_owners != 0);
 		if (bad)
 			return -EINVAL; /* nothing committed: n_rules is still first */
+		r->suggestions = so ? pool + so - 1 : NULL;
+		r->owners = wo ? pool + wo - 1 : NULL;
 	}
 	p->n_rules = first + n;
 	if (ih->lazy)

@@ -702,6 +702,22 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 		cr_expect_eq(p->n_rules, before, "header word %zu: rules loaded", k / 4);
 		pol_free(p);
 	}
+	/* a record whose offsets or counts do not hold is refused before any rule is in */
+	static const size_t fields[] = {offsetof(struct pol_rule, id),
+					offsetof(struct pol_rule, n_suggestions),
+					offsetof(struct pol_rule, origin)};
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+		uint32_t huge = 0x7fffffff;
+
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		memcpy(copy, pol_embedded_rules, ilen);
+		memcpy(copy + 56 + 3 * sizeof(struct pol_rule) + fields[f], &huge, sizeof(huge));
+		cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen),
+			     -EINVAL, "field %zu", f);
+		cr_expect_eq(p->n_rules, before, "field %zu: rules loaded", f);
+		pol_free(p);
+	}
 	/* a count of regex codes this build does not have: the rules load without them,
 	 * as pol_embedded_attach() leaves rules that are not this build's */
 	p = pol_new(POL_LOAD_LAZY);

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -2018,18 +2019,23 @@ static void sbx_close_two(int a, int b)
 		close(b);
 }
 
-int sbx_super_handle_one(struct sbx_super *s)
+/* Receives one notification (blocking until there is one) and answers it. Returns 0
+ * (*got: whether a notification was read), or -errno when the listener failed. */
+static int sbx_handle(struct sbx_super *s, int *got)
 {
 	struct sbx_call c;
 	struct sbx_answer ans = {SBX_ANS_VALUE, -ENOSYS, -1, 0};
 
+	*got = 0;
 	memset(s->req, 0, s->sizes.seccomp_notif);
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, s->req) < 0) {
-		/* ENOENT: the tracee was interrupted or died before we read it. */
+		/* ENOENT: the tracee was interrupted or died before we read it, or no
+		 * tracee is left. */
 		if (errno == ENOENT || errno == EINTR)
 			return 0;
 		return -errno;
 	}
+	*got = 1;
 	s->stats.notified++;
 	memset(&c, 0, sizeof c);
 	c.close_later = -1;
@@ -2089,4 +2095,30 @@ int sbx_super_handle_one(struct sbx_super *s)
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
+}
+
+int sbx_super_handle_one(struct sbx_super *s)
+{
+	int got;
+
+	return sbx_handle(s, &got);
+}
+
+int sbx_super_serve(struct sbx_super *s)
+{
+	for (;;) {
+		int got, rc = sbx_handle(s, &got);
+
+		if (rc < 0)
+			return rc;
+		if (!got) {
+			/* Only now ask whether the last tracee has gone: with no tracee
+			 * left, RECV returns at once and the listener hangs up. */
+			struct pollfd pf = {s->listener, POLLIN, 0};
+
+			if (poll(&pf, 1, 0) == 1 && !(pf.revents & POLLIN) &&
+			    (pf.revents & (POLLHUP | POLLERR | POLLNVAL)))
+				return 0;
+		}
+	}
 }

@@ -274,14 +274,14 @@ out_close_cur:
  * for either process, and /proc/self/fd/N, cwd, root, exe are magic links). The
  * descriptor's canonical name goes into canon. Returns the descriptor, or -1: take
  * the slow walk, which reads each link itself. */
-static int sbx_open_followed(int start, const char *path, int follow_last, char *canon,
-			     size_t size)
+static int sbx_open_followed(int start, const char *path, int follow_last, char *canon, size_t size)
 {
 	struct open_how how = {
 	    .flags = O_PATH | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
 	    .resolve = RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, path[0] == '/' ? sbx_rootfd() : start, path, &how, sizeof how);
+	long fd =
+	    syscall(SYS_openat2, path[0] == '/' ? sbx_rootfd() : start, path, &how, sizeof how);
 
 	if (fd < 0)
 		return -1;

@@ -65,7 +65,7 @@ struct run {
 	int pin;   /* supervisor and tracee on CPU 0 */
 	long n;
 	const char *path;
-	double ns;	   /* per call, set by the tracee; -1 failed */
+	double ns;	 /* per call, set by the tracee; -1 failed */
 	long migrations; /* the tracee's, during the loop */
 };
 
@@ -244,7 +244,8 @@ static int floor_open(pid_t tid, int dirfd, uint64_t addr, int flags, mode_t mod
 		return -EEXIST;
 	}
 	snprintf(name, sizeof name, "%d", pin);
-	fd = openat(self_fds, name, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC | O_NOCTTY);
+	fd = openat(self_fds, name,
+		    (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC | O_NOCTTY);
 	rc = fd < 0 ? -errno : fd;
 	close(pin);
 	return rc;
@@ -262,8 +263,9 @@ static int answer(int listener, const struct seccomp_notif *req, enum mode mode,
 
 	if (mode == M_ADDFD || mode == M_ADDFD_REPLY) {
 		if (req->data.nr == SYS_openat)
-			local = check ? floor_open(req->pid, (int)a[0], a[1], (int)a[2], (mode_t)a[3])
-				      : open(path, O_RDONLY | O_CLOEXEC);
+			local = check
+				    ? floor_open(req->pid, (int)a[0], a[1], (int)a[2], (mode_t)a[3])
+				    : open(path, O_RDONLY | O_CLOEXEC);
 		else if (req->data.nr == SYS_open)
 			local = floor_open(req->pid, AT_FDCWD, a[0], (int)a[1], (mode_t)a[2]);
 		else
@@ -274,11 +276,11 @@ static int answer(int listener, const struct seccomp_notif *req, enum mode mode,
 		int cloexec = req->data.nr == SYS_openat ? (int)a[2] & O_CLOEXEC
 			      : req->data.nr == SYS_open ? (int)a[1] & O_CLOEXEC
 							 : 0;
-		struct seccomp_notif_addfd add = {
-		    .id = req->id,
-		    .flags = mode == M_ADDFD ? SECCOMP_ADDFD_FLAG_SEND : 0,
-		    .srcfd = (unsigned)local,
-		    .newfd_flags = cloexec ? O_CLOEXEC : 0};
+		struct seccomp_notif_addfd add = {.id = req->id,
+						  .flags =
+						      mode == M_ADDFD ? SECCOMP_ADDFD_FLAG_SEND : 0,
+						  .srcfd = (unsigned)local,
+						  .newfd_flags = cloexec ? O_CLOEXEC : 0};
 
 		remote = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 		close(local);

@@ -14,8 +14,9 @@
 
 void hook_call_init(struct hook_call *call)
 {
+	/* not the scratch buffers, which are written before they are read: 8 KiB, two
+	 * more pages touched at each start of the hook */
 	memset(call, 0, offsetof(struct hook_call, scratch));
-	call->scratch[0][0] = call->scratch[1][0] = '\0';
 }
 
 void hook_call_invalid(struct hook_call *call, const char *why)
@@ -67,27 +68,42 @@ void hook_call_release(struct hook_call *call)
  * into it, so it lives until the next folder or session, or the end of the process. */
 static struct {
 	struct pol_intent_set *set;
-	char cwd[PATH_MAX];
-	char session[256];
 	int valid, absent, tools_loaded;
+	char session[256];
+	char cwd[PATH_MAX]; /* last: a short one is written in the same page as the rest */
 } cache;
+
+/* src into dst (size bytes), cut: as snprintf "%s", whose code the hook would fault in
+ * for this alone. */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 static struct pol_intent_set *intents_for(const struct pol_policy *p, const char *cwd,
 					  const char *session, int *err)
 {
-	char here[PATH_MAX];
+	char *here = NULL;
 
 	*err = 0;
 	if (!cwd || cwd[0] != '/')
-		cwd = getcwd(here, sizeof(here)) ? here : "/";
+		cwd = (here = getcwd(NULL, 0)) ? here : "/";
 	if (!session)
 		session = "";
 	if (!(cache.valid && !strcmp(cache.cwd, cwd) && !strcmp(cache.session, session))) {
 		pol_intent_free(cache.set);
-		memset(&cache, 0, sizeof(cache));
+		/* not the whole record: its 4 KiB of cwd are written below as needed */
+		cache.set = NULL;
+		cache.valid = cache.absent = cache.tools_loaded = 0;
+		cache.session[0] = cache.cwd[0] = '\0';
 		cache.set = pol_intent_open(cwd, session[0] ? session : NULL, NULL, err);
-		if (!cache.set && *err != -ENOENT)
+		if (!cache.set && *err != -ENOENT) {
+			free(here);
 			return NULL; /* not cached: the next call tries again */
+		}
 	}
 	if (cache.set && p && !cache.tools_loaded) {
 		/* tool classes: the `tools:` key of every policy file that was loaded */
@@ -99,8 +115,9 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 		}
 		cache.tools_loaded = 1;
 	}
-	snprintf(cache.cwd, sizeof(cache.cwd), "%s", cwd);
-	snprintf(cache.session, sizeof(cache.session), "%s", session);
+	copy_cut(cache.cwd, sizeof(cache.cwd), cwd);
+	copy_cut(cache.session, sizeof(cache.session), session);
+	free(here);
 	cache.valid = 1;
 	cache.absent = !cache.set;
 	*err = 0;

@@ -28,17 +28,19 @@
 int pol_log_path(char *buf, size_t size)
 {
 	const char *s = getenv("DCG_LOG");
-	int n;
+	size_t n;
 
-	if (s && s[0])
-		n = snprintf(buf, size, "%s", s);
-	else if ((s = getenv("XDG_STATE_HOME")) && s[0] == '/')
-		n = snprintf(buf, size, "%s/dcg/audit.jsonl", s);
-	else if ((s = getenv("HOME")) && s[0] == '/')
-		n = snprintf(buf, size, "%s/.local/state/dcg/audit.jsonl", s);
-	else
-		n = snprintf(buf, size, "/tmp/dcg-audit-%u.jsonl", (unsigned)getuid());
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	if (s && s[0]) {
+		n = pol_cat3(buf, size, s, "", "");
+	} else if ((s = getenv("XDG_STATE_HOME")) && s[0] == '/') {
+		n = pol_cat3(buf, size, s, "/dcg/audit.jsonl", "");
+	} else if ((s = getenv("HOME")) && s[0] == '/') {
+		n = pol_cat3(buf, size, s, "/.local/state/dcg/audit.jsonl", "");
+	} else {
+		int k = snprintf(buf, size, "/tmp/dcg-audit-%u.jsonl", (unsigned)getuid());
+		n = k < 0 ? SIZE_MAX : (size_t)k;
+	}
+	return n >= size ? -ENAMETOOLONG : 0;
 }
 
 static int ensure_dir(char *path)

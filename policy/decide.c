@@ -600,6 +600,31 @@ static int current_cwd(const struct pol_policy *p, const struct pol_ctx *ctx, ch
 	return -1; /* unknown (deeper than PATH_MAX, deleted): the root stands in */
 }
 
+/* current_cwd() into the arena, as long as it is (cut as there, at PATH_MAX - 1):
+ * NULL without memory. */
+static char *current_cwd_in(const struct pol_policy *p, const struct pol_ctx *ctx,
+			    struct pol_arena *a)
+{
+	const char *src = ctx && ctx->cwd && ctx->cwd[0] == '/' ? ctx->cwd : NULL;
+	char *got = NULL, *out;
+	size_t n;
+
+	if (!src)
+		src = got = getcwd(NULL, 0);
+	if (!src)
+		src = p->root;
+	n = strlen(src);
+	if (n >= PATH_MAX)
+		n = PATH_MAX - 1;
+	out = pol_arena_alloc(a, n + 1);
+	if (out) {
+		memcpy(out, src, n);
+		out[n] = '\0';
+	}
+	free(got);
+	return out;
+}
+
 /* A path that cannot be checked (too long, or its links cannot be resolved) is
  * refused, not waved through. */
 static enum pol_decision refuse_unchecked(const struct pol_policy *p, const char *path,
@@ -712,8 +737,9 @@ struct pend_group {
 	int unknown;  /* some target cannot be known */
 	int saw_path; /* the group's path units have begun */
 	int no_dir;   /* the folder it runs in is not the working directory (cd, -C) */
-	/* last, and not cleared per call: only r[0..n) is ever read (4 results of ~1.5 KB) */
-	struct pol_result r[PEND_MAX];
+	/* PEND_MAX results of ~1.5 KB, taken from the arena by the first (offer): on the
+	 * stack they made every decision's frames 6 KB deeper; only r[0..n) is read */
+	struct pol_result *r;
 };
 
 struct cmd_state {
@@ -1219,9 +1245,13 @@ static void offer(struct cmd_state *st, const struct pol_unit *u)
 			g->unknown = 1;
 		if (unit_changes_dir(u) || st->prev_no_dir)
 			g->no_dir = 1;
-		g->r[g->n++] = st->cand;
-		pol_result_init(&st->cand);
-		return;
+		if (!g->r)
+			g->r = pol_arena_alloc(st->a, PEND_MAX * sizeof(*g->r));
+		if (g->r) { /* else (no memory) it is not held for its paths: it stands */
+			g->r[g->n++] = st->cand;
+			pol_result_init(&st->cand);
+			return;
+		}
 	}
 	merge(&st->best, &st->cand);
 	pol_result_init(&st->cand);
@@ -1438,7 +1468,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 {
 	struct cmd_state st;
 	struct pol_arena a;
-	char cwd[PATH_MAX];
+	char *cwd; /* in the arena: a PATH_MAX buffer on the stack was a page deeper */
 	int rc;
 
 	pol_result_init(r);
@@ -1452,7 +1482,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	/* everything but the results, which are initialised below or written before they
 	 * are read: clearing them was a quarter of a decision's instructions */
 	memset(&st, 0, offsetof(struct cmd_state, best));
-	memset(&st.pg, 0, offsetof(struct pend_group, r));
+	memset(&st.pg, 0, sizeof(st.pg));
 	st.p = p;
 	st.ctx = ctx;
 	st.a = &a;
@@ -1461,14 +1491,14 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 		st.path_allows = p->allows[i].n_paths > 0;
 	pol_result_init(&st.best);
 	pol_result_init(&st.cand);
-	current_cwd(p, ctx, cwd, sizeof(cwd));
-	st.cwd = cwd;
 	pol_arena_init(&a, 0);
-	st.md = pcre2_match_data_create(4, p->gctx);
+	cwd = current_cwd_in(p, ctx, &a);
+	st.md = cwd ? pcre2_match_data_create(4, p->gctx) : NULL;
 	if (!st.md) {
 		pol_arena_release(&a);
 		return builtin_deny(p, "shell.analysis_failed", cmd, len < 60 ? len : 60, r);
 	}
+	st.cwd = cwd;
 	if (ctx && (ctx->flags & POL_CTX_NO_ANALYSIS)) {
 		struct pol_unit u = {.kind = POL_UNIT_COMMAND, .text = cmd, .len = len, .line = 1};
 		rc = on_unit(&u, &st);

@@ -21,4 +21,17 @@ pol_embedded_codes:
 	.global pol_embedded_codes_end
 	.hidden pol_embedded_codes_end
 pol_embedded_codes_end:
+	/* Its rule image (EMBED_RULES, pol_snapshot_image()): 8-byte words and pointers.
+	 * A build that does not name one (the SAN=1 preload's copy of this object) embeds
+	 * none: its loads build the rules from the split form. */
+	.global pol_embedded_rules
+	.hidden pol_embedded_rules
+	.balign 16
+pol_embedded_rules:
+#ifdef EMBED_RULES
+	.incbin EMBED_RULES
+#endif
+	.global pol_embedded_rules_end
+	.hidden pol_embedded_rules_end
+pol_embedded_rules_end:
 	.section .note.GNU-stack,"",@progbits

@@ -7,6 +7,7 @@
  * rules (dcg run's) names the same version, so its processes use the same codes. */
 #include "dcg_policy.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "internal.h"
@@ -15,6 +16,8 @@ extern const char pol_embedded_snapshot[];
 extern const char pol_embedded_snapshot_end[];
 extern const uint8_t pol_embedded_codes[];
 extern const uint8_t pol_embedded_codes_end[];
+extern const char pol_embedded_rules[];
+extern const char pol_embedded_rules_end[];
 
 #define VERSION_LEN 16
 
@@ -89,7 +92,27 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 	p->n_codes = n;
 }
 
+void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n)
+{
+	const char *mine = NULL;
+	const uint32_t *blob = pol_embedded_codes_get(&mine);
+
+	if (blob && !p->codes_blob && p->embedded_version &&
+	    strcmp(p->embedded_version, mine) == 0 && n > 0 && blob[1] == n) {
+		p->codes_blob = blob;
+		p->n_codes = (int32_t)n;
+		return;
+	}
+	for (size_t i = first; i < p->n_rules; i++)
+		p->rules[i].code_index = -1;
+}
+
+/* A lazy load (every command's: hook_policy_open) copies the rule image; any other,
+ * or one the image does not fit, builds each rule from the split form. */
 int pol_load_embedded(struct pol_policy *p)
 {
-	return pol_snapshot_load_split(p, pol_embedded_snapshot, split_len());
+	int rc = pol_snapshot_load_image(p, pol_embedded_snapshot, split_len(), pol_embedded_rules,
+					 (size_t)(pol_embedded_rules_end - pol_embedded_rules));
+
+	return rc != -EAGAIN ? rc : pol_snapshot_load_split(p, pol_embedded_snapshot, split_len());
 }

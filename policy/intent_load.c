@@ -726,18 +726,23 @@ const char *pol_intent_selected_id(const struct pol_intent_set *s)
 int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *root,
 			 size_t root_size)
 {
-	char dir[PATH_MAX], here[PATH_MAX];
+	char dir[PATH_MAX], *here = NULL;
 	struct stat st;
+	int rc;
 
+	/* the process's folder taken as long as it is: a second PATH_MAX buffer made this
+	 * frame, below every call the hook decides, a page deeper */
 	if (!cwd || cwd[0] != '/')
-		cwd = getcwd(here, sizeof(here)) ? here : "/";
-	if (pol_path_normalize(cwd, "/", NULL, dir, sizeof(dir)) < 0)
+		cwd = (here = getcwd(NULL, 0)) ? here : "/";
+	rc = pol_path_normalize(cwd, "/", NULL, dir, sizeof(dir));
+	free(here);
+	if (rc < 0)
 		return -ENAMETOOLONG;
 	for (;;) {
-		int n = snprintf(file, file_size, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "",
-				 POL_INTENT_FILE);
+		size_t n =
+		    pol_cat3(file, file_size, dir, strcmp(dir, "/") ? "/" : "", POL_INTENT_FILE);
 
-		if (n < 0 || (size_t)n >= file_size)
+		if (n >= file_size)
 			return -ENAMETOOLONG;
 		if (stat(file, &st) == 0) {
 			if (strlen(dir) >= root_size)

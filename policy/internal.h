@@ -198,6 +198,23 @@ struct pol_policy {
 void *pol_snapshot_split(const char *text, size_t len, size_t *out_len);
 int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len);
 
+/* The rule image of a pre-split snapshot (the embedded one): its rules as a
+ * POL_LOAD_LAZY load makes them, struct pol_rule records whose pointers are offsets
+ * (into the split form's strings, or into the image's table of suggestion and owner
+ * strings), so that a load copies them at once and adds the base to each pointer
+ * instead of building each rule field by field. Made at build time by the same
+ * compiler as the library (the record is checked by size and by a few field offsets).
+ * pol_snapshot_image() makes it from blob (malloc'ed, *out_len its size; NULL with
+ * *why a sentence when a rule cannot be put in an image). pol_snapshot_load_image()
+ * loads blob with it: 0 or a negative errno as pol_snapshot_load_split(), which it
+ * equals; -EAGAIN (nothing loaded) when the image does not fit this load (another
+ * blob, not POL_LOAD_LAZY, a home and root too long for its lazy path rules): then
+ * load the split form. */
+#define POL_IMAGE_MAGIC 0x49474344u /* "DCGI" */
+void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const char **why);
+int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			    size_t ilen);
+
 /* compile.c: the two bytes (lowercased, high byte first) a text must start with for
  * pattern to match it, one key per alternative of a leading group (^git\s, ^(?:cp|cat)\b):
  * up to max keys are stored; returns their number, or 0 when the pattern is not anchored
@@ -275,6 +292,10 @@ const uint32_t *pol_embedded_codes_get(const char **version);
 /* Gives the embedded regex rules loaded since rule first their compiled codes, when the
  * policy's embedded_version is this build's. */
 void pol_embedded_attach(struct pol_policy *p, size_t first);
+/* The same for rules loaded from the rule image, whose code_index it numbered already
+ * (n of them): only the count and the version are checked; when they do not hold,
+ * each of those rules gets -1, as pol_embedded_attach() would leave them. */
+void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n);
 
 /* embedded.c: 1 when r is a regex rule of the embedded policy (one of the compiled
  * set, in load order). */
@@ -397,6 +418,11 @@ char *pol_strdup(const char *s);
 char *pol_strndup(const char *s, size_t n);
 void pol_copy_matched(struct pol_result *r, const char *text, size_t len);
 void pol_copy_str(char *dst, size_t size, const char *src);
+/* a, b and c one after the other in dst (size bytes), cut and NUL-terminated as
+ * snprintf "%s%s%s" would cut them; returns the length of the whole (>= size: cut).
+ * dst may lie in the same area as the arguments, after them. Not snprintf: the hook
+ * calls it at every start, and snprintf's code is two more pages of libc to fault in. */
+size_t pol_cat3(char *dst, size_t size, const char *a, const char *b, const char *c);
 
 /* The path rule kinds (a bit per enum pol_path_kind) that refuse op on a path with the
  * POL_PATH_* flags: the one table decide.c and the guest's path index (pathidx.c) both

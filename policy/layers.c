@@ -30,25 +30,6 @@ void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size)
 	env->cwd = cwd_buf && getcwd(cwd_buf, cwd_size) ? cwd_buf : NULL;
 }
 
-/* a, b and c one after the other in dst (size bytes), cut as snprintf would cut them:
- * for strings packed in one area, where snprintf's arguments may not overlap its
- * destination's object. */
-static void cat3(char *dst, size_t size, const char *a, const char *b, const char *c)
-{
-	size_t n = 0;
-
-	for (const char *const *s = (const char *const[]){a, b, c, NULL}; *s && n + 1 < size; s++) {
-		size_t l = strlen(*s);
-
-		if (l > size - 1 - n)
-			l = size - 1 - n;
-		memcpy(dst + n, *s, l);
-		n += l;
-	}
-	if (size)
-		dst[n] = '\0';
-}
-
 /* The project: the nearest folder upwards from cwd that holds .dcg/policy.yaml. */
 static int find_project(const char *cwd, char *root, size_t size)
 {
@@ -59,7 +40,7 @@ static int find_project(const char *cwd, char *root, size_t size)
 		return -ENOENT;
 	f = dir + strlen(dir) + 1; /* dir only gets shorter */
 	for (;;) {
-		cat3(f, PATH_MAX + 32, dir, strcmp(dir, "/") ? "/" : "", ".dcg/policy.yaml");
+		pol_cat3(f, PATH_MAX + 32, dir, strcmp(dir, "/") ? "/" : "", ".dcg/policy.yaml");
 		if (access(f, F_OK) == 0) {
 			pol_copy_str(root, size, dir);
 			return 0;
@@ -134,9 +115,9 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		pol_set_root(p, env->cwd);
 	user = pack_room(k);
 	if (env->xdg_config_home && env->xdg_config_home[0] == '/')
-		snprintf(user, PATH_MAX + 64, "%s/dcg/policy.yaml", env->xdg_config_home);
+		pol_cat3(user, PATH_MAX + 64, env->xdg_config_home, "/dcg/policy.yaml", "");
 	else
-		snprintf(user, PATH_MAX + 64, "%s/.config/dcg/policy.yaml", p->home);
+		pol_cat3(user, PATH_MAX + 64, p->home, "/.config/dcg/policy.yaml", "");
 	pack_keep(k, user);
 	trust = pack_room(k);
 	if (!trust_file && pol_trust_path(trust, PATH_MAX) == 0)
@@ -157,7 +138,7 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		pack_keep(k, log);
 		old = pack_room(k);
 		pol_add_self_rule(p, "dcg.self.log", log, 0, 1);
-		cat3(old, PATH_MAX + 4, log, ".1", ""); /* the rotated generation */
+		pol_cat3(old, PATH_MAX + 4, log, ".1", ""); /* the rotated generation */
 		pol_add_self_rule(p, "dcg.self.log_rotated", old, 0, 1);
 		pack_keep(k, old);
 	}

@@ -12,6 +12,8 @@ EMBED_SNAP := $(BUILD)/gen/default.snap
 EMBED_CODES := $(BUILD)/gen/default.codes
 # The snapshot as the binaries embed it: pre-split (pol_snapshot_split), loaded in place.
 EMBED_SPLIT := $(BUILD)/gen/default.split
+# Its rules as a lazy load makes them, pointers as offsets (pol_snapshot_image).
+EMBED_RULES := $(BUILD)/gen/default.rules
 
 $(EMBED_TOOL): $(BUILD)/policy/gen/embed_snapshot.o $(POLICY_CORE_OBJS)
 	@mkdir -p $(dir $@)
@@ -19,13 +21,15 @@ $(EMBED_TOOL): $(BUILD)/policy/gen/embed_snapshot.o $(POLICY_CORE_OBJS)
 
 $(EMBED_SNAP): policy/default.yaml $(EMBED_TOOL)
 	@mkdir -p $(dir $@)
-	$(EMBED_TOOL) policy/default.yaml $@.tmp $(EMBED_CODES).tmp $(EMBED_SPLIT).tmp
-	mv $(EMBED_CODES).tmp $(EMBED_CODES) && mv $(EMBED_SPLIT).tmp $(EMBED_SPLIT) && mv $@.tmp $@
+	$(EMBED_TOOL) policy/default.yaml $@.tmp $(EMBED_CODES).tmp $(EMBED_SPLIT).tmp \
+		$(EMBED_RULES).tmp
+	mv $(EMBED_CODES).tmp $(EMBED_CODES) && mv $(EMBED_SPLIT).tmp $(EMBED_SPLIT) && \
+		mv $(EMBED_RULES).tmp $(EMBED_RULES) && mv $@.tmp $@
 
 $(BUILD)/policy/embed.o: policy/embed.S $(EMBED_SNAP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DEMBED_SNAPSHOT='"$(EMBED_SPLIT)"' -DEMBED_CODES='"$(EMBED_CODES)"' \
-		-c $< -o $@
+		-DEMBED_RULES='"$(EMBED_RULES)"' -c $< -o $@
 
 $(POLICY_LIB): $(POLICY_OBJS)
 	@mkdir -p $(dir $@)

@@ -862,6 +862,324 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len)
 	return rc;
 }
 
+/* ---- the rule image (internal.h) ----------------------------------------------------- */
+
+/* Its header; the rule records follow (8-byte aligned), then the table of suggestion
+ * and owner strings (32-bit offsets into the split form's strings), then where the
+ * split form's other records are (the index word of each one's count): a load reads
+ * those, not the whole index. */
+struct image_head {
+	uint32_t magic;
+	uint32_t rule_size; /* sizeof(struct pol_rule) */
+	uint32_t layout;    /* a few field offsets, so that another layout is refused */
+	uint32_t n_rules;
+	uint32_t n_ptrs;
+	uint32_t split[3]; /* the split form's records, index words and string bytes */
+	uint32_t lazy;	   /* some rule's path is pending: the load keeps home and root */
+	uint32_t zero_access;
+	uint32_t max_pattern; /* the longest pattern of a pending path rule */
+	uint32_t split_len;   /* the split form's length */
+	uint32_t n_recs;      /* records other than rules and their O, L, K */
+	uint32_t n_codes;     /* the embedded regex rules, numbered in the records */
+};
+
+static uint32_t image_layout(void)
+{
+	return (uint32_t)(offsetof(struct pol_rule, path) ^ offsetof(struct pol_rule, kind) << 8 ^
+			  offsetof(struct pol_rule, suggestions) << 16 ^
+			  offsetof(struct pol_rule, owners) << 24);
+}
+
+/* In an image record a pointer is an offset + 1 (0: NULL). */
+static inline uintptr_t image_off(const void *ptr)
+{
+	return (uintptr_t)ptr;
+}
+
+/* The offset + 1 of s among the n bytes of strings at str, or 0 when it is not there:
+ * where it points into them, else where a string equal to it lies (a language or an
+ * origin, interned elsewhere). */
+static uintptr_t image_str(const char *str, size_t nb, const char *s)
+{
+	if (!s)
+		return 0;
+	if (s >= str && s < str + nb)
+		return (uintptr_t)(s - str) + 1;
+	size_t n = strlen(s);
+	for (size_t i = 0; i + n < nb; i += strlen(str + i) + 1)
+		if (!strcmp(str + i, s))
+			return i + 1;
+	return 0;
+}
+
+/* The index words of the counts of the records a load of the split form at h runs
+ * load_record() for (all but rules and their O, L, K) into out (NULL: counted only).
+ * Their number, or -1 for a malformed index. */
+static long image_records(const uint32_t *h, size_t len, uint32_t *out)
+{
+	const uint32_t *ix = h + 4;
+	const char *str = (const char *)(ix + h[2]);
+	size_t w = 0, nw = h[2];
+	long n = 0;
+
+	if (nw > (len - 16) / 4)
+		return -1;
+	for (uint32_t r = 0; r < h[1]; r++) {
+		size_t k;
+
+		if (w >= nw)
+			return -1;
+		k = ix[w];
+		if (k & SPLIT_RULE) {
+			w += 1 + SR_WORDS + (k & ~SPLIT_RULE);
+			continue;
+		}
+		if (k < 1 || k > nw - w - 1 || ix[w + 1] >= h[3])
+			return -1;
+		if (!strchr("OLK", str[ix[w + 1]])) {
+			if (out)
+				out[n] = (uint32_t)w;
+			n++;
+		}
+		w += 1 + k;
+	}
+	return n;
+}
+
+void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const char **why)
+{
+	const uint32_t *h = blob;
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+	struct image_head ih;
+	size_t first, n, np = 0, k = 0;
+	char *out = NULL;
+	uint32_t *ptrs;
+	const char *str;
+	long nrec;
+
+	*why = "out of memory";
+	if (!p || pol_set_home(p, "/h") || pol_set_root(p, "/r"))
+		goto out;
+	first = p->n_rules;
+	*why = "the split form does not load";
+	if (len < 16 || pol_snapshot_load_split(p, blob, len) || p->n_rules == first)
+		goto out;
+	str = (const char *)(h + 4 + h[2]);
+	n = p->n_rules - first;
+	nrec = image_records(h, len, NULL);
+	if (nrec < 0)
+		goto out;
+	for (size_t i = first; i < p->n_rules; i++)
+		np += p->rules[i].n_suggestions + p->rules[i].n_owners;
+	memset(&ih, 0, sizeof(ih));
+	ih.magic = POL_IMAGE_MAGIC;
+	ih.rule_size = sizeof(struct pol_rule);
+	ih.layout = image_layout();
+	ih.n_rules = (uint32_t)n;
+	ih.n_ptrs = (uint32_t)np;
+	memcpy(ih.split, h + 1, sizeof(ih.split));
+	ih.split_len = (uint32_t)len;
+	ih.n_recs = (uint32_t)nrec;
+	*out_len = sizeof(ih) + n * sizeof(struct pol_rule) + (np + (size_t)nrec) * 4;
+	*why = "out of memory";
+	out = calloc(1, *out_len);
+	if (!out)
+		goto out;
+	ptrs = (uint32_t *)(void *)(out + sizeof(ih) + n * sizeof(struct pol_rule));
+	for (size_t i = 0; i < n; i++) {
+		struct pol_rule r = p->rules[first + i];
+		const struct pol_rule *o = &p->rules[first + i];
+		int bad = 0;
+
+		/* what only a load that is not the hook's makes, or a later decision */
+		*why = o->id;
+		if (!o->borrowed || o->path_owned || o->code || o->compile_error || o->untrusted ||
+		    o->compile_state || !o->origin)
+			goto out_free;
+#define STR(f)                                                          \
+	do {                                                            \
+		r.f = (void *)image_str(str, h[3], (const char *)o->f); \
+		bad |= o->f && !r.f;                                    \
+	} while (0)
+		STR(id);
+		STR(alias);
+		STR(pattern);
+		STR(reason);
+		STR(language);
+		STR(origin);
+		STR(keyword);
+		STR(path.glob);
+		STR(path_canon.glob);
+#undef STR
+		if (bad)
+			goto out_free;
+		/* numbered as pol_embedded_attach() numbers them (this tool has no codes to
+		 * attach): pol_embedded_attach_numbered() checks the count at each load */
+		r.code_index = pol_embedded_regex(o) ? (int)ih.n_codes++ : -1;
+		r.suggestions = o->n_suggestions ? (char **)(uintptr_t)(k + 1) : NULL;
+		for (size_t j = 0; j < o->n_suggestions; j++, k++)
+			if (!(ptrs[k] = (uint32_t)image_str(str, h[3], o->suggestions[j])))
+				goto out_free;
+		r.owners = o->n_owners ? (char **)(uintptr_t)(k + 1) : NULL;
+		for (size_t j = 0; j < o->n_owners; j++, k++)
+			if (!(ptrs[k] = (uint32_t)image_str(str, h[3], o->owners[j])))
+				goto out_free;
+		if (r.path_pending) {
+			size_t pl = strlen(o->pattern);
+			ih.lazy = 1;
+			ih.max_pattern = pl > ih.max_pattern ? (uint32_t)pl : ih.max_pattern;
+		}
+		if (r.kind == POL_RULE_PATH && r.path_kind == POL_PATH_ZERO_ACCESS &&
+		    !r.path.negate)
+			ih.zero_access = 1;
+		memcpy(out + sizeof(ih) + i * sizeof(r), &r, sizeof(r));
+	}
+	for (size_t j = 0; j < np; j++)
+		ptrs[j]--; /* stored as offsets */
+	image_records(h, len, ptrs + np);
+	memcpy(out, &ih, sizeof(ih));
+	pol_free(p);
+	*why = NULL;
+	return out;
+
+out_free:
+	free(out);
+	out = NULL;
+out:
+	pol_free(p);
+	return out;
+}
+
+int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			    size_t ilen)
+{
+	const uint32_t *h = blob, *ix = h + 4;
+	const struct image_head *ih = img;
+	size_t first = p->n_rules, n, nb, nw, w = 0;
+	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
+	const char *str, *lang = NULL, *origin = NULL;
+	uintptr_t lang_off = 0, origin_off = 0;
+	int rc = 0;
+
+	if (!(p->flags & POL_LOAD_LAZY) || ilen < sizeof(*ih) || len < 16 ||
+	    h[0] != POL_SPLIT_MAGIC || ih->magic != POL_IMAGE_MAGIC ||
+	    ih->rule_size != sizeof(struct pol_rule) || ih->layout != image_layout() ||
+	    memcmp(ih->split, h + 1, sizeof(ih->split)) || ih->split_len != len ||
+	    ilen != sizeof(*ih) + (size_t)ih->n_rules * sizeof(struct pol_rule) +
+			((size_t)ih->n_ptrs + ih->n_recs) * 4 ||
+	    (ih->lazy && strlen(p->home) + strlen(p->root) + ih->max_pattern + 8 >= PATH_MAX))
+		return -EAGAIN;
+	nw = h[2];
+	nb = h[3];
+	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
+		return -EINVAL;
+	str = (const char *)(ix + nw);
+	if (str[nb - 1] != '\0')
+		return -EINVAL;
+	n = ih->n_rules;
+	if (p->cap_rules - p->n_rules < n) { /* room at once, as pol_rule_new() makes it */
+		size_t cap = p->cap_rules ? p->cap_rules : 384;
+		while (cap - p->n_rules < n)
+			cap *= 2;
+		struct pol_rule *nr = realloc(p->rules, cap * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		p->rules = nr;
+		p->cap_rules = cap;
+	}
+	/* The records but the rules and what the image holds of them (O, L, K), in order,
+	 * where the image says they are. */
+	const uint32_t *recs = (const uint32_t *)(const void *)((const char *)img + sizeof(*ih) +
+								n * sizeof(struct pol_rule)) +
+			       ih->n_ptrs;
+	for (uint32_t r = 0; r < ih->n_recs && rc == 0; r++) {
+		size_t k;
+
+		w = recs[r];
+		if (w >= nw || (r && w <= recs[r - 1]))
+			return -EINVAL;
+		k = ix[w++];
+		if (k < 1 || k > sizeof(f) / sizeof(f[0]) || k > nw - w)
+			return -EINVAL;
+		for (size_t j = 0; j < k; j++) {
+			if (ix[w] >= nb)
+				return -EINVAL;
+			f[j] = (char *)(uintptr_t)(str + ix[w++]);
+		}
+		if (f[0][0] == 'P' || f[0][0] == 'O' || f[0][0] == 'L' || f[0][0] == 'K')
+			return -EINVAL; /* the image holds these */
+		rc = load_record(p, f, k, first);
+	}
+	if (rc == 0 && ih->n_ptrs) {
+		const uint32_t *ptrs =
+		    (const uint32_t *)(const void *)((const char *)img + sizeof(*ih) +
+						     n * sizeof(struct pol_rule));
+		pool = pool_take(p, ih->n_ptrs);
+		if (!pool)
+			rc = -ENOMEM;
+		for (size_t j = 0; pool && j < ih->n_ptrs; j++) {
+			if (ptrs[j] >= nb)
+				return -EINVAL;
+			pool[j] = (char *)(uintptr_t)(str + ptrs[j]);
+		}
+	}
+	if (rc == 0 && ih->lazy)
+		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
+	if (rc)
+		return rc;
+	/* The rules, then each pointer made one: committed only when all are. */
+	memcpy(p->rules + first, (const char *)img + sizeof(*ih), n * sizeof(struct pol_rule));
+	for (size_t i = 0; i < n; i++) {
+		struct pol_rule *r = &p->rules[first + i];
+		int bad = 0;
+
+#define FIX(f)                                                                 \
+	do {                                                                   \
+		uintptr_t o = image_off(r->f);                                 \
+		bad |= o > nb;                                                 \
+		r->f = o && o <= nb ? (void *)(uintptr_t)(str + o - 1) : NULL; \
+	} while (0)
+		FIX(id);
+		FIX(alias);
+		FIX(pattern);
+		FIX(reason);
+		FIX(keyword);
+		FIX(path.glob);
+		FIX(path_canon.glob);
+#undef FIX
+		uintptr_t lo = image_off(r->language), oo = image_off(r->origin);
+		if (lo && lo != lang_off) {
+			lang = lo <= nb ? pol_language_intern(str + lo - 1) : NULL;
+			lang_off = lo;
+		}
+		r->language = lo ? lang : NULL;
+		if (oo != origin_off) {
+			origin = oo && oo <= nb ? pol_origin_intern(p, str + oo - 1) : NULL;
+			origin_off = oo;
+		}
+		r->origin = origin;
+		/* a table slice [so - 1, so - 1 + count) of the pool, none when count is 0 */
+		uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
+		size_t np = ih->n_ptrs;
+		bad |= !r->origin || !r->id || !r->reason || lo > nb || oo > nb ||
+		       (so ? so - 1 + r->n_suggestions > np || !r->n_suggestions
+			   : r->n_suggestions != 0) ||
+		       (wo ? wo - 1 + r->n_owners > np || !r->n_owners : r->n_owners != 0);
+		if (bad)
+			return -EINVAL; /* nothing committed: n_rules is still first */
+		r->suggestions = so ? pool + so - 1 : NULL;
+		r->owners = wo ? pool + wo - 1 : NULL;
+	}
+	p->n_rules = first + n;
+	if (ih->lazy)
+		p->paths_pending = 1;
+	if (ih->zero_access)
+		p->have_zero_access = 1;
+	pol_embedded_attach_numbered(p, first, ih->n_codes);
+	pol_rules_refresh(p);
+	return 0;
+}
+
 /* Appends to a growing buffer of 32-bit words or bytes; 0 or -ENOMEM. */
 static int grow(void *pv, size_t *cap, size_t need, size_t unit)
 {

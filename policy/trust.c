@@ -93,17 +93,17 @@ void pol_sha256_hex(const void *data, size_t len, char hex[65])
 int pol_trust_path(char *buf, size_t size)
 {
 	const char *s = getenv("DCG_TRUST_FILE");
-	int n;
+	size_t n;
 
 	if (s && s[0] == '/')
-		n = snprintf(buf, size, "%s", s);
+		n = pol_cat3(buf, size, s, "", "");
 	else if ((s = getenv("XDG_STATE_HOME")) && s[0] == '/')
-		n = snprintf(buf, size, "%s/dcg/trusted", s);
+		n = pol_cat3(buf, size, s, "/dcg/trusted", "");
 	else if ((s = getenv("HOME")) && s[0] == '/')
-		n = snprintf(buf, size, "%s/.local/state/dcg/trusted", s);
+		n = pol_cat3(buf, size, s, "/.local/state/dcg/trusted", "");
 	else
 		return -ENOENT;
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	return n >= size ? -ENAMETOOLONG : 0;
 }
 
 /* Reads the whole trust file into a malloc'ed, NUL-terminated buffer. */

@@ -59,6 +59,26 @@ void pol_copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+size_t pol_cat3(char *dst, size_t size, const char *a, const char *b, const char *c)
+{
+	size_t n = 0, whole = 0;
+
+	for (const char *const *s = (const char *const[]){a, b, c, NULL}; *s; s++) {
+		size_t l = strlen(*s);
+
+		whole += l;
+		if (n + 1 >= size)
+			continue;
+		if (l > size - 1 - n)
+			l = size - 1 - n;
+		memmove(dst + n, *s, l);
+		n += l;
+	}
+	if (size)
+		dst[n] = '\0';
+	return whole;
+}
+
 static const char *const decision_names[] = {"allow", "log", "warn", "ask", "deny"};
 static const char *const severity_names[] = {"low", "medium", "high", "critical"};
 static const char *const detection_names[] = {"none",	       "command", "heredoc",

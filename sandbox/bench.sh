@@ -35,30 +35,41 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 FILE=$PWD/policy/dcg_policy.h
 N=20000
-bare_open=$(best_ns "$T/calls" open $N "$FILE")
-sbx_open=$(best_ns "${SANDBOX[@]}" -- "$T/calls" open $N "$FILE")
+echo "sandbox: load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+# One notified open: bare, dcg sandbox and the floor (sandbox/bench/notify_floor.c: the
+# same open+close with every openat notified to a supervisor that answers without
+# looking), interleaved round by round, best of ROUNDS each.
+declare -A fl=() flm=()
+bare_open= sbx_open=
+for _ in $(seq "$ROUNDS"); do
+	v=$("$T/calls" open $N "$FILE") || exit 1
+	if [ -z "$bare_open" ] || [ "$v" -lt "$bare_open" ]; then bare_open=$v; fi
+	v=$("${SANDBOX[@]}" -- "$T/calls" open $N "$FILE") || exit 1
+	if [ -z "$sbx_open" ] || [ "$v" -lt "$sbx_open" ]; then sbx_open=$v; fi
+	if [ -x "$FLOOR" ]; then
+		while read -r mode ns migr; do
+			if [ -z "${fl[$mode]:-}" ] || [ "$ns" -lt "${fl[$mode]}" ]; then
+				fl[$mode]=$ns flm[$mode]=$migr
+			fi
+		done < <("$FLOOR" $N "$FILE")
+	fi
+done
 bare_pid=$(best_ns "$T/calls" getpid $((N * 10)) x)
 sbx_pid=$(best_ns "${SANDBOX[@]}" -- "$T/calls" getpid $((N * 10)) x)
 echo "sandbox: open+close (notified, performed by the supervisor): bare ${bare_open} ns," \
 	"sandboxed ${sbx_open} ns: x$(ratio "$sbx_open" "$bare_open")," \
 	"+$(( (sbx_open - bare_open) / 1000 )) us per notified call"
-# The floor: the same open+close with every openat notified to a supervisor that
-# answers without looking (sandbox/bench/notify_floor.c), best of ROUNDS per mode.
-if [ -x "$FLOOR" ]; then
-	declare -A fl=()
-	for _ in $(seq "$ROUNDS"); do
-		while read -r mode ns; do
-			if [ -z "${fl[$mode]:-}" ] || [ "$ns" -lt "${fl[$mode]}" ]; then fl[$mode]=$ns; fi
-		done < <("$FLOOR" $N "$FILE")
-	done
-	if [ -n "${fl[bare]:-}" ]; then
-		us() { awk -v a="$1" -v b="${fl[bare]}" 'BEGIN { printf "+%.1f us", (a - b) / 1000 }'; }
-		echo "sandbox: floor, a bare notify round trip (sync wake-up) per open+close:" \
-			"continue $(us "${fl[continue]}"), addfd $(us "${fl[addfd]}");" \
-			"supervisor and tracee on one CPU: continue $(us "${fl[continue-same-cpu]}")," \
-			"addfd $(us "${fl[addfd-same-cpu]}"); dcg sandbox" \
-			"+$(( (sbx_open - bare_open) / 1000 )) us (budget +15 us)"
-	fi
+if [ -n "${fl[bare]:-}" ]; then
+	us() { awk -v a="$1" -v b="${fl[bare]}" 'BEGIN { printf "+%.1f us", (a - b) / 1000 }'; }
+	# m: how often the tracee changed CPUs, per 1,000 calls of the best round.
+	m() { echo "$(us "${fl[$1]}") (${flm[$1]})"; }
+	echo "sandbox: floor, a bare notify round trip (sync wake-up) per open+close, in the same rounds" \
+		"(tracee CPU changes per 1,000 calls): continue $(m continue); addfd $(m addfd)," \
+		"two steps $(m addfd-reply); with a checker's calls (read, pin, fstat, reopen)" \
+		"addfd $(m addfd-check), two steps $(m addfd-reply-check); supervisor and tracee on one CPU:" \
+		"continue $(m continue-same-cpu), addfd $(m addfd-same-cpu), with a checker's calls" \
+		"$(m addfd-check-same-cpu); dcg sandbox +$(( (sbx_open - bare_open) / 1000 )) us" \
+		"(budget +15 us)"
 fi
 echo "sandbox: getpid (filtered, not notified): bare ${bare_pid} ns, sandboxed ${sbx_pid} ns:" \
 	"x$(ratio "$sbx_pid" "$bare_pid")"
@@ -132,13 +143,28 @@ echo "sandbox:   dcg sandbox (with libdcg-preload.so in every process): wall ${s
 # into a temporary folder, bare and under dcg sandbox (with the preload), wall and CPU.
 if [ "${SBX_BENCH_MAKE:-1}" = 1 ]; then
 	mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j2 -C "$PWD" BUILD="$1" "$1/dcg"; }
-	mbw= mbc= msw= msc=
+	# The same build bare, under the floor supervisor (every open notified, answered
+	# "continue", or performed with a checker's calls and ADDFD but no policy), and
+	# under dcg sandbox with and without the preload; interleaved round by round.
+	names=(bare floor-continue floor-addfd dcg dcg-no-preload)
+	runs=("" "$FLOOR --run continue --" "$FLOOR --run addfd-check --"
+		"${SANDBOX[*]} --" "${SANDBOX[*]} --no-preload --")
+	declare -A mw=() mc=()
 	for _ in $(seq "${SBX_BENCH_MAKE_ROUNDS:-2}"); do
-		rm -rf "$T/mb"; r=$(timed mk "$T/mb") || exit 1
-		read -r w c <<<"$r"; mbw=$(min "$mbw" "$w"); mbc=$(min "$mbc" "$c")
-		rm -rf "$T/mb"; r=$(timed "${SANDBOX[@]}" -- bash -c "$(declare -f mk); mk $T/mb") || exit 1
-		read -r w c <<<"$r"; msw=$(min "$msw" "$w"); msc=$(min "$msc" "$c")
+		for k in "${!names[@]}"; do
+			[ -x "$FLOOR" ] || [ "${names[$k]#floor}" = "${names[$k]}" ] || continue
+			rm -rf "$T/mb"
+			# shellcheck disable=SC2086 # runs[k] is a command prefix
+			r=$(timed ${runs[$k]} bash -c "$(declare -f mk); mk $T/mb") || exit 1
+			read -r w c <<<"$r"
+			mw[$k]=$(min "${mw[$k]:-}" "$w") mc[$k]=$(min "${mc[$k]:-}" "$c")
+		done
 	done
-	echo "sandbox: make -j2 build/dcg from clean (best of ${SBX_BENCH_MAKE_ROUNDS:-2}): bare wall ${mbw} ms, CPU ${mbc} ms;" \
-		"dcg sandbox wall ${msw} ms x$(ratio "$msw" "$mbw"), CPU ${msc} ms x$(ratio "$msc" "$mbc") (budget x1.10 wall)"
+	line="sandbox: make -j2 build/dcg from clean (best of ${SBX_BENCH_MAKE_ROUNDS:-2}, interleaved): bare wall ${mw[0]} ms, CPU ${mc[0]} ms"
+	for k in 1 2 3 4; do
+		[ -n "${mw[$k]:-}" ] || continue
+		line="$line; ${names[$k]} wall x$(ratio "${mw[$k]}" "${mw[0]}"), CPU x$(ratio "${mc[$k]}" "${mc[0]}")"
+	done
+	echo "$line (budget x1.10 wall for dcg)"
 fi
+echo "sandbox: load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

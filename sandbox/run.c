@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -159,13 +161,119 @@ static void sbx_child(int sock, const struct sbx_filter *f, char *const argv[])
 	_exit(e == ENOENT ? 127 : 126);
 }
 
+/* What the signals tell: the children reaped (CMD's status) and the signals forwarded. */
+struct sbx_reaper {
+	int sfd;
+	pid_t child;
+	int child_status, child_done;
+};
+
+/* Acts on one signal read from the signalfd: forwards SIGINT... to CMD (or, once it
+ * has gone, to every child left), reaps on SIGCHLD. Returns 1 when no child is left. */
+static int sbx_reap(struct sbx_reaper *r, const struct signalfd_siginfo *si)
+{
+	if (si->ssi_signo != SIGCHLD) {
+		/* A terminal's signal reaches the whole foreground group already:
+		 * forward only what was sent to us alone. */
+		if (si->ssi_code == SI_KERNEL)
+			return 0;
+		if (!r->child_done)
+			kill(r->child, (int)si->ssi_signo);
+		else
+			sbx_signal_children((int)si->ssi_signo);
+		return 0;
+	}
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG | __WALL);
+
+		if (pid == 0)
+			return 0;
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (pid == r->child) {
+			r->child_status = st;
+			r->child_done = 1;
+		}
+	}
+}
+
+/* The reaper thread: reads the signalfd until no child is left. */
+static void *sbx_reaper_main(void *arg)
+{
+	struct sbx_reaper *r = arg;
+	struct signalfd_siginfo si;
+
+	for (;;) {
+		ssize_t n = read(r->sfd, &si, sizeof si);
+
+		if (n == (ssize_t)sizeof si) {
+			if (sbx_reap(r, &si))
+				return NULL;
+		} else if (n < 0 && errno != EINTR) {
+			break;
+		}
+	}
+	/* The signalfd failed: reap the old way (nothing is forwarded any more). */
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, __WALL);
+
+		if (pid == r->child) {
+			r->child_status = st;
+			r->child_done = 1;
+		} else if (pid < 0 && errno != EINTR) {
+			return NULL;
+		}
+	}
+}
+
+/* Whether a RECV blocked on the listener returns once the last tracee has gone: since
+ * Linux 6.11; before, only poll() saw the hang-up and RECV would wait for ever. */
+static int sbx_recv_sees_end(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 11);
+}
+
+/* Serves the listener blocked in its RECV, a thread reaping and forwarding signals
+ * meanwhile: a tracee's notification then wakes the supervisor on the tracee's CPU
+ * and the answer hands the CPU back (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP), with no
+ * poll() in between. Returns 0 and the child's wait status in *status, or -1 when the
+ * thread could not start. */
+static int sbx_serve_blocking(struct sbx_super *s, pid_t child, int sfd, int *status)
+{
+	struct sbx_reaper r = {sfd, child, 0, 0};
+	pthread_t t;
+	int rc;
+
+	if (pthread_create(&t, NULL, sbx_reaper_main, &r) != 0)
+		return -1;
+	rc = sbx_super_serve(s);
+	if (rc < 0)
+		fprintf(stderr, "dcg sandbox: listener failed: %s\n", strerror(-rc));
+	pthread_join(t, NULL);
+	*status = r.child_done ? r.child_status : 0;
+	return 0;
+}
+
 /* Serves the listener until the last descendant has gone; returns the child's wait
  * status. */
 static int sbx_serve(struct sbx_super *s, pid_t child, int sfd)
 {
+	struct sbx_reaper r = {sfd, child, 0, 0};
 	struct pollfd pf[2];
-	int child_status = 0, child_done = 0;
+	int status;
 
+	if (sbx_recv_sees_end() && sbx_serve_blocking(s, child, sfd, &status) == 0)
+		return status;
 	pf[0].fd = sbx_super_fd(s);
 	pf[0].events = POLLIN;
 	pf[1].fd = sfd;
@@ -193,43 +301,17 @@ static int sbx_serve(struct sbx_super *s, pid_t child, int sfd)
 		struct signalfd_siginfo si;
 		if (read(sfd, &si, sizeof si) != sizeof si)
 			continue;
-		if (si.ssi_signo != SIGCHLD) {
-			/* A terminal's signal reaches the whole foreground group already:
-			 * forward only what was sent to us alone. */
-			if (si.ssi_code == SI_KERNEL)
-				continue;
-			if (!child_done)
-				kill(child, (int)si.ssi_signo);
-			else
-				sbx_signal_children((int)si.ssi_signo);
-			continue;
-		}
-		for (;;) {
-			int st;
-			pid_t pid = waitpid(-1, &st, WNOHANG | __WALL);
-			if (pid == 0)
-				break;
-			if (pid < 0) {
-				if (errno == EINTR)
-					continue;
-				if (!child_done)
-					child_status = 0;
-				return child_status;
-			}
-			if (pid == child) {
-				child_status = st;
-				child_done = 1;
-			}
-		}
+		if (sbx_reap(&r, &si))
+			return r.child_done ? r.child_status : 0;
 	}
 	/* poll failed: wait the old way. */
-	while (!child_done) {
-		if (waitpid(child, &child_status, 0) == child)
-			child_done = 1;
+	while (!r.child_done) {
+		if (waitpid(child, &r.child_status, 0) == child)
+			r.child_done = 1;
 		else if (errno != EINTR)
 			break;
 	}
-	return child_status;
+	return r.child_status;
 }
 
 int sbx_run(const struct pol_policy *policy, char *const cmd[])

@@ -121,6 +121,11 @@ void sbx_super_free(struct sbx_super *s);
  * negative errno when the listener is gone (-ENOENT: the tracee died meanwhile, which
  * is not an error for the loop). */
 int sbx_super_handle_one(struct sbx_super *s);
+/* Serves the listener until no tracee is left, blocked in the listener's RECV itself
+ * between notifications (so that the kernel's synchronous wake-up hands the CPU over
+ * both ways). Returns 0 when the last tracee has gone, or a negative errno when the
+ * listener failed. */
+int sbx_super_serve(struct sbx_super *s);
 /* The listener descriptor, for poll(). */
 int sbx_super_fd(const struct sbx_super *s);
 

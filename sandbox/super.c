@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,8 +152,9 @@ static ssize_t sbx_mem_read(struct sbx_call *c, uint64_t addr, void *buf, size_t
 }
 
 /* Reads a NUL-terminated string, page by page so that a string ending just before an
- * unmapped page is read whole. */
-static int sbx_read_str(struct sbx_call *c, uint64_t addr, char *buf, size_t size)
+ * unmapped page is read whole. Returns how many bytes of buf it filled (the string and
+ * what followed it up to the end of its last page), or -errno. */
+static long sbx_read_str_n(struct sbx_call *c, uint64_t addr, char *buf, size_t size)
 {
 	size_t got = 0;
 
@@ -167,10 +169,75 @@ static int sbx_read_str(struct sbx_call *c, uint64_t addr, char *buf, size_t siz
 			return -EFAULT;
 		char *nul = memchr(buf + got, '\0', (size_t)n);
 		if (nul)
-			return 0;
+			return (long)(got + (size_t)n);
 		got += (size_t)n;
 	}
 	return -ENAMETOOLONG;
+}
+
+static int sbx_read_str(struct sbx_call *c, uint64_t addr, char *buf, size_t size)
+{
+	long n = sbx_read_str_n(c, addr, buf, size);
+
+	return n < 0 ? (int)n : 0;
+}
+
+/* Reads argv (up to SBX_MAX_ARGV strings) into argv, NULL-terminated, and pool
+ * (SBX_ARGV_BYTES): the pointers a page at a time, and a string only when the read
+ * before it (which goes on to the end of its page) does not already hold it, since a
+ * program's strings usually lie end to end or a few bytes apart. Returns the count, or
+ * -errno. */
+static int sbx_read_argv(struct sbx_call *c, uint64_t addr, char **argv, char *pool)
+{
+	uint64_t ptrs[512];
+	size_t nptr = 0, iptr = 0, used = 0, have = 0; /* have: bytes read at pool + used */
+	uint64_t have_addr = 0;			       /* and where they came from */
+	int n;
+
+	for (n = 0; n < SBX_MAX_ARGV && addr; n++) {
+		if (iptr == nptr) {
+			uint64_t a = addr + (uint64_t)n * 8;
+			size_t chunk = 4096 - (a & 4095);
+
+			if (chunk > sizeof ptrs)
+				chunk = sizeof ptrs;
+			if (chunk > (size_t)(SBX_MAX_ARGV - n) * 8)
+				chunk = (size_t)(SBX_MAX_ARGV - n) * 8;
+			chunk = chunk < 8 ? 8 : chunk & ~(size_t)7;
+			ssize_t k = sbx_mem_read(c, a, ptrs, chunk);
+			if (k < 8)
+				return -EFAULT;
+			nptr = (size_t)k / 8;
+			iptr = 0;
+		}
+		uint64_t p = ptrs[iptr++];
+		if (p == 0)
+			break;
+		if (used >= SBX_ARGV_BYTES)
+			return -E2BIG;
+		if (p > have_addr && p - have_addr < have) {
+			/* further on in the bytes already read (strings a malloc apart) */
+			size_t off = (size_t)(p - have_addr);
+
+			memmove(pool + used, pool + used + off, have - off);
+			have -= off;
+			have_addr = p;
+		}
+		if (!have || p != have_addr || !memchr(pool + used, '\0', have)) {
+			long got = sbx_read_str_n(c, p, pool + used, SBX_ARGV_BYTES - used);
+			if (got < 0)
+				return (int)got;
+			have = (size_t)got;
+			have_addr = p;
+		}
+		size_t len = strlen(pool + used) + 1;
+		argv[n] = pool + used;
+		used += len;
+		have -= len;
+		have_addr += len;
+	}
+	argv[n] = NULL;
+	return n;
 }
 
 /* ---- credentials --------------------------------------------------------------------- */
@@ -1515,7 +1582,6 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 	struct sbx_target t;
 	char *argv[SBX_MAX_ARGV + 1];
 	char *pool = NULL;
-	size_t used = 0;
 	int rc, n = 0;
 
 	sbx_target_init(&t);
@@ -1529,25 +1595,9 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (n = 0; n < SBX_MAX_ARGV && argv_addr; n++) {
-		uint64_t p;
-		if (sbx_mem_read(c, argv_addr + (uint64_t)n * 8, &p, 8) != 8) {
-			rc = -EFAULT;
-			goto out;
-		}
-		if (p == 0)
-			break;
-		if (used >= SBX_ARGV_BYTES) {
-			rc = -E2BIG;
-			goto out;
-		}
-		rc = sbx_read_str(c, p, pool + used, SBX_ARGV_BYTES - used);
-		if (rc < 0)
-			goto out;
-		argv[n] = pool + used;
-		used += strlen(pool + used) + 1;
-	}
-	argv[n] = NULL;
+	rc = n = sbx_read_argv(c, argv_addr, argv, pool);
+	if (rc < 0)
+		goto out;
 	if (n > 0) {
 		struct pol_result r;
 		struct pol_ctx ctx = {0};
@@ -2018,18 +2068,23 @@ static void sbx_close_two(int a, int b)
 		close(b);
 }
 
-int sbx_super_handle_one(struct sbx_super *s)
+/* Receives one notification (blocking until there is one) and answers it. Returns 0
+ * (*got: whether a notification was read), or -errno when the listener failed. */
+static int sbx_handle(struct sbx_super *s, int *got)
 {
 	struct sbx_call c;
 	struct sbx_answer ans = {SBX_ANS_VALUE, -ENOSYS, -1, 0};
 
+	*got = 0;
 	memset(s->req, 0, s->sizes.seccomp_notif);
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, s->req) < 0) {
-		/* ENOENT: the tracee was interrupted or died before we read it. */
+		/* ENOENT: the tracee was interrupted or died before we read it, or no
+		 * tracee is left. */
 		if (errno == ENOENT || errno == EINTR)
 			return 0;
 		return -errno;
 	}
+	*got = 1;
 	s->stats.notified++;
 	memset(&c, 0, sizeof c);
 	c.close_later = -1;
@@ -2089,4 +2144,30 @@ int sbx_super_handle_one(struct sbx_super *s)
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, s->resp) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
+}
+
+int sbx_super_handle_one(struct sbx_super *s)
+{
+	int got;
+
+	return sbx_handle(s, &got);
+}
+
+int sbx_super_serve(struct sbx_super *s)
+{
+	for (;;) {
+		int got, rc = sbx_handle(s, &got);
+
+		if (rc < 0)
+			return rc;
+		if (!got) {
+			/* Only now ask whether the last tracee has gone: with no tracee
+			 * left, RECV returns at once and the listener hangs up. */
+			struct pollfd pf = {s->listener, POLLIN, 0};
+
+			if (poll(&pf, 1, 0) == 1 && !(pf.revents & POLLIN) &&
+			    (pf.revents & (POLLHUP | POLLERR | POLLNVAL)))
+				return 0;
+		}
+	}
 }

@@ -5,7 +5,9 @@
  * descriptor (the object, or its parent directory), the check is made on that
  * descriptor's canonical path, and the action goes through the descriptor.
  *
- * Most paths hold no symlink: one openat2(RESOLVE_NO_SYMLINKS) pins them. Otherwise
+ * Most paths hold no symlink: one openat2(RESOLVE_NO_SYMLINKS) pins them. A path with
+ * ordinary symlinks (a library under /lib on a merged /usr) is then resolved by the
+ * kernel with RESOLVE_NO_MAGICLINKS and kept when it ends outside procfs. Otherwise
  * the walk goes component by component with O_PATH|O_NOFOLLOW, reading each symlink
  * itself, because the kernel would resolve /proc/self (and /dev/stdin, /dev/fd, which
  * point there) as the supervisor, not as the tracee.
@@ -266,10 +268,35 @@ out_close_cur:
 	return rc;
 }
 
+/* A path with a symlink on the way, resolved by the kernel but for magic links: kept
+ * only when it ends outside procfs, since there "self" would have named the supervisor
+ * (a path that passes through /proc/self and leaves it by ".." lands in the same place
+ * for either process, and /proc/self/fd/N, cwd, root, exe are magic links). The
+ * descriptor's canonical name goes into canon. Returns the descriptor, or -1: take
+ * the slow walk, which reads each link itself. */
+static int sbx_open_followed(int start, const char *path, int follow_last, char *canon, size_t size)
+{
+	struct open_how how = {
+	    .flags = O_PATH | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
+	    .resolve = RESOLVE_NO_MAGICLINKS,
+	};
+	long fd =
+	    syscall(SYS_openat2, path[0] == '/' ? sbx_rootfd() : start, path, &how, sizeof how);
+
+	if (fd < 0)
+		return -1;
+	if (sbx_is_procfs((int)fd) || sbx_fd_path((int)fd, canon, size) < 0 || canon[0] != '/') {
+		close((int)fd);
+		return -1;
+	}
+	return (int)fd;
+}
+
 /* Opens path as an O_PATH descriptor the way the tracee's kernel walk would. *direct
- * is set to 1 when no symlink was met on the way (one openat2 resolved it). */
+ * is set to 1 when no symlink was met on the way (one openat2 resolved it), to 2 when
+ * the kernel followed ordinary symlinks and canon holds the canonical name. */
 static int sbx_open_path(struct sbx_who *who, int start, const char *path, int follow_last,
-			 int *direct)
+			 int *direct, char *canon, size_t size)
 {
 	struct open_how how = {
 	    .flags = O_PATH | O_CLOEXEC | (follow_last ? 0 : O_NOFOLLOW),
@@ -287,16 +314,26 @@ static int sbx_open_path(struct sbx_who *who, int start, const char *path, int f
 	}
 	if (errno != ELOOP && errno != EXDEV && errno != ENOSYS)
 		return -errno;
+	if (errno == ELOOP) {
+		fd = sbx_open_followed(start, path, follow_last, canon, size);
+		if (fd >= 0) {
+			*direct = 2;
+			return (int)fd;
+		}
+	}
 	return sbx_walk_slow(who, start, path, follow_last);
 }
 
 /* The canonical path of what path (from start, whose canonical path is start_abs or
- * NULL) named, pinned in fd. Resolved without a symlink (direct), the path's lexical
+ * NULL) named, pinned in fd. Resolved without a symlink (direct 1), the path's lexical
  * form is that name: each ".." went up from a real folder, as it does in the text.
- * Otherwise the kernel says it (a readlink of /proc/self/fd/N). */
-static int sbx_pin_abs(int fd, int direct, const char *start_abs, const char *path, char *out,
-		       size_t size)
+ * Otherwise the kernel says it (a readlink of /proc/self/fd/N, already in canon when
+ * direct is 2). */
+static int sbx_pin_abs(int fd, int direct, const char *canon, const char *start_abs,
+		       const char *path, char *out, size_t size)
 {
+	if (direct == 2)
+		return snprintf(out, size, "%s", canon) < (int)size ? 0 : -ENAMETOOLONG;
 	if (direct && (path[0] == '/' || (start_abs && start_abs[0] == '/')) &&
 	    pol_path_normalize(path, start_abs, NULL, out, size) == 0 && out[0] == '/')
 		return 0;
@@ -312,7 +349,7 @@ int sbx_walk(struct sbx_who *who, int start, const char *path, enum sbx_walk_mod
 int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const char *path,
 		  enum sbx_walk_mode mode, struct sbx_pin *pin)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], canon[PATH_MAX];
 	size_t len = strlen(path), end, base;
 	int fd, rc, trailing = 0, direct = 0;
 
@@ -322,10 +359,11 @@ int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const c
 	if (len >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (mode != SBX_WALK_PARENT) {
-		fd = sbx_open_path(who, start, path, mode == SBX_WALK_FOLLOW, &direct);
+		fd = sbx_open_path(who, start, path, mode == SBX_WALK_FOLLOW, &direct, canon,
+				   sizeof canon);
 		if (fd < 0)
 			return fd;
-		rc = sbx_pin_abs(fd, direct, start_abs, path, pin->abs, sizeof pin->abs);
+		rc = sbx_pin_abs(fd, direct, canon, start_abs, path, pin->abs, sizeof pin->abs);
 		if (rc < 0) {
 			close(fd);
 			return rc;
@@ -360,7 +398,7 @@ int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const c
 	} else {
 		memcpy(dir, path, base);
 		dir[base] = '\0';
-		fd = sbx_open_path(who, start, dir, 1, &direct);
+		fd = sbx_open_path(who, start, dir, 1, &direct, canon, sizeof canon);
 		if (fd < 0)
 			return fd;
 	}
@@ -369,7 +407,7 @@ int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const c
 		close(fd);
 		return -ENOTDIR;
 	}
-	rc = sbx_pin_abs(fd, direct, start_abs, dir, pin->abs, sizeof pin->abs);
+	rc = sbx_pin_abs(fd, direct, canon, start_abs, dir, pin->abs, sizeof pin->abs);
 	if (rc < 0 || pin->abs[0] != '/') {
 		close(fd);
 		return rc < 0 ? rc : -ENOENT;

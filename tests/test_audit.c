@@ -2,6 +2,7 @@
  * cJSON), redaction and cuts, hostile text, failures that never change a decision, and
  * 8 concurrent writer processes of 1,000 lines each with no line torn. */
 #include "dcg_policy.h"
+#include "internal.h"
 
 #include <cJSON.h>
 #include <criterion/criterion.h>
@@ -103,6 +104,31 @@ Test(audit, log_path_follows_dcg_log_then_xdg_state_home_then_home)
 	cr_assert_eq(pol_log_path(buf, sizeof(buf)), 0);
 	cr_expect_str_eq(buf, "/home/someone/.local/state/dcg/audit.jsonl");
 	cr_expect_eq(pol_log_path(buf, 8), -ENAMETOOLONG);
+}
+
+/* The paths above are joined by pol_cat3, which must cut and count as snprintf does. */
+Test(audit, paths_are_joined_and_cut_as_snprintf_would)
+{
+	static const char *const parts[][3] = {
+	    {"/home/someone", "/.local/state/dcg/audit.jsonl", ""},
+	    {"", "", ""},
+	    {"/", "", ".orchestration/active_intents.yaml"},
+	    {"a", "b", "c"},
+	};
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		for (size_t size = 0; size < 64; size++) {
+			char a[64], b[64];
+			int n;
+
+			memset(a, 'x', sizeof(a));
+			memset(b, 'x', sizeof(b));
+			n = snprintf(b, size, "%s%s%s", parts[i][0], parts[i][1], parts[i][2]);
+			cr_assert_eq(pol_cat3(a, size, parts[i][0], parts[i][1], parts[i][2]),
+				     (size_t)n, "row %zu, size %zu", i, size);
+			cr_assert(!memcmp(a, b, sizeof(a)), "row %zu, size %zu", i, size);
+		}
+	}
 }
 
 Test(audit, one_line_is_valid_json_with_every_field)

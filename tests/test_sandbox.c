@@ -41,6 +41,7 @@ static void mk_tree(void)
 	cr_assert_eq(symlinkat("dir", tmpfd, "dirlink"), 0);
 	cr_assert_eq(symlinkat("dir/file", tmpfd, "filelink"), 0);
 	cr_assert_eq(symlinkat("/proc/self/cwd", tmpfd, "selfcwd"), 0);
+	cr_assert_eq(symlinkat("/proc/self/stat", tmpfd, "selfstat"), 0);
 	cr_assert_eq(symlinkat("loop2", tmpfd, "loop1"), 0);
 	cr_assert_eq(symlinkat("loop1", tmpfd, "loop2"), 0);
 }
@@ -194,6 +195,15 @@ Test(sandbox_walk, proc_self_means_the_tracee_not_the_supervisor)
 		cr_expect_str_eq(pin.abs, got);
 	sbx_pin_release(&pin);
 	cr_expect_eq(sbx_who_tgid(&who), child);
+
+	/* A symlink to an ordinary file under /proc/self (no magic link on the way)
+	 * names the child's, though the kernel would have resolved it as ours. */
+	rc = sbx_walk(&who, tmpfd, "selfstat", SBX_WALK_FOLLOW, &pin);
+	cr_expect_eq(rc, 0, "%s", strerror(-rc));
+	snprintf(want, sizeof want, "/proc/%d/stat", (int)child);
+	if (rc == 0)
+		cr_expect_str_eq(pin.abs, want);
+	sbx_pin_release(&pin);
 
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);

@@ -552,3 +552,182 @@ Test(snapshot, flipped_bytes_never_crash_the_loader)
 	free(snap);
 	pol_free(p);
 }
+
+/* ---- the embedded rule image ------------------------------------------------------- */
+
+extern const char pol_embedded_snapshot[], pol_embedded_snapshot_end[];
+extern const char pol_embedded_rules[], pol_embedded_rules_end[];
+
+static int str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static void expect_same_pathpat(const struct pol_pathpat *a, const struct pol_pathpat *b,
+				const char *id)
+{
+	cr_expect(str_same(a->glob, b->glob), "%s: glob", id);
+	cr_expect(a->literal_len == b->literal_len && a->glob_len == b->glob_len &&
+		      a->basename_only == b->basename_only && a->negate == b->negate &&
+		      a->shape == b->shape,
+		  "%s: pattern fields", id);
+}
+
+/* Every field of every rule, the strings by their text. */
+static void expect_same_rules(const struct pol_policy *p, const struct pol_policy *q)
+{
+	cr_assert_eq(p->n_rules, q->n_rules);
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct pol_rule *a = &p->rules[i], *b = &q->rules[i];
+		const char *id = b->id;
+
+		cr_expect(str_same(a->id, b->id) && str_same(a->alias, b->alias) &&
+			      str_same(a->pattern, b->pattern) && str_same(a->reason, b->reason) &&
+			      str_same(a->keyword, b->keyword) &&
+			      str_same(a->compile_error, b->compile_error),
+			  "%s: strings", id);
+		cr_expect(a->language == b->language, "%s: language", id);
+		cr_expect(str_same(a->origin, b->origin), "%s: origin", id);
+		cr_expect(a->n_suggestions == b->n_suggestions && a->n_owners == b->n_owners,
+			  "%s: counts", id);
+		for (size_t k = 0; k < a->n_suggestions && k < b->n_suggestions; k++)
+			cr_expect(str_same(a->suggestions[k], b->suggestions[k]), "%s: suggestion",
+				  id);
+		for (size_t k = 0; k < a->n_owners && k < b->n_owners; k++)
+			cr_expect(str_same(a->owners[k], b->owners[k]), "%s: owner", id);
+		expect_same_pathpat(&a->path, &b->path, id);
+		expect_same_pathpat(&a->path_canon, &b->path_canon, id);
+		cr_expect(
+		    a->keyword_len == b->keyword_len && a->line == b->line &&
+			a->code_index == b->code_index && a->keyword_bigram == b->keyword_bigram &&
+			a->kind == b->kind && a->severity == b->severity &&
+			a->decision == b->decision && a->path_kind == b->path_kind &&
+			a->compile_state == b->compile_state && a->enabled == b->enabled &&
+			a->active == b->active && a->caseless == b->caseless &&
+			a->runtime_paths == b->runtime_paths && a->has_canon == b->has_canon &&
+			a->path_owned == b->path_owned && a->borrowed == b->borrowed &&
+			a->path_pending == b->path_pending &&
+			a->canon_pending == b->canon_pending && a->guarded == b->guarded &&
+			a->untrusted == b->untrusted && (a->code == NULL) == (b->code == NULL),
+		    "%s: numbers and flags", id);
+	}
+}
+
+/* The image a lazy load of the embedded policy copies makes the same policy as the
+ * split form built rule by rule: every field, the files, the facts, the decisions. */
+Test(snapshot, embedded_rule_image_loads_as_the_split_form)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY), *q = pol_new(POL_LOAD_LAZY);
+	char **cmds, *a, *b;
+	size_t n = corpus_commands(&cmds), la, lb;
+
+	cr_assert(p && q);
+	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+	cr_assert_eq(pol_set_home(q, home) | pol_set_root(q, root), 0);
+	cr_assert_eq(
+	    pol_snapshot_load_image(p, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0,
+	    "the image does not fit a lazy load");
+	cr_assert_eq(pol_snapshot_load_split(q, pol_embedded_snapshot, len), 0);
+	expect_same_rules(p, q);
+	cr_expect_eq(p->n_files, q->n_files);
+	for (size_t i = 0; i < p->n_files && i < q->n_files; i++)
+		cr_expect_str_eq(p->files[i], q->files[i]);
+	cr_expect(p->have_zero_access == q->have_zero_access &&
+		  p->paths_pending == q->paths_pending && p->n_codes == q->n_codes &&
+		  p->codes_blob == q->codes_blob &&
+		  str_same(p->embedded_version, q->embedded_version) &&
+		  str_same(p->lazy_home, q->lazy_home) && str_same(p->lazy_root, q->lazy_root));
+	a = pol_snapshot_save(p, &la);
+	b = pol_snapshot_save(q, &lb);
+	cr_expect(a && b && la == lb && memcmp(a, b, la) == 0, "saved differently");
+	free(a);
+	free(b);
+	for (size_t i = 0; i < n; i++) {
+		struct pol_result ra, rb;
+
+		pol_check_command(p, cmds[i], strlen(cmds[i]), NULL, &ra);
+		pol_check_command(q, cmds[i], strlen(cmds[i]), NULL, &rb);
+		expect_same(&ra, &rb, cmds[i]);
+		pol_result_release(&ra);
+		pol_result_release(&rb);
+		free(cmds[i]);
+	}
+	free(cmds);
+	/* the path rules, expanded at the first path decision of each */
+	expect_same_rules(p, q);
+	pol_free(p);
+	pol_free(q);
+}
+
+/* A load the image does not fit builds the rules from the split form instead. */
+Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	struct pol_policy *p = pol_new(0);
+	char *copy = malloc(ilen), longhome[PATH_MAX];
+	size_t before;
+
+	cr_assert(p && copy);
+	before = p->n_rules;
+	cr_expect_eq(
+	    pol_snapshot_load_image(p, pol_embedded_snapshot, len, pol_embedded_rules, ilen),
+	    -EAGAIN, "not a lazy load");
+	pol_free(p);
+	p = pol_new(POL_LOAD_LAZY);
+	memset(longhome, 'h', sizeof(longhome) - 1);
+	longhome[0] = '/';
+	longhome[PATH_MAX - 20] = '\0'; /* with the root and a pattern: over PATH_MAX */
+	cr_assert_eq(pol_set_home(p, longhome), 0);
+	cr_expect_eq(
+	    pol_snapshot_load_image(p, pol_embedded_snapshot, len, pol_embedded_rules, ilen),
+	    -EAGAIN, "a home too long for the lazy path rules");
+	cr_expect_eq(
+	    pol_snapshot_load_image(p, pol_embedded_snapshot, len - 4, pol_embedded_rules, ilen),
+	    -EAGAIN, "another blob");
+	cr_expect_eq(p->n_rules, before, "a refused image loaded rules");
+	pol_free(p);
+	/* each word of the header that ties the image to this build and this blob */
+	for (size_t k = 0; k < 56; k += 4) {
+		if ((k >= 32 && k < 44) || k == 52)
+			continue; /* its flags, the longest pattern, the codes: not checks */
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		memcpy(copy, pol_embedded_rules, ilen);
+		copy[k] ^= 0x40;
+		cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen),
+			     -EAGAIN, "header word %zu", k / 4);
+		cr_expect_eq(p->n_rules, before, "header word %zu: rules loaded", k / 4);
+		pol_free(p);
+	}
+	/* a record whose offsets or counts do not hold is refused before any rule is in */
+	static const size_t fields[] = {offsetof(struct pol_rule, id),
+					offsetof(struct pol_rule, n_suggestions),
+					offsetof(struct pol_rule, origin)};
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+		uint32_t huge = 0x7fffffff;
+
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		memcpy(copy, pol_embedded_rules, ilen);
+		memcpy(copy + 56 + 3 * sizeof(struct pol_rule) + fields[f], &huge, sizeof(huge));
+		cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen),
+			     -EINVAL, "field %zu", f);
+		cr_expect_eq(p->n_rules, before, "field %zu: rules loaded", f);
+		pol_free(p);
+	}
+	/* a count of regex codes this build does not have: the rules load without them,
+	 * as pol_embedded_attach() leaves rules that are not this build's */
+	p = pol_new(POL_LOAD_LAZY);
+	cr_assert_not_null(p);
+	memcpy(copy, pol_embedded_rules, ilen);
+	copy[52] ^= 0x40;
+	cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen), 0);
+	cr_expect_null(p->codes_blob);
+	for (size_t i = before; i < p->n_rules; i++)
+		cr_expect_eq(p->rules[i].code_index, -1, "%s", p->rules[i].id);
+	pol_free(p);
+	free(copy);
+}

@@ -2,9 +2,10 @@
  * answer, exit; per kind of call, with /bin/true fed the same input as the baseline
  * of the same run. Kinds are interleaved so that machine noise hits them alike.
  *
- * usage: bench_hook DCG [CALLS_PER_KIND [OTHER_DCG]]   (default 300; at least 200 is
- * meaningful). OTHER_DCG (another build) adds its allowed calls as one more kind, for
- * an A/B comparison in the same run.
+ * usage: bench_hook DCG [CALLS_PER_KIND [OTHER_DCG...]]   (default 300; at least 200 is
+ * meaningful). Each OTHER_DCG (another build: the one before a change, or one that
+ * stops early, a floor) adds its allowed calls as one more kind, up to MAX_OTHERS, for
+ * comparisons in the same run.
  * The run uses a throwaway HOME and audit log, so only the embedded policy is active. */
 #include <errno.h>
 #include <limits.h>
@@ -66,9 +67,18 @@ static const char *const files[][2] = {
     {"MultiEdit", "{\"file_path\":\"@/proj/a.c\",\"edits\":[]}"},
 };
 
-enum kind { K_TRUE, K_ALLOWED, K_DENIED, K_HEREDOC, K_FILE, K_OTHER, K__COUNT };
-static const char *const kind_names[] = {"/bin/true", "allowed",    "denied",
-					 "heredoc",   "file tools", "allowed, other"};
+#define MAX_OTHERS 4
+enum kind {
+	K_TRUE,
+	K_ALLOWED,
+	K_DENIED,
+	K_HEREDOC,
+	K_FILE,
+	K_OTHER,
+	K__COUNT = K_OTHER + MAX_OTHERS
+};
+static const char *kind_names[K__COUNT] = {"/bin/true", "allowed", "denied", "heredoc",
+					   "file tools"};
 
 struct sample {
 	double *us;
@@ -106,7 +116,6 @@ static void input_for(enum kind k, size_t i, const char *home, char *buf, size_t
 
 	switch (k) {
 	case K_ALLOWED:
-	case K_OTHER:
 	case K_TRUE:
 		snprintf(buf, size,
 			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/"
@@ -148,8 +157,8 @@ static void input_for(enum kind k, size_t i, const char *home, char *buf, size_t
 		    home, files[j][0], tmp);
 		break;
 	}
-	default:
-		buf[0] = '\0';
+	default: /* another build: the allowed calls */
+		input_for(K_ALLOWED, i, home, buf, size);
 	}
 }
 
@@ -205,15 +214,15 @@ int main(int argc, char **argv)
 {
 	char home[] = "/tmp/dcg-bench-XXXXXX", path[512], input[4096], dcg[4096];
 	char *dcg_argv[] = {NULL, "hook", NULL}, *true_argv[] = {"/bin/true", NULL};
-	char other[4096], *other_argv[] = {other, "hook", NULL};
-	int have_other = 0;
+	char other[MAX_OTHERS][4096], *other_argv[MAX_OTHERS][3], label[MAX_OTHERS][64];
+	int n_other = 0;
 	struct sample s[K__COUNT];
 	size_t n = 300, i, k, failures = 0;
 	int outfd, nullfd, answered, rc = 0;
 	double cpu;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench_hook DCG [CALLS_PER_KIND]\n");
+		fprintf(stderr, "usage: bench_hook DCG [CALLS_PER_KIND [OTHER_DCG...]]\n");
 		return 1;
 	}
 	if (argc > 2) {
@@ -224,12 +233,23 @@ int main(int argc, char **argv)
 		}
 		n = (size_t)v;
 	}
-	if (argc > 3) {
-		if (!realpath(argv[3], other)) {
-			perror(argv[3]);
+	if (argc > 3 + MAX_OTHERS) {
+		fprintf(stderr, "bench_hook: at most %d other builds\n", MAX_OTHERS);
+		return 1;
+	}
+	for (int a = 3; a < argc; a++, n_other++) {
+		const char *base = strrchr(argv[a], '/');
+
+		if (!realpath(argv[a], other[n_other])) {
+			perror(argv[a]);
 			return 1;
 		}
-		have_other = 1;
+		other_argv[n_other][0] = other[n_other];
+		other_argv[n_other][1] = "hook";
+		other_argv[n_other][2] = NULL;
+		snprintf(label[n_other], sizeof(label[n_other]), "allowed, %.52s",
+			 base ? base + 1 : argv[a]);
+		kind_names[K_OTHER + n_other] = label[n_other];
 	}
 	if (!realpath(argv[1], dcg)) {
 		perror(argv[1]);
@@ -271,19 +291,21 @@ int main(int argc, char **argv)
 	for (i = 0; i < 20; i++) {
 		input_for(K_ALLOWED, i, home, input, sizeof(input));
 		run_once(dcg, dcg_argv, input, outfd, nullfd, &answered, &cpu);
+		for (int o = 0; o < n_other; o++)
+			run_once(other[o], other_argv[o], input, outfd, nullfd, &answered, &cpu);
 	}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < K__COUNT; k++) {
 			double us;
 			input_for((enum kind)k, i, home, input, sizeof(input));
-			if (k == K_OTHER && !have_other)
+			if (k >= K_OTHER && k - K_OTHER >= (size_t)n_other)
 				continue;
 			if (k == K_TRUE)
 				us = run_once("/bin/true", true_argv, input, outfd, nullfd,
 					      &answered, &cpu);
-			else if (k == K_OTHER)
-				us = run_once(other, other_argv, input, outfd, nullfd, &answered,
-					      &cpu);
+			else if (k >= K_OTHER)
+				us = run_once(other[k - K_OTHER], other_argv[k - K_OTHER], input,
+					      outfd, nullfd, &answered, &cpu);
 			else
 				us = run_once(dcg, dcg_argv, input, outfd, nullfd, &answered, &cpu);
 			if (us < 0) {
@@ -302,7 +324,7 @@ int main(int argc, char **argv)
 	}
 
 	printf("dcg hook, whole process (spawn to exit), %zu calls per kind, interleaved\n", n);
-	printf("%-11s %6s %9s %9s %9s %9s %9s %s\n", "kind", "calls", "p50 us", "p95 us",
+	printf("%-24s %6s %9s %9s %9s %9s %9s %s\n", "kind", "calls", "p50 us", "p95 us",
 	       "p50/true", "p50-true", "cpu p50", "answered (deny/ask)");
 	qsort(s[K_TRUE].us, s[K_TRUE].n, sizeof(double), cmp_double);
 	for (k = 0; k < K__COUNT; k++) {
@@ -313,7 +335,7 @@ int main(int argc, char **argv)
 		qsort(s[k].cpu, s[k].n, sizeof(double), cmp_double);
 		p50 = pct(s[k].us, s[k].n, 0.5);
 		p95 = pct(s[k].us, s[k].n, 0.95);
-		printf("%-11s %6zu %9.0f %9.0f %8.2fx %9.0f %9.0f %zu\n", kind_names[k], s[k].n,
+		printf("%-24s %6zu %9.0f %9.0f %8.2fx %9.0f %9.0f %zu\n", kind_names[k], s[k].n,
 		       p50, p95, p50 / base, p50 - base, pct(s[k].cpu, s[k].n, 0.5),
 		       k == K_TRUE ? 0 : s[k].answered);
 	}

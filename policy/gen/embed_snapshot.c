@@ -1,9 +1,10 @@
 /* embed_snapshot - build tool: checks policy/default.yaml and writes its portable
  * snapshot, which embed.S pulls into the binaries.
  *
- * Usage: embed_snapshot DEFAULT.yaml OUT.snap OUT.codes
+ * Usage: embed_snapshot DEFAULT.yaml OUT.snap OUT.codes OUT.split OUT.rules
  * OUT.codes: the embedded regex rules' compiled codes, serialized by PCRE2, with the
- * offset of each (write_codes).
+ * offset of each (write_codes). OUT.split: the snapshot pre-split. OUT.rules: the rule
+ * image of the split form (pol_snapshot_image), which a POL_LOAD_LAZY load copies.
  * Fails the build on any diagnostic and on any regex that does not compile, so the
  * embedded policy can be trusted to load at run time. */
 #include "dcg_policy.h"
@@ -34,6 +35,13 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 {
 	(void)p;
 	(void)first;
+}
+
+void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n)
+{
+	(void)p;
+	(void)first;
+	(void)n;
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -144,8 +152,9 @@ int main(int argc, char **argv)
 	int rc = 1;
 	FILE *out;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEFAULT.yaml OUT.snap OUT.codes OUT.split\n", argv[0]);
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s DEFAULT.yaml OUT.snap OUT.codes OUT.split OUT.rules\n",
+			argv[0]);
 		return 2;
 	}
 	yaml = read_all(argv[1], &len);
@@ -200,6 +209,20 @@ int main(int argc, char **argv)
 			free(snap);
 			goto out_policy;
 		}
+		/* and its rules as a lazy load makes them, copied at once by the binaries */
+		size_t ilen = 0;
+		const char *why = NULL;
+		void *img = pol_snapshot_image(x, xlen, &ilen, &why);
+		out = img ? fopen(argv[5], "wb") : NULL;
+		if (!out || fwrite(img, 1, ilen, out) != ilen || fclose(out) != 0) {
+			fprintf(stderr, "%s: cannot write %s%s%s\n", argv[0], argv[5],
+				why ? ": no image of rule " : "", why ? why : "");
+			free(img);
+			free(x);
+			free(snap);
+			goto out_policy;
+		}
+		free(img);
 		free(x);
 	}
 	free(snap);

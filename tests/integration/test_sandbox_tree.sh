@@ -32,6 +32,20 @@ if command -v git >/dev/null; then
 	rc=$?
 	[ $rc = 126 ] || fail "ask without a terminal: exit $rc, expected 126 ($out)"
 	case $out in *"blocked execve of"*"[core.git.stash_drop]"*) ;; *) fail "no refusal line for the ask: $out" ;; esac
+	# The same words after many options, exec'd by a shell: argv's strings lie apart
+	# in its memory, not end to end as in a fresh process's.
+	out=$(cd "$W" && setsid -w "${SANDBOX[@]}" --policy "$W/policy.yaml" -- /bin/bash -c \
+		'git -c a.b=1 -c c.d=2 -c e.f=3 -c g.h=4 -c i.j=5 -c k.l=6 stash drop -q' 2>&1 </dev/null)
+	rc=$?
+	[ $rc = 126 ] || fail "long argv from a shell: exit $rc, expected 126 ($out)"
+	case $out in *"blocked execve of"*"[core.git.stash_drop]"*) ;; *) fail "no refusal line for the long argv: $out" ;; esac
+	# ... and from a program whose strings lie in order, a few bytes apart.
+	sbx_build sbx_ops
+	out=$(cd "$W" && setsid -w "${SANDBOX[@]}" --policy "$W/policy.yaml" -- \
+		"$BIN/sbx_ops" exec-spaced "$(command -v git)" 2>&1 </dev/null)
+	rc=$?
+	[ $rc = 13 ] || fail "spaced argv: exit $rc, expected 13 ($out)"
+	case $out in *"blocked execve of"*"[core.git.stash_drop]"*) ;; *) fail "no refusal line for the spaced argv: $out" ;; esac
 fi
 
 # Death by a signal passes through: dcg dies of the same signal.

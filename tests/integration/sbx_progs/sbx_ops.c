@@ -2,7 +2,8 @@
  * test, so no LD_PRELOAD guard can see it; some operations bypass libc entirely.
  *   sbx_ops OP PATH [PATH2]
  * Exit 0 when the operation succeeded, 13 when refused with EACCES, 1 otherwise.
- * "read" copies the file to stdout. */
+ * "read" copies the file to stdout. "exec-spaced PROG" execs PROG as
+ * "git -c a.b=1 -c c.d=2 stash drop", its strings in order a few bytes apart. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -139,6 +140,21 @@ int main(int argc, char **argv)
 		if (rc < 0 && errno == ENOSYS)
 			return 38;
 		return result(rc);
+	}
+	if (!strcmp(op, "exec-spaced")) {
+		static const char *const words[] = {"git",   "-c",    "a.b=1", "-c",
+						    "c.d=2", "stash", "drop"};
+		static char area[512];
+		char *args[8];
+		size_t at = 0;
+
+		for (size_t i = 0; i < 7; i++) {
+			args[i] = area + at;
+			memcpy(area + at, words[i], strlen(words[i]) + 1);
+			at += strlen(words[i]) + 1 + 5; /* a gap after each NUL */
+		}
+		args[7] = NULL;
+		return result(execve(p, args, environ));
 	}
 	fprintf(stderr, "sbx_ops: unknown op %s\n", op);
 	return 2;

@@ -1,0 +1,43 @@
+#!/bin/bash
+# hook_order.sh DCG > cli/hook.order: the functions of DCG that `dcg hook` runs on an
+# allowed and a refused Bash call and on a file tool's call, from valgrind's callgrind,
+# most instructions first. cli/module.mk links dcg with lld in this order (when the
+# compiler can use lld), so that a call touches a few pages of text instead of a
+# dozen spread over 750 KB. A name that no longer exists is ignored: regenerate the
+# list after a large change of the hook's path (the names do not depend on the order).
+set -eu
+dcg=$(realpath "$1")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/home/proj"
+calls=(
+	'"tool_name":"Bash","tool_input":{"command":"git status"}'
+	'"tool_name":"Bash","tool_input":{"command":"rm -rf ~/projects"}'
+	'"tool_name":"Read","tool_input":{"file_path":"@/proj/src/main.c"}'
+	'"tool_name":"Write","tool_input":{"file_path":"@/.bashrc","content":"x"}'
+)
+for i in "${!calls[@]}"; do
+	c=${calls[$i]//@/$tmp/home}
+	printf '{"hook_event_name":"PreToolUse","cwd":"%s/proj",%s}' "$tmp/home" "$c" |
+		(cd "$tmp/home/proj" && env -i HOME="$tmp/home" DCG_LOG="$tmp/home/audit.jsonl" \
+			valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$i" "$dcg" hook \
+			>/dev/null 2>&1) || true
+done
+# "Ir file:function [object]" lines of dcg's own functions, summed over the calls
+for f in "$tmp"/cg.*; do
+	callgrind_annotate --threshold=100 "$f" 2>/dev/null
+done | awk -v obj="[$dcg]" '
+	index($0, obj) {
+		ir = $1; gsub(",", "", ir)
+		fn = $0; sub(/ \[.*/, "", fn); sub(/^ *[0-9,]+ *(\([^)]*\))? */, "", fn)
+		sub(/^[^:]*:/, "", fn); sub(/'"'"'.*/, "", fn)
+		if (fn ~ /^[A-Za-z_][A-Za-z_0-9.]*$/) sum[fn] += ir
+	}
+	END { for (fn in sum) print sum[fn], fn }' | sort -k1,1nr -k2 | awk '{print $2}' >"$tmp/hot"
+# A function over 16 KiB (PCRE2's interpreter: 73 KiB) goes last, so that it does not
+# keep the small ones apart: only a part of it runs.
+nm -S "$dcg" | awk 'NF == 4 { n = $2; sub(/^0+/, "", n)
+	if (length(n) > 4 || (length(n) == 4 && substr(n, 1, 1) ~ /[4-9a-f]/)) print $4 }' |
+	sort -u >"$tmp/big"
+grep -vxFf "$tmp/big" "$tmp/hot" || true
+grep -xFf "$tmp/big" "$tmp/hot" || true

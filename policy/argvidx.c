@@ -148,7 +148,7 @@ char *pol_aidx_save(const struct pol_policy *p, size_t *len)
 	if (!anch || !flt)
 		goto out;
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct pol_rule *r = &p->rules[i];
+		const struct pol_rule *r = &pol_rules(p)[i];
 		uint16_t keys[16];
 		size_t nk;
 		uint32_t id;

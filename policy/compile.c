@@ -467,7 +467,7 @@ static void decode_all_codes(const struct pol_policy *p)
 		return;
 	}
 	for (size_t i = 0; i < p->n_rules; i++) {
-		struct pol_rule *r = &p->rules[i];
+		struct pol_rule *r = &pol_rules(p)[i];
 		pcre2_code *none = NULL;
 
 		if (r->code_index < 0 || r->code_index >= p->n_codes || !codes[r->code_index])

@@ -94,7 +94,7 @@ static int allow_names(const struct pol_policy *p, const struct pol_allow *a, co
 	if (!*looked) {
 		ssize_t k = pol_rule_find(p, rule_id);
 
-		*rule = k >= 0 ? &p->rules[k] : NULL;
+		*rule = k >= 0 ? &pol_rules(p)[k] : NULL;
 		*looked = 1;
 	}
 	/* A system rule is allowed only by the system file itself. */
@@ -230,7 +230,7 @@ void pol_path_index_build(struct pol_policy *p)
 			}
 		}
 		for (size_t i = 0; i < p->n_path_rules; i++) {
-			const struct pol_rule *r = &p->rules[p->path_rules[i]];
+			const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
 			unsigned b[2] = {pol_pathpat_bucket(&r->path),
 					 r->has_canon ? pol_pathpat_bucket(&r->path_canon)
 						      : POL_PI_BUCKETS};
@@ -261,7 +261,7 @@ int pol_exe_may_refuse(const struct pol_policy *p)
 {
 	pol_paths_ready(p);
 	for (size_t i = 0; i < p->n_path_rules; i++) {
-		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+		const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
 
 		if (r->path.negate && r->n_owners)
 			return 1;
@@ -335,7 +335,7 @@ static int hit_class(const struct pol_policy *p, const struct pol_rule *r)
 		return r->guarded ? HIT_NEG_GUARDED : r->untrusted ? HIT_NEG_UNTRUSTED : HIT_NEG;
 	if (r->guarded)
 		return HIT_POS_GUARDED;
-	return (size_t)(r - p->rules) >= p->untrusted_from ? HIT_POS_HIGH : HIT_POS_LOW;
+	return (size_t)(r - p->rule_tab) >= p->untrusted_from ? HIT_POS_HIGH : HIT_POS_LOW;
 }
 
 static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
@@ -391,7 +391,7 @@ static void scan_bucket(unsigned b, void *arg)
 	const struct pol_policy *p = hs->p;
 
 	for (uint32_t i = p->bucket_start[b]; i < p->bucket_start[b + 1]; i++)
-		try_rule(hs, &p->rules[p->bucket_rules[i]]);
+		try_rule(hs, &pol_rules(p)[p->bucket_rules[i]]);
 }
 
 /* Which rule refuses an operation on path? Within a kind the last matching rule (in
@@ -417,7 +417,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 			scan_bucket(sig.buckets[b], &hs);
 	} else {
 		for (size_t i = 0; i < p->n_path_rules; i++) {
-			const struct pol_rule *r = &p->rules[p->path_rules[i]];
+			const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
 
 			try_rule(&hs, r);
 			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
@@ -462,7 +462,7 @@ static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 {
 	pol_paths_ready(p);
 	for (size_t i = 0; i < p->n_path_rules; i++) {
-		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+		const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
 
 		if ((kinds & (1u << r->path_kind)) && !r->path.negate)
 			return 1;
@@ -633,7 +633,7 @@ static enum pol_decision refuse_unchecked(const struct pol_policy *p, const char
 	ssize_t i = pol_rule_find(p, "input.path_too_long");
 
 	if (i >= 0)
-		fill_from_rule(r, &p->rules[i]);
+		fill_from_rule(r, &pol_rules(p)[i]);
 	r->decision = POL_DENY;
 	r->detection = POL_DET_PATH;
 	r->op = op;
@@ -798,16 +798,15 @@ static int prefilter_init(struct prefilter *pf, struct pol_arena *a, const char 
 	return 0;
 }
 
-static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule *r)
+static int prefilter_may_match_kw(const struct prefilter *pf, const char *k, size_t klen,
+				  uint16_t bigram)
 {
-	const char *k = r->keyword;
-
 	if (!k)
 		return 1;
 	if (k[0] != '\n') {
-		if (!(pf->bits[r->keyword_bigram >> 6] & (1ull << (r->keyword_bigram & 63))))
+		if (!(pf->bits[bigram >> 6] & (1ull << (bigram & 63))))
 			return 0;
-		return memmem(pf->lower, pf->len, k, r->keyword_len) != NULL;
+		return memmem(pf->lower, pf->len, k, klen) != NULL;
 	}
 	/* "\nA\nB": any of them (compile.c, extract_keyword) */
 	while (*k == '\n') {
@@ -823,6 +822,30 @@ static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule
 		k = e;
 	}
 	return 0;
+}
+
+static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule *r)
+{
+	return prefilter_may_match_kw(pf, r->keyword, r->keyword_len, r->keyword_bigram);
+}
+
+/* Rule i of a deferred image (pol_img_pend), read in the image: 1 when a command unit
+ * skips it for sure (not an active command rule, or its prefilter says no), 0 when its
+ * record must be tried (then the records are made). Not while tracing: the trace names
+ * each rule the prefilter skips. */
+static int image_skips(const struct pol_policy *p, const struct pol_ctx *ctx,
+		       const struct prefilter *pf, const struct pol_unit *u, size_t i)
+{
+	const struct pol_img_pend *q = p->img_pend;
+	const struct pol_rule *r = &q->recs[i - q->first];
+
+	if (u->kind != POL_UNIT_COMMAND || (ctx && ctx->trace))
+		return 0;
+	if (r->kind != POL_RULE_COMMAND || !r->enabled) /* active is enabled while deferred */
+		return 1;
+	const char *k = r->keyword ? q->str + (uintptr_t)r->keyword - 1 : NULL;
+
+	return !prefilter_may_match_kw(pf, k, r->keyword_len, r->keyword_bigram);
 }
 
 /* ---- the command rule index --------------------------------------------------------
@@ -841,7 +864,7 @@ struct pol_cmd_index {
 	uint32_t *start;    /* CI_BUCKETS + 1 offsets into rules */
 	uint32_t *rules;    /* positions in p->cmd_rules, ascending within a bucket */
 	uint32_t *floating; /* positions in p->cmd_rules of the rules without start keys */
-	uint32_t *scripts;  /* indexes in p->rules of the active script rules */
+	uint32_t *scripts;  /* indexes in pol_rules(p) of the active script rules */
 	uint32_t n_floating, n_scripts;
 };
 
@@ -882,14 +905,14 @@ static struct pol_cmd_index *ci_build(const struct pol_policy *p)
 		return NULL;
 	for (size_t t = 0; t < p->n_cmd_rules; t++) {
 		uint16_t *b = kb + t * (CI_KEYS + 1);
-		b[0] = (uint16_t)ci_rule_buckets(&p->rules[p->cmd_rules[t]], b + 1);
+		b[0] = (uint16_t)ci_rule_buckets(&pol_rules(p)[p->cmd_rules[t]], b + 1);
 		for (size_t k = 0; k < b[0]; k++)
 			count[b[1 + k]]++;
 		total += b[0];
 		n_float += b[0] == 0;
 	}
 	for (size_t i = 0; i < p->n_rules; i++)
-		n_script += p->rules[i].kind == POL_RULE_SCRIPT && p->rules[i].active;
+		n_script += pol_rules(p)[i].kind == POL_RULE_SCRIPT && pol_rules(p)[i].active;
 	ci = pol_mem_alloc(sizeof(*ci) +
 			   (CI_BUCKETS + 1 + total + n_float + n_script) * sizeof(uint32_t));
 	if (!ci) {
@@ -915,7 +938,7 @@ static struct pol_cmd_index *ci_build(const struct pol_policy *p)
 			ci->floating[ci->n_floating++] = (uint32_t)t;
 	}
 	for (size_t i = 0; i < p->n_rules; i++)
-		if (p->rules[i].kind == POL_RULE_SCRIPT && p->rules[i].active)
+		if (pol_rules(p)[i].kind == POL_RULE_SCRIPT && pol_rules(p)[i].active)
 			ci->scripts[ci->n_scripts++] = (uint32_t)i;
 	pol_mem_free(kb);
 	return ci;
@@ -1010,7 +1033,7 @@ static void rule_iter_init(struct rule_iter *it, const struct pol_policy *p,
 
 static struct pol_rule *rule_iter_next(struct rule_iter *it)
 {
-	struct pol_rule *rules = it->p->rules;
+	struct pol_rule *rules = it->p->rule_tab; /* addresses only: the loop reads them */
 	uint32_t t;
 
 	switch (it->mode) {
@@ -1356,6 +1379,14 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			size_t ms, me;
 			int m;
 
+			if (p->img_pend && (size_t)(rule - p->rule_tab) >= p->img_pend->first) {
+				if (image_skips(p, st->ctx, &pf, u, (size_t)(rule - p->rule_tab)))
+					continue;
+				/* this one is tried: its record alone, in place */
+				pol_rule_materialise((struct pol_policy *)p,
+						     (size_t)(rule - p->rule_tab));
+			}
+
 			if (is_script
 				? (rule->kind != POL_RULE_SCRIPT || !u->language ||
 				   !rule->language || strcmp(rule->language, u->language) != 0)
@@ -1429,9 +1460,9 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 		ssize_t i = u->rule_id ? pol_rule_find(p, u->rule_id) : -1;
 
 		trace(st, "rule", u->rule_id, u->text, u->len, 1);
-		if (i < 0 || !p->rules[i].active)
+		if (i < 0 || !pol_rules(p)[i].active)
 			return 0;
-		fill_from_rule(&st->cand, &p->rules[i]);
+		fill_from_rule(&st->cand, &pol_rules(p)[i]);
 		st->cand.detection = POL_DET_COMMAND;
 		st->cand.language = "bash";
 		st->cand.line = u->line > 1 ? u->line : 0;
@@ -1449,7 +1480,7 @@ static enum pol_decision builtin_deny(const struct pol_policy *p, const char *id
 	ssize_t i = pol_rule_find(p, id);
 
 	if (i >= 0)
-		fill_from_rule(r, &p->rules[i]);
+		fill_from_rule(r, &pol_rules(p)[i]);
 	r->decision = POL_DENY;
 	r->detection = POL_DET_COMMAND;
 	/* The matched text of a hostile input is shown as valid, printable UTF-8 only. */

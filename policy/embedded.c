@@ -72,7 +72,7 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 	n = (int32_t)blob[1];
 	const char *emb = NULL;
 	for (size_t i = first; i < p->n_rules; i++) {
-		struct pol_rule *r = &p->rules[i];
+		struct pol_rule *r = &pol_rules(p)[i];
 		int is =
 		    r->origin && r->origin == emb
 			? (r->kind == POL_RULE_COMMAND || r->kind == POL_RULE_SCRIPT) && r->pattern
@@ -85,7 +85,7 @@ void pol_embedded_attach(struct pol_policy *p, size_t first)
 	}
 	if (n <= 0 || n != k) { /* not this build's rules after all */
 		for (size_t i = first; i < p->n_rules; i++)
-			p->rules[i].code_index = -1;
+			pol_rules(p)[i].code_index = -1;
 		return;
 	}
 	p->codes_blob = blob;
@@ -104,7 +104,7 @@ void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n
 		return;
 	}
 	for (size_t i = first; i < p->n_rules; i++)
-		p->rules[i].code_index = -1;
+		pol_rules(p)[i].code_index = -1;
 }
 
 /* A lazy load (every command's: hook_policy_open) copies the rule image; any other,

@@ -98,8 +98,14 @@ struct pol_policy {
 	unsigned flags;
 	char *home;
 	char *root;
-	struct pol_rule *rules;
+	/* the rules: read them through pol_rules(), which first makes the records of a
+	 * deferred rule image (img_pend) */
+	struct pol_rule *rule_tab;
 	size_t n_rules, cap_rules;
+	/* A lazy load's embedded rules, checked but not yet copied into rule_tab: the
+	 * decision of a command unit reads them in the image (pol_image_rule) until a rule
+	 * passes its prefilter; anything else makes the records first (snapshot.c). */
+	struct pol_img_pend *img_pend;
 	struct pol_allow *allows;
 	size_t n_allows, cap_allows;
 	char **files; /* origins, in load order */
@@ -212,6 +218,30 @@ int pol_snapshot_load_split(struct pol_policy *p, const void *blob, size_t len);
  * load the split form. */
 #define POL_IMAGE_MAGIC 0x49474344u /* "DCGI" */
 void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const char **why);
+/* The deferred image's records copied into rule_tab, each pointer made one (checked at
+ * load: this cannot fail); pol_rule_materialise() makes rule i alone (a rule of the
+ * image that a command unit must try), and the records made stay as they are. */
+void pol_rules_materialise(struct pol_policy *p);
+struct pol_rule *pol_rule_materialise(struct pol_policy *p, size_t i);
+
+/* A deferred image's rules: where they start in rule_tab and their records as built
+ * (pointers as offsets + 1 into str), which of them are made already; NULL when
+ * nothing is deferred. */
+struct pol_img_pend {
+	const struct pol_rule *recs;
+	const char *str;
+	char **pool;
+	size_t first, n;
+	unsigned char made[]; /* n bytes */
+};
+
+static inline struct pol_rule *pol_rules(const struct pol_policy *p)
+{
+	if (p->img_pend)
+		pol_rules_materialise((struct pol_policy *)p);
+	return p->rule_tab;
+}
+
 int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
 			    size_t ilen);
 

@@ -242,7 +242,7 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
 			snprintf(id + base, sizeof(id) - base, "_%d", k);
 	}
 	rc = add_path_rule_id(p, kind, pat, file, line, col, id);
-	r = p->n_rules ? &p->rules[p->n_rules - 1] : NULL;
+	r = p->n_rules ? &pol_rules(p)[p->n_rules - 1] : NULL;
 	if (r && r->kind == POL_RULE_PATH && r->id && !strcmp(r->id, id) && !r->alias &&
 	    !(r->alias = strdup(alias)) && rc == 0)
 		rc = -ENOMEM;
@@ -268,7 +268,7 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 		return;
 	if (add_path_rule_id(p, POL_PATH_READ_ONLY, buf, "<builtin>", 0, 0, id) < 0)
 		return;
-	r = &p->rules[p->n_rules - 1];
+	r = &pol_rules(p)[p->n_rules - 1];
 	r->guarded = 1; /* no file below may lift it */
 	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
 	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
@@ -433,7 +433,7 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item), given) < 0)
 		return;
 	if (owners)
-		each_item(l, owners, "owners", owner_item, &l->p->rules[l->p->n_rules - 1]);
+		each_item(l, owners, "owners", owner_item, &pol_rules(l->p)[l->p->n_rules - 1]);
 	if (l->untrusted && s[0] == '!') {
 		pol_ignored_add(l->p, l->file, LINE(item), "exclusion", s,
 				"lifts only this file's own patterns until the file is trusted");
@@ -953,7 +953,7 @@ static void load_document(struct ldr *l)
 static void guard_rules(struct ldr *l, size_t first)
 {
 	for (size_t i = first; i < l->p->n_rules; i++) {
-		struct pol_rule *r = &l->p->rules[i];
+		struct pol_rule *r = &pol_rules(l->p)[i];
 		size_t idlen = strlen(r->id);
 		int open = 0;
 
@@ -988,7 +988,7 @@ static int load_scoped(struct pol_policy *p, const char *name, const char *buf, 
 	if (scope == POL_SCOPE_SYSTEM)
 		guard_rules(&l, first);
 	for (size_t i = first; untrusted && i < p->n_rules; i++) {
-		p->rules[i].untrusted = 1; /* its exclusions lift only its own patterns */
+		pol_rules(p)[i].untrusted = 1; /* its exclusions lift only its own patterns */
 		if (i < p->untrusted_from)
 			p->untrusted_from = i;
 	}

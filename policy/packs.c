@@ -57,7 +57,7 @@ size_t pol_pack_list(const struct pol_policy *p, struct pol_pack_info *out, size
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct pol_rule *r = &p->rules[i];
+		const struct pol_rule *r = &pol_rules(p)[i];
 		const char *dot = strrchr(r->id, '.');
 		size_t len, k;
 

@@ -42,7 +42,7 @@ static size_t collect(const struct pol_policy *p, const struct pol_pathpat **pp,
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->n_path_rules; i++) {
-		const struct pol_rule *r = &p->rules[p->path_rules[i]];
+		const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
 
 		if (r->path.negate)
 			continue;

@@ -130,9 +130,14 @@ void pol_free(struct pol_policy *p)
 {
 	if (!p)
 		return;
+	/* a deferred image's rules not made own nothing (borrowed, no code) */
+	const struct pol_img_pend *q = p->img_pend;
+
 	for (size_t i = 0; i < p->n_rules; i++)
-		pol_rule_finish(&p->rules[i]);
-	free(p->rules);
+		if (!q || i < q->first || q->made[i - q->first])
+			pol_rule_finish(&p->rule_tab[i]);
+	free(p->rule_tab);
+	free(p->img_pend);
 	for (size_t i = 0; i < p->n_allows; i++) {
 		free(p->allows[i].rule);
 		free(p->allows[i].reason);
@@ -334,19 +339,20 @@ int pol_rule_add_allow_suggestion(struct pol_rule *r)
 
 struct pol_rule *pol_rule_new(struct pol_policy *p)
 {
+	(void)pol_rules(p); /* a deferred image's records first: they come before this one */
 	if (p->n_rules == p->cap_rules) {
 		/* room at once for the built-ins and the embedded policy (about 300 rules):
 		 * no copy when the embedded snapshot is loaded after them, and pages are
 		 * touched only as rules fill them */
 		size_t cap = p->cap_rules ? p->cap_rules * 2 : 384;
-		struct pol_rule *nr = realloc(p->rules, cap * sizeof(*nr));
+		struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));
 
 		if (!nr)
 			return NULL;
-		p->rules = nr;
+		p->rule_tab = nr;
 		p->cap_rules = cap;
 	}
-	struct pol_rule *r = &p->rules[p->n_rules++];
+	struct pol_rule *r = &pol_rules(p)[p->n_rules++];
 	memset(r, 0, sizeof(*r));
 	r->enabled = 1;
 	r->active = 1;
@@ -426,7 +432,7 @@ static int index_grow(struct pol_policy *p, size_t n_rules)
 			return -ENOMEM;
 		for (size_t k = 0; k < p->id_cap; k++)
 			if (p->id_index[k])
-				index_put(tab, cap, p->rules, p->id_index[k] - 1);
+				index_put(tab, cap, pol_rules(p), p->id_index[k] - 1);
 		free(p->id_index);
 		p->id_index = tab;
 		p->id_cap = cap;
@@ -441,8 +447,8 @@ int pol_rule_index_complete(struct pol_policy *p)
 	if (index_grow(p, p->n_rules) < 0)
 		return -ENOMEM;
 	for (; p->id_indexed < p->n_rules; p->id_indexed++)
-		if (p->rules[p->id_indexed].id)
-			index_put(p->id_index, p->id_cap, p->rules, p->id_indexed);
+		if (pol_rules(p)[p->id_indexed].id)
+			index_put(p->id_index, p->id_cap, pol_rules(p), p->id_indexed);
 	return 0;
 }
 
@@ -462,7 +468,7 @@ static void resolve_aliases(struct pol_policy *p)
 		char *id;
 		if (pol_rule_find(p, p->allows[i].rule) >= 0 ||
 		    (k = pol_rule_find_alias(p, p->allows[i].rule)) < 0 ||
-		    !(id = strdup(p->rules[k].id)))
+		    !(id = strdup(pol_rules(p)[k].id)))
 			continue;
 		free(p->allows[i].rule);
 		p->allows[i].rule = id;
@@ -472,7 +478,7 @@ static void resolve_aliases(struct pol_policy *p)
 		char *id;
 		if (pol_rule_find(p, p->disable[i]) >= 0 ||
 		    (k = pol_rule_find_alias(p, p->disable[i])) < 0 ||
-		    !(id = strdup(p->rules[k].id)))
+		    !(id = strdup(pol_rules(p)[k].id)))
 			continue;
 		free(p->disable[i]);
 		p->disable[i] = id;
@@ -496,15 +502,32 @@ void pol_rules_refresh(struct pol_policy *p)
 		p->cmd_rules = NULL;
 	}
 	p->n_path_rules = p->n_cmd_rules = 0;
+	/* a deferred image's rules are read in the image, where active is enabled: with
+	 * packs: or disable: they are made into records first */
+	if (p->img_pend && (p->n_enable || p->n_disable))
+		pol_rules_materialise(p);
+	const struct pol_img_pend *q = p->img_pend;
+	size_t made = q ? q->first : p->n_rules;
+
 	for (size_t i = 0; i < p->n_rules; i++) {
-		/* without packs: and disable: a rule is on as loaded (pol_rule_is_enabled's
-		 * first test, without a call per rule at every start) */
-		p->rules[i].active = !p->n_enable && !p->n_disable
-					 ? p->rules[i].enabled
-					 : (unsigned char)pol_rule_is_enabled(p, &p->rules[i]);
-		if (pr && p->rules[i].active && p->rules[i].kind == POL_RULE_PATH)
+		unsigned char active, kind;
+
+		if (i < made) {
+			struct pol_rule *r = &p->rule_tab[i];
+			/* without packs: and disable: a rule is on as loaded (pol_rule_is_enabled's
+			 * first test, without a call per rule at every start) */
+			r->active = !p->n_enable && !p->n_disable
+					? r->enabled
+					: (unsigned char)pol_rule_is_enabled(p, r);
+			active = r->active;
+			kind = r->kind;
+		} else {
+			active = q->recs[i - made].enabled;
+			kind = q->recs[i - made].kind;
+		}
+		if (pr && active && kind == POL_RULE_PATH)
 			pr[p->n_path_rules++] = i;
-		if (cr && p->rules[i].active && p->rules[i].kind == POL_RULE_COMMAND)
+		if (cr && active && kind == POL_RULE_COMMAND)
 			cr[p->n_cmd_rules++] = i;
 	}
 	p->cmd_rules_for = p->n_rules;
@@ -525,7 +548,7 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 
 	if (i >= p->n_rules)
 		return -ERANGE;
-	r = &p->rules[i];
+	r = &pol_rules(p)[i];
 	memset(info, 0, sizeof(*info));
 	info->id = r->id;
 	info->kind = r->kind;
@@ -545,16 +568,24 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 
 ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 {
+	/* the index holds only rules before a deferred image (indexing makes its records) */
 	if (p->id_cap)
 		for (size_t h = id_hash(id) & (p->id_cap - 1); p->id_index[h];
 		     h = (h + 1) & (p->id_cap - 1))
-			if (strcmp(p->rules[p->id_index[h] - 1].id, id) == 0)
+			if (strcmp(p->rule_tab[p->id_index[h] - 1].id, id) == 0)
 				return (ssize_t)(p->id_index[h] - 1);
 	/* The rules a snapshot loaded since the index was brought up to date, in order:
-	 * the index holds only rules before them, so the first with the ID wins still. */
-	for (size_t i = p->id_indexed; i < p->n_rules; i++)
-		if (p->rules[i].id && strcmp(p->rules[i].id, id) == 0)
+	 * the index holds only rules before them, so the first with the ID wins still.
+	 * A deferred image's IDs are read in the image. */
+	const struct pol_img_pend *q = p->img_pend;
+	size_t made = q ? q->first : p->n_rules;
+
+	for (size_t i = p->id_indexed; i < p->n_rules; i++) {
+		const char *rid = i < made ? p->rule_tab[i].id
+					   : q->str + (uintptr_t)q->recs[i - made].id - 1;
+		if (rid && strcmp(rid, id) == 0)
 			return (ssize_t)i;
+	}
 	return -ENOENT;
 }
 
@@ -563,7 +594,7 @@ ssize_t pol_rule_find_alias(const struct pol_policy *p, const char *id)
 	ssize_t i = pol_rule_find(p, id);
 
 	for (size_t k = 0; i < 0 && k < p->n_rules; k++)
-		if (p->rules[k].alias && !strcmp(p->rules[k].alias, id))
+		if (pol_rules(p)[k].alias && !strcmp(pol_rules(p)[k].alias, id))
 			i = (ssize_t)k;
 	return i;
 }
@@ -655,9 +686,9 @@ size_t pol_rule_suggest(const struct pol_policy *p, const char *id, const char *
 	if (max > 16)
 		max = 16;
 	for (size_t i = 0; i < p->n_rules; i++) {
-		size_t d = edit_distance(id, p->rules[i].id);
+		size_t d = edit_distance(id, pol_rules(p)[i].id);
 		/* A rule whose ID contains the text is a good guess too. */
-		if (strstr(p->rules[i].id, id))
+		if (strstr(pol_rules(p)[i].id, id))
 			d = d < 2 ? d : 2;
 		size_t k = n;
 
@@ -672,7 +703,7 @@ size_t pol_rule_suggest(const struct pol_policy *p, const char *id, const char *
 			out[j] = out[j - 1];
 		}
 		dist[k] = d;
-		out[k] = p->rules[i].id;
+		out[k] = pol_rules(p)[i].id;
 	}
 	return n;
 }

@@ -156,7 +156,7 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		field(&s, p->disable[i]);
 	}
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct pol_rule *r = &p->rules[i];
+		const struct pol_rule *r = &pol_rules(p)[i];
 
 		if (r->kind == POL_RULE_BUILTIN)
 			continue; /* registered again by pol_new() */
@@ -530,7 +530,7 @@ void pol_paths_ready(const struct pol_policy *cp)
 		p->root = p->lazy_root;
 	}
 	for (size_t i = 0; i < p->n_rules; i++) {
-		struct pol_rule *r = &p->rules[i];
+		struct pol_rule *r = &pol_rules(p)[i];
 
 		if (r->canon_pending) { /* expanded at load, not resolved yet */
 			r->canon_pending = 0;
@@ -650,23 +650,23 @@ static int load_record(struct pol_policy *p, char **f, size_t n, size_t first)
 			   : -EINVAL;
 		break;
 	case 'O':
-		rc = p->n_rules ? load_owners(p, &p->rules[p->n_rules - 1], f, n) : -EINVAL;
+		rc = p->n_rules ? load_owners(p, &pol_rules(p)[p->n_rules - 1], f, n) : -EINVAL;
 		break;
 	case 'L':
-		if (n < 2 || p->n_rules <= first || !p->rules[p->n_rules - 1].borrowed ||
-		    p->rules[p->n_rules - 1].alias) {
+		if (n < 2 || p->n_rules <= first || !pol_rules(p)[p->n_rules - 1].borrowed ||
+		    pol_rules(p)[p->n_rules - 1].alias) {
 			rc = -EINVAL;
 			break;
 		}
-		p->rules[p->n_rules - 1].alias = f[1]; /* in the kept text, as the ID */
+		pol_rules(p)[p->n_rules - 1].alias = f[1]; /* in the kept text, as the ID */
 		break;
 	case 'K':
 		if (n < 3 || p->n_rules <= first) {
 			rc = -EINVAL;
 			break;
 		}
-		p->rules[p->n_rules - 1].guarded = num(f[1]) != 0;
-		p->rules[p->n_rules - 1].untrusted = num(f[2]) != 0;
+		pol_rules(p)[p->n_rules - 1].guarded = num(f[1]) != 0;
+		pol_rules(p)[p->n_rules - 1].untrusted = num(f[2]) != 0;
 		if (num(f[2]) && p->n_rules - 1 < p->untrusted_from)
 			p->untrusted_from = p->n_rules - 1;
 		break;
@@ -970,7 +970,7 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 	if (nrec < 0)
 		goto out;
 	for (size_t i = first; i < p->n_rules; i++)
-		np += p->rules[i].n_suggestions + p->rules[i].n_owners;
+		np += pol_rules(p)[i].n_suggestions + pol_rules(p)[i].n_owners;
 	memset(&ih, 0, sizeof(ih));
 	ih.magic = POL_IMAGE_MAGIC;
 	ih.rule_size = sizeof(struct pol_rule);
@@ -987,8 +987,8 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 		goto out;
 	ptrs = (uint32_t *)(void *)(out + sizeof(ih) + n * sizeof(struct pol_rule));
 	for (size_t i = 0; i < n; i++) {
-		struct pol_rule r = p->rules[first + i];
-		const struct pol_rule *o = &p->rules[first + i];
+		struct pol_rule r = pol_rules(p)[first + i];
+		const struct pol_rule *o = &pol_rules(p)[first + i];
 		int bad = 0;
 
 		/* what only a load that is not the hook's makes, or a later decision */
@@ -1057,8 +1057,8 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 	const struct image_head *ih = img;
 	size_t first = p->n_rules, n, nb, nw, w = 0;
 	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
-	const char *str, *lang = NULL, *origin = NULL;
-	uintptr_t lang_off = 0, origin_off = 0;
+	const char *str, *origin = NULL;
+	uintptr_t origin_off = 0;
 	int rc = 0;
 
 	if (!(p->flags & POL_LOAD_LAZY) || ilen < sizeof(*ih) || len < 16 ||
@@ -1081,10 +1081,10 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 		size_t cap = p->cap_rules ? p->cap_rules : 384;
 		while (cap - p->n_rules < n)
 			cap *= 2;
-		struct pol_rule *nr = realloc(p->rules, cap * sizeof(*nr));
+		struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));
 		if (!nr)
 			return -ENOMEM;
-		p->rules = nr;
+		p->rule_tab = nr;
 		p->cap_rules = cap;
 	}
 	/* The records but the rules and what the image holds of them (O, L, K), in order,
@@ -1127,49 +1127,52 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
 	if (rc)
 		return rc;
-	/* The rules, then each pointer made one: committed only when all are. */
-	memcpy(p->rules + first, (const char *)img + sizeof(*ih), n * sizeof(struct pol_rule));
+	/* The rules are checked here, in the image (read-only, in the binary: no page of
+	 * records is touched), and made into records only when something needs them
+	 * (pol_rules_materialise): a command decision reads them in the image. */
+	const struct pol_rule *irecs =
+	    (const struct pol_rule *)(const void *)((const char *)img + sizeof(*ih));
+	struct pol_img_pend *pend = calloc(1, sizeof(*pend) + n);
+
+	if (!pend)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		struct pol_rule *r = &p->rules[first + i];
+		const struct pol_rule *r = &irecs[i];
 		int bad = 0;
 
-#define FIX(f)                                                                 \
-	do {                                                                   \
-		uintptr_t o = image_off(r->f);                                 \
-		bad |= o > nb;                                                 \
-		r->f = o && o <= nb ? (void *)(uintptr_t)(str + o - 1) : NULL; \
-	} while (0)
-		FIX(id);
-		FIX(alias);
-		FIX(pattern);
-		FIX(reason);
-		FIX(keyword);
-		FIX(path.glob);
-		FIX(path_canon.glob);
-#undef FIX
+#define CHECK(f) bad |= image_off(r->f) > nb
+		CHECK(id);
+		CHECK(alias);
+		CHECK(pattern);
+		CHECK(reason);
+		CHECK(keyword);
+		CHECK(path.glob);
+		CHECK(path_canon.glob);
+#undef CHECK
 		uintptr_t lo = image_off(r->language), oo = image_off(r->origin);
-		if (lo && lo != lang_off) {
-			lang = lo <= nb ? pol_language_intern(str + lo - 1) : NULL;
-			lang_off = lo;
-		}
-		r->language = lo ? lang : NULL;
-		if (oo != origin_off) {
+		if (oo != origin_off) { /* interned now: the records find it again */
 			origin = oo && oo <= nb ? pol_origin_intern(p, str + oo - 1) : NULL;
 			origin_off = oo;
 		}
-		r->origin = origin;
 		/* a table slice [so - 1, so - 1 + count) of the pool, none when count is 0 */
 		uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
 		size_t np = ih->n_ptrs;
-		bad |= !r->origin || !r->id || !r->reason || lo > nb || oo > nb ||
+		bad |= !origin || !image_off(r->id) || !image_off(r->reason) || lo > nb ||
+		       oo > nb ||
 		       (so ? so - 1 + r->n_suggestions > np || !r->n_suggestions
 			   : r->n_suggestions != 0) ||
 		       (wo ? wo - 1 + r->n_owners > np || !r->n_owners : r->n_owners != 0);
-		if (bad)
+		if (bad) {
+			free(pend);
 			return -EINVAL; /* nothing committed: n_rules is still first */
-		r->suggestions = so ? pool + so - 1 : NULL;
-		r->owners = wo ? pool + wo - 1 : NULL;
+		}
 	}
+	pend->recs = irecs;
+	pend->str = str;
+	pend->pool = pool;
+	pend->first = first;
+	pend->n = n;
+	p->img_pend = pend;
 	p->n_rules = first + n;
 	if (ih->lazy)
 		p->paths_pending = 1;
@@ -1178,6 +1181,59 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 	pol_embedded_attach_numbered(p, first, ih->n_codes);
 	pol_rules_refresh(p);
 	return 0;
+}
+
+/* Makes record i of a deferred image in place (its offsets were checked at load). */
+static void make_record(struct pol_policy *p, struct pol_img_pend *q, size_t i)
+{
+	struct pol_rule *r = &p->rule_tab[q->first + i];
+
+	*r = q->recs[i];
+#define FIX(f)                                                          \
+	do {                                                            \
+		uintptr_t o = image_off(r->f);                          \
+		r->f = o ? (void *)(uintptr_t)(q->str + o - 1) : NULL; \
+	} while (0)
+	FIX(id);
+	FIX(alias);
+	FIX(pattern);
+	FIX(reason);
+	FIX(keyword);
+	FIX(path.glob);
+	FIX(path_canon.glob);
+#undef FIX
+	uintptr_t lo = image_off(r->language), oo = image_off(r->origin);
+	r->language = lo ? pol_language_intern(q->str + lo - 1) : NULL;
+	/* interned at load: found, not added */
+	r->origin = oo ? pol_origin_intern(p, q->str + oo - 1) : NULL;
+	uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
+	r->suggestions = so ? q->pool + so - 1 : NULL;
+	r->owners = wo ? q->pool + wo - 1 : NULL;
+	/* refreshed while deferred only without packs: and disable: (pol_rules_refresh) */
+	r->active = r->enabled;
+	q->made[i] = 1;
+}
+
+struct pol_rule *pol_rule_materialise(struct pol_policy *p, size_t i)
+{
+	struct pol_img_pend *q = p->img_pend;
+
+	if (q && i >= q->first && !q->made[i - q->first])
+		make_record(p, q, i - q->first);
+	return &p->rule_tab[i];
+}
+
+void pol_rules_materialise(struct pol_policy *p)
+{
+	struct pol_img_pend *q = p->img_pend;
+
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->n; i++)
+		if (!q->made[i])
+			make_record(p, q, i);
+	p->img_pend = NULL;
+	free(q);
 }
 
 /* Appends to a growing buffer of 32-bit words or bytes; 0 or -ENOMEM. */

@@ -172,7 +172,7 @@ static void check_generated(struct pair *pr, const struct pol_policy *p)
 		}
 	/* each command rule's keyword, alone, after a plain program, and its alternatives */
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct pol_rule *r = &p->rules[i];
+		const struct pol_rule *r = &pol_rules(p)[i];
 		char kw[512];
 
 		if (r->kind != POL_RULE_COMMAND || !r->keyword)

@@ -146,7 +146,7 @@ Test(ruleindex, keyword_is_the_longest_literal_every_match_holds)
 		cr_assert(p && n > 0 && (size_t)n < sizeof(yaml));
 		cr_assert_eq(pol_load_buffer(p, "kw.yaml", yaml, (size_t)n), 0, "%s", k->pattern);
 		cr_assert_gt(pol_rule_count(p), 0);
-		const char *kw = p->rules[pol_rule_count(p) - 1].keyword;
+		const char *kw = pol_rules(p)[pol_rule_count(p) - 1].keyword;
 		if (!k->keyword)
 			cr_expect_null(kw, "%s: keyword \"%s\", want none", k->pattern, kw);
 		else
@@ -196,8 +196,8 @@ static enum pol_decision decide(struct pol_policy *p, const char *cmd, size_t le
 		kw = calloc(p->n_rules + 1, sizeof(*kw));
 		cr_assert(kw);
 		for (size_t i = 0; i < p->n_rules; i++) {
-			kw[i] = p->rules[i].keyword;
-			p->rules[i].keyword = NULL; /* no prefilter: the regex decides */
+			kw[i] = pol_rules(p)[i].keyword;
+			pol_rules(p)[i].keyword = NULL; /* no prefilter: the regex decides */
 		}
 	}
 	if (m) {
@@ -210,7 +210,7 @@ static enum pol_decision decide(struct pol_policy *p, const char *cmd, size_t le
 	pol_result_release(&r);
 	pol_cmd_index_free(p);
 	for (size_t i = 0; kw && i < p->n_rules; i++)
-		p->rules[i].keyword = kw[i];
+		pol_rules(p)[i].keyword = kw[i];
 	free(kw);
 	return d;
 }
@@ -294,7 +294,7 @@ Test(ruleindex, every_embedded_code_decodes_alone_and_matches_like_its_pattern)
 	cr_assert(p && pol_load_embedded(p) == 0);
 	cr_assert(p->codes_blob, "the embedded codes were not attached");
 	for (size_t i = 0; i < p->n_rules; i++) {
-		struct pol_rule *r = &p->rules[i];
+		struct pol_rule *r = &pol_rules(p)[i];
 		if (r->code_index < 0)
 			continue;
 		pcre2_code *one = pol_embedded_code(
@@ -330,15 +330,15 @@ Test(ruleindex, warming_decodes_every_embedded_code_at_once)
 	cr_assert(p && pol_load_embedded(p) == 0);
 	/* one decoded before: it keeps its own */
 	for (size_t i = 0; i < p->n_rules && !have; i++)
-		if (p->rules[i].code_index >= 0)
-			have = pol_rule_code(p, &p->rules[i]) != NULL;
+		if (pol_rules(p)[i].code_index >= 0)
+			have = pol_rule_code(p, &pol_rules(p)[i]) != NULL;
 	cr_assert(have);
 	pol_warm(p);
 	for (size_t i = 0; i < p->n_rules; i++) {
-		if (p->rules[i].code_index < 0)
+		if (pol_rules(p)[i].code_index < 0)
 			continue;
 		n++;
-		cr_expect_not_null(p->rules[i].code, "%s: no code after pol_warm", p->rules[i].id);
+		cr_expect_not_null(pol_rules(p)[i].code, "%s: no code after pol_warm", pol_rules(p)[i].id);
 	}
 	cr_assert_gt(n, 100);
 	pol_free(p);

@@ -578,7 +578,7 @@ static void expect_same_rules(const struct pol_policy *p, const struct pol_polic
 {
 	cr_assert_eq(p->n_rules, q->n_rules);
 	for (size_t i = 0; i < p->n_rules; i++) {
-		const struct pol_rule *a = &p->rules[i], *b = &q->rules[i];
+		const struct pol_rule *a = &pol_rules(p)[i], *b = &pol_rules(q)[i];
 		const char *id = b->id;
 
 		cr_expect(str_same(a->id, b->id) && str_same(a->alias, b->alias) &&
@@ -661,6 +661,72 @@ Test(snapshot, embedded_rule_image_loads_as_the_split_form)
 	pol_free(q);
 }
 
+/* A lazy load leaves the image's rules in the image: a command decision reads them
+ * there and makes a record only of each rule a unit must try. Each corpus command,
+ * decided first thing by a fresh load, decides as the split form, and an allowed
+ * command makes few records. */
+Test(snapshot, deferred_rule_image_decides_as_the_split_form)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	struct pol_policy *q = pol_new(POL_LOAD_LAZY);
+	char **cmds;
+	size_t n = corpus_commands(&cmds), deferred = 0;
+
+	cr_assert(q);
+	cr_assert_eq(pol_set_home(q, home) | pol_set_root(q, root), 0);
+	cr_assert_eq(pol_snapshot_load_split(q, pol_embedded_snapshot, len), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+		struct pol_result ra, rb;
+
+		cr_assert(p);
+		cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+		cr_assert_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len,
+						     pol_embedded_rules, ilen),
+			     0);
+		cr_assert_not_null(p->img_pend, "a lazy load defers the image's records");
+		pol_check_command(p, cmds[i], strlen(cmds[i]), NULL, &ra);
+		pol_check_command(q, cmds[i], strlen(cmds[i]), NULL, &rb);
+		expect_same(&ra, &rb, cmds[i]);
+		deferred += p->img_pend != NULL;
+		pol_result_release(&ra);
+		pol_result_release(&rb);
+		pol_free(p);
+		free(cmds[i]);
+	}
+	free(cmds);
+	cr_expect_gt(deferred, 0, "no decision left the image deferred");
+
+	/* an allowed git call: the rules its prefilter passes are made, not the others */
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+	struct pol_result r;
+	size_t made = 0;
+
+	cr_assert(p);
+	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+	cr_assert_eq(
+	    pol_snapshot_load_image(p, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	cr_expect_eq(pol_check_command(p, "git status", 10, NULL, &r), POL_ALLOW);
+	pol_result_release(&r);
+	cr_assert_not_null(p->img_pend, "an allowed call made every record");
+	for (size_t i = 0; i < p->img_pend->n; i++)
+		made += p->img_pend->made[i];
+	cr_expect_gt(made, 0, "git status tries no rule of the image");
+	cr_expect_lt(made, 10, "git status made %zu records", made);
+	/* then all of them, those made kept: as the split form after the same call */
+	pol_free(q);
+	q = pol_new(POL_LOAD_LAZY);
+	cr_assert(q);
+	cr_assert_eq(pol_set_home(q, home) | pol_set_root(q, root), 0);
+	cr_assert_eq(pol_snapshot_load_split(q, pol_embedded_snapshot, len), 0);
+	pol_check_command(q, "git status", 10, NULL, &r);
+	pol_result_release(&r);
+	expect_same_rules(p, q);
+	pol_free(p);
+	pol_free(q);
+}
+
 /* A load the image does not fit builds the rules from the split form instead. */
 Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 {
@@ -727,7 +793,7 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 	cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen), 0);
 	cr_expect_null(p->codes_blob);
 	for (size_t i = before; i < p->n_rules; i++)
-		cr_expect_eq(p->rules[i].code_index, -1, "%s", p->rules[i].id);
+		cr_expect_eq(pol_rules(p)[i].code_index, -1, "%s", pol_rules(p)[i].id);
 	pol_free(p);
 	free(copy);
 }

@@ -84,7 +84,7 @@ static int write_codes(struct pol_policy *p, const char *path)
 	if (!codes)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n_rules; i++) {
-		struct pol_rule *r = &p->rules[i];
+		struct pol_rule *r = &pol_rules(p)[i];
 
 		if (!pol_embedded_regex(r))
 			continue;

@@ -581,8 +581,8 @@ ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 	size_t made = q ? q->first : p->n_rules;
 
 	for (size_t i = p->id_indexed; i < p->n_rules; i++) {
-		const char *rid = i < made ? p->rule_tab[i].id
-					   : q->str + (uintptr_t)q->recs[i - made].id - 1;
+		const char *rid =
+		    i < made ? p->rule_tab[i].id : q->str + (uintptr_t)q->recs[i - made].id - 1;
 		if (rid && strcmp(rid, id) == 0)
 			return (ssize_t)i;
 	}

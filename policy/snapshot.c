@@ -1189,9 +1189,9 @@ static void make_record(struct pol_policy *p, struct pol_img_pend *q, size_t i)
 	struct pol_rule *r = &p->rule_tab[q->first + i];
 
 	*r = q->recs[i];
-#define FIX(f)                                                          \
-	do {                                                            \
-		uintptr_t o = image_off(r->f);                          \
+#define FIX(f)                                                         \
+	do {                                                           \
+		uintptr_t o = image_off(r->f);                         \
 		r->f = o ? (void *)(uintptr_t)(q->str + o - 1) : NULL; \
 	} while (0)
 	FIX(id);

@@ -338,7 +338,8 @@ Test(ruleindex, warming_decodes_every_embedded_code_at_once)
 		if (pol_rules(p)[i].code_index < 0)
 			continue;
 		n++;
-		cr_expect_not_null(pol_rules(p)[i].code, "%s: no code after pol_warm", pol_rules(p)[i].id);
+		cr_expect_not_null(pol_rules(p)[i].code, "%s: no code after pol_warm",
+				   pol_rules(p)[i].id);
 	}
 	cr_assert_gt(n, 100);
 	pol_free(p);

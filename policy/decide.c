@@ -209,7 +209,8 @@ void pol_path_index_build(struct pol_policy *p)
 	p->bucket_start = NULL;
 	p->bucket_rules = NULL;
 	if (p->paths_pending || p->canon_pending)
-		return; /* built by pol_paths_ready() */
+		return;		/* built by pol_paths_ready() */
+	pol_path_rules_make(p); /* read in p->rule_tab below and by the path decisions */
 	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
 	if (!start)
 		return;
@@ -230,7 +231,7 @@ void pol_path_index_build(struct pol_policy *p)
 			}
 		}
 		for (size_t i = 0; i < p->n_path_rules; i++) {
-			const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
+			const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
 			unsigned b[2] = {pol_pathpat_bucket(&r->path),
 					 r->has_canon ? pol_pathpat_bucket(&r->path_canon)
 						      : POL_PI_BUCKETS};
@@ -261,7 +262,7 @@ int pol_exe_may_refuse(const struct pol_policy *p)
 {
 	pol_paths_ready(p);
 	for (size_t i = 0; i < p->n_path_rules; i++) {
-		const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
+		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
 
 		if (r->path.negate && r->n_owners)
 			return 1;
@@ -391,7 +392,7 @@ static void scan_bucket(unsigned b, void *arg)
 	const struct pol_policy *p = hs->p;
 
 	for (uint32_t i = p->bucket_start[b]; i < p->bucket_start[b + 1]; i++)
-		try_rule(hs, &pol_rules(p)[p->bucket_rules[i]]);
+		try_rule(hs, &p->rule_tab[p->bucket_rules[i]]);
 }
 
 /* Which rule refuses an operation on path? Within a kind the last matching rule (in
@@ -417,7 +418,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 			scan_bucket(sig.buckets[b], &hs);
 	} else {
 		for (size_t i = 0; i < p->n_path_rules; i++) {
-			const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
+			const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
 
 			try_rule(&hs, r);
 			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
@@ -462,7 +463,7 @@ static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 {
 	pol_paths_ready(p);
 	for (size_t i = 0; i < p->n_path_rules; i++) {
-		const struct pol_rule *r = &pol_rules(p)[p->path_rules[i]];
+		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
 
 		if ((kinds & (1u << r->path_kind)) && !r->path.negate)
 			return 1;

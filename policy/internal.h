@@ -223,6 +223,9 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
  * image that a command unit must try), and the records made stay as they are. */
 void pol_rules_materialise(struct pol_policy *p);
 struct pol_rule *pol_rule_materialise(struct pol_policy *p, size_t i);
+/* Makes the records of a deferred image's path rules (and of any rule with a path
+ * pending): the path decisions, after pol_paths_ready(), read p->rule_tab. */
+void pol_path_rules_make(const struct pol_policy *p);
 
 /* A deferred image's rules: where they start in rule_tab and their records as built
  * (pointers as offsets + 1 into str), which of them are made already; NULL when

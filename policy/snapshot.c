@@ -522,7 +522,9 @@ void pol_paths_ready(const struct pol_policy *cp)
 {
 	struct pol_policy *p = (struct pol_policy *)cp;
 	char *home = p->home, *root = p->root;
+	const struct pol_img_pend *q = p->img_pend;
 
+	pol_path_rules_make(p); /* the path decisions read p->rule_tab */
 	if (!p->paths_pending && !p->canon_pending)
 		return;
 	if (p->paths_pending) {
@@ -530,7 +532,10 @@ void pol_paths_ready(const struct pol_policy *cp)
 		p->root = p->lazy_root;
 	}
 	for (size_t i = 0; i < p->n_rules; i++) {
-		struct pol_rule *r = &pol_rules(p)[i];
+		struct pol_rule *r = &p->rule_tab[i];
+
+		if (q && i >= q->first && !q->made[i - q->first])
+			continue; /* a deferred command rule: nothing pending */
 
 		if (r->canon_pending) { /* expanded at load, not resolved yet */
 			r->canon_pending = 0;
@@ -1221,6 +1226,17 @@ struct pol_rule *pol_rule_materialise(struct pol_policy *p, size_t i)
 	if (q && i >= q->first && !q->made[i - q->first])
 		make_record(p, q, i - q->first);
 	return &p->rule_tab[i];
+}
+
+void pol_path_rules_make(const struct pol_policy *cp)
+{
+	struct pol_policy *p = (struct pol_policy *)cp;
+	struct pol_img_pend *q = p->img_pend;
+
+	for (size_t i = 0; q && i < q->n; i++)
+		if (!q->made[i] && (q->recs[i].kind == POL_RULE_PATH || q->recs[i].path_pending ||
+				    q->recs[i].canon_pending))
+			make_record(p, q, i);
 }
 
 void pol_rules_materialise(struct pol_policy *p)

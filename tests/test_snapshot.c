@@ -698,6 +698,41 @@ Test(snapshot, deferred_rule_image_decides_as_the_split_form)
 	free(cmds);
 	cr_expect_gt(deferred, 0, "no decision left the image deferred");
 
+	/* path decisions make the path rules' records only, and decide as the split form */
+	static const char *const paths[] = {"$H/.ssh/id_rsa", "$H/.bashrc",  "$R/.env",
+					    "$R/src/main.c",  "/etc/passwd", "$H/.aws/config",
+					    "$R/.git/config", "relative"};
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		for (int op = 0; op < POL_OP__COUNT; op++) {
+			struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+			struct pol_ctx ctx = {.cwd = root};
+			struct pol_result a, b;
+			char path[PATH_MAX], what[PATH_MAX + 32];
+			const char *s = paths[i];
+
+			if (s[0] == '$')
+				snprintf(path, sizeof(path), "%s%s", s[1] == 'H' ? home : root,
+					 s + 2);
+			else
+				snprintf(path, sizeof(path), "%s", s);
+			cr_assert(p);
+			cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+			cr_assert_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len,
+							     pol_embedded_rules, ilen),
+				     0);
+			pol_check_path(p, path, (enum pol_op)op, 0, &ctx, &a);
+			pol_check_path(q, path, (enum pol_op)op, 0, &ctx, &b);
+			snprintf(what, sizeof(what), "%s %s", pol_op_name(op), path);
+			expect_same(&a, &b, what);
+			cr_expect_str_eq(b.path, a.path, "%s", what);
+			if (a.decision == POL_ALLOW)
+				cr_expect_not_null(p->img_pend, "%s made every record", what);
+			pol_result_release(&a);
+			pol_result_release(&b);
+			pol_free(p);
+		}
+	}
+
 	/* an allowed git call: the rules its prefilter passes are made, not the others */
 	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
 	struct pol_result r;

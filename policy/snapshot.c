@@ -1063,6 +1063,7 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 	size_t first = p->n_rules, n, nb, nw, w = 0;
 	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
 	const char *str, *origin = NULL;
+	const uint32_t *pool_ptrs = NULL;
 	uintptr_t origin_off = 0;
 	int rc = 0;
 
@@ -1122,11 +1123,12 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 		pool = pool_take(p, ih->n_ptrs);
 		if (!pool)
 			rc = -ENOMEM;
-		for (size_t j = 0; pool && j < ih->n_ptrs; j++) {
+		/* filled as each record is made (make_record): the slices of rules never
+		 * made are never written */
+		for (size_t j = 0; pool && j < ih->n_ptrs; j++)
 			if (ptrs[j] >= nb)
 				return -EINVAL;
-			pool[j] = (char *)(uintptr_t)(str + ptrs[j]);
-		}
+		pool_ptrs = ptrs;
 	}
 	if (rc == 0 && ih->lazy)
 		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
@@ -1175,6 +1177,7 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 	pend->recs = irecs;
 	pend->str = str;
 	pend->pool = pool;
+	pend->ptrs = pool_ptrs;
 	pend->first = first;
 	pend->n = n;
 	p->img_pend = pend;
@@ -1214,6 +1217,10 @@ static void make_record(struct pol_policy *p, struct pol_img_pend *q, size_t i)
 	uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
 	r->suggestions = so ? q->pool + so - 1 : NULL;
 	r->owners = wo ? q->pool + wo - 1 : NULL;
+	for (size_t k = 0; k < r->n_suggestions; k++)
+		r->suggestions[k] = (char *)(uintptr_t)(q->str + q->ptrs[so - 1 + k]);
+	for (size_t k = 0; k < r->n_owners; k++)
+		r->owners[k] = (char *)(uintptr_t)(q->str + q->ptrs[wo - 1 + k]);
 	/* refreshed while deferred only without packs: and disable: (pol_rules_refresh) */
 	r->active = r->enabled;
 	q->made[i] = 1;

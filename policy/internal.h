@@ -233,7 +233,7 @@ void pol_path_rules_make(const struct pol_policy *p);
 struct pol_img_pend {
 	const struct pol_rule *recs;
 	const char *str;
-	char **pool;	     /* the suggestions and owners arrays, each filled when made */
+	char **pool;	      /* the suggestions and owners arrays, each filled when made */
 	const uint32_t *ptrs; /* what they hold: offsets into str */
 	size_t first, n;
 	unsigned char made[]; /* n bytes */

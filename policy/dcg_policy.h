@@ -147,7 +147,8 @@ enum pol_load_flags {
 	POL_LOAD_EAGER = 1 << 1, /* compile every pattern at load (default: lazily, at first use) */
 	/* For a policy one thread uses (dcg's commands): the embedded defaults' path
 	 * patterns are expanded and resolved through symlinks at the first path
-	 * decision, not at load. Call pol_prepare() before sharing it with threads. */
+	 * decision, not at load, and the embedded rules are made into records only as
+	 * decisions need them. Call pol_prepare() before sharing it with threads. */
 	POL_LOAD_LAZY = 1 << 2,
 };
 
@@ -374,8 +375,8 @@ void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, 
  * embedded rules' compiled regexes), so that processes forked afterwards share it
  * instead of each building its own copy. Call it before forking; safe to repeat. */
 void pol_warm(const struct pol_policy *p);
-/* Finishes what POL_LOAD_LAZY left for the first decision (path patterns), so that
- * threads can share the policy. Safe to repeat; pol_warm() calls it. */
+/* Finishes what POL_LOAD_LAZY left for the first decision (path patterns, the
+ * embedded rules' records), so that threads can share the policy. Safe to repeat; pol_warm() calls it. */
 void pol_prepare(const struct pol_policy *p);
 /* 1 when ctx->exe can turn a path decision from allow into a refusal: an active path
  * exclusion ("!pattern") has owners, which then may not use it. A runtime layer that

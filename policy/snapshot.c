@@ -559,6 +559,8 @@ void pol_paths_ready(const struct pol_policy *cp)
 
 void pol_prepare(const struct pol_policy *p)
 {
+	/* shared with threads from now on: no record left to make while deciding */
+	pol_rules_materialise((struct pol_policy *)p);
 	pol_paths_ready(p);
 	pol_rule_index_complete((struct pol_policy *)p);
 }

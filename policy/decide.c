@@ -830,19 +830,25 @@ static int prefilter_may_match(const struct prefilter *pf, const struct pol_rule
 	return prefilter_may_match_kw(pf, r->keyword, r->keyword_len, r->keyword_bigram);
 }
 
-/* Rule i of a deferred image (pol_img_pend), read in the image: 1 when a command unit
- * skips it for sure (not an active command rule, or its prefilter says no), 0 when its
- * record must be tried (then the records are made). Not while tracing: the trace names
- * each rule the prefilter skips. */
+/* Rule i of a deferred image (pol_img_pend), read in the image: 1 when the unit skips
+ * it for sure (not an active rule of the unit's kind, or a command rule whose
+ * prefilter says no), 0 when its record must be tried (then it is made). Not while
+ * tracing: the trace names each rule the prefilter skips. */
 static int image_skips(const struct pol_policy *p, const struct pol_ctx *ctx,
 		       const struct prefilter *pf, const struct pol_unit *u, size_t i)
 {
 	const struct pol_img_pend *q = p->img_pend;
 	const struct pol_rule *r = &q->recs[i - q->first];
 
-	if (u->kind != POL_UNIT_COMMAND || (ctx && ctx->trace))
+	if (ctx && ctx->trace)
 		return 0;
-	if (r->kind != POL_RULE_COMMAND || !r->enabled) /* active is enabled while deferred */
+	/* the loop's first tests: the kind of rule the unit tries, active (enabled while
+	 * deferred); a script rule's language is compared in its record */
+	if (u->kind == POL_UNIT_SCRIPT)
+		return r->kind != POL_RULE_SCRIPT || !r->enabled;
+	if (u->kind != POL_UNIT_COMMAND)
+		return 0;
+	if (r->kind != POL_RULE_COMMAND || !r->enabled)
 		return 1;
 	const char *k = r->keyword ? q->str + (uintptr_t)r->keyword - 1 : NULL;
 

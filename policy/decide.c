@@ -799,8 +799,9 @@ static int prefilter_init(struct prefilter *pf, struct pol_arena *a, const char 
 	return 0;
 }
 
-static int prefilter_may_match_kw(const struct prefilter *pf, const char *k, size_t klen,
-				  uint16_t bigram)
+/* inlined into the rule loop, as it was before the deferred image needed it alone */
+__attribute__((always_inline)) static inline int
+prefilter_may_match_kw(const struct prefilter *pf, const char *k, size_t klen, uint16_t bigram)
 {
 	if (!k)
 		return 1;

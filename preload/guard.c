@@ -109,8 +109,12 @@ static int start_fstat(int fd, struct stat *st)
 /* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
  * of this object's code: a page fault of its own at every start). */
 extern int __register_atfork(void (*prepare)(void), void (*parent)(void),
-			     void (*child)(void), void *dso);
+			     void (*child)(void), void *dso) __attribute__((noplt));
 extern void *__dso_handle;
+/* The two functions every start calls, called through the GOT (bound with the other
+ * relocations), not a lazily bound PLT slot: no trip through the loader's trampoline,
+ * which saves and restores the vector registers. */
+extern __typeof__(_dl_find_object) _dl_find_object __attribute__((noplt));
 
 static void guard_init(void) __attribute__((constructor));
 static void guard_init(void)

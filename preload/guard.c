@@ -108,8 +108,8 @@ static int start_fstat(int fd, struct stat *st)
 
 /* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
  * of this object's code: a page fault of its own at every start). */
-extern int __register_atfork(void (*prepare)(void), void (*parent)(void),
-			     void (*child)(void), void *dso) __attribute__((noplt));
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+			     void *dso) __attribute__((noplt));
 extern void *__dso_handle;
 /* The two functions every start calls, called through the GOT (bound with the other
  * relocations), not a lazily bound PLT slot: no trip through the loader's trampoline,
@@ -605,20 +605,19 @@ static long guard_sys(long nr, ...)
  * it (read back from /proc/self/fd), as guard_verify_fd() judges them. This runs in
  * every fork child, where each stack page written is a page fault: one short buffer
  * for most programs, a PATH_MAX one apart (in a frame of its own) for longer paths. */
-static int exec_file_settled_in(const struct pol_pidx *x, const char *file, int fd,
-				int canonical, char *buf, size_t size);
+static int exec_file_settled_in(const struct pol_pidx *x, const char *file, int fd, int canonical,
+				char *buf, size_t size);
 
 static __attribute__((noinline)) int exec_file_settled_long(const struct pol_pidx *x,
-							    const char *file, int fd,
-							    int canonical)
+							    const char *file, int fd, int canonical)
 {
 	char buf[PATH_MAX];
 
 	return exec_file_settled_in(x, file, fd, canonical, buf, sizeof(buf));
 }
 
-static int exec_file_settled_in(const struct pol_pidx *x, const char *file, int fd,
-				int canonical, char *buf, size_t size)
+static int exec_file_settled_in(const struct pol_pidx *x, const char *file, int fd, int canonical,
+				char *buf, size_t size)
 {
 	char proc[32];
 	struct rt_msg m;

@@ -18,7 +18,8 @@
 extern char **environ;
 
 /* Checks an exec of path (searched in $PATH when search is set). Returns 0 to go on
- * (with *use pointing at the path to hand the real call), -1 refused. */
+ * (with *use pointing at the path to hand the real call), -1 refused, 1 when path
+ * does not fit a buffer shorter than PATH_MAX (the caller tries again with one). */
 /* execvp's own search runs later on the same $PATH: the check is of what it will find.
  * Apart, so that execve's checks in fork children do not carry its buffer's stack. */
 static __attribute__((noinline)) int check_searched(const char *call, const char *file,
@@ -41,8 +42,13 @@ static int check_exec(const char *call, int dirfd, const char *path, int search,
 	if (!guard_enter())
 		return 0;
 	copy = guard_copy_path(path, buf, size);
-	if (copy)
+	if (copy) {
 		*use = copy;
+	} else if (path && size < PATH_MAX) { /* longer than a short buffer: the caller's
+						 PATH_MAX one */
+		guard_leave();
+		return 1;
+	}
 	if (copy && search && !strchr(copy, '/')) {
 		rc = check_searched(call, copy, argv);
 	} else {
@@ -83,20 +89,43 @@ static __attribute__((noinline)) int execve_rebuilt(const char *use, char *const
 	return rc;
 }
 
-GUARD_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+static int execve_checked(const char *use, char *const argv[], char *const envp[], int saved)
 {
-	char buf[PATH_MAX];
-	const char *use;
-	int saved = errno;
-
-	if (check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use) < 0)
-		return refused();
 	if (!GUARD_REAL(execve))
 		return no_real();
 	if (!guard_env_complete(envp))
 		return execve_rebuilt(use, argv, envp, saved);
 	errno = saved;
 	return guard_real_execve(use, argv, envp);
+}
+
+/* execve of a path longer than execve()'s short buffer. */
+static __attribute__((noinline)) int execve_long(const char *path, char *const argv[],
+						 char *const envp[], int saved)
+{
+	char buf[PATH_MAX];
+	const char *use;
+
+	if (check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use) < 0)
+		return refused();
+	return execve_checked(use, argv, envp, saved);
+}
+
+/* The path's copy fits a short buffer for most programs; a fork child faults in each
+ * stack page it writes, and a PATH_MAX buffer would push the whole check a page
+ * deeper. */
+GUARD_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	char buf[256];
+	const char *use;
+	int saved = errno, rc;
+
+	rc = check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use);
+	if (rc > 0)
+		return execve_long(path, argv, envp, saved);
+	if (rc < 0)
+		return refused();
+	return execve_checked(use, argv, envp, saved);
 }
 
 GUARD_EXPORT int execv(const char *path, char *const argv[])
@@ -470,16 +499,38 @@ GUARD_EXPORT pid_t fork(void)
  * with a compare-and-swap). A chdir that finds no free slot fails with ENOMEM, so no
  * open is ever judged against the wrong folder. */
 #define SPAWN_DIR_SLOTS 8
-static struct spawn_dir {
+struct spawn_dir {
 	posix_spawn_file_actions_t *_Atomic fa;
 	char dir[PATH_MAX];
-} spawn_dirs[SPAWN_DIR_SLOTS];
+};
+/* The slots, mapped at the first addchdir: 32 KB of .bss would lie between the
+ * loader's page and the start-up data, and cost every process a page fault. */
+static struct spawn_dir *_Atomic spawn_dirs;
+
+static struct spawn_dir *spawn_dirs_get(int create)
+{
+	struct spawn_dir *d = atomic_load(&spawn_dirs), *none = NULL;
+	size_t bytes = sizeof(struct spawn_dir) * SPAWN_DIR_SLOTS;
+
+	if (d || !create)
+		return d;
+	d = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (d == MAP_FAILED)
+		return NULL;
+	if (!atomic_compare_exchange_strong(&spawn_dirs, &none, d)) {
+		munmap(d, bytes);
+		d = none;
+	}
+	return d;
+}
 
 static struct spawn_dir *spawn_dir_find(const posix_spawn_file_actions_t *fa)
 {
-	for (int i = 0; i < SPAWN_DIR_SLOTS; i++)
-		if (atomic_load(&spawn_dirs[i].fa) == fa)
-			return &spawn_dirs[i];
+	struct spawn_dir *dirs = spawn_dirs_get(0);
+
+	for (int i = 0; dirs && i < SPAWN_DIR_SLOTS; i++)
+		if (atomic_load(&dirs[i].fa) == fa)
+			return &dirs[i];
 	return NULL;
 }
 
@@ -527,11 +578,13 @@ static int spawn_dir_set(posix_spawn_file_actions_t *fa, int dirfd, const char *
 		if (!realpath(joined, real))
 			return errno;
 	}
-	for (int i = 0; !d && i < SPAWN_DIR_SLOTS; i++) {
+	struct spawn_dir *dirs = d ? NULL : spawn_dirs_get(1);
+
+	for (int i = 0; !d && dirs && i < SPAWN_DIR_SLOTS; i++) {
 		posix_spawn_file_actions_t *none = NULL;
 
-		if (atomic_compare_exchange_strong(&spawn_dirs[i].fa, &none, fa))
-			d = &spawn_dirs[i];
+		if (atomic_compare_exchange_strong(&dirs[i].fa, &none, fa))
+			d = &dirs[i];
 	}
 	if (!d)
 		return ENOMEM;

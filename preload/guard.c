@@ -106,6 +106,16 @@ static int start_fstat(int fd, struct stat *st)
 #endif
 }
 
+/* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
+ * of this object's code: a page fault of its own at every start). */
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+			     void *dso) __attribute__((noplt));
+extern void *__dso_handle;
+/* The two functions every start calls, called through the GOT (bound with the other
+ * relocations), not a lazily bound PLT slot: no trip through the loader's trampoline,
+ * which saves and restores the vector registers. */
+extern __typeof__(_dl_find_object) _dl_find_object __attribute__((noplt));
+
 static void guard_init(void) __attribute__((constructor));
 static void guard_init(void)
 {
@@ -120,7 +130,7 @@ static void guard_init(void)
 	 * guard_enter), not here: a process that never makes one (most of a build's)
 	 * saves some 70 dlsym() calls. A fork resolves them in the parent first, so that
 	 * no child has to take the loader's lock another thread may have held. */
-	pthread_atfork(guard_resolve, NULL, NULL);
+	__register_atfork(guard_resolve, NULL, NULL, __dso_handle);
 	if (start_fstat(2, &st) == 0) {
 		g.err_known = 1;
 		g.err_dev = st.st_dev;
@@ -521,19 +531,14 @@ static int first_note(const char *file)
 
 static long guard_sys(long nr, ...);
 
-static void note_uncovered(const char *file, int fd)
+/* Apart from note_uncovered(), so that every exec check does not carry its line's
+ * stack. */
+static __attribute__((noinline)) void note_say(const char *file, enum guard_exe_kind k)
 {
-	enum guard_exe_kind k;
 	struct rt_msg m;
 	char line[1200];
 
-	/* Under dcg sandbox ($DCG_SANDBOX, kept like the guard's own variables) the
-	 * supervisor sees inside static and set-uid programs: nothing to say, and no
-	 * marker to write in dcg's folder, which the sandbox keeps read-only. */
-	if (g.noted_exe || guard_env_owned("DCG_SANDBOX"))
-		return;
-	k = guard_exe_kind_sys(fd, guard_sys);
-	if ((k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID) || !first_note(file))
+	if (!first_note(file))
 		return;
 	rt_msg_init(&m, line, sizeof(line));
 	rt_msg_add(&m, "dcg: note: ");
@@ -541,6 +546,20 @@ static void note_uncovered(const char *file, int fd)
 	rt_msg_add(&m, k == GUARD_EXE_STATIC ? " is statically linked" : " is set-uid");
 	rt_msg_add(&m, "; the preload guard cannot see inside it (use dcg sandbox)\n");
 	say(m.buf, m.len);
+}
+
+static void note_uncovered(const char *file, int fd)
+{
+	enum guard_exe_kind k;
+
+	/* Under dcg sandbox ($DCG_SANDBOX, kept like the guard's own variables) the
+	 * supervisor sees inside static and set-uid programs: nothing to say, and no
+	 * marker to write in dcg's folder, which the sandbox keeps read-only. */
+	if (g.noted_exe || guard_env_owned("DCG_SANDBOX"))
+		return;
+	k = guard_exe_kind_sys(fd, guard_sys);
+	if (k == GUARD_EXE_STATIC || k == GUARD_EXE_SETUID)
+		note_say(file, k);
 }
 
 /* The exec path's system calls, made here: in a fork child every libc function
@@ -583,16 +602,31 @@ static long guard_sys(long nr, ...)
 
 /* Whether the index settles the exec of file (absolute), open as fd: the path as
  * written in normal form and, unless it is known canonical, where the kernel resolved
- * it (read back from /proc/self/fd), as guard_verify_fd() judges them. One buffer:
- * this runs in every fork child, where each stack page written is a page fault. */
-static int exec_file_settled(const char *file, int fd, int canonical)
+ * it (read back from /proc/self/fd), as guard_verify_fd() judges them. This runs in
+ * every fork child, where each stack page written is a page fault: one short buffer
+ * for most programs, a PATH_MAX one apart (in a frame of its own) for longer paths. */
+static int exec_file_settled_in(const struct pol_pidx *x, const char *file, int fd, int canonical,
+				char *buf, size_t size);
+
+static __attribute__((noinline)) int exec_file_settled_long(const struct pol_pidx *x,
+							    const char *file, int fd, int canonical)
 {
-	const struct pol_pidx *x = index_get();
-	char buf[4096], proc[32];
+	char buf[PATH_MAX];
+
+	return exec_file_settled_in(x, file, fd, canonical, buf, sizeof(buf));
+}
+
+static int exec_file_settled_in(const struct pol_pidx *x, const char *file, int fd, int canonical,
+				char *buf, size_t size)
+{
+	char proc[32];
 	struct rt_msg m;
 	long n;
 
-	if (!x || file[0] != '/' || pol_path_normalize(file, "/", NULL, buf, sizeof(buf)) < 0 ||
+	/* (an absolute path's normal form is never longer than the path) */
+	if (size < PATH_MAX && guard_strnlen(file, size) == size)
+		return exec_file_settled_long(x, file, fd, canonical);
+	if (pol_path_normalize(file, "/", NULL, buf, size) < 0 ||
 	    pol_pidx_may_refuse(x, buf, POL_OP_EXEC, 0))
 		return 0;
 	if (canonical)
@@ -600,11 +634,23 @@ static int exec_file_settled(const char *file, int fd, int canonical)
 	rt_msg_init(&m, proc, sizeof(proc));
 	rt_msg_add(&m, "/proc/self/fd/");
 	rt_msg_addu(&m, (unsigned long)fd);
-	n = guard_sys(SYS_readlink, (long)proc, (long)buf, (long)sizeof(buf) - 1, 0L);
+	n = guard_sys(SYS_readlink, (long)proc, (long)buf, (long)size - 1, 0L);
+	if (n == (long)size - 1 && size < PATH_MAX) /* maybe cut: again, in PATH_MAX */
+		return exec_file_settled_long(x, file, fd, canonical);
 	if (n <= 0 || buf[0] != '/')
 		return 0;
 	buf[n] = '\0';
 	return !pol_pidx_may_refuse(x, buf, POL_OP_EXEC, 0);
+}
+
+static int exec_file_settled(const char *file, int fd, int canonical)
+{
+	const struct pol_pidx *x = index_get();
+	char buf[256];
+
+	if (!x || file[0] != '/')
+		return 0;
+	return exec_file_settled_in(x, file, fd, canonical, buf, sizeof(buf));
 }
 
 /* The program about to be executed, opened once (reading it has no effect): judged

@@ -19,6 +19,7 @@
 #define DCG_GUARD_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mount.h>
@@ -36,6 +37,17 @@
 #include "rt.h"
 
 #define GUARD_EXPORT __attribute__((visibility("default")))
+
+/* errno through its address cached per thread (initial-exec TLS, in the block the
+ * thread's other TLS lies in): libc's __errno_location() lies on a page of libc's code
+ * that a fork child faults in for it alone. The address of a thread's errno never
+ * changes, and a fork child (or a vfork child, which runs on its parent's thread
+ * pointer) has its parent's thread's: the fork wrapper fills the cache before the
+ * fork. */
+extern __thread int *guard_errno_at __attribute__((tls_model("initial-exec")));
+int *guard_errno_location(void); /* a call, as __errno_location() is: smaller code */
+#undef errno
+#define errno (*guard_errno_location())
 
 /* The real functions, resolved with dlsym(RTLD_NEXT) by guard_resolve(). */
 #define GUARD_WRAP(ret, name, params) extern ret(*guard_real_##name) params;

@@ -12,6 +12,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+__thread int *guard_errno_at __attribute__((tls_model("initial-exec")));
+
+int *guard_errno_location(void)
+{
+	int *at = guard_errno_at;
+
+	return __builtin_expect(at != NULL, 1) ? at : (guard_errno_at = __errno_location());
+}
+
 /* Sixteen bytes at a time (SSE2, which every x86-64 has), else a word at a time:
  * aligned reads past the end stay in the string's last block, so in its page (which a
  * sanitizer cannot know). */
@@ -186,9 +195,11 @@ static ssize_t k_pread(long (*sys)(long, ...), int fd, void *b, size_t n, off_t 
 enum guard_exe_kind guard_exe_kind_sys(int fd, long (*sys)(long nr, ...))
 {
 	enum guard_exe_kind kind = GUARD_EXE_OTHER;
-	/* The ELF header and, for most programs, the program headers: one read. */
+	/* The ELF header and the first program headers (PT_INTERP comes early): one
+	 * read. Small: this runs in every fork child that execs, where each stack page
+	 * written is a page fault. */
 	union {
-		unsigned char b[1024];
+		unsigned char b[512];
 		Elf64_Ehdr eh;
 	} head;
 	Elf64_Ehdr eh;

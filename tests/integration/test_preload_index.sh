@@ -27,6 +27,7 @@ POL=$T/policy.yaml
 printf 'readOnlyPaths: ["%s/ro/"]\nnoDeletePaths: ["%s/nd/"]\nzeroAccessPaths: ["%s/za/"]\n' \
 	"$W" "$W" "$W" >"$POL"
 
+LONG=$(printf 'l%.0s' $(seq 100))/$(printf 'm%.0s' $(seq 100))/$(printf 'n%.0s' $(seq 100))
 # A fresh tree for each run; the protected files' contents are kept aside to compare.
 setup() {
 	rm -rf "$W" && mkdir -p "$W/ro" "$W/nd" "$W/za" "$W/free/sub"
@@ -36,6 +37,10 @@ setup() {
 	printf 'alpha\n' >"$W/free/f"
 	printf 'beta\n' >"$W/free/gone"
 	printf '#!/bin/sh\nexit 0\n' >"$W/za/tool" && chmod +x "$W/za/tool"
+	# programs whose paths outgrow the exec check's short buffer (256 bytes)
+	mkdir -p "$W/za/$LONG" "$W/free/$LONG"
+	cp "$W/za/tool" "$W/za/$LONG/tool" && cp "$W/za/tool" "$W/free/$LONG/tool"
+	ln -s ../za "$W/free/zl"
 	rm -rf "$T/orig" && cp -a "$W" "$T/orig"
 }
 
@@ -76,6 +81,9 @@ cat >>"$T/work.sh" <<SH
 step exec-plain "$T/bin/plain-tool" -c x.c -o x.o
 step exec-mkfs "$T/bin/mkfs.ext4" /dev/sdz9
 step exec-za "\$1/za/tool"
+step exec-za-long "\$1/za/$LONG/tool"
+step exec-za-long-link "\$1/free/zl/$LONG/tool"
+step exec-free-long "\$1/free/$LONG/tool"
 SH
 
 # run LABEL [SNAPSHOT]: the work under dcg run, with the snapshot dcg run writes, or
@@ -114,12 +122,13 @@ run engine "$T/plain/snap"
 
 for label in indexed engine; do
 	for s in py-append-ro py-read-za py-unlink-nd py-rename-nd py-replace-ro py-chmod-ro \
-		py-listdir-za sh-redirect-ro cp-into-ro sed-ro rm-nd mv-nd-dir exec-mkfs exec-za; do
+		py-listdir-za sh-redirect-ro cp-into-ro sed-ro rm-nd mv-nd-dir exec-mkfs exec-za \
+		exec-za-long exec-za-long-link; do
 		grep -qx "refused $s" "$T/$label.out" ||
 			fail "$label: $s was not refused: $(cat "$T/$label.out" "$T/$label.err")"
 	done
 	for s in py-read-ro py-append-free py-listdir-free sh-redirect-free cp-from-ro sed-free \
-		rm-free mkdir-free exec-plain; do
+		rm-free mkdir-free exec-plain exec-free-long; do
 		grep -qx "ok $s" "$T/$label.out" ||
 			fail "$label: $s failed: $(cat "$T/$label.out" "$T/$label.err")"
 	done

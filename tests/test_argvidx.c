@@ -12,9 +12,9 @@
 #include "shell_int.h"
 
 #include "corpus_file.h"
+#include "fixture_policies.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
@@ -262,39 +262,23 @@ Test(argvidx, default_policy_agrees_with_the_engine)
 	pol_free(p);
 }
 
+static void fixture_check(struct pol_policy *p, const char *file, void *ctx)
+{
+	struct pair pr;
+
+	(void)file;
+	(void)ctx;
+	pair_open(&pr, p);
+	check_generated(&pr, p);
+	check_corpus(p, &pr, 0);
+	pair_close(&pr);
+}
+
 /* The fixture policies that load (some are there to fail). */
 Test(argvidx, fixture_policies_agree_with_the_engine)
 {
-	static const char *const dirs[] = {DATA "loader", DATA "damage-control"};
-	unsigned files = 0;
+	unsigned files = fixture_policies_each(policy_new, fixture_check, NULL);
 
-	for (size_t i = 0; i < 2; i++) {
-		DIR *d = opendir(dirs[i]);
-		struct dirent *e;
-
-		if (!d)
-			continue;
-		while ((e = readdir(d))) {
-			char file[PATH_MAX];
-			struct pol_policy *p;
-			size_t n = strlen(e->d_name);
-			struct pair pr;
-
-			if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0)
-				continue;
-			snprintf(file, sizeof(file), "%s/%s", dirs[i], e->d_name);
-			p = policy_new();
-			if (pol_load_file(p, file) == 0) {
-				pair_open(&pr, p);
-				check_generated(&pr, p);
-				check_corpus(p, &pr, 0);
-				pair_close(&pr);
-				files++;
-			}
-			pol_free(p);
-		}
-		closedir(d);
-	}
 	cr_expect_geq(files, 5, "only %u fixture policies loaded", files);
 }
 

@@ -21,6 +21,7 @@
 #define DATA "tests/data/policy/"
 
 #define TMP_TAG "pathidx"
+#include "fixture_policies.h"
 #include "tmp_home.h"
 
 static char checkout[PATH_MAX];
@@ -232,35 +233,17 @@ Test(pathidx, default_policy_agrees_with_the_engine)
 	pol_free(p);
 }
 
+static void fixture_compare(struct pol_policy *p, const char *file, void *ctx)
+{
+	(void)ctx;
+	compare_policy(p, file);
+}
+
 /* The fixture policies that load (some are there to fail). */
 Test(pathidx, fixture_policies_agree_with_the_engine)
 {
-	static const char *const dirs[] = {DATA "loader", DATA "damage-control"};
-	unsigned files = 0;
+	unsigned files = fixture_policies_each(policy_new, fixture_compare, NULL);
 
-	for (size_t i = 0; i < 2; i++) {
-		DIR *d = opendir(dirs[i]);
-		struct dirent *e;
-
-		if (!d)
-			continue;
-		while ((e = readdir(d))) {
-			char file[PATH_MAX];
-			struct pol_policy *p;
-			size_t n = strlen(e->d_name);
-
-			if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0)
-				continue;
-			snprintf(file, sizeof(file), "%s/%s", dirs[i], e->d_name);
-			p = policy_new();
-			if (pol_load_file(p, file) == 0) {
-				compare_policy(p, file);
-				files++;
-			}
-			pol_free(p);
-		}
-		closedir(d);
-	}
 	cr_expect_geq(files, 5, "only %u fixture policies loaded", files);
 }
 

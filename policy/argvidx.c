@@ -329,13 +329,20 @@ static int lang_prefix(const char *s)
 	return 0;
 }
 
-int pol_aidx_allows(const struct pol_aidx *x, const struct pol_pidx *paths, char *const argv[])
+/* 1 settled; 2 settled if the program's path (argv[0], which holds a '/') is allowed to
+ * be executed as written (POL_PATH_CANONICAL); 0 ask the engine. */
+static int pol_aidx_words(const struct pol_aidx *x, char *const argv[]);
+
+int pol_aidx_allows(const struct pol_aidx *x, const struct pol_pidx *paths, char *const argv[],
+		    const char *settled)
 {
 	int w = pol_aidx_words(x, argv);
 
 	/* /path/to/tool: a path unit, judged as written */
-	return w == 1 || (w == 2 && argv[0][0] == '/' && paths &&
-			  pol_pidx_allows(paths, "/", argv[0], POL_OP_EXEC, POL_PATH_CANONICAL));
+	return w == 1 ||
+	       (w == 2 && argv[0][0] == '/' &&
+		((settled && !strcmp(argv[0], settled)) ||
+		 (paths && pol_pidx_allows(paths, "/", argv[0], POL_OP_EXEC, POL_PATH_CANONICAL))));
 }
 
 static NO_LIBCALLS size_t s_len(const char *s)
@@ -347,7 +354,7 @@ static NO_LIBCALLS size_t s_len(const char *s)
 	return n;
 }
 
-int pol_aidx_words(const struct pol_aidx *x, char *const argv[])
+static int pol_aidx_words(const struct pol_aidx *x, char *const argv[])
 {
 	char text[POL_AIDX_TEXT_MAX];
 	const char *a0, *name;

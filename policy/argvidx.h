@@ -52,12 +52,11 @@ char *pol_aidx_save(const struct pol_policy *p, size_t *len);
 int pol_aidx_open(struct pol_aidx *x, const void *buf, size_t len, void *(*alloc)(size_t));
 /* Whether pol_check_argv() on argv, with the runtime context (POL_CTX_RUNTIME), is
  * known to allow with nothing to log: 1 yes; 0 ask the engine. A program named by a
- * path (argv[0] with a '/') needs paths, the path index of the same policy, to settle
- * its path (absolute ones only); NULL paths leaves those to the engine. */
-int pol_aidx_allows(const struct pol_aidx *x, const struct pol_pidx *paths, char *const argv[]);
-/* The same but for the program's path: 1 settled; 2 settled if the program's path
- * (argv[0], which holds a '/') is allowed to be executed as written
- * (POL_PATH_CANONICAL); 0 ask the engine. */
-int pol_aidx_words(const struct pol_aidx *x, char *const argv[]);
+ * path (argv[0] with a '/') needs its path settled: as settled, a path the caller's
+ * index has already found allowed to be executed (NULL: none), or else by paths, the
+ * path index of the same policy, as written (absolute ones only); NULL paths leaves
+ * those to the engine. */
+int pol_aidx_allows(const struct pol_aidx *x, const struct pol_pidx *paths, char *const argv[],
+		    const char *settled);
 
 #endif /* DCG_POLICY_ARGVIDX_H */

@@ -199,17 +199,16 @@ static void say(const char *line, size_t len)
 
 /* ---- the engine ------------------------------------------------------------------- */
 
+static void say(const char *line, size_t len);
+
 /* A page shared by this process and its fork children (guard_warm()): a child that
  * had to load the engine itself says so there, and the parent loads it before its next
  * fork instead. */
-
-static void say(const char *line, size_t len);
+static _Atomic int *g_child_needed;
 
 /* The engine beside this object, loaded once (RTLD_LOCAL: its libraries stay out of
  * the program's namespace). Never found through a variable the agent controls. NULL
  * when it cannot be loaded: the reason is kept for the refusal lines. */
-static _Atomic int *g_child_needed;
-
 static const struct guard_engine *engine_get(void)
 {
 	const struct guard_engine *e = __atomic_load_n(&g.engine, __ATOMIC_ACQUIRE);
@@ -326,33 +325,51 @@ static void *map_beside(const char *suffix, size_t *size)
 	return map;
 }
 
-/* The index beside the snapshot, read once. Threads racing here each map a copy and
+static int pidx_open(void *obj, const void *buf, size_t len)
+{
+	return pol_pidx_open(obj, buf, len, guard_alloc);
+}
+
+static int aidx_open(void *obj, const void *buf, size_t len)
+{
+	return pol_aidx_open(obj, buf, len, guard_alloc);
+}
+
+/* The file beside the snapshot named by suffix, read by open_into into an object of
+ * size bytes from the guard's allocator (which copies it: the file mapping goes
+ * either way); NULL when there is none or it is damaged. */
+static void *read_beside(const char *suffix, size_t size,
+			 int (*open_into)(void *obj, const void *buf, size_t len))
+{
+	size_t len = 0;
+	void *map = map_beside(suffix, &len), *obj;
+
+	if (!map)
+		return NULL;
+	obj = guard_alloc(size);
+	if (obj && open_into(obj, map, len) < 0)
+		obj = NULL;
+	munmap(map, len);
+	return obj;
+}
+
+/* The index beside the snapshot, read once. Threads racing here each read a copy and
  * the first to publish wins (no lock, nothing to deadlock on after fork). */
 static const struct pol_pidx *index_get(void)
 {
 	const struct pol_pidx *x = __atomic_load_n(&g.index, __ATOMIC_ACQUIRE), *expected = NULL;
 	struct pol_pidx *mine;
-	size_t size = 0;
-	void *map;
 
 	if (x || atomic_load_explicit(&g.no_index, memory_order_relaxed))
 		return x;
-	if (intent_set() || !(map = map_beside(".paths", &size)))
-		goto none;
-	mine = guard_alloc(sizeof(*mine));
-	/* pol_pidx_open() copies it: the file mapping goes either way. */
-	if (!mine || pol_pidx_open(mine, map, size, guard_alloc) < 0) {
-		munmap(map, size);
-		goto none;
+	if (intent_set() || !(mine = read_beside(".paths", sizeof(*mine), pidx_open))) {
+		atomic_store_explicit(&g.no_index, 1, memory_order_relaxed);
+		return NULL;
 	}
-	munmap(map, size);
 	if (__atomic_compare_exchange_n(&g.index, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
-	return expected; /* the loser's copy stays: the allocator's bump region */
-none:
-	atomic_store_explicit(&g.no_index, 1, memory_order_relaxed);
-	return NULL;
+	return expected;
 }
 
 /* The argv filter beside the snapshot, read once like the index. */
@@ -361,26 +378,17 @@ static const struct pol_aidx *argv_filter_get(void)
 	const struct pol_aidx *x = __atomic_load_n(&g.argv_filter, __ATOMIC_ACQUIRE),
 			      *expected = NULL;
 	struct pol_aidx *mine;
-	size_t size = 0;
-	void *map;
 
 	if (x || atomic_load_explicit(&g.no_argv_filter, memory_order_relaxed))
 		return x;
-	if (!(map = map_beside(".argv", &size)))
-		goto none;
-	mine = guard_alloc(sizeof(*mine));
-	if (!mine || pol_aidx_open(mine, map, size, guard_alloc) < 0) {
-		munmap(map, size);
-		goto none;
+	if (!(mine = read_beside(".argv", sizeof(*mine), aidx_open))) {
+		atomic_store_explicit(&g.no_argv_filter, 1, memory_order_relaxed);
+		return NULL;
 	}
-	munmap(map, size);
 	if (__atomic_compare_exchange_n(&g.argv_filter, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
 	return expected;
-none:
-	atomic_store_explicit(&g.no_argv_filter, 1, memory_order_relaxed);
-	return NULL;
 }
 
 static int base_of(int dirfd, const char *path, char *base, size_t size);
@@ -702,7 +710,7 @@ static int check_exec_file(const char *call, int dirfd, const char *file, int *s
 int guard_check_exec(const char *call, int dirfd, const char *file, char *const argv[])
 {
 	const struct guard_engine *e;
-	int settled = 0, w;
+	int settled = 0;
 
 	if (file && check_exec_file(call, dirfd, file, &settled) < 0)
 		return -1;
@@ -711,11 +719,7 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 	/* Plain words no rule can match: what the engine would allow (policy/argvidx.h);
 	 * the program's path, when argv names it, as the file the index just settled or
 	 * as written. */
-	w = pol_aidx_words(argv_filter_get(), argv);
-	if (w == 1 ||
-	    (w == 2 && argv[0][0] == '/' &&
-	     ((settled && !strcmp(argv[0], file)) ||
-	      pol_pidx_allows(index_get(), "/", argv[0], POL_OP_EXEC, POL_PATH_CANONICAL))))
+	if (pol_aidx_allows(argv_filter_get(), index_get(), argv, settled ? file : NULL))
 		return 0;
 	if (!(e = engine_get()))
 		return refuse_no_engine(call, argv[0]);

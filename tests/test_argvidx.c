@@ -88,7 +88,7 @@ static int check(struct pair *pr, char *const argv[], const char *what)
 	size_t o = 0;
 
 	pr->checked++;
-	if (!pol_aidx_allows(&pr->ax, &pr->px, argv))
+	if (!pol_aidx_allows(&pr->ax, &pr->px, argv, NULL))
 		return 0;
 	pr->settled++;
 	d = engine_argv(pr, argv, rule, sizeof(rule));

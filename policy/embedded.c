@@ -107,12 +107,14 @@ void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n
 		pol_rules(p)[i].code_index = -1;
 }
 
-/* A lazy load (every command's: hook_policy_open) copies the rule image; any other,
- * or one the image does not fit, builds each rule from the split form. */
+/* A lazy load (every command's: hook_policy_open) defers the rule image's records;
+ * any other, or one the image does not fit, builds each rule from the split form. The
+ * image is this binary's own, checked and sealed when it was built (embed_snapshot):
+ * a start does not check it again. */
 int pol_load_embedded(struct pol_policy *p)
 {
-	int rc = pol_snapshot_load_image(p, pol_embedded_snapshot, split_len(), pol_embedded_rules,
-					 (size_t)(pol_embedded_rules_end - pol_embedded_rules));
+	int rc = pol_snapshot_load_sealed(p, pol_embedded_snapshot, split_len(), pol_embedded_rules,
+					  (size_t)(pol_embedded_rules_end - pol_embedded_rules));
 
 	return rc != -EAGAIN ? rc : pol_snapshot_load_split(p, pol_embedded_snapshot, split_len());
 }

@@ -248,6 +248,17 @@ static inline struct pol_rule *pol_rules(const struct pol_policy *p)
 
 int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
 			    size_t ilen);
+/* The build-time check of an image (gen/embed_snapshot.c): every offset and count that
+ * pol_snapshot_load_image() checks at each load, checked once; when they hold, the
+ * image is marked sealed. 0, or -EAGAIN/-EINVAL (img not marked). */
+#define POL_IMAGE_SEALED 0x4c414553u /* "SEAL" */
+int pol_snapshot_image_seal(const void *blob, size_t len, void *img, size_t ilen);
+/* pol_snapshot_load_image() for the binary's own embedded image only
+ * (pol_load_embedded): a sealed image is not checked again at each start, an image
+ * not sealed is. Never for bytes from a file: those take pol_snapshot_load_image(),
+ * which checks every image, sealed or not. */
+int pol_snapshot_load_sealed(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			     size_t ilen);
 
 /* compile.c: the two bytes (lowercased, high byte first) a text must start with for
  * pattern to match it, one key per alternative of a leading group (^git\s, ^(?:cp|cat)\b):

@@ -888,6 +888,10 @@ struct image_head {
 	uint32_t split_len;   /* the split form's length */
 	uint32_t n_recs;      /* records other than rules and their O, L, K */
 	uint32_t n_codes;     /* the embedded regex rules, numbered in the records */
+	uint32_t origin;      /* every rule's origin (offset + 1), or 0: they differ */
+	/* POL_IMAGE_SEALED once pol_snapshot_image_seal() checked the whole image (at
+	 * build time): only pol_snapshot_load_sealed() reads it */
+	uint32_t sealed;
 };
 
 static uint32_t image_layout(void)
@@ -1039,6 +1043,10 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 		if (r.kind == POL_RULE_PATH && r.path_kind == POL_PATH_ZERO_ACCESS &&
 		    !r.path.negate)
 			ih.zero_access = 1;
+		if (i == 0)
+			ih.origin = (uint32_t)image_off(r.origin);
+		else if (ih.origin != image_off(r.origin))
+			ih.origin = 0;
 		memcpy(out + sizeof(ih) + i * sizeof(r), &r, sizeof(r));
 	}
 	for (size_t j = 0; j < np; j++)
@@ -1057,18 +1065,11 @@ out:
 	return out;
 }
 
-int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
-			    size_t ilen)
+/* The header words that tie an image to this build, to the blob and to this load:
+ * 0, or -EAGAIN when they do not hold (then the split form is loaded). */
+static int image_fits(const struct pol_policy *p, const uint32_t *h, size_t len,
+		      const struct image_head *ih, size_t ilen)
 {
-	const uint32_t *h = blob, *ix = h + 4;
-	const struct image_head *ih = img;
-	size_t first = p->n_rules, n, nb, nw, w = 0;
-	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
-	const char *str, *origin = NULL;
-	const uint32_t *pool_ptrs = NULL;
-	uintptr_t origin_off = 0;
-	int rc = 0;
-
 	if (!(p->flags & POL_LOAD_LAZY) || ilen < sizeof(*ih) || len < 16 ||
 	    h[0] != POL_SPLIT_MAGIC || ih->magic != POL_IMAGE_MAGIC ||
 	    ih->rule_size != sizeof(struct pol_rule) || ih->layout != image_layout() ||
@@ -1077,75 +1078,60 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 			((size_t)ih->n_ptrs + ih->n_recs) * 4 ||
 	    (ih->lazy && strlen(p->home) + strlen(p->root) + ih->max_pattern + 8 >= PATH_MAX))
 		return -EAGAIN;
-	nw = h[2];
-	nb = h[3];
-	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
-		return -EINVAL;
-	str = (const char *)(ix + nw);
-	if (str[nb - 1] != '\0')
-		return -EINVAL;
-	n = ih->n_rules;
-	if (p->cap_rules - p->n_rules < n) { /* room at once, as pol_rule_new() makes it */
-		size_t cap = p->cap_rules ? p->cap_rules : 384;
-		while (cap - p->n_rules < n)
-			cap *= 2;
-		struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));
-		if (!nr)
-			return -ENOMEM;
-		p->rule_tab = nr;
-		p->cap_rules = cap;
-	}
-	/* The records but the rules and what the image holds of them (O, L, K), in order,
-	 * where the image says they are. */
-	const uint32_t *recs = (const uint32_t *)(const void *)((const char *)img + sizeof(*ih) +
-								n * sizeof(struct pol_rule)) +
-			       ih->n_ptrs;
-	for (uint32_t r = 0; r < ih->n_recs && rc == 0; r++) {
-		size_t k;
+	return 0;
+}
 
-		w = recs[r];
+/* The image's parts: its rule records, its table of suggestion and owner strings, the
+ * index words of the split form's other records. */
+static const struct pol_rule *image_rules(const void *img)
+{
+	return (const struct pol_rule *)(const void *)((const char *)img +
+						       sizeof(struct image_head));
+}
+
+static const uint32_t *image_ptrs(const void *img)
+{
+	const struct image_head *ih = img;
+
+	return (const uint32_t *)(const void *)(image_rules(img) + ih->n_rules);
+}
+
+/* The split form's other records, as the image lists them: in order, each within the
+ * index, its fields within the strings, none of those the image holds. */
+static int image_check_records(const uint32_t *h, const struct image_head *ih)
+{
+	const uint32_t *ix = h + 4, *recs = image_ptrs(ih) + ih->n_ptrs;
+	const char *str = (const char *)(ix + h[2]);
+	size_t nw = h[2], nb = h[3];
+
+	for (uint32_t r = 0; r < ih->n_recs; r++) {
+		size_t w = recs[r], k;
+
 		if (w >= nw || (r && w <= recs[r - 1]))
 			return -EINVAL;
 		k = ix[w++];
-		if (k < 1 || k > sizeof(f) / sizeof(f[0]) || k > nw - w)
+		if (k < 1 || k > P_KEYWORD + 2 + SNAP_MAX_FIELDS || k > nw - w)
 			return -EINVAL;
-		for (size_t j = 0; j < k; j++) {
-			if (ix[w] >= nb)
+		for (size_t j = 0; j < k; j++)
+			if (ix[w + j] >= nb)
 				return -EINVAL;
-			f[j] = (char *)(uintptr_t)(str + ix[w++]);
-		}
-		if (f[0][0] == 'P' || f[0][0] == 'O' || f[0][0] == 'L' || f[0][0] == 'K')
+		if (strchr("POLK", str[ix[w]]))
 			return -EINVAL; /* the image holds these */
-		rc = load_record(p, f, k, first);
 	}
-	if (rc == 0 && ih->n_ptrs) {
-		const uint32_t *ptrs =
-		    (const uint32_t *)(const void *)((const char *)img + sizeof(*ih) +
-						     n * sizeof(struct pol_rule));
-		pool = pool_take(p, ih->n_ptrs);
-		if (!pool)
-			rc = -ENOMEM;
-		/* filled as each record is made (make_record): the slices of rules never
-		 * made are never written */
-		for (size_t j = 0; pool && j < ih->n_ptrs; j++)
-			if (ptrs[j] >= nb)
-				return -EINVAL;
-		pool_ptrs = ptrs;
-	}
-	if (rc == 0 && ih->lazy)
-		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
-	if (rc)
-		return rc;
-	/* The rules are checked here, in the image (read-only, in the binary: no page of
-	 * records is touched), and made into records only when something needs them
-	 * (pol_rules_materialise): a command decision reads them in the image. */
-	const struct pol_rule *irecs =
-	    (const struct pol_rule *)(const void *)((const char *)img + sizeof(*ih));
-	struct pol_img_pend *pend = calloc(1, sizeof(*pend) + n);
+	return 0;
+}
 
-	if (!pend)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+/* Each rule record's offsets and counts: within the strings and the table. */
+static int image_check_rules(const struct image_head *ih, size_t nb)
+{
+	const struct pol_rule *irecs = image_rules(ih);
+	size_t np = ih->n_ptrs;
+	const uint32_t *ptrs = image_ptrs(ih);
+
+	for (size_t j = 0; j < np; j++)
+		if (ptrs[j] >= nb)
+			return -EINVAL;
+	for (size_t i = 0; i < ih->n_rules; i++) {
 		const struct pol_rule *r = &irecs[i];
 		int bad = 0;
 
@@ -1158,28 +1144,131 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 		CHECK(path.glob);
 		CHECK(path_canon.glob);
 #undef CHECK
-		uintptr_t lo = image_off(r->language), oo = image_off(r->origin);
-		if (oo != origin_off) { /* interned now: the records find it again */
-			origin = oo && oo <= nb ? pol_origin_intern(p, str + oo - 1) : NULL;
-			origin_off = oo;
-		}
 		/* a table slice [so - 1, so - 1 + count) of the pool, none when count is 0 */
+		uintptr_t lo = image_off(r->language), oo = image_off(r->origin);
 		uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
-		size_t np = ih->n_ptrs;
-		bad |= !origin || !image_off(r->id) || !image_off(r->reason) || lo > nb ||
-		       oo > nb ||
+		bad |= !oo || !image_off(r->id) || !image_off(r->reason) || lo > nb || oo > nb ||
+		       (ih->origin && oo != ih->origin) ||
 		       (so ? so - 1 + r->n_suggestions > np || !r->n_suggestions
 			   : r->n_suggestions != 0) ||
 		       (wo ? wo - 1 + r->n_owners > np || !r->n_owners : r->n_owners != 0);
-		if (bad) {
-			free(pend);
-			return -EINVAL; /* nothing committed: n_rules is still first */
-		}
+		if (bad)
+			return -EINVAL;
 	}
-	pend->recs = irecs;
+	return ih->origin > nb ? -EINVAL : 0;
+}
+
+/* Everything of an image that a load trusts: its header (-EAGAIN as image_fits, but
+ * for the load's home and root), the split form's counts, the records the image lists
+ * and every rule record. 0 or -EINVAL; reads nothing outside the two blobs. */
+static int image_check(const uint32_t *h, size_t len, const struct image_head *ih, size_t ilen)
+{
+	size_t nw, nb;
+
+	if (ilen < sizeof(*ih) || len < 16 || h[0] != POL_SPLIT_MAGIC ||
+	    ih->magic != POL_IMAGE_MAGIC || ih->rule_size != sizeof(struct pol_rule) ||
+	    ih->layout != image_layout() || memcmp(ih->split, h + 1, sizeof(ih->split)) ||
+	    ih->split_len != len ||
+	    ilen != sizeof(*ih) + (size_t)ih->n_rules * sizeof(struct pol_rule) +
+			((size_t)ih->n_ptrs + ih->n_recs) * 4)
+		return -EAGAIN;
+	nw = h[2];
+	nb = h[3];
+	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2 ||
+	    ((const char *)(h + 4 + nw))[nb - 1] != '\0')
+		return -EINVAL;
+	if (image_check_records(h, ih) < 0 || image_check_rules(ih, nb) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int pol_snapshot_image_seal(const void *blob, size_t len, void *img, size_t ilen)
+{
+	struct image_head *ih = img;
+	int rc;
+
+	if (ilen < sizeof(*ih))
+		return -EINVAL;
+	ih->sealed = 0;
+	rc = image_check(blob, len, ih, ilen);
+	if (rc == 0)
+		ih->sealed = POL_IMAGE_SEALED;
+	return rc;
+}
+
+/* Room at once for n more rules, as pol_rule_new() makes it. */
+static int rules_room(struct pol_policy *p, size_t n)
+{
+	if (p->cap_rules - p->n_rules >= n)
+		return 0;
+	size_t cap = p->cap_rules ? p->cap_rules : 384;
+	while (cap - p->n_rules < n)
+		cap *= 2;
+	struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	p->rule_tab = nr;
+	p->cap_rules = cap;
+	return 0;
+}
+
+/* Interns the origins of the image's rules (their records find them again): the one
+ * origin the header names, else each where it changes. */
+static void image_origins(struct pol_policy *p, const struct image_head *ih, const char *str)
+{
+	const struct pol_rule *irecs = image_rules(ih);
+	uintptr_t last = 0;
+
+	if (ih->origin) {
+		pol_origin_intern(p, str + ih->origin - 1);
+		return;
+	}
+	for (size_t i = 0; i < ih->n_rules; i++) {
+		uintptr_t oo = image_off(irecs[i].origin);
+		if (oo != last)
+			pol_origin_intern(p, str + oo - 1);
+		last = oo;
+	}
+}
+
+/* The load of a checked image (image_check, or sealed at build time). */
+static int image_load(struct pol_policy *p, const uint32_t *h, const struct image_head *ih)
+{
+	const uint32_t *ix = h + 4, *recs = image_ptrs(ih) + ih->n_ptrs;
+	const char *str = (const char *)(ix + h[2]);
+	size_t first = p->n_rules, n = ih->n_rules;
+	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
+	int rc = rules_room(p, n);
+
+	/* The records but the rules and what the image holds of them (O, L, K), in order,
+	 * where the image says they are. */
+	for (uint32_t r = 0; r < ih->n_recs && rc == 0; r++) {
+		size_t w = recs[r], k = ix[w++];
+
+		for (size_t j = 0; j < k; j++)
+			f[j] = (char *)(uintptr_t)(str + ix[w + j]);
+		rc = load_record(p, f, k, first);
+	}
+	/* filled as each record is made (make_record): the slices of rules never made are
+	 * never written */
+	if (rc == 0 && ih->n_ptrs && !(pool = pool_take(p, ih->n_ptrs)))
+		rc = -ENOMEM;
+	if (rc == 0 && ih->lazy)
+		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
+	if (rc)
+		return rc;
+	/* The rules stay in the image (read-only, in the binary: no page of records is
+	 * touched) and are made into records only when something needs them
+	 * (pol_rules_materialise): a command decision reads them in the image. */
+	struct pol_img_pend *pend = calloc(1, sizeof(*pend) + n);
+
+	if (!pend)
+		return -ENOMEM;
+	image_origins(p, ih, str);
+	pend->recs = image_rules(ih);
 	pend->str = str;
 	pend->pool = pool;
-	pend->ptrs = pool_ptrs;
+	pend->ptrs = image_ptrs(ih);
 	pend->first = first;
 	pend->n = n;
 	p->img_pend = pend;
@@ -1191,6 +1280,27 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 	pol_embedded_attach_numbered(p, first, ih->n_codes);
 	pol_rules_refresh(p);
 	return 0;
+}
+
+int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			    size_t ilen)
+{
+	int rc = image_fits(p, blob, len, img, ilen);
+
+	if (rc == 0)
+		rc = image_check(blob, len, img, ilen);
+	return rc ? rc : image_load(p, blob, img);
+}
+
+int pol_snapshot_load_sealed(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			     size_t ilen)
+{
+	const struct image_head *ih = img;
+	int rc = image_fits(p, blob, len, img, ilen);
+
+	if (rc == 0 && ih->sealed != POL_IMAGE_SEALED)
+		rc = image_check(blob, len, img, ilen);
+	return rc ? rc : image_load(p, blob, img);
 }
 
 /* Makes record i of a deferred image in place (its offsets were checked at load). */

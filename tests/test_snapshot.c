@@ -762,6 +762,109 @@ Test(snapshot, deferred_rule_image_decides_as_the_split_form)
 	pol_free(q);
 }
 
+/* The image header's words (snapshot.c, struct image_head): 16 of them; the origin
+ * every rule shares and the seal are the last two. */
+#define IMG_HEAD   64
+#define IMG_ORIGIN 56
+#define IMG_SEALED 60
+
+/* Damages of an image that its check must refuse: an offset or a count of the fourth
+ * rule record out of range, its origin not the one the header names, the header's
+ * origin out of range, a suggestion string out of range, the index word of a record
+ * the image lists out of range. */
+static const size_t damaged_fields[] = {offsetof(struct pol_rule, id),
+					offsetof(struct pol_rule, n_suggestions),
+					offsetof(struct pol_rule, origin),
+					1000,
+					1001,
+					1002,
+					1003};
+
+static void damage_image(char *img, size_t f)
+{
+	uint32_t huge = 0x7fffffff, head[16], one = 1;
+	size_t ptrs;
+
+	memcpy(head, img, sizeof(head));
+	ptrs = IMG_HEAD + head[3] * sizeof(struct pol_rule);
+	switch (damaged_fields[f]) {
+	case 1000: /* a rule's origin: another string than the header's */
+		memcpy(img + IMG_HEAD + 3 * sizeof(struct pol_rule) +
+			   offsetof(struct pol_rule, origin),
+		       &one, sizeof(one));
+		break;
+	case 1001:
+		memcpy(img + IMG_ORIGIN, &huge, sizeof(huge));
+		break;
+	case 1002:
+		memcpy(img + ptrs + 4 * 5, &huge, sizeof(huge));
+		break;
+	case 1003:
+		memcpy(img + ptrs + 4 * (head[4] + 2), &huge, sizeof(huge));
+		break;
+	default:
+		memcpy(img + IMG_HEAD + 3 * sizeof(struct pol_rule) + damaged_fields[f], &huge,
+		       sizeof(huge));
+	}
+}
+
+/* The embedded image is checked whole when it is built (embed_snapshot seals it) and
+ * a start does not check it again; a damaged image is never sealed, and loads of
+ * images that are not the binary's own check every one, sealed or not. */
+Test(snapshot, only_a_checked_image_is_sealed)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	char *copy = malloc(ilen);
+	uint32_t seal;
+
+	cr_assert_not_null(copy);
+	memcpy(&seal, pol_embedded_rules + IMG_SEALED, sizeof(seal));
+	cr_expect_eq(seal, POL_IMAGE_SEALED, "the build did not check and seal the image");
+	/* sealing again what the build sealed */
+	memcpy(copy, pol_embedded_rules, ilen);
+	cr_expect_eq(pol_snapshot_image_seal(pol_embedded_snapshot, len, copy, ilen), 0);
+	cr_expect_eq(memcmp(copy, pol_embedded_rules, ilen), 0);
+	for (size_t f = 0; f < sizeof(damaged_fields) / sizeof(damaged_fields[0]); f++) {
+		struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+
+		cr_assert_not_null(p);
+		memcpy(copy, pol_embedded_rules, ilen);
+		damage_image(copy, f);
+		cr_expect_lt(pol_snapshot_image_seal(pol_embedded_snapshot, len, copy, ilen), 0,
+			     "a damaged image was sealed (field %zu)", f);
+		memcpy(&seal, copy + IMG_SEALED, sizeof(seal));
+		cr_expect_neq(seal, POL_IMAGE_SEALED, "field %zu: the seal stayed", f);
+		/* not sealed: the embedded path checks it, as any other load does */
+		cr_expect_eq(pol_snapshot_load_sealed(p, pol_embedded_snapshot, len, copy, ilen),
+			     -EINVAL, "field %zu: an image without its seal was not checked", f);
+		cr_expect_null(p->img_pend);
+		pol_free(p);
+		/* sealed by hand and damaged: pol_snapshot_load_image() still refuses it */
+		seal = POL_IMAGE_SEALED;
+		memcpy(copy + IMG_SEALED, &seal, sizeof(seal));
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen),
+			     -EINVAL, "field %zu: a sealed image from outside was trusted", f);
+		cr_expect_null(p->img_pend);
+		pol_free(p);
+	}
+	/* the seal is all the sealed load skips: the same policy as the checked load */
+	struct pol_policy *a = pol_new(POL_LOAD_LAZY), *b = pol_new(POL_LOAD_LAZY);
+	cr_assert(a && b);
+	cr_assert_eq(pol_set_home(a, home) | pol_set_root(a, root), 0);
+	cr_assert_eq(pol_set_home(b, home) | pol_set_root(b, root), 0);
+	cr_assert_eq(
+	    pol_snapshot_load_sealed(a, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	cr_assert_eq(
+	    pol_snapshot_load_image(b, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	expect_same_rules(a, b);
+	pol_free(a);
+	pol_free(b);
+	free(copy);
+}
+
 /* A load the image does not fit builds the rules from the split form instead. */
 Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 {
@@ -791,7 +894,7 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 	cr_expect_eq(p->n_rules, before, "a refused image loaded rules");
 	pol_free(p);
 	/* each word of the header that ties the image to this build and this blob */
-	for (size_t k = 0; k < 56; k += 4) {
+	for (size_t k = 0; k < IMG_ORIGIN; k += 4) {
 		if ((k >= 32 && k < 44) || k == 52)
 			continue; /* its flags, the longest pattern, the codes: not checks */
 		p = pol_new(POL_LOAD_LAZY);
@@ -803,17 +906,16 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 		cr_expect_eq(p->n_rules, before, "header word %zu: rules loaded", k / 4);
 		pol_free(p);
 	}
-	/* a record whose offsets or counts do not hold is refused before any rule is in */
-	static const size_t fields[] = {offsetof(struct pol_rule, id),
-					offsetof(struct pol_rule, n_suggestions),
-					offsetof(struct pol_rule, origin)};
-	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
-		uint32_t huge = 0x7fffffff;
-
+	/* a record whose offsets or counts do not hold is refused before any rule is in,
+	 * though the copy says it is sealed: only the binary's own image is trusted so */
+	uint32_t seal;
+	memcpy(&seal, pol_embedded_rules + IMG_SEALED, sizeof(seal));
+	cr_assert_eq(seal, POL_IMAGE_SEALED, "the embedded image was not checked at build time");
+	for (size_t f = 0; f < sizeof(damaged_fields) / sizeof(damaged_fields[0]); f++) {
 		p = pol_new(POL_LOAD_LAZY);
 		cr_assert_not_null(p);
 		memcpy(copy, pol_embedded_rules, ilen);
-		memcpy(copy + 56 + 3 * sizeof(struct pol_rule) + fields[f], &huge, sizeof(huge));
+		damage_image(copy, f);
 		cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen),
 			     -EINVAL, "field %zu", f);
 		cr_expect_eq(p->n_rules, before, "field %zu: rules loaded", f);

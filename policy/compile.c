@@ -425,6 +425,9 @@ pcre2_code *pol_embedded_code(const uint32_t *words, const uint8_t *set, int32_t
 	if (k < 0 || (uint32_t)k >= words[1])
 		return NULL;
 	at = words[4 + k];
+	/* within the set, after its start */
+	if (at < head || words[5 + k] < at || words[5 + k] > words[3])
+		return NULL;
 	len = words[5 + k] - at;
 	/* The set's start (PCRE2's header, which counts every code, and the character
 	 * tables), then this code: decoding one code reads only the first after the start. */

@@ -319,6 +319,24 @@ Test(ruleindex, every_embedded_code_decodes_alone_and_matches_like_its_pattern)
 	/* out of range: none */
 	cr_assert_null(pol_embedded_code(
 	    p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes), p->n_codes, NULL));
+	/* a code whose offsets leave the set, or run backwards: none (checked per code) */
+	size_t nw = (size_t)p->n_codes + 5;
+	uint32_t *w = malloc(nw * 4);
+	cr_assert_not_null(w);
+	for (int b = 0; b < 4; b++) {
+		memcpy(w, p->codes_blob, nw * 4);
+		if (b == 0)
+			w[4 + 3] = w[3] + 1; /* starts past the set */
+		else if (b == 1)
+			w[4 + 4] = w[4 + 3] - 1; /* ends before it starts */
+		else if (b == 2)
+			w[4 + 3] = w[2] - 1; /* starts inside the set's start */
+		else
+			w[4 + 4] = w[3] + 1; /* ends past the set */
+		cr_expect_null(pol_embedded_code(w, (const uint8_t *)(p->codes_blob + nw), 3, NULL),
+			       "damage %d", b);
+	}
+	free(w);
 	pol_free(p);
 }
 

@@ -132,6 +132,7 @@ struct pol_policy {
 	struct pol_cmd_index *cmd_index;
 	int cmd_index_state;
 	unsigned cmd_index_wait; /* units decided while it was not built */
+	int cmd_index_prebuilt;	 /* it is a sealed rule image's (pol_cmd_index_import) */
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
 	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
 	 * entries into bucket_rules. */
@@ -235,6 +236,11 @@ struct pol_img_pend {
 	const char *str;
 	char **pool;	      /* the suggestions and owners arrays, each filled when made */
 	const uint32_t *ptrs; /* what they hold: offsets into str */
+	/* a sealed image's lists (snapshot.c, image_lists): its active command and path
+	 * rules and its command index, which pol_rules_refresh() takes as they are; NULL
+	 * for an image that is not sealed */
+	const uint32_t *lists;
+	size_t n_lists;
 	size_t first, n;
 	unsigned char made[]; /* n bytes */
 };
@@ -272,6 +278,13 @@ void pol_cmd_index_free(struct pol_policy *p);
 /* decide.c: builds the command index now (it is otherwise built after a few command
  * units have been decided without it). */
 void pol_cmd_index_build(const struct pol_policy *p);
+/* decide.c: the command index of p as it stands, as words (malloc'ed, *n_words their
+ * number; NULL when it cannot be made, or a script rule lies before first), for the
+ * rule image; pol_cmd_index_import() makes them p's index, the buckets left where they
+ * lie (they must outlive p), valid while p->cmd_rules are the ones they were made
+ * from and the script rules theirs moved by first. 0, -EINVAL or -ENOMEM. */
+uint32_t *pol_cmd_index_export(const struct pol_policy *p, size_t first, size_t *n_words);
+int pol_cmd_index_import(struct pol_policy *p, const uint32_t *w, size_t n_words, size_t first);
 
 /* The prefilter's hash of a keyword's first two bytes (at least two bytes). */
 static inline uint16_t pol_keyword_bigram(const char *kw)

@@ -507,9 +507,16 @@ void pol_rules_refresh(struct pol_policy *p)
 	if (p->img_pend && (p->n_enable || p->n_disable))
 		pol_rules_materialise(p);
 	const struct pol_img_pend *q = p->img_pend;
-	size_t made = q ? q->first : p->n_rules;
+	size_t made = q ? q->first : p->n_rules, n_walk = p->n_rules, before = 0;
+	/* a sealed image that ends the rules, without packs: or disable:, brings its lists */
+	const uint32_t *lists = q && q->lists && q->first + q->n == p->n_rules && !p->n_enable &&
+					!p->n_disable && pr && cr
+				    ? q->lists
+				    : NULL;
 
-	for (size_t i = 0; i < p->n_rules; i++) {
+	if (lists)
+		n_walk = made;
+	for (size_t i = 0; i < n_walk; i++) {
 		unsigned char active, kind;
 
 		if (i < made) {
@@ -529,9 +536,23 @@ void pol_rules_refresh(struct pol_policy *p)
 			pr[p->n_path_rules++] = i;
 		if (cr && active && kind == POL_RULE_COMMAND)
 			cr[p->n_cmd_rules++] = i;
+		before += active && (kind == POL_RULE_COMMAND || kind == POL_RULE_SCRIPT);
+	}
+	if (lists) {
+		const uint32_t *c = lists + 2, *pp = c + lists[0];
+
+		for (uint32_t t = 0; t < lists[0]; t++)
+			cr[p->n_cmd_rules++] = made + c[t];
+		for (uint32_t t = 0; t < lists[1]; t++)
+			pr[p->n_path_rules++] = made + pp[t];
 	}
 	p->cmd_rules_for = p->n_rules;
 	pol_cmd_index_free(p); /* built again at the next command decision */
+	/* or the image's, when its command and script rules are all there are */
+	if (lists && !before) {
+		size_t used = 2 + (size_t)lists[0] + lists[1];
+		pol_cmd_index_import(p, lists + used, q->n_lists - used, made);
+	}
 	pol_path_index_build(p);
 }
 

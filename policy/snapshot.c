@@ -892,6 +892,8 @@ struct image_head {
 	/* POL_IMAGE_SEALED once pol_snapshot_image_seal() checked the whole image (at
 	 * build time): only pol_snapshot_load_sealed() reads it */
 	uint32_t sealed;
+	uint32_t lists; /* the words of its lists (image_lists), after the records; 0: none */
+	uint32_t pad;
 };
 
 static uint32_t image_layout(void)
@@ -957,14 +959,50 @@ static long image_records(const uint32_t *h, size_t len, uint32_t *out)
 	return n;
 }
 
+/* What pol_rules_refresh() makes of the rules loaded since first, when nothing loaded
+ * before them is a command, path or script rule and nothing enables or disables
+ * (packs:, disable:): the numbers of active command and path rules, their places
+ * among those rules, then the command index (pol_cmd_index_export). Malloc'ed, *nw
+ * its words; NULL when there are no such lists. */
+static uint32_t *image_lists(const struct pol_policy *p, size_t first, size_t *nw)
+{
+	size_t ni = 0, nc = p->n_cmd_rules, np = p->n_path_rules, o = 2;
+	uint32_t *ix, *w;
+
+	*nw = 0;
+	if (p->n_enable || p->n_disable || !p->cmd_rules || !p->path_rules ||
+	    p->cmd_rules_for != p->n_rules)
+		return NULL;
+	for (size_t t = 0; t < nc; t++)
+		if (p->cmd_rules[t] < first)
+			return NULL;
+	for (size_t t = 0; t < np; t++)
+		if (p->path_rules[t] < first)
+			return NULL;
+	ix = pol_cmd_index_export(p, first, &ni);
+	w = ix ? malloc((2 + nc + np + ni) * sizeof(*w)) : NULL;
+	if (w) {
+		w[0] = (uint32_t)nc;
+		w[1] = (uint32_t)np;
+		for (size_t t = 0; t < nc; t++)
+			w[o++] = (uint32_t)(p->cmd_rules[t] - first);
+		for (size_t t = 0; t < np; t++)
+			w[o++] = (uint32_t)(p->path_rules[t] - first);
+		memcpy(w + o, ix, ni * sizeof(*w));
+		*nw = o + ni;
+	}
+	free(ix);
+	return w;
+}
+
 void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const char **why)
 {
 	const uint32_t *h = blob;
 	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
 	struct image_head ih;
-	size_t first, n, np = 0, k = 0;
+	size_t first, n, np = 0, k = 0, nl = 0;
 	char *out = NULL;
-	uint32_t *ptrs;
+	uint32_t *ptrs, *lists = NULL;
 	const char *str;
 	long nrec;
 
@@ -991,11 +1029,14 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 	memcpy(ih.split, h + 1, sizeof(ih.split));
 	ih.split_len = (uint32_t)len;
 	ih.n_recs = (uint32_t)nrec;
-	*out_len = sizeof(ih) + n * sizeof(struct pol_rule) + (np + (size_t)nrec) * 4;
+	lists = image_lists(p, first, &nl);
+	ih.lists = (uint32_t)nl;
+	*out_len = sizeof(ih) + n * sizeof(struct pol_rule) + (np + (size_t)nrec + nl) * 4;
 	*why = "out of memory";
 	out = calloc(1, *out_len);
 	if (!out)
 		goto out;
+	memcpy(out + *out_len - nl * 4, lists, nl * 4);
 	ptrs = (uint32_t *)(void *)(out + sizeof(ih) + n * sizeof(struct pol_rule));
 	for (size_t i = 0; i < n; i++) {
 		struct pol_rule r = pol_rules(p)[first + i];
@@ -1053,6 +1094,7 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 		ptrs[j]--; /* stored as offsets */
 	image_records(h, len, ptrs + np);
 	memcpy(out, &ih, sizeof(ih));
+	free(lists);
 	pol_free(p);
 	*why = NULL;
 	return out;
@@ -1061,6 +1103,7 @@ out_free:
 	free(out);
 	out = NULL;
 out:
+	free(lists);
 	pol_free(p);
 	return out;
 }
@@ -1075,7 +1118,7 @@ static int image_fits(const struct pol_policy *p, const uint32_t *h, size_t len,
 	    ih->rule_size != sizeof(struct pol_rule) || ih->layout != image_layout() ||
 	    memcmp(ih->split, h + 1, sizeof(ih->split)) || ih->split_len != len ||
 	    ilen != sizeof(*ih) + (size_t)ih->n_rules * sizeof(struct pol_rule) +
-			((size_t)ih->n_ptrs + ih->n_recs) * 4 ||
+			((size_t)ih->n_ptrs + ih->n_recs + ih->lists) * 4 ||
 	    (ih->lazy && strlen(p->home) + strlen(p->root) + ih->max_pattern + 8 >= PATH_MAX))
 		return -EAGAIN;
 	return 0;
@@ -1170,7 +1213,7 @@ static int image_check(const uint32_t *h, size_t len, const struct image_head *i
 	    ih->layout != image_layout() || memcmp(ih->split, h + 1, sizeof(ih->split)) ||
 	    ih->split_len != len ||
 	    ilen != sizeof(*ih) + (size_t)ih->n_rules * sizeof(struct pol_rule) +
-			((size_t)ih->n_ptrs + ih->n_recs) * 4)
+			((size_t)ih->n_ptrs + ih->n_recs + ih->lists) * 4)
 		return -EAGAIN;
 	nw = h[2];
 	nb = h[3];
@@ -1182,6 +1225,32 @@ static int image_check(const uint32_t *h, size_t len, const struct image_head *i
 	return 0;
 }
 
+/* The words of an image's lists (after its records). */
+static const uint32_t *image_list_words(const struct image_head *ih)
+{
+	return image_ptrs(ih) + ih->n_ptrs + ih->n_recs;
+}
+
+/* An image's lists are what a load of it makes: loaded with its every check (which
+ * does not read the lists), its refresh and command index are made again and compared
+ * word for word. 0 or -EINVAL. */
+static int image_lists_hold(const void *blob, size_t len, const struct image_head *ih, size_t ilen)
+{
+	struct pol_policy *q = pol_new(POL_LOAD_LAZY);
+	uint32_t *w = NULL;
+	size_t nw = 0;
+	int rc = -EINVAL;
+
+	if (q && !pol_set_home(q, "/h") && !pol_set_root(q, "/r") &&
+	    pol_snapshot_load_image(q, blob, len, ih, ilen) == 0 && q->img_pend)
+		w = image_lists(q, q->img_pend->first, &nw);
+	if (w && nw == ih->lists && !memcmp(w, image_list_words(ih), nw * sizeof(*w)))
+		rc = 0;
+	free(w);
+	pol_free(q);
+	return rc;
+}
+
 int pol_snapshot_image_seal(const void *blob, size_t len, void *img, size_t ilen)
 {
 	struct image_head *ih = img;
@@ -1191,6 +1260,8 @@ int pol_snapshot_image_seal(const void *blob, size_t len, void *img, size_t ilen
 		return -EINVAL;
 	ih->sealed = 0;
 	rc = image_check(blob, len, ih, ilen);
+	if (rc == 0 && ih->lists)
+		rc = image_lists_hold(blob, len, ih, ilen);
 	if (rc == 0)
 		ih->sealed = POL_IMAGE_SEALED;
 	return rc;
@@ -1231,8 +1302,10 @@ static void image_origins(struct pol_policy *p, const struct image_head *ih, con
 	}
 }
 
-/* The load of a checked image (image_check, or sealed at build time). */
-static int image_load(struct pol_policy *p, const uint32_t *h, const struct image_head *ih)
+/* The load of a checked image (image_check, or sealed at build time: then its lists
+ * are taken as they are). */
+static int image_load(struct pol_policy *p, const uint32_t *h, const struct image_head *ih,
+		      int sealed)
 {
 	const uint32_t *ix = h + 4, *recs = image_ptrs(ih) + ih->n_ptrs;
 	const char *str = (const char *)(ix + h[2]);
@@ -1269,6 +1342,10 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	pend->str = str;
 	pend->pool = pool;
 	pend->ptrs = image_ptrs(ih);
+	if (sealed && ih->lists) {
+		pend->lists = image_list_words(ih);
+		pend->n_lists = ih->lists;
+	}
 	pend->first = first;
 	pend->n = n;
 	p->img_pend = pend;
@@ -1289,7 +1366,7 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 
 	if (rc == 0)
 		rc = image_check(blob, len, img, ilen);
-	return rc ? rc : image_load(p, blob, img);
+	return rc ? rc : image_load(p, blob, img, 0);
 }
 
 int pol_snapshot_load_sealed(struct pol_policy *p, const void *blob, size_t len, const void *img,
@@ -1300,7 +1377,7 @@ int pol_snapshot_load_sealed(struct pol_policy *p, const void *blob, size_t len,
 
 	if (rc == 0 && ih->sealed != POL_IMAGE_SEALED)
 		rc = image_check(blob, len, img, ilen);
-	return rc ? rc : image_load(p, blob, img);
+	return rc ? rc : image_load(p, blob, img, ih->sealed == POL_IMAGE_SEALED);
 }
 
 /* Makes record i of a deferred image in place (its offsets were checked at load). */

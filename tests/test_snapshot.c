@@ -676,24 +676,29 @@ Test(snapshot, deferred_rule_image_decides_as_the_split_form)
 	cr_assert(q);
 	cr_assert_eq(pol_set_home(q, home) | pol_set_root(q, root), 0);
 	cr_assert_eq(pol_snapshot_load_split(q, pol_embedded_snapshot, len), 0);
-	for (size_t i = 0; i < n; i++) {
+	/* each command twice: the image checked, and sealed (with its index: the hook's) */
+	for (size_t i = 0; i < 2 * n; i++) {
 		struct pol_policy *p = pol_new(POL_LOAD_LAZY);
 		struct pol_result ra, rb;
+		int sealed = (int)(i & 1);
 
 		cr_assert(p);
 		cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
-		cr_assert_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len,
-						     pol_embedded_rules, ilen),
+		cr_assert_eq((sealed ? pol_snapshot_load_sealed : pol_snapshot_load_image)(
+				 p, pol_embedded_snapshot, len, pol_embedded_rules, ilen),
 			     0);
 		cr_assert_not_null(p->img_pend, "a lazy load defers the image's records");
-		pol_check_command(p, cmds[i], strlen(cmds[i]), NULL, &ra);
-		pol_check_command(q, cmds[i], strlen(cmds[i]), NULL, &rb);
-		expect_same(&ra, &rb, cmds[i]);
+		cr_assert_eq(p->cmd_index_prebuilt, sealed);
+		const char *c = cmds[i / 2];
+		pol_check_command(p, c, strlen(c), NULL, &ra);
+		pol_check_command(q, c, strlen(c), NULL, &rb);
+		expect_same(&ra, &rb, c);
 		deferred += p->img_pend != NULL;
 		pol_result_release(&ra);
 		pol_result_release(&rb);
 		pol_free(p);
-		free(cmds[i]);
+		if (sealed)
+			free(cmds[i / 2]);
 	}
 	free(cmds);
 	cr_expect_gt(deferred, 0, "no decision left the image deferred");
@@ -762,11 +767,13 @@ Test(snapshot, deferred_rule_image_decides_as_the_split_form)
 	pol_free(q);
 }
 
-/* The image header's words (snapshot.c, struct image_head): 16 of them; the origin
- * every rule shares and the seal are the last two. */
-#define IMG_HEAD   64
+/* The image header's words (snapshot.c, struct image_head): 18 of them; the origin
+ * every rule shares, the seal, the number of words of the lists and a pad are the
+ * last four. */
+#define IMG_HEAD   72
 #define IMG_ORIGIN 56
 #define IMG_SEALED 60
+#define IMG_LISTS  64
 
 /* Damages of an image that its check must refuse: an offset or a count of the fourth
  * rule record out of range, its origin not the one the header names, the header's
@@ -865,6 +872,60 @@ Test(snapshot, only_a_checked_image_is_sealed)
 	free(copy);
 }
 
+/* The sealed image brings the lists its refresh makes and its command index, made at
+ * build time; the seal holds only when they are what a checked load makes again, and
+ * only a sealed load takes them. */
+Test(snapshot, only_a_sealed_image_brings_its_rule_lists)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	char *copy = malloc(ilen);
+	uint32_t lists, seal;
+	struct pol_policy *p;
+
+	cr_assert_not_null(copy);
+	memcpy(&lists, pol_embedded_rules + IMG_LISTS, sizeof(lists));
+	cr_assert_gt(lists, 1000, "the embedded image has no lists");
+	/* one word of the lists changed anywhere: not sealed, and loads never take it */
+	for (uint32_t at = 0; at < lists; at += lists / 13 + 1) {
+		memcpy(copy, pol_embedded_rules, ilen);
+		uint32_t *w = (uint32_t *)(void *)(copy + ilen - (size_t)lists * 4) + at;
+		*w ^= 1;
+		cr_expect_lt(pol_snapshot_image_seal(pol_embedded_snapshot, len, copy, ilen), 0,
+			     "lists word %u changed, the image sealed", at);
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		cr_assert_eq(pol_snapshot_load_sealed(p, pol_embedded_snapshot, len, copy, ilen),
+			     0);
+		cr_expect(p->img_pend && !p->img_pend->lists && !p->cmd_index_prebuilt,
+			  "word %u: the lists of an image without its seal were taken", at);
+		pol_free(p);
+		seal = POL_IMAGE_SEALED;
+		memcpy(copy + IMG_SEALED, &seal, sizeof(seal));
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		cr_assert_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen), 0);
+		cr_expect(p->img_pend && !p->img_pend->lists && !p->cmd_index_prebuilt,
+			  "word %u: a checked load took an image's lists", at);
+		pol_free(p);
+	}
+	/* the sealed load takes them: the same lists as the refresh makes by walking */
+	struct pol_policy *a = pol_new(POL_LOAD_LAZY), *b = pol_new(POL_LOAD_LAZY);
+	cr_assert(a && b);
+	cr_assert_eq(
+	    pol_snapshot_load_sealed(a, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	cr_assert_eq(
+	    pol_snapshot_load_image(b, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	cr_assert(a->img_pend && a->img_pend->lists && a->cmd_index_prebuilt);
+	cr_assert_eq(a->n_cmd_rules, b->n_cmd_rules);
+	cr_assert_eq(a->n_path_rules, b->n_path_rules);
+	cr_expect_eq(memcmp(a->cmd_rules, b->cmd_rules, a->n_cmd_rules * sizeof(size_t)), 0);
+	cr_expect_eq(memcmp(a->path_rules, b->path_rules, a->n_path_rules * sizeof(size_t)), 0);
+	pol_free(a);
+	pol_free(b);
+	free(copy);
+}
+
 /* A load the image does not fit builds the rules from the split form instead. */
 Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 {
@@ -894,9 +955,9 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 	cr_expect_eq(p->n_rules, before, "a refused image loaded rules");
 	pol_free(p);
 	/* each word of the header that ties the image to this build and this blob */
-	for (size_t k = 0; k < IMG_ORIGIN; k += 4) {
-		if ((k >= 32 && k < 44) || k == 52)
-			continue; /* its flags, the longest pattern, the codes: not checks */
+	for (size_t k = 0; k < IMG_HEAD; k += 4) {
+		if ((k >= 32 && k < 44) || k == 52 || k == IMG_ORIGIN || k == IMG_SEALED || k == 68)
+			continue; /* flags, the longest pattern, the codes, ...: not these checks */
 		p = pol_new(POL_LOAD_LAZY);
 		cr_assert_not_null(p);
 		memcpy(copy, pol_embedded_rules, ilen);

@@ -452,9 +452,16 @@ int pol_rule_index_complete(struct pol_policy *p)
 	return 0;
 }
 
+/* Rules not indexed that pol_rule_find() reads one by one before an index is made:
+ * the built-ins and dcg's own rules, all a hook call adds before the embedded rules
+ * (their index, a 2 KB table, cost more than the lookups it saved). */
+#define ID_LINEAR_MAX 32
+
 int pol_rule_index_add(struct pol_policy *p, size_t i)
 {
 	(void)i; /* the last rule: indexed with those loaded before it */
+	if (!p->id_cap && p->n_rules - p->id_indexed <= ID_LINEAR_MAX)
+		return 0;
 	return pol_rule_index_complete(p);
 }
 
@@ -654,12 +661,11 @@ ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *r
 
 int pol_rule_add_builtins(struct pol_policy *p, const struct pol_builtin *b, size_t n)
 {
+	/* pol_new()'s two tables, into a policy with no other rule: their IDs are distinct
+	 * (test_rule_ids), no lookup needed */
 	for (size_t i = 0; i < n; i++) {
-		struct pol_rule *r;
+		struct pol_rule *r = pol_rule_new(p);
 
-		if (pol_rule_find(p, b[i].id) >= 0)
-			continue;
-		r = pol_rule_new(p);
 		if (!r)
 			return -ENOMEM;
 		/* as pol_rule_add_builtin() makes it, the strings borrowed */

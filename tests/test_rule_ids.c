@@ -150,3 +150,33 @@ Test(rule_ids, aliases_survive_a_snapshot_and_the_embedded_defaults_have_them)
 	pol_free(q);
 	pol_free(e);
 }
+
+/* pol_new() adds its built-in rules without looking each up: their IDs are distinct,
+ * each found where it is, and so are dcg's own rules the layered load adds after them
+ * (looked up one by one before the ID index is made). */
+Test(rule_ids, built_in_ids_are_distinct_and_found)
+{
+	struct pol_policy *p = pol_new(0);
+	/* fictional folders: no file of this machine is read */
+	struct pol_env env = {.home = "/nonexistent-dcg-test/home",
+			      .cwd = "/nonexistent-dcg-test/proj",
+			      .no_project = 1,
+			      .no_system = 1};
+
+	cr_assert_not_null(p);
+	cr_assert_gt(pol_rule_count(p), 10);
+	for (size_t i = 0; i < pol_rule_count(p); i++) {
+		struct pol_rule_info info;
+		cr_assert_eq(pol_rule_get(p, i, &info), 0);
+		cr_expect_eq(pol_rule_find(p, info.id), (ssize_t)i, "%s", info.id);
+	}
+	pol_load_layers(p, &env);
+	for (size_t i = 0; i < pol_rule_count(p); i++) {
+		struct pol_rule_info info;
+		cr_assert_eq(pol_rule_get(p, i, &info), 0);
+		cr_expect_eq(pol_rule_find(p, info.id), (ssize_t)i, "%s", info.id);
+	}
+	cr_expect_geq(pol_rule_find(p, "dcg.self.config"), 0);
+	cr_expect_lt(pol_rule_find(p, "no.such.rule"), 0);
+	pol_free(p);
+}

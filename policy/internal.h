@@ -322,8 +322,9 @@ void pol_ignored_add(struct pol_policy *p, const char *file, unsigned line, cons
 		     const char *text, const char *why);
 
 /* dcg's own file or folder (folder: path's folder) where the environment puts it, as
- * a guarded read-only rule with this id; dcg_owned: dcg's own processes may write it
- * (owners :dcg). Paths with glob characters are left out. */
+ * a guarded read-only rule with this id (a literal: the rule borrows it); dcg_owned:
+ * dcg's own processes may write it (owners :dcg). Paths with glob characters are left
+ * out. */
 void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
 		       int dcg_owned);
 

@@ -611,7 +611,7 @@ ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 	for (size_t i = p->id_indexed; i < p->n_rules; i++) {
 		const char *rid =
 		    i < made ? p->rule_tab[i].id : q->str + (uintptr_t)q->recs[i - made].id - 1;
-		if (rid && strcmp(rid, id) == 0)
+		if (rid && rid[0] == id[0] && strcmp(rid, id) == 0)
 			return (ssize_t)i;
 	}
 	return -ENOENT;

@@ -65,13 +65,10 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 		buf[n + 4] = '\0';
 		pp->glob = strdup(buf);
 	} else {
-		char tmp[PATH_MAX];
-
-		if (n >= sizeof(tmp))
-			return -ENAMETOOLONG;
-		memcpy(tmp, s, n);
-		tmp[n] = '\0';
-		if (pol_path_normalize(tmp, p->root, p->home, buf, sizeof(buf)) < 0)
+		/* the trailing slashes left to the normalization, which drops them (a copy
+		 * without them was a second PATH_MAX of stack under every load) */
+		if (n >= sizeof(buf) ||
+		    pol_path_normalize(s, p->root, p->home, buf, sizeof(buf)) < 0)
 			return -ENAMETOOLONG;
 		pp->glob = strdup(buf);
 	}

@@ -482,6 +482,10 @@ void pol_copy_str(char *dst, size_t size, const char *src);
  * dst may lie in the same area as the arguments, after them. Not snprintf: the hook
  * calls it at every start, and snprintf's code is two more pages of libc to fault in. */
 size_t pol_cat3(char *dst, size_t size, const char *a, const char *b, const char *c);
+/* The last '/' of s, or NULL. Not strrchr: the hook's lookups upwards (the project, the
+ * intents file) were its only callers on a call's way, and each libc function a call
+ * meets first costs a lazy binding. */
+char *pol_last_slash(const char *s);
 
 /* The path rule kinds (a bit per enum pol_path_kind) that refuse op on a path with the
  * POL_PATH_* flags: the one table decide.c and the guest's path index (pathidx.c) both

@@ -45,7 +45,7 @@ static int find_project(const char *cwd, char *root, size_t size)
 		pol_cat3(f, sizeof(f), dir, strcmp(dir, "/") ? "/" : "", ".dcg/policy.yaml");
 		if (access(f, F_OK) == 0)
 			return 0;
-		char *slash = strrchr(dir, '/');
+		char *slash = pol_last_slash(dir);
 		if (!slash || slash == dir) {
 			if (strcmp(dir, "/") == 0) {
 				root[0] = '\0';

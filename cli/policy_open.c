@@ -26,11 +26,12 @@ struct pol_policy *hook_policy_open(const char *policy_file, const char *cwd, FI
 	/* Lazy: an allowed call that names no path never expands the path rules (a
 	 * symlink walk for each). Callers that share the policy with threads call
 	 * pol_prepare() first. */
-	p = pol_new(POL_LOAD_LAZY);
+	/* The process's folder only when the call names none (an agent's call does, and
+	 * the layered load then makes it the root): no getcwd, and no PATH_MAX buffer
+	 * deepening every load's stack. */
+	p = pol_new(POL_LOAD_LAZY | (cwd && cwd[0] == '/' ? POL_NEW_NO_CWD : 0));
 	if (!p)
 		return NULL;
-	/* The process's folder only when the call names none (an agent's call does): no
-	 * getcwd, and no PATH_MAX buffer deepening every load's stack. */
 	if (!(cwd && cwd[0] == '/'))
 		cwd_buf = malloc(PATH_MAX);
 	pol_env_from_process(&env, cwd_buf, cwd_buf ? PATH_MAX : 0);

@@ -54,6 +54,15 @@ static const struct pol_builtin core_builtins[] = {
 		POL_SEV_CRITICAL, "Write the command more simply, or as a script file"),
 };
 
+/* The process's working directory, or "/": its buffer in a frame of its own, not
+ * under every call pol_new() makes. */
+static __attribute__((noinline)) char *cwd_dup(void)
+{
+	char cwd[PATH_MAX];
+
+	return strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+}
+
 struct pol_policy *pol_new(unsigned flags)
 {
 	struct pol_policy *p = calloc(1, sizeof(*p));
@@ -73,8 +82,7 @@ struct pol_policy *pol_new(unsigned flags)
 	pcre2_set_heap_limit(p->mctx, 8 * 1024);
 	const char *home = getenv("HOME");
 	p->home = strdup(home && home[0] == '/' ? home : "/");
-	char cwd[PATH_MAX];
-	p->root = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	p->root = flags & POL_NEW_NO_CWD ? strdup("/") : cwd_dup();
 	if (!p->home || !p->root)
 		goto out_free;
 	pol_origin_intern(p, "<builtin>");

@@ -131,6 +131,14 @@ static const struct kw_case kw_cases[] = {
     {"\\bDROP\\s+TABLE\\b", "table"}, /* lowercased */
     {"\\bos\\.system\\s*\\(", "os.system"},
     {"a\\s", NULL}, /* shorter than two bytes */
+    /* a pattern that starts with its longest literal (a program's name) gives the
+     * pieces of the group every match passes instead: git status holds no gc */
+    {"^git\\s+(?:gc\\b.*\\s--prune=now|prune\\b)", "\n--prune=now\nprune"},
+    {"^docker\\s+(?:rm|rmi)\\b", "\nrm\nrmi"},
+    {"^docker\\s+(?:r|rmi)\\b", "docker"},	     /* a piece shorter than two bytes */
+    {"^docker\\s+(?:rm|rmi)?\\s+-f", "docker"},	     /* an optional group */
+    {"\\bdocker\\s+(?:rm|rmi)\\b", "docker"},	     /* not at the start */
+    {"^git\\s+reset\\s+(?:--hard|--keep)", "reset"}, /* not the longest literal */
 };
 
 Test(ruleindex, keyword_is_the_longest_literal_every_match_holds)

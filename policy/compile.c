@@ -168,8 +168,7 @@ static const char *pat_group_close(const char *s, const char *end)
  * class or quantified atom, into best (64 bytes, lowercased); returns its length.
  * *group gets the first group at the sequence's own level that every match passes
  * through ("(?:" or "(", not made optional by what follows it), or NULL. */
-static size_t seq_literal(const char *s, const char *end, char *best, const char **group,
-			  int *lead)
+static size_t seq_literal(const char *s, const char *end, char *best, const char **group, int *lead)
 {
 	char run[64];
 	size_t n = 0, nb = 0;

@@ -241,6 +241,7 @@ struct pol_img_pend {
 	 * for an image that is not sealed */
 	const uint32_t *lists;
 	size_t n_lists;
+#define IMG_L_HEAD 6 /* the words before the lists: their counts (snapshot.c) */
 	size_t first, n;
 	unsigned char made[]; /* n bytes */
 };

@@ -554,7 +554,7 @@ void pol_rules_refresh(struct pol_policy *p)
 		before += active && (kind == POL_RULE_COMMAND || kind == POL_RULE_SCRIPT);
 	}
 	if (lists) {
-		const uint32_t *c = lists + 2, *pp = c + lists[0];
+		const uint32_t *c = lists + IMG_L_HEAD, *pp = c + lists[0];
 
 		for (uint32_t t = 0; t < lists[0]; t++)
 			cr[p->n_cmd_rules++] = made + c[t];
@@ -565,7 +565,8 @@ void pol_rules_refresh(struct pol_policy *p)
 	pol_cmd_index_free(p); /* built again at the next command decision */
 	/* or the image's, when its command and script rules are all there are */
 	if (lists && !before) {
-		size_t used = 2 + (size_t)lists[0] + lists[1];
+		size_t used = IMG_L_HEAD + (size_t)lists[0] + lists[1] + lists[3] + lists[4] +
+			      lists[5];
 		pol_cmd_index_import(p, lists + used, q->n_lists - used, made);
 	}
 	pol_path_index_build(p);

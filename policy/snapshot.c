@@ -959,14 +959,38 @@ static long image_records(const uint32_t *h, size_t len, uint32_t *out)
 	return n;
 }
 
-/* What pol_rules_refresh() makes of the rules loaded since first, when nothing loaded
- * before them is a command, path or script rule and nothing enables or disables
- * (packs:, disable:): the numbers of active command and path rules, their places
- * among those rules, then the command index (pol_cmd_index_export). Malloc'ed, *nw
- * its words; NULL when there are no such lists. */
-static uint32_t *image_lists(const struct pol_policy *p, size_t first, size_t *nw)
+/* The facts a load of the image adds (T records), by kind, as offsets into the
+ * split form's strings (nb bytes at str): 1 when they are all there, else 0. */
+static int image_facts(const struct pol_policy *p, const char *str, size_t nb, uint32_t *w,
+		       size_t *o)
 {
-	size_t ni = 0, nc = p->n_cmd_rules, np = p->n_path_rules, o = 2;
+	const char *const *v[3] = {p->cata_words, p->cata_prefixes, p->owner_folders};
+	const size_t n[3] = {p->n_cata_words, p->n_cata_prefixes, p->n_owner_folders};
+
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < n[k]; i++) {
+			if (v[k][i] < str || v[k][i] >= str + nb)
+				return 0;
+			if (w)
+				w[(*o)++] = (uint32_t)(v[k][i] - str);
+		}
+	return 1;
+}
+
+/* What a load of the rules since first makes, when nothing loaded before them is a
+ * command, path or script rule or a fact and nothing enables or disables (packs:,
+ * disable:): IMG_L_HEAD words (the numbers of active command and path rules, 1 when
+ * the facts are carried, the number of each kind of fact), the places of those rules
+ * among the rules since first, the facts as offsets into the split form's strings
+ * (str, nb bytes), then the command index (pol_cmd_index_export). pol_rules_refresh()
+ * and image_load() take them as they are. Malloc'ed, *nw its words; NULL when there
+ * are no such lists. */
+static uint32_t *image_lists(const struct pol_policy *p, size_t first, const char *str,
+			     size_t nb, size_t *nw)
+{
+	size_t ni = 0, nc = p->n_cmd_rules, np = p->n_path_rules, o = IMG_L_HEAD;
+	size_t nf = p->n_cata_words + p->n_cata_prefixes + p->n_owner_folders;
+	int facts = image_facts(p, str, nb, NULL, NULL);
 	uint32_t *ix, *w;
 
 	*nw = 0;
@@ -980,14 +1004,20 @@ static uint32_t *image_lists(const struct pol_policy *p, size_t first, size_t *n
 		if (p->path_rules[t] < first)
 			return NULL;
 	ix = pol_cmd_index_export(p, first, &ni);
-	w = ix ? malloc((2 + nc + np + ni) * sizeof(*w)) : NULL;
+	w = ix ? malloc((IMG_L_HEAD + nc + np + nf + ni) * sizeof(*w)) : NULL;
 	if (w) {
 		w[0] = (uint32_t)nc;
 		w[1] = (uint32_t)np;
+		w[2] = (uint32_t)facts;
+		w[3] = facts ? (uint32_t)p->n_cata_words : 0;
+		w[4] = facts ? (uint32_t)p->n_cata_prefixes : 0;
+		w[5] = facts ? (uint32_t)p->n_owner_folders : 0;
 		for (size_t t = 0; t < nc; t++)
 			w[o++] = (uint32_t)(p->cmd_rules[t] - first);
 		for (size_t t = 0; t < np; t++)
 			w[o++] = (uint32_t)(p->path_rules[t] - first);
+		if (facts)
+			image_facts(p, str, nb, w, &o);
 		memcpy(w + o, ix, ni * sizeof(*w));
 		*nw = o + ni;
 	}
@@ -1029,7 +1059,7 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 	memcpy(ih.split, h + 1, sizeof(ih.split));
 	ih.split_len = (uint32_t)len;
 	ih.n_recs = (uint32_t)nrec;
-	lists = image_lists(p, first, &nl);
+	lists = image_lists(p, first, str, h[3], &nl);
 	ih.lists = (uint32_t)nl;
 	*out_len = sizeof(ih) + n * sizeof(struct pol_rule) + (np + (size_t)nrec + nl) * 4;
 	*why = "out of memory";
@@ -1243,7 +1273,8 @@ static int image_lists_hold(const void *blob, size_t len, const struct image_hea
 
 	if (q && !pol_set_home(q, "/h") && !pol_set_root(q, "/r") &&
 	    pol_snapshot_load_image(q, blob, len, ih, ilen) == 0 && q->img_pend)
-		w = image_lists(q, q->img_pend->first, &nw);
+		w = image_lists(q, q->img_pend->first, q->img_pend->str, ((const uint32_t *)blob)[3],
+				&nw);
 	if (w && nw == ih->lists && !memcmp(w, image_list_words(ih), nw * sizeof(*w)))
 		rc = 0;
 	free(w);
@@ -1302,6 +1333,38 @@ static void image_origins(struct pol_policy *p, const struct image_head *ih, con
 	}
 }
 
+/* Room for n facts as pol_fact_add() grows its lists: 8, then each power of two. */
+static const char **facts_array(size_t n)
+{
+	size_t cap = 8;
+
+	while (cap < n)
+		cap *= 2;
+	return malloc(cap * sizeof(const char *));
+}
+
+/* A sealed image's facts (image_lists), each borrowed where it lies in the split form
+ * (the blob outlives the policy), as its T records would have added them. */
+static int image_install_facts(struct pol_policy *p, const uint32_t *lw, const char *str)
+{
+	const uint32_t *off = lw + IMG_L_HEAD + lw[0] + lw[1];
+	const char ***v[3] = {&p->cata_words, &p->cata_prefixes, &p->owner_folders};
+	size_t *n[3] = {&p->n_cata_words, &p->n_cata_prefixes, &p->n_owner_folders};
+
+	for (int k = 0; k < 3; k++) {
+		if (!lw[3 + k])
+			continue;
+		const char **a = facts_array(lw[3 + k]);
+		if (!a)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < lw[3 + k]; i++)
+			a[i] = str + *off++;
+		*v[k] = a;
+		*n[k] = lw[3 + k];
+	}
+	return 0;
+}
+
 /* The load of a checked image (image_check, or sealed at build time: then its lists
  * are taken as they are). */
 static int image_load(struct pol_policy *p, const uint32_t *h, const struct image_head *ih,
@@ -1312,16 +1375,24 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	size_t first = p->n_rules, n = ih->n_rules;
 	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
 	int rc = rules_room(p, n);
+	/* a sealed image's facts, installed at once into a policy that has none yet */
+	const uint32_t *lw = sealed && ih->lists ? image_list_words(ih) : NULL;
+	int facts = lw && lw[2] && !p->n_cata_words && !p->n_cata_prefixes &&
+		    !p->n_owner_folders;
 
 	/* The records but the rules and what the image holds of them (O, L, K), in order,
 	 * where the image says they are. */
 	for (uint32_t r = 0; r < ih->n_recs && rc == 0; r++) {
 		size_t w = recs[r], k = ix[w++];
 
+		if (facts && str[ix[w]] == 'T')
+			continue;
 		for (size_t j = 0; j < k; j++)
 			f[j] = (char *)(uintptr_t)(str + ix[w + j]);
 		rc = load_record(p, f, k, first);
 	}
+	if (rc == 0 && facts)
+		rc = image_install_facts(p, lw, str);
 	/* filled as each record is made (make_record): the slices of rules never made are
 	 * never written */
 	if (rc == 0 && ih->n_ptrs && !(pool = pool_take(p, ih->n_ptrs)))

@@ -887,8 +887,14 @@ Test(snapshot, only_a_sealed_image_brings_its_rule_lists)
 	cr_assert_not_null(copy);
 	memcpy(&lists, pol_embedded_rules + IMG_LISTS, sizeof(lists));
 	cr_assert_gt(lists, 1000, "the embedded image has no lists");
-	/* one word of the lists changed anywhere: not sealed, and loads never take it */
-	for (uint32_t at = 0; at < lists; at += lists / 13 + 1) {
+	/* one word of the lists changed anywhere (and the first fact's): not sealed, and
+	 * loads never take it */
+	const uint32_t *lw =
+	    (const uint32_t *)(const void *)(pol_embedded_rules + ilen - (size_t)lists * 4);
+	uint32_t first_fact = 6 + lw[0] + lw[1];
+	cr_assert(lw[2] && lw[3] && lw[5], "the embedded image does not carry its facts");
+	for (uint32_t step = 0; step <= 13; step++) {
+		uint32_t at = step < 13 ? step * (lists / 13) : first_fact;
 		memcpy(copy, pol_embedded_rules, ilen);
 		uint32_t *w = (uint32_t *)(void *)(copy + ilen - (size_t)lists * 4) + at;
 		*w ^= 1;
@@ -922,6 +928,15 @@ Test(snapshot, only_a_sealed_image_brings_its_rule_lists)
 	cr_assert_eq(a->n_path_rules, b->n_path_rules);
 	cr_expect_eq(memcmp(a->cmd_rules, b->cmd_rules, a->n_cmd_rules * sizeof(size_t)), 0);
 	cr_expect_eq(memcmp(a->path_rules, b->path_rules, a->n_path_rules * sizeof(size_t)), 0);
+	/* and the facts, which the sealed load installs without their records */
+	cr_assert(a->n_cata_words == b->n_cata_words && a->n_cata_prefixes == b->n_cata_prefixes &&
+		  a->n_owner_folders == b->n_owner_folders && a->n_cata_words > 0);
+	for (size_t i = 0; i < a->n_cata_words; i++)
+		cr_expect_str_eq(a->cata_words[i], b->cata_words[i]);
+	for (size_t i = 0; i < a->n_cata_prefixes; i++)
+		cr_expect_str_eq(a->cata_prefixes[i], b->cata_prefixes[i]);
+	for (size_t i = 0; i < a->n_owner_folders; i++)
+		cr_expect_str_eq(a->owner_folders[i], b->owner_folders[i]);
 	pol_free(a);
 	pol_free(b);
 	free(copy);

@@ -565,8 +565,8 @@ void pol_rules_refresh(struct pol_policy *p)
 	pol_cmd_index_free(p); /* built again at the next command decision */
 	/* or the image's, when its command and script rules are all there are */
 	if (lists && !before) {
-		size_t used = IMG_L_HEAD + (size_t)lists[0] + lists[1] + lists[3] + lists[4] +
-			      lists[5];
+		size_t used =
+		    IMG_L_HEAD + (size_t)lists[0] + lists[1] + lists[3] + lists[4] + lists[5];
 		pol_cmd_index_import(p, lists + used, q->n_lists - used, made);
 	}
 	pol_path_index_build(p);

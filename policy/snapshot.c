@@ -985,8 +985,8 @@ static int image_facts(const struct pol_policy *p, const char *str, size_t nb, u
  * (str, nb bytes), then the command index (pol_cmd_index_export). pol_rules_refresh()
  * and image_load() take them as they are. Malloc'ed, *nw its words; NULL when there
  * are no such lists. */
-static uint32_t *image_lists(const struct pol_policy *p, size_t first, const char *str,
-			     size_t nb, size_t *nw)
+static uint32_t *image_lists(const struct pol_policy *p, size_t first, const char *str, size_t nb,
+			     size_t *nw)
 {
 	size_t ni = 0, nc = p->n_cmd_rules, np = p->n_path_rules, o = IMG_L_HEAD;
 	size_t nf = p->n_cata_words + p->n_cata_prefixes + p->n_owner_folders;
@@ -1273,8 +1273,8 @@ static int image_lists_hold(const void *blob, size_t len, const struct image_hea
 
 	if (q && !pol_set_home(q, "/h") && !pol_set_root(q, "/r") &&
 	    pol_snapshot_load_image(q, blob, len, ih, ilen) == 0 && q->img_pend)
-		w = image_lists(q, q->img_pend->first, q->img_pend->str, ((const uint32_t *)blob)[3],
-				&nw);
+		w = image_lists(q, q->img_pend->first, q->img_pend->str,
+				((const uint32_t *)blob)[3], &nw);
 	if (w && nw == ih->lists && !memcmp(w, image_list_words(ih), nw * sizeof(*w)))
 		rc = 0;
 	free(w);
@@ -1377,8 +1377,7 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	int rc = rules_room(p, n);
 	/* a sealed image's facts, installed at once into a policy that has none yet */
 	const uint32_t *lw = sealed && ih->lists ? image_list_words(ih) : NULL;
-	int facts = lw && lw[2] && !p->n_cata_words && !p->n_cata_prefixes &&
-		    !p->n_owner_folders;
+	int facts = lw && lw[2] && !p->n_cata_words && !p->n_cata_prefixes && !p->n_owner_folders;
 
 	/* The records but the rules and what the image holds of them (O, L, K), in order,
 	 * where the image says they are. */

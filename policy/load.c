@@ -269,8 +269,10 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 	if (!path || path[0] != '/' || pol_rule_find(p, id) >= 0)
 		return;
 	/* no glob character (not strpbrk: two pages of libc's text for these few bytes) */
+	static const unsigned char glob_char[256] = {
+	    ['*'] = 1, ['?'] = 1, ['['] = 1, [']'] = 1, ['!'] = 1, ['\\'] = 1};
 	for (const char *c = path; *c; c++)
-		if (*c == '*' || *c == '?' || *c == '[' || *c == ']' || *c == '!' || *c == '\\')
+		if (glob_char[(unsigned char)*c])
 			return;
 	len = strnlen(path, PATH_MAX); /* cut as it always was */
 	if (folder) {

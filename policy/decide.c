@@ -747,7 +747,8 @@ struct cmd_state {
 	const struct pol_policy *p;
 	const struct pol_ctx *ctx;
 	struct pol_arena *a;
-	pcre2_match_data *md;
+	pcre2_match_data *md; /* made at the first regex a unit runs (most run none) */
+	int md_failed;	      /* it could not be made: the decision is analysis_failed */
 	const char *cwd;
 	int stop_on_deny;
 	int saw_cd; /* a cd, pushd or popd ran earlier in the command */
@@ -1143,6 +1144,12 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 
 	if (!code)
 		return 0;
+	if (!st->md && !(st->md = pcre2_match_data_create(4, st->p->gctx))) {
+		st->md_failed = 1; /* refused below, as a policy that cannot decide */
+		*ms = 0;
+		*me = u->len;
+		return 2;
+	}
 	for (;;) {
 		int rc = pcre2_match(code, (PCRE2_SPTR)u->text, u->len, off, PCRE2_NO_UTF_CHECK,
 				     st->md, st->p->mctx);
@@ -1592,8 +1599,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	pol_result_init(&st.cand);
 	pol_arena_init(&a, 0);
 	cwd = current_cwd_in(p, ctx, &a);
-	st.md = cwd ? pcre2_match_data_create(4, p->gctx) : NULL;
-	if (!st.md) {
+	if (!cwd) {
 		pol_arena_release(&a);
 		return builtin_deny(p, "shell.analysis_failed", cmd, len < 60 ? len : 60, r);
 	}
@@ -1611,6 +1617,8 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 		pol_result_release(&st.pg.r[k]);
 	pcre2_match_data_free(st.md);
 	pol_arena_release(&a);
+	if (rc >= 0 && st.md_failed)
+		rc = -ENOMEM;
 	if (rc < 0) {
 		/* The analyser could not finish (memory cap): never allowed by default. */
 		pol_result_release(&st.best);

@@ -505,8 +505,15 @@ void pol_rules_refresh(struct pol_policy *p)
 	size_t *pr, *cr;
 
 	resolve_aliases(p);
-	pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
-	cr = realloc(p->cmd_rules, (p->n_rules + 1) * sizeof(*cr));
+	/* a sealed image's lists say how many there are: no room for every rule */
+	const struct pol_img_pend *lq = p->img_pend;
+	size_t npr = p->n_rules + 1, ncr = p->n_rules + 1;
+	if (lq && lq->lists && lq->first + lq->n == p->n_rules && !p->n_enable && !p->n_disable) {
+		npr = lq->first + lq->lists[1] + 1;
+		ncr = lq->first + lq->lists[0] + 1;
+	}
+	pr = realloc(p->path_rules, npr * sizeof(*pr));
+	cr = realloc(p->cmd_rules, ncr * sizeof(*cr));
 
 	if (pr)
 		p->path_rules = pr;

@@ -302,12 +302,13 @@ static long long num(const char *s)
 
 /* n pointers from the snapshot's pool, for a borrowed rule's suggestions or owners:
  * one allocation for many rules, freed with the snapshot texts. */
-static char **pool_take(struct pol_policy *p, size_t n)
+static char **pool_take(struct pol_policy *p, size_t n, int exact)
 {
 	char **v;
 
 	if (n > p->snap_pool_left) {
-		size_t cap = n > 1024 ? n : 1024;
+		/* a sealed image's one pool (n_ptrs) is taken whole: no room beyond it */
+		size_t cap = n > 1024 || exact ? n : 1024;
 		char **nb = realloc(p->snap_bufs, (p->n_snap_bufs + 1) * sizeof(*nb));
 
 		if (!nb)
@@ -466,7 +467,7 @@ static inline __attribute__((always_inline)) int add_rule(struct pol_policy *p,
 		r->keyword_bigram = pol_keyword_bigram(r->keyword);
 	}
 	if (sr->nsugg) {
-		r->suggestions = pool_take(p, sr->nsugg);
+		r->suggestions = pool_take(p, sr->nsugg, 0);
 		if (!r->suggestions)
 			return -ENOMEM;
 		memcpy(r->suggestions, sr->sugg, sr->nsugg * sizeof(*r->suggestions));
@@ -569,7 +570,7 @@ static int load_owners(struct pol_policy *p, struct pol_rule *r, char **f, size_
 {
 	if (!r->borrowed || r->owners || n < 2)
 		return -EINVAL;
-	r->owners = pool_take(p, n - 1);
+	r->owners = pool_take(p, n - 1, 0);
 	if (!r->owners)
 		return -ENOMEM;
 	memcpy(r->owners, f + 1, (n - 1) * sizeof(*r->owners));
@@ -812,7 +813,7 @@ static int split_rule(struct pol_policy *p, const uint32_t *ix, size_t nsugg, co
 		r->keyword_bigram = pol_keyword_bigram(keyword);
 	}
 	if (nsugg) {
-		r->suggestions = pool_take(p, nsugg);
+		r->suggestions = pool_take(p, nsugg, 0);
 		if (!r->suggestions)
 			return -ENOMEM;
 		for (size_t i = 0; i < nsugg; i++)
@@ -1394,7 +1395,7 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 		rc = image_install_facts(p, lw, str);
 	/* filled as each record is made (make_record): the slices of rules never made are
 	 * never written */
-	if (rc == 0 && ih->n_ptrs && !(pool = pool_take(p, ih->n_ptrs)))
+	if (rc == 0 && ih->n_ptrs && !(pool = pool_take(p, ih->n_ptrs, 1)))
 		rc = -ENOMEM;
 	if (rc == 0 && ih->lazy)
 		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */

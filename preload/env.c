@@ -11,10 +11,8 @@
 
 /* The variables the guard owns: set by `dcg run`, always put back with the values the
  * guard started with, so that a program cannot point its children at another policy. */
-/* (The names every start reads lie in writable data: the loader writes the start of
- * .data anyway when it relocates the guard, while .rodata is a page of its own to
- * fault in.) */
-#define START_DATA __attribute__((section(".data.guard_start")))
+/* (The names every start reads lie in writable data: GUARD_HOT_DATA.) */
+#define START_DATA GUARD_HOT_DATA
 static char owned_vars[][17] START_DATA = {"DCG_SNAPSHOT", "DCG_POLICY",       "DCG_LOG",
 					   "DCG_INTENT",   "DCG_INTENTS_FILE", "DCG_SESSION",
 					   "DCG_SANDBOX"};
@@ -181,7 +179,7 @@ const char *guard_env_owned(const char *name)
 /* Index of the owned variable env_entry sets, or -1. */
 static int owned_index(const char *entry)
 {
-	if (entry[0] != 'D' || strncmp(entry, "DCG_", 4) != 0)
+	if (entry[0] != 'D' || strncmp(entry, dcg_prefix, 4) != 0)
 		return -1;
 	for (size_t k = 0; k < N_OWNED; k++) {
 		size_t nl = strlen(owned_vars[k]);
@@ -194,7 +192,7 @@ static int owned_index(const char *entry)
 
 static int is_preload_entry(const char *entry)
 {
-	return strncmp(entry, "LD_PRELOAD=", 11) == 0;
+	return strncmp(entry, ld_preload_key, 11) == 0;
 }
 
 /* The LD_PRELOAD entry for the new program: envp's own when it already holds the

@@ -556,6 +556,12 @@ static __attribute__((noinline)) void note_say(const char *file, enum guard_exe_
 	say(m.buf, m.len);
 }
 
+/* The exec check's constant strings, not const: GUARD_HOT_DATA. Every fork child that
+ * checks an exec reads the first; the second, one reaching its program through a
+ * symlink (/bin/true). */
+static char sandbox_var[] GUARD_HOT_DATA = "DCG_SANDBOX";
+static char proc_fd_dir[] GUARD_HOT_DATA = "/proc/self/fd/";
+
 static void note_uncovered(const char *file, int fd)
 {
 	enum guard_exe_kind k;
@@ -563,7 +569,7 @@ static void note_uncovered(const char *file, int fd)
 	/* Under dcg sandbox ($DCG_SANDBOX, kept like the guard's own variables) the
 	 * supervisor sees inside static and set-uid programs: nothing to say, and no
 	 * marker to write in dcg's folder, which the sandbox keeps read-only. */
-	if (g.noted_exe || guard_env_owned("DCG_SANDBOX"))
+	if (g.noted_exe || guard_env_owned(sandbox_var))
 		return;
 	k = guard_exe_kind_sys(fd, guard_sys);
 	if (k == GUARD_EXE_STATIC || k == GUARD_EXE_SETUID)
@@ -640,7 +646,7 @@ static int exec_file_settled_in(const struct pol_pidx *x, const char *file, int 
 	if (canonical)
 		return 1;
 	rt_msg_init(&m, proc, sizeof(proc));
-	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_add(&m, proc_fd_dir);
 	rt_msg_addu(&m, (unsigned long)fd);
 	n = guard_sys(SYS_readlink, (long)proc, (long)buf, (long)size - 1, 0L);
 	if (n == (long)size - 1 && size < PATH_MAX) /* maybe cut: again, in PATH_MAX */

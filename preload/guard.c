@@ -107,10 +107,12 @@ static int start_fstat(int fd, struct stat *st)
 }
 
 /* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
- * of this object's code: a page fault of its own at every start). */
+ * of this object's code: a page fault of its own at every start). Its last argument
+ * names the object the handler belongs to (pthread_atfork passes __dso_handle, which
+ * the C run-time's start files define; this object is linked without them, see
+ * module.mk): any address inside it does, since a preloaded object is never unloaded. */
 extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
 			     void *dso) __attribute__((noplt));
-extern void *__dso_handle;
 /* The two functions every start calls, called through the GOT (bound with the other
  * relocations), not a lazily bound PLT slot: no trip through the loader's trampoline,
  * which saves and restores the vector registers. */
@@ -123,14 +125,18 @@ static void guard_init(void)
 	struct dl_find_object fo;
 	Dl_info info;
 	struct stat st;
-	int saved = errno;
 
+	/* errno is left alone rather than saved and restored: nothing here sets it but the
+	 * relative path's getcwd below (which keeps it), and reading it would bind libc's
+	 * __errno_location() at every start, through the loader's trampoline (830
+	 * instructions of /bin/true's 152 k). (__register_atfork() only sets it when it
+	 * cannot allocate, and its first few dozen handlers need no allocation.) */
 	t_busy = 1;
 	/* The real functions are resolved at the first wrapped call (GUARD_REAL,
 	 * guard_enter), not here: a process that never makes one (most of a build's)
 	 * saves some 70 dlsym() calls. A fork resolves them in the parent first, so that
 	 * no child has to take the loader's lock another thread may have held. */
-	__register_atfork(guard_resolve, NULL, NULL, __dso_handle);
+	__register_atfork(guard_resolve, NULL, NULL, (void *)&g);
 	if (start_fstat(2, &st) == 0) {
 		g.err_known = 1;
 		g.err_dev = st.st_dev;
@@ -150,6 +156,7 @@ static void guard_init(void)
 	/* (in memory of its own: a static buffer would push the guard's start-up data off
 	 * the page the loader writes anyway) */
 	if (g.self_path && g.self_path[0] != '/') {
+		int saved = errno;
 		char *self_abs = guard_alloc(4096);
 
 		if (self_abs && getcwd(self_abs, 4096)) {
@@ -162,10 +169,10 @@ static void guard_init(void)
 			if (base + m.len < 4096 - 1)
 				g.self_path = self_abs;
 		}
+		errno = saved;
 	}
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
-	errno = saved;
 }
 
 /* ---- messages ------------------------------------------------------------------- */

@@ -63,19 +63,11 @@ static const char *base_name(const char *s, size_t n, size_t *blen)
 	return s + i;
 }
 
-/* The string helpers of the start-up path, inline: the first call of each libc string
- * function through the PLT costs a symbol lookup (about 1,500 instructions) in every
- * process, for strings of a few bytes. GCC must not turn the loops back into calls. */
+/* The string helpers of the start-up path: strlen and memcpy are the guest's own
+ * (str.c, no libc call), the prefix test stays a loop that stops at the first
+ * difference (an entry may be shorter than the prefix). GCC must not turn it back
+ * into a call. */
 #define NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
-
-static NO_LIBCALLS size_t s_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
 
 static NO_LIBCALLS int s_prefix(const char *s, const char *prefix, size_t n)
 {
@@ -85,17 +77,26 @@ static NO_LIBCALLS int s_prefix(const char *s, const char *prefix, size_t n)
 	return 1;
 }
 
-static NO_LIBCALLS void s_copy(char *dst, const char *src, size_t n)
+/* The owned variable that entry (DCG_NAME=value) sets, or -1. */
+static int owned_of(const char *entry)
 {
-	for (size_t i = 0; i < n; i++)
-		dst[i] = src[i];
+	size_t n = 4;
+
+	while (entry[n] && entry[n] != '=')
+		n++;
+	if (!entry[n])
+		return -1;
+	for (size_t k = 0; k < N_OWNED; k++)
+		if (strlen(owned_vars[k]) == n && memcmp(entry, owned_vars[k], n) == 0)
+			return (int)k;
+	return -1;
 }
 
-NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
+int guard_env_capture(char *const env[], const char *self_path)
 {
 	const char *key = ld_preload_key;
 	const char *list = NULL;
-	size_t used = 0, self_len = s_len(self_path), sb;
+	size_t used = 0, self_len = strlen(self_path), sb;
 	const char *sbase = base_name(self_path, self_len, &sb);
 	int rc = 0;
 
@@ -107,30 +108,28 @@ NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 	for (size_t k = 0; k < N_OWNED; k++)
 		g_env.owned[k] = NULL;
 	for (size_t i = 0; env && env[i]; i++) {
+		size_t len;
+		int k;
+
 		if (env[i][0] == 'L' && s_prefix(env[i], key, sizeof(ld_preload_key) - 1))
 			list = env[i] + sizeof(ld_preload_key) - 1;
-		if (env[i][0] != 'D' || !s_prefix(env[i], dcg_prefix, 4))
+		if (env[i][0] != 'D' || !s_prefix(env[i], dcg_prefix, 4) ||
+		    (k = owned_of(env[i])) < 0)
 			continue;
-		for (size_t k = 0; k < N_OWNED; k++) {
-			size_t nl = s_len(owned_vars[k]), len;
-
-			if (!s_prefix(env[i], owned_vars[k], nl) || env[i][nl] != '=')
-				continue;
-			len = s_len(env[i]) + 1;
-			if (used + len > sizeof(g_env.store) / 2) {
-				rc = -ENAMETOOLONG;
-				continue;
-			}
-			s_copy(g_env.store + used, env[i], len);
-			g_env.owned[k] = g_env.store + used;
-			used += len;
+		len = strlen(env[i]) + 1;
+		if (used + len > sizeof(g_env.store) / 2) {
+			rc = -ENAMETOOLONG;
+			continue;
 		}
+		memcpy(g_env.store + used, env[i], len);
+		g_env.owned[k] = g_env.store + used;
+		used += len;
 	}
 
 	/* The prefix: the entries of our own LD_PRELOAD up to the guard's (matched by file
 	 * name, the loader may have been given a relative or differently spelled path). */
 	g_env.preload_entry = g_env.store + used;
-	s_copy(g_env.preload_entry, key, sizeof(ld_preload_key) - 1);
+	memcpy(g_env.preload_entry, key, sizeof(ld_preload_key) - 1);
 	char *out = g_env.preload_entry + sizeof(ld_preload_key) - 1;
 	size_t room = sizeof(g_env.store) - used - sizeof(ld_preload_key);
 	const char *v = list;
@@ -147,7 +146,7 @@ NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 			size_t n = (size_t)(e - list);
 
 			if (n <= room) {
-				s_copy(out, list, n);
+				memcpy(out, list, n);
 				out[n] = '\0';
 				g_env.prefix_len = n;
 				g_env.self = out + (v - list);
@@ -160,7 +159,7 @@ NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 	if (!g_env.prefix_len) {
 		if (self_len > room)
 			return -ENAMETOOLONG;
-		s_copy(out, self_path, self_len + 1);
+		memcpy(out, self_path, self_len + 1);
 		g_env.prefix_len = self_len;
 		g_env.self = out;
 		g_env.self_len = self_len;

@@ -334,17 +334,17 @@ static void *map_beside(const char *suffix, size_t *size)
 
 static int pidx_open(void *obj, const void *buf, size_t len)
 {
-	return pol_pidx_open(obj, buf, len, guard_alloc);
+	return pol_pidx_open(obj, buf, len, guard_alloc_kept);
 }
 
 static int aidx_open(void *obj, const void *buf, size_t len)
 {
-	return pol_aidx_open(obj, buf, len, guard_alloc);
+	return pol_aidx_open(obj, buf, len, guard_alloc_kept);
 }
 
 /* The file beside the snapshot named by suffix, read by open_into into an object of
- * size bytes from the guard's allocator (which copies it: the file mapping goes
- * either way); NULL when there is none or it is damaged. */
+ * size bytes kept for the life of the process (which copies it, into kept memory too:
+ * the file mapping goes either way); NULL when there is none or it is damaged. */
 static void *read_beside(const char *suffix, size_t size,
 			 int (*open_into)(void *obj, const void *buf, size_t len))
 {
@@ -353,7 +353,7 @@ static void *read_beside(const char *suffix, size_t size,
 
 	if (!map)
 		return NULL;
-	obj = guard_alloc(size);
+	obj = guard_alloc_kept(size);
 	if (obj && open_into(obj, map, len) < 0)
 		obj = NULL;
 	munmap(map, len);

@@ -197,6 +197,10 @@ enum pol_op guard_fopen_op(const char *mode, unsigned *flags);
  * and are never returned; large ones are mapped and unmapped one by one. */
 void *guard_alloc(size_t size);
 void guard_free(void *ptr);
+/* A block kept for the life of the process (never passed to guard_free): from the
+ * bump region when it fits, so that it adds no mapping of its own (each mapping is
+ * a VMA every fork copies and every exec tears down). */
+void *guard_alloc_kept(size_t size);
 
 /* Messages are built with the runtime core's struct rt_msg (rt.h). */
 

@@ -377,6 +377,24 @@ Test(preload, allocator_returns_aligned_separate_blocks)
 	guard_free(NULL);
 }
 
+/* Kept blocks (the index, the argv filter) come from the region small blocks share,
+ * up to a quarter of it; larger ones are mapped. */
+Test(preload, kept_blocks_share_the_small_blocks_region)
+{
+	char *a = guard_alloc(10), *k = guard_alloc_kept(6000), *b = guard_alloc(10);
+	char *huge = guard_alloc_kept(1u << 20);
+
+	cr_assert(a && k && b && huge);
+	cr_expect_eq((uintptr_t)k % 16, 0);
+	cr_expect(k > a && k < b && b - a < 8192, "the kept block lies between the small ones");
+	memset(k, 4, 6000);
+	memset(huge, 5, 1u << 20);
+	cr_expect_eq(k[5999], 4);
+	cr_expect_eq(huge[(1u << 20) - 1], 5);
+	guard_free(b);
+	guard_free(a);
+}
+
 Test(preload, last_small_block_is_given_back)
 {
 	char *a = guard_alloc(100);

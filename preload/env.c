@@ -41,6 +41,10 @@ static int is_sep(char c)
 /* Whether the LD_PRELOAD list value holds an entry equal to the guard's own. */
 static int list_has_self(const char *v)
 {
+	/* the common list: the guard alone */
+	if (g_env.self_len && strlen(v) == g_env.self_len &&
+	    memcmp(v, g_env.self, g_env.self_len) == 0)
+		return 1;
 	while (*v) {
 		const char *e = v;
 
@@ -178,20 +182,24 @@ const char *guard_env_owned(const char *name)
 /* Index of the owned variable env_entry sets, or -1. */
 static int owned_index(const char *entry)
 {
-	if (entry[0] != 'D' || strncmp(entry, dcg_prefix, 4) != 0)
+	if (entry[0] != 'D' || !s_prefix(entry, dcg_prefix, 4))
 		return -1;
-	for (size_t k = 0; k < N_OWNED; k++) {
-		size_t nl = strlen(owned_vars[k]);
-
-		if (strncmp(entry, owned_vars[k], nl) == 0 && entry[nl] == '=')
-			return (int)k;
-	}
-	return -1;
+	return owned_of(entry);
 }
 
 static int is_preload_entry(const char *entry)
 {
-	return strncmp(entry, ld_preload_key, 11) == 0;
+	return entry[0] == 'L' && s_prefix(entry, ld_preload_key, 11);
+}
+
+/* Whether two strings are equal: lengths with the guest's strlen, then memcmp (an
+ * exec check compares the guard's variables with the ones it started with, and the
+ * byte loop of a strcmp was a third of its instructions). */
+static int same_string(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	return strlen(a) == n && memcmp(a, b, n) == 0;
 }
 
 /* The LD_PRELOAD entry for the new program: envp's own when it already holds the
@@ -251,7 +259,7 @@ int guard_env_complete(char *const envp[])
 				return 0;
 			preload_ok = 1;
 		} else if ((k = owned_index(envp[n])) >= 0) {
-			if (!g_env.owned[k] || strcmp(envp[n], g_env.owned[k]) != 0)
+			if (!g_env.owned[k] || !same_string(envp[n], g_env.owned[k]))
 				return 0;
 			have |= 1u << k;
 		}
@@ -284,7 +292,7 @@ char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
 			else
 				dirty = 1;
 		} else if ((k = owned_index(envp[n])) >= 0) {
-			if (g_env.owned[k] && strcmp(envp[n], g_env.owned[k]) == 0)
+			if (g_env.owned[k] && same_string(envp[n], g_env.owned[k]))
 				have[k] = 1;
 			else
 				dirty = 1;

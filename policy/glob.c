@@ -268,19 +268,26 @@ static int sig_has(const uint64_t *set, unsigned bit)
 static unsigned anchor_bucket(const char *comp, size_t len);
 
 /* One walk over the components of path: the index buckets it selects into out (at
- * most max; the count is returned, max + 1 when they did not fit) and, when sig is set,
- * its signature bits, for every component even past max. */
-static unsigned path_walk(const char *path, uint16_t *out, unsigned max, struct pol_path_sig *sig)
+ * most max; the count is returned, max + 1 when they did not fit), only those with
+ * their bit set in present unless it is NULL, and, when sig is set, its signature
+ * bits, for every component even past max. */
+static inline __attribute__((always_inline)) unsigned path_walk(const char *path, uint16_t *out,
+								unsigned max,
+								struct pol_path_sig *sig,
+								const uint64_t *present)
 {
 	const unsigned char *s = (const unsigned char *)path;
 	unsigned n = 0;
 	int first = 1;
 
-#define PUT(b)                                  \
-	do {                                    \
-		if (n < max)                    \
-			out[n] = (uint16_t)(b); \
-		n += n <= max;                  \
+#define PUT(b)                                                         \
+	do {                                                           \
+		unsigned b_ = (b);                                     \
+		if (!present || (present[b_ >> 6] >> (b_ & 63) & 1)) { \
+			if (n < max)                                   \
+				out[n] = (uint16_t)b_;                 \
+			n += n <= max;                                 \
+		}                                                      \
 	} while (0)
 	PUT(POL_PI_ALWAYS);
 	while (*s) {
@@ -327,14 +334,14 @@ void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
 	memset(sig->literal, 0, sizeof(sig->literal));
 	memset(sig->first2, 0, sizeof(sig->first2));
 	memset(sig->last2, 0, sizeof(sig->last2));
-	n = path_walk(path, sig->buckets, POL_SIG_BUCKETS, sig);
+	n = path_walk(path, sig->buckets, POL_SIG_BUCKETS, sig, NULL);
 	sig->overflow = n > POL_SIG_BUCKETS;
 	sig->n_buckets = sig->overflow ? POL_SIG_BUCKETS : n;
 }
 
-unsigned pol_path_buckets(const char *path, uint16_t *out, unsigned max)
+unsigned pol_path_buckets(const char *path, const uint64_t *present, uint16_t *out, unsigned max)
 {
-	return path_walk(path, out, max, NULL);
+	return path_walk(path, out, max, NULL, present);
 }
 
 int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *path,

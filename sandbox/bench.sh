@@ -36,6 +36,19 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 FILE=$PWD/policy/dcg_policy.h
 N=20000
 echo "sandbox: load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+# What an idle CPU does decides what a wake-up onto it costs, and so what ADDFD costs
+# (sandbox/README.md): a vCPU that halts at once takes some 20 us to wake.
+# SBX_BENCH_HALT_POLL=NS (root, a KVM guest with the haltpoll governor): the run with
+# that setting, put back at the end; to compare this machine with the kernel's default.
+HALT_POLL=/sys/module/haltpoll/parameters/guest_halt_poll_ns
+if [ -n "${SBX_BENCH_HALT_POLL:-}" ]; then
+	old_poll=$(cat "$HALT_POLL") && echo "$SBX_BENCH_HALT_POLL" >"$HALT_POLL" || exit 1
+	trap 'echo "$old_poll" >"$HALT_POLL"; rm -rf "$T"' EXIT
+fi
+idle_driver=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+halt_poll=$(cat "$HALT_POLL" 2>/dev/null || echo -)
+echo "sandbox: idle CPUs: cpuidle driver $idle_driver, guest_halt_poll_ns $halt_poll" \
+	"(the kernel's default 200000; 0: an idle vCPU halts at once)"
 # One notified open: bare, dcg sandbox and the floor (sandbox/bench/notify_floor.c: the
 # same open+close with every openat notified to a supervisor that answers without
 # looking), interleaved round by round, best of ROUNDS each.

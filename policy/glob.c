@@ -267,6 +267,38 @@ static int sig_has(const uint64_t *set, unsigned bit)
 
 static unsigned anchor_bucket(const char *comp, size_t len);
 
+/* The end of the component at s: its first '/' or NUL. Sixteen bytes a step, with
+ * aligned loads, which stay in the string's last page (so may read past its end,
+ * which a sanitizer cannot know is harmless: the sanitized build has the loop): every
+ * open of a deep path walks it. */
+#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__)
+static inline __attribute__((always_inline)) const unsigned char *comp_end(const unsigned char *s)
+{
+	const __m128i slash = _mm_set1_epi8('/'), nul = _mm_setzero_si128();
+	const unsigned char *a = (const unsigned char *)((uintptr_t)s & ~(uintptr_t)15);
+	__m128i v = _mm_load_si128((const __m128i *)(const void *)a);
+	unsigned m = (unsigned)_mm_movemask_epi8(
+			 _mm_or_si128(_mm_cmpeq_epi8(v, slash), _mm_cmpeq_epi8(v, nul))) >>
+		     (s - a);
+
+	while (!m) {
+		a += 16;
+		v = _mm_load_si128((const __m128i *)(const void *)a);
+		m = (unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, slash), _mm_cmpeq_epi8(v, nul)));
+		s = a;
+	}
+	return s + __builtin_ctz(m);
+}
+#else
+static const unsigned char *comp_end(const unsigned char *s)
+{
+	while (*s && *s != '/')
+		s++;
+	return s;
+}
+#endif
+
 /* One walk over the components of path: the index buckets it selects into out (at
  * most max; the count is returned, max + 1 when they did not fit), only those with
  * their bit set in present unless it is NULL, and, when sig is set, its signature
@@ -299,9 +331,7 @@ static inline __attribute__((always_inline)) unsigned path_walk(const char *path
 			s++;
 		if (!*s)
 			break;
-		e = s;
-		while (*e && *e != '/')
-			e++;
+		e = comp_end(s);
 		len = (size_t)(e - s);
 		lit = sig_bit((unsigned)len, s[0]);
 		f2 = sig_bit(s[0], len > 1 ? s[1] : 0);

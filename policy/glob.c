@@ -267,6 +267,18 @@ static int sig_has(const uint64_t *set, unsigned bit)
 
 static unsigned anchor_bucket(const char *comp, size_t len);
 
+#ifdef __SSE2__
+/* c in each byte, built in registers: a constant GCC would load from .rodata, a page
+ * a fork child of the preload's host faults in for it (the exec check walks paths). */
+static inline __attribute__((always_inline)) __m128i splat8(unsigned char c)
+{
+	int w = (int)(c * 0x01010101u);
+
+	__asm__("" : "+r"(w)); /* not folded back into a constant */
+	return _mm_shuffle_epi32(_mm_cvtsi32_si128(w), 0);
+}
+#endif
+
 /* The end of the component at s: its first '/' or NUL. Sixteen bytes a step, with
  * aligned loads, which stay in the string's last page (so may read past its end,
  * which a sanitizer cannot know is harmless: the sanitized build has the loop): every
@@ -274,7 +286,7 @@ static unsigned anchor_bucket(const char *comp, size_t len);
 #if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__)
 static inline __attribute__((always_inline)) const unsigned char *comp_end(const unsigned char *s)
 {
-	const __m128i slash = _mm_set1_epi8('/'), nul = _mm_setzero_si128();
+	const __m128i slash = splat8('/'), nul = _mm_setzero_si128();
 	const unsigned char *a = (const unsigned char *)((uintptr_t)s & ~(uintptr_t)15);
 	__m128i v = _mm_load_si128((const __m128i *)(const void *)a);
 	unsigned m = (unsigned)_mm_movemask_epi8(
@@ -459,7 +471,7 @@ static size_t normal_len(const char *s)
 		return 0;
 #ifdef __SSE2__
 	/* 16 bytes a step: only a slash followed by a slash or a dot needs a look. */
-	const __m128i slash = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
+	const __m128i slash = splat8('/'), dot = splat8('.');
 
 	for (; i + 17 <= n; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));

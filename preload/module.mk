@@ -132,3 +132,8 @@ bench-preload: $(PRELOAD_SO) $(PRELOAD_ENGINE_SO) $(BUILD)/dcg $(BUILD)/progs/op
 		$(BUILD)/preload/bench/libdcg-empty.so $(BUILD)/preload/bench/spawn
 	@preload/bench.sh $(BUILD)
 bench: bench-preload
+
+# Where the page faults of a shell's children go under dcg run (a count, perf needed).
+.PHONY: bench-preload-faults
+bench-preload-faults: $(PRELOAD_SO) $(PRELOAD_ENGINE_SO) $(BUILD)/dcg
+	@preload/bench/faults.sh $(BUILD)

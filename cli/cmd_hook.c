@@ -188,8 +188,10 @@ static void usage(FILE *f)
 	fprintf(f, "\nInstall it with: dcg install --agent claude\n");
 }
 
-/* The policy of the last call (see the end of cmd_hook). */
+/* The policy and the parsed call of the last call (see the end of cmd_hook). */
 static struct pol_policy *kept_policy;
+static void *kept_state;
+static void (*kept_release)(void *state);
 
 int cmd_hook(int argc, char **argv)
 {
@@ -298,14 +300,17 @@ out:
 	free(answer);
 	free(msg);
 	pol_result_release(&res);
-	if (state)
-		agent->release(state);
 	hook_call_release(&call);
-	/* The process exits next: freeing some 300 rules one by one costs more than the
-	 * rest of the exit. The policy stays reachable from here (no leak to a checker);
-	 * an in-process caller that calls again frees the one before. */
+	/* The process exits next: freeing some 300 rules one by one, or the parsed call
+	 * node by node, costs more than the rest of the exit. Both stay reachable from here
+	 * (no leak to a checker); an in-process caller that calls again frees the ones
+	 * before. */
 	pol_free(kept_policy);
 	kept_policy = pol;
+	if (kept_state)
+		kept_release(kept_state);
+	kept_state = state;
+	kept_release = state ? agent->release : NULL;
 	free(input);
 	return code;
 }

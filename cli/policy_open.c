@@ -20,22 +20,28 @@ struct pol_policy *hook_policy_open(const char *policy_file, const char *cwd, FI
 {
 	struct pol_policy *p;
 	struct pol_env env;
-	char cwd_buf[PATH_MAX];
+	char *cwd_buf = NULL;
 	size_t i, n;
 
 	/* Lazy: an allowed call that names no path never expands the path rules (a
 	 * symlink walk for each). Callers that share the policy with threads call
 	 * pol_prepare() first. */
-	p = pol_new(POL_LOAD_LAZY);
+	/* The process's folder only when the call names none (an agent's call does, and
+	 * the layered load then makes it the root): no getcwd, and no PATH_MAX buffer
+	 * deepening every load's stack. */
+	p = pol_new(POL_LOAD_LAZY | (cwd && cwd[0] == '/' ? POL_NEW_NO_CWD : 0));
 	if (!p)
 		return NULL;
-	pol_env_from_process(&env, cwd_buf, sizeof(cwd_buf));
+	if (!(cwd && cwd[0] == '/'))
+		cwd_buf = malloc(PATH_MAX);
+	pol_env_from_process(&env, cwd_buf, cwd_buf ? PATH_MAX : 0);
 	if (cwd && cwd[0] == '/')
 		env.cwd = cwd;
 	if (policy_file)
 		env.policy_file = policy_file;
 	/* Errors in files leave the embedded defaults active: report and go on. */
 	pol_load_layers(p, &env);
+	free(cwd_buf);
 	n = pol_diag_count(p);
 	for (i = 0; err && i < n; i++)
 		hook_print_diag(err, pol_diag_get(p, i));

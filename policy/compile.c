@@ -168,11 +168,14 @@ static const char *pat_group_close(const char *s, const char *end)
  * class or quantified atom, into best (64 bytes, lowercased); returns its length.
  * *group gets the first group at the sequence's own level that every match passes
  * through ("(?:" or "(", not made optional by what follows it), or NULL. */
-static size_t seq_literal(const char *s, const char *end, char *best, const char **group)
+static size_t seq_literal(const char *s, const char *end, char *best, const char **group, int *lead)
 {
 	char run[64];
 	size_t n = 0, nb = 0;
 	int depth = 0, in_class = 0;
+	/* where the run and the best run begin: the best at the start (after a '^') is a
+	 * command's name */
+	const char *first = s + (*s == '^'), *run_at = NULL, *best_at = NULL;
 
 	*group = NULL;
 	while (s < end) {
@@ -180,6 +183,8 @@ static size_t seq_literal(const char *s, const char *end, char *best, const char
 		size_t k = !depth && !in_class ? pat_literal(s, &c) : 0;
 
 		if (k && s + k <= end && !pat_optional(s[k]) && n < sizeof(run) - 1) {
+			if (!n)
+				run_at = s;
 			run[n++] = c;
 			s += k;
 			if (s >= end || *s != '+') /* with '+' after it, the run ends after it */
@@ -190,6 +195,7 @@ static size_t seq_literal(const char *s, const char *end, char *best, const char
 		if (n > nb) { /* the run ends here */
 			memcpy(best, run, n);
 			nb = n;
+			best_at = run_at;
 		}
 		n = 0;
 		if (k || s >= end)
@@ -230,7 +236,9 @@ static size_t seq_literal(const char *s, const char *end, char *best, const char
 	if (n > nb) {
 		memcpy(best, run, n);
 		nb = n;
+		best_at = run_at;
 	}
+	*lead = nb && best_at == first;
 	return nb;
 }
 
@@ -239,19 +247,25 @@ static size_t alts_clause(const char *s, const char *end, char *out, size_t size
 
 /* What every match of the sequence [s, end) holds, appended to out at *o as pieces
  * "\nA\nB" (any of them): its longest literal, or, when the pieces of a group every
- * match passes through are all longer, those. Returns the shortest piece's length; 0
- * for none of two bytes or more (or no room), *o then unchanged. */
+ * match passes through are all longer, those. A whole pattern whose longest literal is
+ * the name it starts with (^git\s+(?:gc|prune)...) takes the group's pieces of two
+ * bytes or more instead: every command of that program holds its name, and the
+ * command index has already picked the commands that start like it. Returns the
+ * shortest piece's length; 0 for none of two bytes or more (or no room), *o then
+ * unchanged. */
 static size_t seq_clause(const char *s, const char *end, char *out, size_t size, size_t *o,
 			 int depth)
 {
 	char lit[64];
 	const char *group;
-	size_t n = seq_literal(s, end, lit, &group), o0 = *o;
+	int lead;
+	size_t n = seq_literal(s, end, lit, &group, &lead), o0 = *o;
 
-	if (n < 3 && group && depth < 3) {
+	lead = lead && depth == 0 && *s == '^';
+	if ((n < 3 || lead) && group && depth < 3) {
 		size_t g = alts_clause(pat_group_body(group), pat_group_close(group, end), out,
 				       size, o, depth + 1);
-		if (g > n)
+		if (g > n || (lead && g >= 2))
 			return g;
 		*o = o0;
 		out[o0] = '\0';
@@ -425,6 +439,9 @@ pcre2_code *pol_embedded_code(const uint32_t *words, const uint8_t *set, int32_t
 	if (k < 0 || (uint32_t)k >= words[1])
 		return NULL;
 	at = words[4 + k];
+	/* within the set, after its start */
+	if (at < head || words[5 + k] < at || words[5 + k] > words[3])
+		return NULL;
 	len = words[5 + k] - at;
 	/* The set's start (PCRE2's header, which counts every code, and the character
 	 * tables), then this code: decoding one code reads only the first after the start. */

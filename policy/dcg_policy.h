@@ -150,6 +150,9 @@ enum pol_load_flags {
 	 * decision, not at load, and the embedded rules are made into records only as
 	 * decisions need them. Call pol_prepare() before sharing it with threads. */
 	POL_LOAD_LAZY = 1 << 2,
+	/* The root is "/" until pol_set_root() (or pol_load_layers() with a cwd) sets it:
+	 * pol_new() does not ask for the process's working directory. */
+	POL_NEW_NO_CWD = 1 << 3,
 };
 
 /* A new, empty policy (no rules at all). Returns NULL on allocation failure. */

@@ -747,7 +747,8 @@ struct cmd_state {
 	const struct pol_policy *p;
 	const struct pol_ctx *ctx;
 	struct pol_arena *a;
-	pcre2_match_data *md;
+	pcre2_match_data *md; /* made at the first regex a unit runs (most run none) */
+	int md_failed;	      /* it could not be made: the decision is analysis_failed */
 	const char *cwd;
 	int stop_on_deny;
 	int saw_cd; /* a cd, pushd or popd ran earlier in the command */
@@ -987,6 +988,64 @@ void pol_cmd_index_free(struct pol_policy *p)
 	p->cmd_index = NULL;
 	p->cmd_index_state = 0;
 	p->cmd_index_wait = 0;
+	p->cmd_index_prebuilt = 0;
+}
+
+/* The index as words (the rule image's, snapshot.c): n_floating, n_scripts, the
+ * number of bucket entries, the bucket starts, the bucket entries, the floating
+ * rules, then the script rules less first. */
+uint32_t *pol_cmd_index_export(const struct pol_policy *p, size_t first, size_t *n_words)
+{
+	struct pol_cmd_index *ci = ci_build(p);
+	uint32_t *w = NULL, total;
+	size_t n;
+
+	if (!ci)
+		return NULL;
+	total = ci->start[CI_BUCKETS];
+	n = 3 + CI_BUCKETS + 1 + (size_t)total + ci->n_floating + ci->n_scripts;
+	w = malloc(n * sizeof(*w));
+	for (uint32_t k = 0; w && k < ci->n_scripts; k++)
+		if (ci->scripts[k] < first) {
+			free(w);
+			w = NULL;
+		}
+	if (w) {
+		w[0] = ci->n_floating;
+		w[1] = ci->n_scripts;
+		w[2] = total;
+		memcpy(w + 3, ci->start, (CI_BUCKETS + 1 + (size_t)total + ci->n_floating) * 4);
+		for (uint32_t k = 0; k < ci->n_scripts; k++)
+			w[n - ci->n_scripts + k] = ci->scripts[k] - (uint32_t)first;
+		*n_words = n;
+	}
+	pol_mem_free(ci);
+	return w;
+}
+
+int pol_cmd_index_import(struct pol_policy *p, const uint32_t *w, size_t n_words, size_t first)
+{
+	struct pol_cmd_index *ci;
+
+	if (n_words < 3 || n_words != 3 + CI_BUCKETS + 1 + (size_t)w[2] + w[0] + w[1])
+		return -EINVAL;
+	ci = pol_mem_alloc(sizeof(*ci) + (size_t)w[1] * sizeof(uint32_t));
+	if (!ci)
+		return -ENOMEM;
+	/* the buckets where they lie (the image outlives the policy), the scripts here */
+	ci->start = (uint32_t *)(uintptr_t)(w + 3); /* read only: ci_build() alone writes */
+	ci->rules = ci->start + CI_BUCKETS + 1;
+	ci->floating = ci->rules + w[2];
+	ci->scripts = (uint32_t *)(ci + 1);
+	ci->n_floating = w[0];
+	ci->n_scripts = w[1];
+	for (uint32_t k = 0; k < w[1]; k++)
+		ci->scripts[k] = w[n_words - w[1] + k] + (uint32_t)first;
+	pol_cmd_index_free(p);
+	p->cmd_index = ci;
+	p->cmd_index_state = 2;
+	p->cmd_index_prebuilt = 1;
+	return 0;
 }
 
 /* The rules a unit tries, in policy order: from the index, or every rule. */
@@ -999,9 +1058,11 @@ struct rule_iter {
 };
 
 static void rule_iter_init(struct rule_iter *it, const struct pol_policy *p,
-			   const struct pol_unit *u)
+			   const struct pol_unit *u, int tracing)
 {
-	const struct pol_cmd_index *ci = ci_get(p);
+	/* a trace names every rule the prefilter skips: a call traced first thing tries
+	 * every rule, as it did before the image carried its index */
+	const struct pol_cmd_index *ci = tracing && p->cmd_index_prebuilt ? NULL : ci_get(p);
 
 	memset(it, 0, sizeof(*it));
 	it->p = p;
@@ -1083,6 +1144,12 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 
 	if (!code)
 		return 0;
+	if (!st->md && !(st->md = pcre2_match_data_create(4, st->p->gctx))) {
+		st->md_failed = 1; /* refused below, as a policy that cannot decide */
+		*ms = 0;
+		*me = u->len;
+		return 2;
+	}
 	for (;;) {
 		int rc = pcre2_match(code, (PCRE2_SPTR)u->text, u->len, off, PCRE2_NO_UTF_CHECK,
 				     st->md, st->p->mctx);
@@ -1382,7 +1449,7 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 		struct rule_iter it;
 		struct pol_rule *rule;
 
-		rule_iter_init(&it, p, u);
+		rule_iter_init(&it, p, u, st->ctx && st->ctx->trace);
 		while ((rule = rule_iter_next(&it))) {
 			size_t ms, me;
 			int m;
@@ -1532,8 +1599,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	pol_result_init(&st.cand);
 	pol_arena_init(&a, 0);
 	cwd = current_cwd_in(p, ctx, &a);
-	st.md = cwd ? pcre2_match_data_create(4, p->gctx) : NULL;
-	if (!st.md) {
+	if (!cwd) {
 		pol_arena_release(&a);
 		return builtin_deny(p, "shell.analysis_failed", cmd, len < 60 ? len : 60, r);
 	}
@@ -1551,6 +1617,8 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 		pol_result_release(&st.pg.r[k]);
 	pcre2_match_data_free(st.md);
 	pol_arena_release(&a);
+	if (rc >= 0 && st.md_failed)
+		rc = -ENOMEM;
 	if (rc < 0) {
 		/* The analyser could not finish (memory cap): never allowed by default. */
 		pol_result_release(&st.best);

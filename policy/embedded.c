@@ -47,13 +47,11 @@ const uint32_t *pol_embedded_codes_get(const char **version)
 	const uint32_t *w = (const uint32_t *)(const void *)pol_embedded_codes; /* .balign 16 */
 	size_t len = (size_t)(pol_embedded_codes_end - pol_embedded_codes);
 
-	/* the container's words, and its set, are where they say */
+	/* the container's words, and its set, are where they say (each code's offsets are
+	 * checked when it is decoded, pol_embedded_code: not all of them at every start) */
 	if (len < 20 || !v || w[0] != POL_CODES_MAGIC || w[1] > len / 4 - 5 ||
-	    (size_t)w[3] != len - ((size_t)w[1] + 5) * 4)
+	    (size_t)w[3] != len - ((size_t)w[1] + 5) * 4 || w[2] > w[3])
 		return NULL;
-	for (uint32_t k = 0; k <= w[1]; k++)
-		if (w[4 + k] < w[2] || w[4 + k] > w[3] || (k && w[4 + k] < w[3 + k]))
-			return NULL;
 	*version = v;
 	return w;
 }
@@ -107,12 +105,14 @@ void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n
 		pol_rules(p)[i].code_index = -1;
 }
 
-/* A lazy load (every command's: hook_policy_open) copies the rule image; any other,
- * or one the image does not fit, builds each rule from the split form. */
+/* A lazy load (every command's: hook_policy_open) defers the rule image's records;
+ * any other, or one the image does not fit, builds each rule from the split form. The
+ * image is this binary's own, checked and sealed when it was built (embed_snapshot):
+ * a start does not check it again. */
 int pol_load_embedded(struct pol_policy *p)
 {
-	int rc = pol_snapshot_load_image(p, pol_embedded_snapshot, split_len(), pol_embedded_rules,
-					 (size_t)(pol_embedded_rules_end - pol_embedded_rules));
+	int rc = pol_snapshot_load_sealed(p, pol_embedded_snapshot, split_len(), pol_embedded_rules,
+					  (size_t)(pol_embedded_rules_end - pol_embedded_rules));
 
 	return rc != -EAGAIN ? rc : pol_snapshot_load_split(p, pol_embedded_snapshot, split_len());
 }

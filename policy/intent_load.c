@@ -752,7 +752,7 @@ int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *ro
 		}
 		if (!strcmp(dir, "/"))
 			return -ENOENT;
-		char *slash = strrchr(dir, '/');
+		char *slash = pol_last_slash(dir);
 		if (slash == dir)
 			dir[1] = '\0';
 		else

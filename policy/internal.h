@@ -132,6 +132,7 @@ struct pol_policy {
 	struct pol_cmd_index *cmd_index;
 	int cmd_index_state;
 	unsigned cmd_index_wait; /* units decided while it was not built */
+	int cmd_index_prebuilt;	 /* it is a sealed rule image's (pol_cmd_index_import) */
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
 	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
 	 * entries into bucket_rules. */
@@ -235,6 +236,12 @@ struct pol_img_pend {
 	const char *str;
 	char **pool;	      /* the suggestions and owners arrays, each filled when made */
 	const uint32_t *ptrs; /* what they hold: offsets into str */
+	/* a sealed image's lists (snapshot.c, image_lists): its active command and path
+	 * rules and its command index, which pol_rules_refresh() takes as they are; NULL
+	 * for an image that is not sealed */
+	const uint32_t *lists;
+	size_t n_lists;
+#define IMG_L_HEAD 6 /* the words before the lists: their counts (snapshot.c) */
 	size_t first, n;
 	unsigned char made[]; /* n bytes */
 };
@@ -248,6 +255,17 @@ static inline struct pol_rule *pol_rules(const struct pol_policy *p)
 
 int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
 			    size_t ilen);
+/* The build-time check of an image (gen/embed_snapshot.c): every offset and count that
+ * pol_snapshot_load_image() checks at each load, checked once; when they hold, the
+ * image is marked sealed. 0, or -EAGAIN/-EINVAL (img not marked). */
+#define POL_IMAGE_SEALED 0x4c414553u /* "SEAL" */
+int pol_snapshot_image_seal(const void *blob, size_t len, void *img, size_t ilen);
+/* pol_snapshot_load_image() for the binary's own embedded image only
+ * (pol_load_embedded): a sealed image is not checked again at each start, an image
+ * not sealed is. Never for bytes from a file: those take pol_snapshot_load_image(),
+ * which checks every image, sealed or not. */
+int pol_snapshot_load_sealed(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			     size_t ilen);
 
 /* compile.c: the two bytes (lowercased, high byte first) a text must start with for
  * pattern to match it, one key per alternative of a leading group (^git\s, ^(?:cp|cat)\b):
@@ -261,6 +279,13 @@ void pol_cmd_index_free(struct pol_policy *p);
 /* decide.c: builds the command index now (it is otherwise built after a few command
  * units have been decided without it). */
 void pol_cmd_index_build(const struct pol_policy *p);
+/* decide.c: the command index of p as it stands, as words (malloc'ed, *n_words their
+ * number; NULL when it cannot be made, or a script rule lies before first), for the
+ * rule image; pol_cmd_index_import() makes them p's index, the buckets left where they
+ * lie (they must outlive p), valid while p->cmd_rules are the ones they were made
+ * from and the script rules theirs moved by first. 0, -EINVAL or -ENOMEM. */
+uint32_t *pol_cmd_index_export(const struct pol_policy *p, size_t first, size_t *n_words);
+int pol_cmd_index_import(struct pol_policy *p, const uint32_t *w, size_t n_words, size_t first);
 
 /* The prefilter's hash of a keyword's first two bytes (at least two bytes). */
 static inline uint16_t pol_keyword_bigram(const char *kw)
@@ -298,8 +323,9 @@ void pol_ignored_add(struct pol_policy *p, const char *file, unsigned line, cons
 		     const char *text, const char *why);
 
 /* dcg's own file or folder (folder: path's folder) where the environment puts it, as
- * a guarded read-only rule with this id; dcg_owned: dcg's own processes may write it
- * (owners :dcg). Paths with glob characters are left out. */
+ * a guarded read-only rule with this id (a literal: the rule borrows it); dcg_owned:
+ * dcg's own processes may write it (owners :dcg). Paths with glob characters are left
+ * out. */
 void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
 		       int dcg_owned);
 
@@ -457,6 +483,10 @@ void pol_copy_str(char *dst, size_t size, const char *src);
  * dst may lie in the same area as the arguments, after them. Not snprintf: the hook
  * calls it at every start, and snprintf's code is two more pages of libc to fault in. */
 size_t pol_cat3(char *dst, size_t size, const char *a, const char *b, const char *c);
+/* The last '/' of s, or NULL. Not strrchr: the hook's lookups upwards (the project, the
+ * intents file) were its only callers on a call's way, and each libc function a call
+ * meets first costs a lazy binding. */
+char *pol_last_slash(const char *s);
 
 /* The path rule kinds (a bit per enum pol_path_kind) that refuse op on a path with the
  * POL_PATH_* flags: the one table decide.c and the guest's path index (pathidx.c) both

@@ -30,25 +30,27 @@ void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size)
 	env->cwd = cwd_buf && getcwd(cwd_buf, cwd_size) ? cwd_buf : NULL;
 }
 
-/* The project: the nearest folder upwards from cwd that holds .dcg/policy.yaml. */
+/* The project: the nearest folder upwards from cwd that holds .dcg/policy.yaml, into
+ * root (size bytes, at least PATH_MAX), which holds the folder tried meanwhile: only
+ * the file's name is on the stack, under every load. */
 static int find_project(const char *cwd, char *root, size_t size)
 {
-	/* dir, then f right after dir's string: one page of stack, not two */
-	char area[PATH_MAX * 2 + 32], *dir = area, *f;
+	char f[PATH_MAX + 32], *dir = root;
 
-	if (!cwd || pol_path_normalize(cwd, "/", NULL, dir, PATH_MAX) < 0)
+	if (!cwd || size < PATH_MAX || pol_path_normalize(cwd, "/", NULL, dir, PATH_MAX) < 0) {
+		root[0] = '\0';
 		return -ENOENT;
-	f = dir + strlen(dir) + 1; /* dir only gets shorter */
+	}
 	for (;;) {
-		pol_cat3(f, PATH_MAX + 32, dir, strcmp(dir, "/") ? "/" : "", ".dcg/policy.yaml");
-		if (access(f, F_OK) == 0) {
-			pol_copy_str(root, size, dir);
+		pol_cat3(f, sizeof(f), dir, strcmp(dir, "/") ? "/" : "", ".dcg/policy.yaml");
+		if (access(f, F_OK) == 0)
 			return 0;
-		}
-		char *slash = strrchr(dir, '/');
+		char *slash = pol_last_slash(dir);
 		if (!slash || slash == dir) {
-			if (strcmp(dir, "/") == 0)
+			if (strcmp(dir, "/") == 0) {
+				root[0] = '\0';
 				return -ENOENT;
+			}
 			dir[1] = '\0';
 			continue;
 		}

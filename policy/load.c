@@ -65,13 +65,10 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 		buf[n + 4] = '\0';
 		pp->glob = strdup(buf);
 	} else {
-		char tmp[PATH_MAX];
-
-		if (n >= sizeof(tmp))
-			return -ENAMETOOLONG;
-		memcpy(tmp, s, n);
-		tmp[n] = '\0';
-		if (pol_path_normalize(tmp, p->root, p->home, buf, sizeof(buf)) < 0)
+		/* the trailing slashes left to the normalization, which drops them (a copy
+		 * without them was a second PATH_MAX of stack under every load) */
+		if (n >= sizeof(buf) ||
+		    pol_path_normalize(s, p->root, p->home, buf, sizeof(buf)) < 0)
 			return -ENAMETOOLONG;
 		pp->glob = strdup(buf);
 	}
@@ -249,32 +246,95 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
 	return rc;
 }
 
+/* One allocation holds a self rule's pattern, its suggestions array and the allow
+ * suggestion, and its owners array: the rule borrows them (kept in snap_bufs), its
+ * ID (a literal) and its kind's reason and suggestions (the policy's own). */
+struct self_block {
+	char *sugg[3];
+	char *owners[1];
+	char text[]; /* the pattern, then the allow suggestion */
+};
+
 void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
 		       int dcg_owned)
 {
-	char buf[PATH_MAX + 2];
+	static const char head[] = "If intentional: dcg allow ", tail[] = " -r \"reason\"";
+	static char dcg_owner[] = ":dcg";
+	const enum pol_path_kind kind = POL_PATH_READ_ONLY;
+	size_t len, idl = strlen(id);
+	struct self_block *b;
 	struct pol_rule *r;
+	char **nb, *pat;
 
-	if (!path || path[0] != '/' || strpbrk(path, "*?[]!\\") || pol_rule_find(p, id) >= 0)
+	if (!path || path[0] != '/' || pol_rule_find(p, id) >= 0)
 		return;
-	pol_copy_str(buf, sizeof(buf) - 1, path);
+	/* no glob character (not strpbrk: two pages of libc's text for these few bytes) */
+	static const unsigned char glob_char[256] = {
+	    ['*'] = 1, ['?'] = 1, ['['] = 1, [']'] = 1, ['!'] = 1, ['\\'] = 1};
+	for (const char *c = path; *c; c++)
+		if (glob_char[(unsigned char)*c])
+			return;
+	len = strnlen(path, PATH_MAX); /* cut as it always was */
 	if (folder) {
-		char *slash = strrchr(buf, '/');
-		if (!slash || slash == buf)
+		while (len > 0 && path[len - 1] != '/')
+			len--;
+		if (len <= 1)
 			return; /* never the whole root */
-		slash[1] = '\0';
 	}
-	if (strlen(buf) < 2)
+	if (len < 2)
 		return;
-	if (add_path_rule_id(p, POL_PATH_READ_ONLY, buf, "<builtin>", 0, 0, id) < 0)
+	nb = realloc(p->snap_bufs, (p->n_snap_bufs + 1) * sizeof(*nb));
+	if (!nb)
 		return;
-	r = &pol_rules(p)[p->n_rules - 1];
+	p->snap_bufs = nb;
+	b = malloc(sizeof(*b) + len + 1 + sizeof(head) + idl + sizeof(tail));
+	if (!b)
+		return;
+	nb[p->n_snap_bufs++] = (char *)b;
+	pat = b->text;
+	memcpy(pat, path, len);
+	pat[len] = '\0';
+	r = pol_rule_new(p);
+	if (!r)
+		return;
+	/* as add_path_rule_id() makes a read-only rule, the strings borrowed */
+	r->borrowed = 1;
+	r->path_owned = 1; /* the expanded globs are the rule's */
+	r->kind = POL_RULE_PATH;
+	r->path_kind = kind;
+	r->id = (char *)(uintptr_t)id;
+	r->pattern = pat;
+	r->reason = (char *)(uintptr_t)pol_path_reason(p, kind);
+	r->severity = POL_SEV_HIGH;
+	r->decision = POL_DENY;
+	r->origin = pol_origin_intern(p, "<builtin>");
+	pol_rule_index_add(p, p->n_rules - 1);
+	if (pol_pathpat_expand(p, pat, &r->path) < 0) {
+		pol_diag_add(p, "<builtin>", 0, 0, pat, 0, "path pattern is empty or too long");
+		r->enabled = 0;
+		return;
+	}
+	if (p->flags & POL_LOAD_LAZY)
+		r->canon_pending = p->canon_pending = 1;
+	else
+		pol_rule_canon_path(r);
+	for (int k = 0; k < 2; k++)
+		if (p->path_sugg[kind][k])
+			b->sugg[r->n_suggestions++] = (char *)(uintptr_t)p->path_sugg[kind][k];
+	b->sugg[r->n_suggestions] = pat + len + 1;
+	memcpy(b->sugg[r->n_suggestions], head, sizeof(head) - 1);
+	memcpy(b->sugg[r->n_suggestions] + sizeof(head) - 1, id, idl);
+	memcpy(b->sugg[r->n_suggestions] + sizeof(head) - 1 + idl, tail, sizeof(tail));
+	r->n_suggestions++;
+	r->suggestions = b->sugg;
 	r->guarded = 1; /* no file below may lift it */
 	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
 	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
-	if (dcg_owned && (r->owners = malloc(sizeof(*r->owners))) != NULL &&
-	    (r->owners[0] = strdup(":dcg")) != NULL)
+	if (dcg_owned) {
+		b->owners[0] = dcg_owner;
+		r->owners = b->owners;
 		r->n_owners = 1;
+	}
 }
 
 /* ---- the YAML walker -------------------------------------------------------------- */

@@ -54,6 +54,15 @@ static const struct pol_builtin core_builtins[] = {
 		POL_SEV_CRITICAL, "Write the command more simply, or as a script file"),
 };
 
+/* The process's working directory, or "/": its buffer in a frame of its own, not
+ * under every call pol_new() makes. */
+static __attribute__((noinline)) char *cwd_dup(void)
+{
+	char cwd[PATH_MAX];
+
+	return strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+}
+
 struct pol_policy *pol_new(unsigned flags)
 {
 	struct pol_policy *p = calloc(1, sizeof(*p));
@@ -73,8 +82,7 @@ struct pol_policy *pol_new(unsigned flags)
 	pcre2_set_heap_limit(p->mctx, 8 * 1024);
 	const char *home = getenv("HOME");
 	p->home = strdup(home && home[0] == '/' ? home : "/");
-	char cwd[PATH_MAX];
-	p->root = strdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	p->root = flags & POL_NEW_NO_CWD ? strdup("/") : cwd_dup();
 	if (!p->home || !p->root)
 		goto out_free;
 	pol_origin_intern(p, "<builtin>");
@@ -452,9 +460,16 @@ int pol_rule_index_complete(struct pol_policy *p)
 	return 0;
 }
 
+/* Rules not indexed that pol_rule_find() reads one by one before an index is made:
+ * the built-ins and dcg's own rules, all a hook call adds before the embedded rules
+ * (their index, a 2 KB table, cost more than the lookups it saved). */
+#define ID_LINEAR_MAX 32
+
 int pol_rule_index_add(struct pol_policy *p, size_t i)
 {
 	(void)i; /* the last rule: indexed with those loaded before it */
+	if (!p->id_cap && p->n_rules - p->id_indexed <= ID_LINEAR_MAX)
+		return 0;
 	return pol_rule_index_complete(p);
 }
 
@@ -490,8 +505,15 @@ void pol_rules_refresh(struct pol_policy *p)
 	size_t *pr, *cr;
 
 	resolve_aliases(p);
-	pr = realloc(p->path_rules, (p->n_rules + 1) * sizeof(*pr));
-	cr = realloc(p->cmd_rules, (p->n_rules + 1) * sizeof(*cr));
+	/* a sealed image's lists say how many there are: no room for every rule */
+	const struct pol_img_pend *lq = p->img_pend;
+	size_t npr = p->n_rules + 1, ncr = p->n_rules + 1;
+	if (lq && lq->lists && lq->first + lq->n == p->n_rules && !p->n_enable && !p->n_disable) {
+		npr = lq->first + lq->lists[1] + 1;
+		ncr = lq->first + lq->lists[0] + 1;
+	}
+	pr = realloc(p->path_rules, npr * sizeof(*pr));
+	cr = realloc(p->cmd_rules, ncr * sizeof(*cr));
 
 	if (pr)
 		p->path_rules = pr;
@@ -507,9 +529,16 @@ void pol_rules_refresh(struct pol_policy *p)
 	if (p->img_pend && (p->n_enable || p->n_disable))
 		pol_rules_materialise(p);
 	const struct pol_img_pend *q = p->img_pend;
-	size_t made = q ? q->first : p->n_rules;
+	size_t made = q ? q->first : p->n_rules, n_walk = p->n_rules, before = 0;
+	/* a sealed image that ends the rules, without packs: or disable:, brings its lists */
+	const uint32_t *lists = q && q->lists && q->first + q->n == p->n_rules && !p->n_enable &&
+					!p->n_disable && pr && cr
+				    ? q->lists
+				    : NULL;
 
-	for (size_t i = 0; i < p->n_rules; i++) {
+	if (lists)
+		n_walk = made;
+	for (size_t i = 0; i < n_walk; i++) {
 		unsigned char active, kind;
 
 		if (i < made) {
@@ -529,9 +558,24 @@ void pol_rules_refresh(struct pol_policy *p)
 			pr[p->n_path_rules++] = i;
 		if (cr && active && kind == POL_RULE_COMMAND)
 			cr[p->n_cmd_rules++] = i;
+		before += active && (kind == POL_RULE_COMMAND || kind == POL_RULE_SCRIPT);
+	}
+	if (lists) {
+		const uint32_t *c = lists + IMG_L_HEAD, *pp = c + lists[0];
+
+		for (uint32_t t = 0; t < lists[0]; t++)
+			cr[p->n_cmd_rules++] = made + c[t];
+		for (uint32_t t = 0; t < lists[1]; t++)
+			pr[p->n_path_rules++] = made + pp[t];
 	}
 	p->cmd_rules_for = p->n_rules;
 	pol_cmd_index_free(p); /* built again at the next command decision */
+	/* or the image's, when its command and script rules are all there are */
+	if (lists && !before) {
+		size_t used =
+		    IMG_L_HEAD + (size_t)lists[0] + lists[1] + lists[3] + lists[4] + lists[5];
+		pol_cmd_index_import(p, lists + used, q->n_lists - used, made);
+	}
 	pol_path_index_build(p);
 }
 
@@ -583,7 +627,7 @@ ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 	for (size_t i = p->id_indexed; i < p->n_rules; i++) {
 		const char *rid =
 		    i < made ? p->rule_tab[i].id : q->str + (uintptr_t)q->recs[i - made].id - 1;
-		if (rid && strcmp(rid, id) == 0)
+		if (rid && rid[0] == id[0] && strcmp(rid, id) == 0)
 			return (ssize_t)i;
 	}
 	return -ENOENT;
@@ -633,12 +677,11 @@ ssize_t pol_rule_add_builtin(struct pol_policy *p, const char *id, const char *r
 
 int pol_rule_add_builtins(struct pol_policy *p, const struct pol_builtin *b, size_t n)
 {
+	/* pol_new()'s two tables, into a policy with no other rule: their IDs are distinct
+	 * (test_rule_ids), no lookup needed */
 	for (size_t i = 0; i < n; i++) {
-		struct pol_rule *r;
+		struct pol_rule *r = pol_rule_new(p);
 
-		if (pol_rule_find(p, b[i].id) >= 0)
-			continue;
-		r = pol_rule_new(p);
 		if (!r)
 			return -ENOMEM;
 		/* as pol_rule_add_builtin() makes it, the strings borrowed */

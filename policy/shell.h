@@ -101,7 +101,9 @@ struct pol_builtin {
 			sugg, "If intentional: dcg allow " id " -r \"reason\"" \
 		}                                                              \
 	}
-/* 0 or a negative errno. */
+/* Adds n built-in rules; none of their IDs may be in p yet (pol_new() adds its two
+ * tables, whose IDs are distinct, to a policy with no other rule). 0 or a negative
+ * errno. */
 int pol_rule_add_builtins(struct pol_policy *p, const struct pol_builtin *b, size_t n);
 
 #endif /* DCG_SHELL_H */

@@ -233,8 +233,13 @@ static int fits(const char *name, struct sh_word **v, size_t n)
  * name is the literal after the last slash, nor $HOME/bin/tool. */
 static int name_unknown(struct sh_an *P, const struct sh_word *w0)
 {
-	const char *slash = memrchr(w0->s, '/', w0->len);
+	const char *slash = NULL;
 	size_t vl;
+
+	/* the last slash (not memrchr: a libc symbol bound for this alone at every call) */
+	for (size_t k = w0->len; k > 0 && !slash; k--)
+		if (w0->s[k - 1] == '/')
+			slash = w0->s + k - 1;
 
 	if (slash) {
 		size_t k = (size_t)(slash - w0->s) + 1;

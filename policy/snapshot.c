@@ -302,12 +302,13 @@ static long long num(const char *s)
 
 /* n pointers from the snapshot's pool, for a borrowed rule's suggestions or owners:
  * one allocation for many rules, freed with the snapshot texts. */
-static char **pool_take(struct pol_policy *p, size_t n)
+static char **pool_take(struct pol_policy *p, size_t n, int exact)
 {
 	char **v;
 
 	if (n > p->snap_pool_left) {
-		size_t cap = n > 1024 ? n : 1024;
+		/* a sealed image's one pool (n_ptrs) is taken whole: no room beyond it */
+		size_t cap = n > 1024 || exact ? n : 1024;
 		char **nb = realloc(p->snap_bufs, (p->n_snap_bufs + 1) * sizeof(*nb));
 
 		if (!nb)
@@ -466,7 +467,7 @@ static inline __attribute__((always_inline)) int add_rule(struct pol_policy *p,
 		r->keyword_bigram = pol_keyword_bigram(r->keyword);
 	}
 	if (sr->nsugg) {
-		r->suggestions = pool_take(p, sr->nsugg);
+		r->suggestions = pool_take(p, sr->nsugg, 0);
 		if (!r->suggestions)
 			return -ENOMEM;
 		memcpy(r->suggestions, sr->sugg, sr->nsugg * sizeof(*r->suggestions));
@@ -569,7 +570,7 @@ static int load_owners(struct pol_policy *p, struct pol_rule *r, char **f, size_
 {
 	if (!r->borrowed || r->owners || n < 2)
 		return -EINVAL;
-	r->owners = pool_take(p, n - 1);
+	r->owners = pool_take(p, n - 1, 0);
 	if (!r->owners)
 		return -ENOMEM;
 	memcpy(r->owners, f + 1, (n - 1) * sizeof(*r->owners));
@@ -812,7 +813,7 @@ static int split_rule(struct pol_policy *p, const uint32_t *ix, size_t nsugg, co
 		r->keyword_bigram = pol_keyword_bigram(keyword);
 	}
 	if (nsugg) {
-		r->suggestions = pool_take(p, nsugg);
+		r->suggestions = pool_take(p, nsugg, 0);
 		if (!r->suggestions)
 			return -ENOMEM;
 		for (size_t i = 0; i < nsugg; i++)
@@ -888,6 +889,12 @@ struct image_head {
 	uint32_t split_len;   /* the split form's length */
 	uint32_t n_recs;      /* records other than rules and their O, L, K */
 	uint32_t n_codes;     /* the embedded regex rules, numbered in the records */
+	uint32_t origin;      /* every rule's origin (offset + 1), or 0: they differ */
+	/* POL_IMAGE_SEALED once pol_snapshot_image_seal() checked the whole image (at
+	 * build time): only pol_snapshot_load_sealed() reads it */
+	uint32_t sealed;
+	uint32_t lists; /* the words of its lists (image_lists), after the records; 0: none */
+	uint32_t pad;
 };
 
 static uint32_t image_layout(void)
@@ -953,14 +960,80 @@ static long image_records(const uint32_t *h, size_t len, uint32_t *out)
 	return n;
 }
 
+/* The facts a load of the image adds (T records), by kind, as offsets into the
+ * split form's strings (nb bytes at str): 1 when they are all there, else 0. */
+static int image_facts(const struct pol_policy *p, const char *str, size_t nb, uint32_t *w,
+		       size_t *o)
+{
+	const char *const *v[3] = {p->cata_words, p->cata_prefixes, p->owner_folders};
+	const size_t n[3] = {p->n_cata_words, p->n_cata_prefixes, p->n_owner_folders};
+
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < n[k]; i++) {
+			if (v[k][i] < str || v[k][i] >= str + nb)
+				return 0;
+			if (w)
+				w[(*o)++] = (uint32_t)(v[k][i] - str);
+		}
+	return 1;
+}
+
+/* What a load of the rules since first makes, when nothing loaded before them is a
+ * command, path or script rule or a fact and nothing enables or disables (packs:,
+ * disable:): IMG_L_HEAD words (the numbers of active command and path rules, 1 when
+ * the facts are carried, the number of each kind of fact), the places of those rules
+ * among the rules since first, the facts as offsets into the split form's strings
+ * (str, nb bytes), then the command index (pol_cmd_index_export). pol_rules_refresh()
+ * and image_load() take them as they are. Malloc'ed, *nw its words; NULL when there
+ * are no such lists. */
+static uint32_t *image_lists(const struct pol_policy *p, size_t first, const char *str, size_t nb,
+			     size_t *nw)
+{
+	size_t ni = 0, nc = p->n_cmd_rules, np = p->n_path_rules, o = IMG_L_HEAD;
+	size_t nf = p->n_cata_words + p->n_cata_prefixes + p->n_owner_folders;
+	int facts = image_facts(p, str, nb, NULL, NULL);
+	uint32_t *ix, *w;
+
+	*nw = 0;
+	if (p->n_enable || p->n_disable || !p->cmd_rules || !p->path_rules ||
+	    p->cmd_rules_for != p->n_rules)
+		return NULL;
+	for (size_t t = 0; t < nc; t++)
+		if (p->cmd_rules[t] < first)
+			return NULL;
+	for (size_t t = 0; t < np; t++)
+		if (p->path_rules[t] < first)
+			return NULL;
+	ix = pol_cmd_index_export(p, first, &ni);
+	w = ix ? malloc((IMG_L_HEAD + nc + np + nf + ni) * sizeof(*w)) : NULL;
+	if (w) {
+		w[0] = (uint32_t)nc;
+		w[1] = (uint32_t)np;
+		w[2] = (uint32_t)facts;
+		w[3] = facts ? (uint32_t)p->n_cata_words : 0;
+		w[4] = facts ? (uint32_t)p->n_cata_prefixes : 0;
+		w[5] = facts ? (uint32_t)p->n_owner_folders : 0;
+		for (size_t t = 0; t < nc; t++)
+			w[o++] = (uint32_t)(p->cmd_rules[t] - first);
+		for (size_t t = 0; t < np; t++)
+			w[o++] = (uint32_t)(p->path_rules[t] - first);
+		if (facts)
+			image_facts(p, str, nb, w, &o);
+		memcpy(w + o, ix, ni * sizeof(*w));
+		*nw = o + ni;
+	}
+	free(ix);
+	return w;
+}
+
 void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const char **why)
 {
 	const uint32_t *h = blob;
 	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
 	struct image_head ih;
-	size_t first, n, np = 0, k = 0;
+	size_t first, n, np = 0, k = 0, nl = 0;
 	char *out = NULL;
-	uint32_t *ptrs;
+	uint32_t *ptrs, *lists = NULL;
 	const char *str;
 	long nrec;
 
@@ -987,11 +1060,14 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 	memcpy(ih.split, h + 1, sizeof(ih.split));
 	ih.split_len = (uint32_t)len;
 	ih.n_recs = (uint32_t)nrec;
-	*out_len = sizeof(ih) + n * sizeof(struct pol_rule) + (np + (size_t)nrec) * 4;
+	lists = image_lists(p, first, str, h[3], &nl);
+	ih.lists = (uint32_t)nl;
+	*out_len = sizeof(ih) + n * sizeof(struct pol_rule) + (np + (size_t)nrec + nl) * 4;
 	*why = "out of memory";
 	out = calloc(1, *out_len);
 	if (!out)
 		goto out;
+	memcpy(out + *out_len - nl * 4, lists, nl * 4);
 	ptrs = (uint32_t *)(void *)(out + sizeof(ih) + n * sizeof(struct pol_rule));
 	for (size_t i = 0; i < n; i++) {
 		struct pol_rule r = pol_rules(p)[first + i];
@@ -1039,12 +1115,17 @@ void *pol_snapshot_image(const void *blob, size_t len, size_t *out_len, const ch
 		if (r.kind == POL_RULE_PATH && r.path_kind == POL_PATH_ZERO_ACCESS &&
 		    !r.path.negate)
 			ih.zero_access = 1;
+		if (i == 0)
+			ih.origin = (uint32_t)image_off(r.origin);
+		else if (ih.origin != image_off(r.origin))
+			ih.origin = 0;
 		memcpy(out + sizeof(ih) + i * sizeof(r), &r, sizeof(r));
 	}
 	for (size_t j = 0; j < np; j++)
 		ptrs[j]--; /* stored as offsets */
 	image_records(h, len, ptrs + np);
 	memcpy(out, &ih, sizeof(ih));
+	free(lists);
 	pol_free(p);
 	*why = NULL;
 	return out;
@@ -1053,99 +1134,78 @@ out_free:
 	free(out);
 	out = NULL;
 out:
+	free(lists);
 	pol_free(p);
 	return out;
 }
 
-int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
-			    size_t ilen)
+/* The header words that tie an image to this build, to the blob and to this load:
+ * 0, or -EAGAIN when they do not hold (then the split form is loaded). */
+static int image_fits(const struct pol_policy *p, const uint32_t *h, size_t len,
+		      const struct image_head *ih, size_t ilen)
 {
-	const uint32_t *h = blob, *ix = h + 4;
-	const struct image_head *ih = img;
-	size_t first = p->n_rules, n, nb, nw, w = 0;
-	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
-	const char *str, *origin = NULL;
-	const uint32_t *pool_ptrs = NULL;
-	uintptr_t origin_off = 0;
-	int rc = 0;
-
 	if (!(p->flags & POL_LOAD_LAZY) || ilen < sizeof(*ih) || len < 16 ||
 	    h[0] != POL_SPLIT_MAGIC || ih->magic != POL_IMAGE_MAGIC ||
 	    ih->rule_size != sizeof(struct pol_rule) || ih->layout != image_layout() ||
 	    memcmp(ih->split, h + 1, sizeof(ih->split)) || ih->split_len != len ||
 	    ilen != sizeof(*ih) + (size_t)ih->n_rules * sizeof(struct pol_rule) +
-			((size_t)ih->n_ptrs + ih->n_recs) * 4 ||
+			((size_t)ih->n_ptrs + ih->n_recs + ih->lists) * 4 ||
 	    (ih->lazy && strlen(p->home) + strlen(p->root) + ih->max_pattern + 8 >= PATH_MAX))
 		return -EAGAIN;
-	nw = h[2];
-	nb = h[3];
-	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2)
-		return -EINVAL;
-	str = (const char *)(ix + nw);
-	if (str[nb - 1] != '\0')
-		return -EINVAL;
-	n = ih->n_rules;
-	if (p->cap_rules - p->n_rules < n) { /* room at once, as pol_rule_new() makes it */
-		size_t cap = p->cap_rules ? p->cap_rules : 384;
-		while (cap - p->n_rules < n)
-			cap *= 2;
-		struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));
-		if (!nr)
-			return -ENOMEM;
-		p->rule_tab = nr;
-		p->cap_rules = cap;
-	}
-	/* The records but the rules and what the image holds of them (O, L, K), in order,
-	 * where the image says they are. */
-	const uint32_t *recs = (const uint32_t *)(const void *)((const char *)img + sizeof(*ih) +
-								n * sizeof(struct pol_rule)) +
-			       ih->n_ptrs;
-	for (uint32_t r = 0; r < ih->n_recs && rc == 0; r++) {
-		size_t k;
+	return 0;
+}
 
-		w = recs[r];
+/* The image's parts: its rule records, its table of suggestion and owner strings, the
+ * index words of the split form's other records. */
+static const struct pol_rule *image_rules(const void *img)
+{
+	return (const struct pol_rule *)(const void *)((const char *)img +
+						       sizeof(struct image_head));
+}
+
+static const uint32_t *image_ptrs(const void *img)
+{
+	const struct image_head *ih = img;
+
+	return (const uint32_t *)(const void *)(image_rules(img) + ih->n_rules);
+}
+
+/* The split form's other records, as the image lists them: in order, each within the
+ * index, its fields within the strings, none of those the image holds. */
+static int image_check_records(const uint32_t *h, const struct image_head *ih)
+{
+	const uint32_t *ix = h + 4, *recs = image_ptrs(ih) + ih->n_ptrs;
+	const char *str = (const char *)(ix + h[2]);
+	size_t nw = h[2], nb = h[3];
+
+	for (uint32_t r = 0; r < ih->n_recs; r++) {
+		size_t w = recs[r], k;
+
 		if (w >= nw || (r && w <= recs[r - 1]))
 			return -EINVAL;
 		k = ix[w++];
-		if (k < 1 || k > sizeof(f) / sizeof(f[0]) || k > nw - w)
+		if (k < 1 || k > P_KEYWORD + 2 + SNAP_MAX_FIELDS || k > nw - w)
 			return -EINVAL;
-		for (size_t j = 0; j < k; j++) {
-			if (ix[w] >= nb)
+		for (size_t j = 0; j < k; j++)
+			if (ix[w + j] >= nb)
 				return -EINVAL;
-			f[j] = (char *)(uintptr_t)(str + ix[w++]);
-		}
-		if (f[0][0] == 'P' || f[0][0] == 'O' || f[0][0] == 'L' || f[0][0] == 'K')
+		if (strchr("POLK", str[ix[w]]))
 			return -EINVAL; /* the image holds these */
-		rc = load_record(p, f, k, first);
 	}
-	if (rc == 0 && ih->n_ptrs) {
-		const uint32_t *ptrs =
-		    (const uint32_t *)(const void *)((const char *)img + sizeof(*ih) +
-						     n * sizeof(struct pol_rule));
-		pool = pool_take(p, ih->n_ptrs);
-		if (!pool)
-			rc = -ENOMEM;
-		/* filled as each record is made (make_record): the slices of rules never
-		 * made are never written */
-		for (size_t j = 0; pool && j < ih->n_ptrs; j++)
-			if (ptrs[j] >= nb)
-				return -EINVAL;
-		pool_ptrs = ptrs;
-	}
-	if (rc == 0 && ih->lazy)
-		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
-	if (rc)
-		return rc;
-	/* The rules are checked here, in the image (read-only, in the binary: no page of
-	 * records is touched), and made into records only when something needs them
-	 * (pol_rules_materialise): a command decision reads them in the image. */
-	const struct pol_rule *irecs =
-	    (const struct pol_rule *)(const void *)((const char *)img + sizeof(*ih));
-	struct pol_img_pend *pend = calloc(1, sizeof(*pend) + n);
+	return 0;
+}
 
-	if (!pend)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+/* Each rule record's offsets and counts: within the strings and the table. */
+static int image_check_rules(const struct image_head *ih, size_t nb)
+{
+	const struct pol_rule *irecs = image_rules(ih);
+	size_t np = ih->n_ptrs;
+	const uint32_t *ptrs = image_ptrs(ih);
+
+	for (size_t j = 0; j < np; j++)
+		if (ptrs[j] >= nb)
+			return -EINVAL;
+	for (size_t i = 0; i < ih->n_rules; i++) {
 		const struct pol_rule *r = &irecs[i];
 		int bad = 0;
 
@@ -1158,28 +1218,205 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 		CHECK(path.glob);
 		CHECK(path_canon.glob);
 #undef CHECK
-		uintptr_t lo = image_off(r->language), oo = image_off(r->origin);
-		if (oo != origin_off) { /* interned now: the records find it again */
-			origin = oo && oo <= nb ? pol_origin_intern(p, str + oo - 1) : NULL;
-			origin_off = oo;
-		}
 		/* a table slice [so - 1, so - 1 + count) of the pool, none when count is 0 */
+		uintptr_t lo = image_off(r->language), oo = image_off(r->origin);
 		uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
-		size_t np = ih->n_ptrs;
-		bad |= !origin || !image_off(r->id) || !image_off(r->reason) || lo > nb ||
-		       oo > nb ||
+		bad |= !oo || !image_off(r->id) || !image_off(r->reason) || lo > nb || oo > nb ||
+		       (ih->origin && oo != ih->origin) ||
 		       (so ? so - 1 + r->n_suggestions > np || !r->n_suggestions
 			   : r->n_suggestions != 0) ||
 		       (wo ? wo - 1 + r->n_owners > np || !r->n_owners : r->n_owners != 0);
-		if (bad) {
-			free(pend);
-			return -EINVAL; /* nothing committed: n_rules is still first */
-		}
+		if (bad)
+			return -EINVAL;
 	}
-	pend->recs = irecs;
+	return ih->origin > nb ? -EINVAL : 0;
+}
+
+/* Everything of an image that a load trusts: its header (-EAGAIN as image_fits, but
+ * for the load's home and root), the split form's counts, the records the image lists
+ * and every rule record. 0 or -EINVAL; reads nothing outside the two blobs. */
+static int image_check(const uint32_t *h, size_t len, const struct image_head *ih, size_t ilen)
+{
+	size_t nw, nb;
+
+	if (ilen < sizeof(*ih) || len < 16 || h[0] != POL_SPLIT_MAGIC ||
+	    ih->magic != POL_IMAGE_MAGIC || ih->rule_size != sizeof(struct pol_rule) ||
+	    ih->layout != image_layout() || memcmp(ih->split, h + 1, sizeof(ih->split)) ||
+	    ih->split_len != len ||
+	    ilen != sizeof(*ih) + (size_t)ih->n_rules * sizeof(struct pol_rule) +
+			((size_t)ih->n_ptrs + ih->n_recs + ih->lists) * 4)
+		return -EAGAIN;
+	nw = h[2];
+	nb = h[3];
+	if (nw > (len - 16) / 4 || nb > len - 16 - nw * 4 || !nb || h[1] > nw / 2 ||
+	    ((const char *)(h + 4 + nw))[nb - 1] != '\0')
+		return -EINVAL;
+	if (image_check_records(h, ih) < 0 || image_check_rules(ih, nb) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* The words of an image's lists (after its records). */
+static const uint32_t *image_list_words(const struct image_head *ih)
+{
+	return image_ptrs(ih) + ih->n_ptrs + ih->n_recs;
+}
+
+/* An image's lists are what a load of it makes: loaded with its every check (which
+ * does not read the lists), its refresh and command index are made again and compared
+ * word for word. 0 or -EINVAL. */
+static int image_lists_hold(const void *blob, size_t len, const struct image_head *ih, size_t ilen)
+{
+	struct pol_policy *q = pol_new(POL_LOAD_LAZY);
+	uint32_t *w = NULL;
+	size_t nw = 0;
+	int rc = -EINVAL;
+
+	if (q && !pol_set_home(q, "/h") && !pol_set_root(q, "/r") &&
+	    pol_snapshot_load_image(q, blob, len, ih, ilen) == 0 && q->img_pend)
+		w = image_lists(q, q->img_pend->first, q->img_pend->str,
+				((const uint32_t *)blob)[3], &nw);
+	if (w && nw == ih->lists && !memcmp(w, image_list_words(ih), nw * sizeof(*w)))
+		rc = 0;
+	free(w);
+	pol_free(q);
+	return rc;
+}
+
+int pol_snapshot_image_seal(const void *blob, size_t len, void *img, size_t ilen)
+{
+	struct image_head *ih = img;
+	int rc;
+
+	if (ilen < sizeof(*ih))
+		return -EINVAL;
+	ih->sealed = 0;
+	rc = image_check(blob, len, ih, ilen);
+	if (rc == 0 && ih->lists)
+		rc = image_lists_hold(blob, len, ih, ilen);
+	if (rc == 0)
+		ih->sealed = POL_IMAGE_SEALED;
+	return rc;
+}
+
+/* Room at once for n more rules, as pol_rule_new() makes it. */
+static int rules_room(struct pol_policy *p, size_t n)
+{
+	if (p->cap_rules - p->n_rules >= n)
+		return 0;
+	size_t cap = p->cap_rules ? p->cap_rules : 384;
+	while (cap - p->n_rules < n)
+		cap *= 2;
+	struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	p->rule_tab = nr;
+	p->cap_rules = cap;
+	return 0;
+}
+
+/* Interns the origins of the image's rules (their records find them again): the one
+ * origin the header names, else each where it changes. */
+static void image_origins(struct pol_policy *p, const struct image_head *ih, const char *str)
+{
+	const struct pol_rule *irecs = image_rules(ih);
+	uintptr_t last = 0;
+
+	if (ih->origin) {
+		pol_origin_intern(p, str + ih->origin - 1);
+		return;
+	}
+	for (size_t i = 0; i < ih->n_rules; i++) {
+		uintptr_t oo = image_off(irecs[i].origin);
+		if (oo != last)
+			pol_origin_intern(p, str + oo - 1);
+		last = oo;
+	}
+}
+
+/* Room for n facts as pol_fact_add() grows its lists: 8, then each power of two. */
+static const char **facts_array(size_t n)
+{
+	size_t cap = 8;
+
+	while (cap < n)
+		cap *= 2;
+	return malloc(cap * sizeof(const char *));
+}
+
+/* A sealed image's facts (image_lists), each borrowed where it lies in the split form
+ * (the blob outlives the policy), as its T records would have added them. */
+static int image_install_facts(struct pol_policy *p, const uint32_t *lw, const char *str)
+{
+	const uint32_t *off = lw + IMG_L_HEAD + lw[0] + lw[1];
+	const char ***v[3] = {&p->cata_words, &p->cata_prefixes, &p->owner_folders};
+	size_t *n[3] = {&p->n_cata_words, &p->n_cata_prefixes, &p->n_owner_folders};
+
+	for (int k = 0; k < 3; k++) {
+		if (!lw[3 + k])
+			continue;
+		const char **a = facts_array(lw[3 + k]);
+		if (!a)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < lw[3 + k]; i++)
+			a[i] = str + *off++;
+		*v[k] = a;
+		*n[k] = lw[3 + k];
+	}
+	return 0;
+}
+
+/* The load of a checked image (image_check, or sealed at build time: then its lists
+ * are taken as they are). */
+static int image_load(struct pol_policy *p, const uint32_t *h, const struct image_head *ih,
+		      int sealed)
+{
+	const uint32_t *ix = h + 4, *recs = image_ptrs(ih) + ih->n_ptrs;
+	const char *str = (const char *)(ix + h[2]);
+	size_t first = p->n_rules, n = ih->n_rules;
+	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
+	int rc = rules_room(p, n);
+	/* a sealed image's facts, installed at once into a policy that has none yet */
+	const uint32_t *lw = sealed && ih->lists ? image_list_words(ih) : NULL;
+	int facts = lw && lw[2] && !p->n_cata_words && !p->n_cata_prefixes && !p->n_owner_folders;
+
+	/* The records but the rules and what the image holds of them (O, L, K), in order,
+	 * where the image says they are. */
+	for (uint32_t r = 0; r < ih->n_recs && rc == 0; r++) {
+		size_t w = recs[r], k = ix[w++];
+
+		if (facts && str[ix[w]] == 'T')
+			continue;
+		for (size_t j = 0; j < k; j++)
+			f[j] = (char *)(uintptr_t)(str + ix[w + j]);
+		rc = load_record(p, f, k, first);
+	}
+	if (rc == 0 && facts)
+		rc = image_install_facts(p, lw, str);
+	/* filled as each record is made (make_record): the slices of rules never made are
+	 * never written */
+	if (rc == 0 && ih->n_ptrs && !(pool = pool_take(p, ih->n_ptrs, 1)))
+		rc = -ENOMEM;
+	if (rc == 0 && ih->lazy)
+		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
+	if (rc)
+		return rc;
+	/* The rules stay in the image (read-only, in the binary: no page of records is
+	 * touched) and are made into records only when something needs them
+	 * (pol_rules_materialise): a command decision reads them in the image. */
+	struct pol_img_pend *pend = calloc(1, sizeof(*pend) + n);
+
+	if (!pend)
+		return -ENOMEM;
+	image_origins(p, ih, str);
+	pend->recs = image_rules(ih);
 	pend->str = str;
 	pend->pool = pool;
-	pend->ptrs = pool_ptrs;
+	pend->ptrs = image_ptrs(ih);
+	if (sealed && ih->lists) {
+		pend->lists = image_list_words(ih);
+		pend->n_lists = ih->lists;
+	}
 	pend->first = first;
 	pend->n = n;
 	p->img_pend = pend;
@@ -1191,6 +1428,27 @@ int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, 
 	pol_embedded_attach_numbered(p, first, ih->n_codes);
 	pol_rules_refresh(p);
 	return 0;
+}
+
+int pol_snapshot_load_image(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			    size_t ilen)
+{
+	int rc = image_fits(p, blob, len, img, ilen);
+
+	if (rc == 0)
+		rc = image_check(blob, len, img, ilen);
+	return rc ? rc : image_load(p, blob, img, 0);
+}
+
+int pol_snapshot_load_sealed(struct pol_policy *p, const void *blob, size_t len, const void *img,
+			     size_t ilen)
+{
+	const struct image_head *ih = img;
+	int rc = image_fits(p, blob, len, img, ilen);
+
+	if (rc == 0 && ih->sealed != POL_IMAGE_SEALED)
+		rc = image_check(blob, len, img, ilen);
+	return rc ? rc : image_load(p, blob, img, ih->sealed == POL_IMAGE_SEALED);
 }
 
 /* Makes record i of a deferred image in place (its offsets were checked at load). */

@@ -59,6 +59,16 @@ void pol_copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+char *pol_last_slash(const char *s)
+{
+	const char *last = NULL;
+
+	for (; *s; s++)
+		if (*s == '/')
+			last = s;
+	return (char *)(uintptr_t)last;
+}
+
 size_t pol_cat3(char *dst, size_t size, const char *a, const char *b, const char *c)
 {
 	size_t n = 0, whole = 0;

@@ -986,3 +986,51 @@ Test(decide, words_decoded_to_invalid_utf8_are_still_checked)
 		pol_free(p);
 	}
 }
+
+/* The decisions' allocations (pol_set_allocator) failing after the first n, for every
+ * n until none fails: a command a rule refuses is never allowed, and an allowed one is
+ * allowed or refused as a policy that cannot decide (shell.analysis_failed). */
+static int alloc_budget;
+
+static void *budget_alloc(size_t size)
+{
+	return alloc_budget-- > 0 ? malloc(size) : NULL;
+}
+
+Test(decide, failing_allocations_never_allow_a_refused_command)
+{
+	struct pol_policy *p = new_policy();
+	static const char *const cmds[] = {"git reset --hard", "rm -rf ~", "git status"};
+
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		struct pol_result want, r;
+		int n;
+
+		pol_check_command(p, cmds[c], strlen(cmds[c]), NULL, &want);
+		for (n = 0; n < 200; n++) {
+			alloc_budget = n;
+			pol_set_allocator(budget_alloc, free);
+			pol_check_command(p, cmds[c], strlen(cmds[c]), NULL, &r);
+			pol_set_allocator(NULL, NULL);
+			int ran_out = alloc_budget < 0;
+			if (!ran_out) {
+				cr_expect_eq(r.decision, want.decision, "%s", cmds[c]);
+				pol_result_release(&r);
+				break;
+			}
+			if (want.decision == POL_DENY)
+				cr_expect_eq(r.decision, POL_DENY, "%s with %d allocations: %s",
+					     cmds[c], n, r.rule_id ? r.rule_id : "allowed");
+			else
+				cr_expect(r.decision == want.decision ||
+					      (r.decision == POL_DENY && r.rule_id &&
+					       !strcmp(r.rule_id, "shell.analysis_failed")),
+					  "%s with %d allocations", cmds[c], n);
+			pol_result_release(&r);
+		}
+		cr_expect_lt(n, 200, "%s never had all its allocations", cmds[c]);
+		pol_result_release(&want);
+	}
+	pol_free(p);
+}

@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -959,4 +960,35 @@ Test(loader, path_reasons_are_data)
 		pol_result_release(&r);
 		pol_free(p);
 	}
+}
+
+/* A new policy's root is the working directory, or "/" with POL_NEW_NO_CWD until the
+ * layered load makes the given cwd (or its project) the root: the same rules as a
+ * policy that asked for the working directory. */
+Test(loader, a_policy_made_without_the_cwd_takes_the_given_one)
+{
+	char here[PATH_MAX];
+	struct pol_env env = {.home = "/nonexistent-dcg-test/home",
+			      .cwd = "/nonexistent-dcg-test/proj",
+			      .no_project = 1,
+			      .no_system = 1,
+			      .no_user = 1};
+	struct pol_policy *a = pol_new(0), *b = pol_new(POL_NEW_NO_CWD);
+
+	cr_assert(a && b && getcwd(here, sizeof(here)));
+	cr_expect_str_eq(pol_root(a), here);
+	cr_expect_str_eq(pol_root(b), "/");
+	pol_load_layers(a, &env);
+	pol_load_layers(b, &env);
+	cr_expect_str_eq(pol_root(a), "/nonexistent-dcg-test/proj");
+	cr_expect_str_eq(pol_root(b), "/nonexistent-dcg-test/proj");
+	cr_assert_eq(pol_rule_count(a), pol_rule_count(b));
+	for (size_t i = 0; i < pol_rule_count(a); i++) {
+		struct pol_rule_info x, y;
+		pol_rule_get(a, i, &x);
+		pol_rule_get(b, i, &y);
+		cr_expect_str_eq(x.id, y.id);
+	}
+	pol_free(a);
+	pol_free(b);
 }

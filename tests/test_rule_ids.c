@@ -4,8 +4,11 @@
 #include "dcg_policy.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "internal.h"
 
 static struct pol_policy *load(const char *yaml)
 {
@@ -149,4 +152,94 @@ Test(rule_ids, aliases_survive_a_snapshot_and_the_embedded_defaults_have_them)
 	pol_free(p);
 	pol_free(q);
 	pol_free(e);
+}
+
+/* pol_new() adds its built-in rules without looking each up: their IDs are distinct,
+ * each found where it is, and so are dcg's own rules the layered load adds after them
+ * (looked up one by one before the ID index is made). */
+Test(rule_ids, built_in_ids_are_distinct_and_found)
+{
+	struct pol_policy *p = pol_new(0);
+	/* fictional folders: no file of this machine is read */
+	struct pol_env env = {.home = "/nonexistent-dcg-test/home",
+			      .cwd = "/nonexistent-dcg-test/proj",
+			      .no_project = 1,
+			      .no_system = 1};
+
+	cr_assert_not_null(p);
+	cr_assert_gt(pol_rule_count(p), 10);
+	for (size_t i = 0; i < pol_rule_count(p); i++) {
+		struct pol_rule_info info;
+		cr_assert_eq(pol_rule_get(p, i, &info), 0);
+		cr_expect_eq(pol_rule_find(p, info.id), (ssize_t)i, "%s", info.id);
+	}
+	pol_load_layers(p, &env);
+	for (size_t i = 0; i < pol_rule_count(p); i++) {
+		struct pol_rule_info info;
+		cr_assert_eq(pol_rule_get(p, i, &info), 0);
+		cr_expect_eq(pol_rule_find(p, info.id), (ssize_t)i, "%s", info.id);
+	}
+	cr_expect_geq(pol_rule_find(p, "dcg.self.config"), 0);
+	cr_expect_lt(pol_rule_find(p, "no.such.rule"), 0);
+	pol_free(p);
+}
+
+/* dcg's own files, where this environment puts them, as guarded read-only rules that
+ * end with their allow suggestion; the state and the log are dcg's to write. */
+Test(rule_ids, dcg_own_files_are_guarded_read_only_rules)
+{
+	static const struct {
+		const char *id, *pattern;
+		int owned;
+	} want[] = {
+	    {"dcg.self.config", "/nonexistent-dcg-test/cfg/dcg/", 0},
+	    {"dcg.self.state", "/nonexistent-dcg-test/state/", 1},
+	    {"dcg.self.log", "/nonexistent-dcg-test/log/audit.jsonl", 1},
+	    {"dcg.self.log_rotated", "/nonexistent-dcg-test/log/audit.jsonl.1", 1},
+	    {"dcg.self.system", "/nonexistent-dcg-test/etc/policy.yaml", 0},
+	};
+	struct pol_env env = {.home = "/nonexistent-dcg-test/home",
+			      .cwd = "/nonexistent-dcg-test/proj",
+			      .xdg_config_home = "/nonexistent-dcg-test/cfg",
+			      .system_file = "/nonexistent-dcg-test/etc/policy.yaml",
+			      .trust_file = "/nonexistent-dcg-test/state/trust.json",
+			      .no_project = 1};
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+	char allow[128];
+
+	cr_assert_not_null(p);
+	cr_assert_eq(setenv("DCG_LOG", "/nonexistent-dcg-test/log/audit.jsonl", 1), 0);
+	pol_load_layers(p, &env);
+	unsetenv("DCG_LOG");
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		ssize_t i = pol_rule_find(p, want[k].id);
+		cr_assert_geq(i, 0, "%s", want[k].id);
+		const struct pol_rule *r = &pol_rules(p)[i];
+
+		cr_expect_str_eq(r->pattern, want[k].pattern);
+		/* a folder's glob without its last '/': it covers what lies beneath */
+		size_t gl =
+		    strlen(want[k].pattern) - (want[k].pattern[strlen(want[k].pattern) - 1] == '/');
+		cr_expect(strlen(r->path.glob) == gl && !strncmp(r->path.glob, want[k].pattern, gl),
+			  "%s: %s", want[k].id, r->path.glob);
+		cr_expect(r->kind == POL_RULE_PATH && r->path_kind == POL_PATH_READ_ONLY &&
+			      r->decision == POL_DENY && r->severity == POL_SEV_HIGH &&
+			      r->guarded && r->enabled && r->active,
+			  "%s", want[k].id);
+		cr_expect_str_eq(r->origin, "<builtin>");
+		cr_expect_str_eq(r->reason, "read-only path");
+		snprintf(allow, sizeof(allow), "If intentional: dcg allow %s -r \"reason\"",
+			 want[k].id);
+		cr_assert_gt(r->n_suggestions, 0);
+		cr_expect_str_eq(r->suggestions[r->n_suggestions - 1], allow);
+		cr_expect_eq(r->n_owners, (uint32_t)want[k].owned, "%s", want[k].id);
+		if (want[k].owned)
+			cr_expect_str_eq(r->owners[0], ":dcg");
+	}
+	struct pol_result res;
+	pol_check_path(p, "/nonexistent-dcg-test/cfg/dcg/policy.yaml", POL_OP_WRITE, 0, NULL, &res);
+	cr_expect_eq(res.decision, POL_DENY);
+	cr_expect_str_eq(res.rule_id, "dcg.self.config");
+	pol_result_release(&res);
+	pol_free(p);
 }

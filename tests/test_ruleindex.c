@@ -131,6 +131,14 @@ static const struct kw_case kw_cases[] = {
     {"\\bDROP\\s+TABLE\\b", "table"}, /* lowercased */
     {"\\bos\\.system\\s*\\(", "os.system"},
     {"a\\s", NULL}, /* shorter than two bytes */
+    /* a pattern that starts with its longest literal (a program's name) gives the
+     * pieces of the group every match passes instead: git status holds no gc */
+    {"^git\\s+(?:gc\\b.*\\s--prune=now|prune\\b)", "\n--prune=now\nprune"},
+    {"^docker\\s+(?:rm|rmi)\\b", "\nrm\nrmi"},
+    {"^docker\\s+(?:r|rmi)\\b", "docker"},	     /* a piece shorter than two bytes */
+    {"^docker\\s+(?:rm|rmi)?\\s+-f", "docker"},	     /* an optional group */
+    {"\\bdocker\\s+(?:rm|rmi)\\b", "docker"},	     /* not at the start */
+    {"^git\\s+reset\\s+(?:--hard|--keep)", "reset"}, /* not the longest literal */
 };
 
 Test(ruleindex, keyword_is_the_longest_literal_every_match_holds)
@@ -319,6 +327,24 @@ Test(ruleindex, every_embedded_code_decodes_alone_and_matches_like_its_pattern)
 	/* out of range: none */
 	cr_assert_null(pol_embedded_code(
 	    p->codes_blob, (const uint8_t *)(p->codes_blob + 5 + p->n_codes), p->n_codes, NULL));
+	/* a code whose offsets leave the set, or run backwards: none (checked per code) */
+	size_t nw = (size_t)p->n_codes + 5;
+	uint32_t *w = malloc(nw * 4);
+	cr_assert_not_null(w);
+	for (int b = 0; b < 4; b++) {
+		memcpy(w, p->codes_blob, nw * 4);
+		if (b == 0)
+			w[4 + 3] = w[3] + 1; /* starts past the set */
+		else if (b == 1)
+			w[4 + 4] = w[4 + 3] - 1; /* ends before it starts */
+		else if (b == 2)
+			w[4 + 3] = w[2] - 1; /* starts inside the set's start */
+		else
+			w[4 + 4] = w[3] + 1; /* ends past the set */
+		cr_expect_null(pol_embedded_code(w, (const uint8_t *)(p->codes_blob + nw), 3, NULL),
+			       "damage %d", b);
+	}
+	free(w);
 	pol_free(p);
 }
 

@@ -676,24 +676,29 @@ Test(snapshot, deferred_rule_image_decides_as_the_split_form)
 	cr_assert(q);
 	cr_assert_eq(pol_set_home(q, home) | pol_set_root(q, root), 0);
 	cr_assert_eq(pol_snapshot_load_split(q, pol_embedded_snapshot, len), 0);
-	for (size_t i = 0; i < n; i++) {
+	/* each command twice: the image checked, and sealed (with its index: the hook's) */
+	for (size_t i = 0; i < 2 * n; i++) {
 		struct pol_policy *p = pol_new(POL_LOAD_LAZY);
 		struct pol_result ra, rb;
+		int sealed = (int)(i & 1);
 
 		cr_assert(p);
 		cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
-		cr_assert_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len,
-						     pol_embedded_rules, ilen),
+		cr_assert_eq((sealed ? pol_snapshot_load_sealed : pol_snapshot_load_image)(
+				 p, pol_embedded_snapshot, len, pol_embedded_rules, ilen),
 			     0);
 		cr_assert_not_null(p->img_pend, "a lazy load defers the image's records");
-		pol_check_command(p, cmds[i], strlen(cmds[i]), NULL, &ra);
-		pol_check_command(q, cmds[i], strlen(cmds[i]), NULL, &rb);
-		expect_same(&ra, &rb, cmds[i]);
+		cr_assert_eq(p->cmd_index_prebuilt, sealed);
+		const char *c = cmds[i / 2];
+		pol_check_command(p, c, strlen(c), NULL, &ra);
+		pol_check_command(q, c, strlen(c), NULL, &rb);
+		expect_same(&ra, &rb, c);
 		deferred += p->img_pend != NULL;
 		pol_result_release(&ra);
 		pol_result_release(&rb);
 		pol_free(p);
-		free(cmds[i]);
+		if (sealed)
+			free(cmds[i / 2]);
 	}
 	free(cmds);
 	cr_expect_gt(deferred, 0, "no decision left the image deferred");
@@ -742,24 +747,199 @@ Test(snapshot, deferred_rule_image_decides_as_the_split_form)
 	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
 	cr_assert_eq(
 	    pol_snapshot_load_image(p, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
-	cr_expect_eq(pol_check_command(p, "git status", 10, NULL, &r), POL_ALLOW);
+	/* git prune: the gc rule's prefilter (prune) passes, its regex does not match */
+	cr_expect_eq(pol_check_command(p, "git prune", 9, NULL, &r), POL_ALLOW);
 	pol_result_release(&r);
 	cr_assert_not_null(p->img_pend, "an allowed call made every record");
 	for (size_t i = 0; i < p->img_pend->n; i++)
 		made += p->img_pend->made[i];
-	cr_expect_gt(made, 0, "git status tries no rule of the image");
-	cr_expect_lt(made, 10, "git status made %zu records", made);
+	cr_expect_gt(made, 0, "git prune tries no rule of the image");
+	cr_expect_lt(made, 10, "git prune made %zu records", made);
 	/* then all of them, those made kept: as the split form after the same call */
 	pol_free(q);
 	q = pol_new(POL_LOAD_LAZY);
 	cr_assert(q);
 	cr_assert_eq(pol_set_home(q, home) | pol_set_root(q, root), 0);
 	cr_assert_eq(pol_snapshot_load_split(q, pol_embedded_snapshot, len), 0);
-	pol_check_command(q, "git status", 10, NULL, &r);
+	pol_check_command(q, "git prune", 9, NULL, &r);
 	pol_result_release(&r);
 	expect_same_rules(p, q);
 	pol_free(p);
 	pol_free(q);
+}
+
+/* The image header's words (snapshot.c, struct image_head): 18 of them; the origin
+ * every rule shares, the seal, the number of words of the lists and a pad are the
+ * last four. */
+#define IMG_HEAD   72
+#define IMG_ORIGIN 56
+#define IMG_SEALED 60
+#define IMG_LISTS  64
+
+/* Damages of an image that its check must refuse: an offset or a count of the fourth
+ * rule record out of range, its origin not the one the header names, the header's
+ * origin out of range, a suggestion string out of range, the index word of a record
+ * the image lists out of range. */
+static const size_t damaged_fields[] = {offsetof(struct pol_rule, id),
+					offsetof(struct pol_rule, n_suggestions),
+					offsetof(struct pol_rule, origin),
+					1000,
+					1001,
+					1002,
+					1003};
+
+static void damage_image(char *img, size_t f)
+{
+	uint32_t huge = 0x7fffffff, head[16], one = 1;
+	size_t ptrs;
+
+	memcpy(head, img, sizeof(head));
+	ptrs = IMG_HEAD + head[3] * sizeof(struct pol_rule);
+	switch (damaged_fields[f]) {
+	case 1000: /* a rule's origin: another string than the header's */
+		memcpy(img + IMG_HEAD + 3 * sizeof(struct pol_rule) +
+			   offsetof(struct pol_rule, origin),
+		       &one, sizeof(one));
+		break;
+	case 1001:
+		memcpy(img + IMG_ORIGIN, &huge, sizeof(huge));
+		break;
+	case 1002:
+		memcpy(img + ptrs + 4 * 5, &huge, sizeof(huge));
+		break;
+	case 1003:
+		memcpy(img + ptrs + 4 * (head[4] + 2), &huge, sizeof(huge));
+		break;
+	default:
+		memcpy(img + IMG_HEAD + 3 * sizeof(struct pol_rule) + damaged_fields[f], &huge,
+		       sizeof(huge));
+	}
+}
+
+/* The embedded image is checked whole when it is built (embed_snapshot seals it) and
+ * a start does not check it again; a damaged image is never sealed, and loads of
+ * images that are not the binary's own check every one, sealed or not. */
+Test(snapshot, only_a_checked_image_is_sealed)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	char *copy = malloc(ilen);
+	uint32_t seal;
+
+	cr_assert_not_null(copy);
+	memcpy(&seal, pol_embedded_rules + IMG_SEALED, sizeof(seal));
+	cr_expect_eq(seal, POL_IMAGE_SEALED, "the build did not check and seal the image");
+	/* sealing again what the build sealed */
+	memcpy(copy, pol_embedded_rules, ilen);
+	cr_expect_eq(pol_snapshot_image_seal(pol_embedded_snapshot, len, copy, ilen), 0);
+	cr_expect_eq(memcmp(copy, pol_embedded_rules, ilen), 0);
+	for (size_t f = 0; f < sizeof(damaged_fields) / sizeof(damaged_fields[0]); f++) {
+		struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+
+		cr_assert_not_null(p);
+		memcpy(copy, pol_embedded_rules, ilen);
+		damage_image(copy, f);
+		cr_expect_lt(pol_snapshot_image_seal(pol_embedded_snapshot, len, copy, ilen), 0,
+			     "a damaged image was sealed (field %zu)", f);
+		memcpy(&seal, copy + IMG_SEALED, sizeof(seal));
+		cr_expect_neq(seal, POL_IMAGE_SEALED, "field %zu: the seal stayed", f);
+		/* not sealed: the embedded path checks it, as any other load does */
+		cr_expect_eq(pol_snapshot_load_sealed(p, pol_embedded_snapshot, len, copy, ilen),
+			     -EINVAL, "field %zu: an image without its seal was not checked", f);
+		cr_expect_null(p->img_pend);
+		pol_free(p);
+		/* sealed by hand and damaged: pol_snapshot_load_image() still refuses it */
+		seal = POL_IMAGE_SEALED;
+		memcpy(copy + IMG_SEALED, &seal, sizeof(seal));
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen),
+			     -EINVAL, "field %zu: a sealed image from outside was trusted", f);
+		cr_expect_null(p->img_pend);
+		pol_free(p);
+	}
+	/* the seal is all the sealed load skips: the same policy as the checked load */
+	struct pol_policy *a = pol_new(POL_LOAD_LAZY), *b = pol_new(POL_LOAD_LAZY);
+	cr_assert(a && b);
+	cr_assert_eq(pol_set_home(a, home) | pol_set_root(a, root), 0);
+	cr_assert_eq(pol_set_home(b, home) | pol_set_root(b, root), 0);
+	cr_assert_eq(
+	    pol_snapshot_load_sealed(a, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	cr_assert_eq(
+	    pol_snapshot_load_image(b, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	expect_same_rules(a, b);
+	pol_free(a);
+	pol_free(b);
+	free(copy);
+}
+
+/* The sealed image brings the lists its refresh makes and its command index, made at
+ * build time; the seal holds only when they are what a checked load makes again, and
+ * only a sealed load takes them. */
+Test(snapshot, only_a_sealed_image_brings_its_rule_lists)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	char *copy = malloc(ilen);
+	uint32_t lists, seal;
+	struct pol_policy *p;
+
+	cr_assert_not_null(copy);
+	memcpy(&lists, pol_embedded_rules + IMG_LISTS, sizeof(lists));
+	cr_assert_gt(lists, 1000, "the embedded image has no lists");
+	/* one word of the lists changed anywhere (and the first fact's): not sealed, and
+	 * loads never take it */
+	const uint32_t *lw =
+	    (const uint32_t *)(const void *)(pol_embedded_rules + ilen - (size_t)lists * 4);
+	uint32_t first_fact = 6 + lw[0] + lw[1];
+	cr_assert(lw[2] && lw[3] && lw[5], "the embedded image does not carry its facts");
+	for (uint32_t step = 0; step <= 13; step++) {
+		uint32_t at = step < 13 ? step * (lists / 13) : first_fact;
+		memcpy(copy, pol_embedded_rules, ilen);
+		uint32_t *w = (uint32_t *)(void *)(copy + ilen - (size_t)lists * 4) + at;
+		*w ^= 1;
+		cr_expect_lt(pol_snapshot_image_seal(pol_embedded_snapshot, len, copy, ilen), 0,
+			     "lists word %u changed, the image sealed", at);
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		cr_assert_eq(pol_snapshot_load_sealed(p, pol_embedded_snapshot, len, copy, ilen),
+			     0);
+		cr_expect(p->img_pend && !p->img_pend->lists && !p->cmd_index_prebuilt,
+			  "word %u: the lists of an image without its seal were taken", at);
+		pol_free(p);
+		seal = POL_IMAGE_SEALED;
+		memcpy(copy + IMG_SEALED, &seal, sizeof(seal));
+		p = pol_new(POL_LOAD_LAZY);
+		cr_assert_not_null(p);
+		cr_assert_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen), 0);
+		cr_expect(p->img_pend && !p->img_pend->lists && !p->cmd_index_prebuilt,
+			  "word %u: a checked load took an image's lists", at);
+		pol_free(p);
+	}
+	/* the sealed load takes them: the same lists as the refresh makes by walking */
+	struct pol_policy *a = pol_new(POL_LOAD_LAZY), *b = pol_new(POL_LOAD_LAZY);
+	cr_assert(a && b);
+	cr_assert_eq(
+	    pol_snapshot_load_sealed(a, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	cr_assert_eq(
+	    pol_snapshot_load_image(b, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
+	cr_assert(a->img_pend && a->img_pend->lists && a->cmd_index_prebuilt);
+	cr_assert_eq(a->n_cmd_rules, b->n_cmd_rules);
+	cr_assert_eq(a->n_path_rules, b->n_path_rules);
+	cr_expect_eq(memcmp(a->cmd_rules, b->cmd_rules, a->n_cmd_rules * sizeof(size_t)), 0);
+	cr_expect_eq(memcmp(a->path_rules, b->path_rules, a->n_path_rules * sizeof(size_t)), 0);
+	/* and the facts, which the sealed load installs without their records */
+	cr_assert(a->n_cata_words == b->n_cata_words && a->n_cata_prefixes == b->n_cata_prefixes &&
+		  a->n_owner_folders == b->n_owner_folders && a->n_cata_words > 0);
+	for (size_t i = 0; i < a->n_cata_words; i++)
+		cr_expect_str_eq(a->cata_words[i], b->cata_words[i]);
+	for (size_t i = 0; i < a->n_cata_prefixes; i++)
+		cr_expect_str_eq(a->cata_prefixes[i], b->cata_prefixes[i]);
+	for (size_t i = 0; i < a->n_owner_folders; i++)
+		cr_expect_str_eq(a->owner_folders[i], b->owner_folders[i]);
+	pol_free(a);
+	pol_free(b);
+	free(copy);
 }
 
 /* A load the image does not fit builds the rules from the split form instead. */
@@ -791,9 +971,9 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 	cr_expect_eq(p->n_rules, before, "a refused image loaded rules");
 	pol_free(p);
 	/* each word of the header that ties the image to this build and this blob */
-	for (size_t k = 0; k < 56; k += 4) {
-		if ((k >= 32 && k < 44) || k == 52)
-			continue; /* its flags, the longest pattern, the codes: not checks */
+	for (size_t k = 0; k < IMG_HEAD; k += 4) {
+		if ((k >= 32 && k < 44) || k == 52 || k == IMG_ORIGIN || k == IMG_SEALED || k == 68)
+			continue; /* flags, the longest pattern, the codes, ...: not these checks */
 		p = pol_new(POL_LOAD_LAZY);
 		cr_assert_not_null(p);
 		memcpy(copy, pol_embedded_rules, ilen);
@@ -803,17 +983,16 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 		cr_expect_eq(p->n_rules, before, "header word %zu: rules loaded", k / 4);
 		pol_free(p);
 	}
-	/* a record whose offsets or counts do not hold is refused before any rule is in */
-	static const size_t fields[] = {offsetof(struct pol_rule, id),
-					offsetof(struct pol_rule, n_suggestions),
-					offsetof(struct pol_rule, origin)};
-	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
-		uint32_t huge = 0x7fffffff;
-
+	/* a record whose offsets or counts do not hold is refused before any rule is in,
+	 * though the copy says it is sealed: only the binary's own image is trusted so */
+	uint32_t seal;
+	memcpy(&seal, pol_embedded_rules + IMG_SEALED, sizeof(seal));
+	cr_assert_eq(seal, POL_IMAGE_SEALED, "the embedded image was not checked at build time");
+	for (size_t f = 0; f < sizeof(damaged_fields) / sizeof(damaged_fields[0]); f++) {
 		p = pol_new(POL_LOAD_LAZY);
 		cr_assert_not_null(p);
 		memcpy(copy, pol_embedded_rules, ilen);
-		memcpy(copy + 56 + 3 * sizeof(struct pol_rule) + fields[f], &huge, sizeof(huge));
+		damage_image(copy, f);
 		cr_expect_eq(pol_snapshot_load_image(p, pol_embedded_snapshot, len, copy, ilen),
 			     -EINVAL, "field %zu", f);
 		cr_expect_eq(p->n_rules, before, "field %zu: rules loaded", f);

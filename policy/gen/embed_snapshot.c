@@ -4,7 +4,8 @@
  * Usage: embed_snapshot DEFAULT.yaml OUT.snap OUT.codes OUT.split OUT.rules
  * OUT.codes: the embedded regex rules' compiled codes, serialized by PCRE2, with the
  * offset of each (write_codes). OUT.split: the snapshot pre-split. OUT.rules: the rule
- * image of the split form (pol_snapshot_image), which a POL_LOAD_LAZY load copies.
+ * image of the split form (pol_snapshot_image), which a POL_LOAD_LAZY load copies,
+ * checked here and sealed (pol_snapshot_image_seal): the binaries do not check it again.
  * Fails the build on any diagnostic and on any regex that does not compile, so the
  * embedded policy can be trusted to load at run time. */
 #include "dcg_policy.h"
@@ -213,6 +214,12 @@ int main(int argc, char **argv)
 		size_t ilen = 0;
 		const char *why = NULL;
 		void *img = pol_snapshot_image(x, xlen, &ilen, &why);
+		/* checked whole here, once: the binaries' loads of it then skip the check */
+		if (img && pol_snapshot_image_seal(x, xlen, img, ilen) != 0) {
+			fprintf(stderr, "%s: the rule image does not pass its check\n", argv[0]);
+			free(img);
+			img = NULL;
+		}
 		out = img ? fopen(argv[5], "wb") : NULL;
 		if (!out || fwrite(img, 1, ilen, out) != ilen || fclose(out) != 0) {
 			fprintf(stderr, "%s: cannot write %s%s%s\n", argv[0], argv[5],

@@ -233,6 +233,43 @@ Test(pathidx, default_policy_agrees_with_the_engine)
 	pol_free(p);
 }
 
+/* The rule kinds that refuse each operation (one constant in internal.h, read by the
+ * engine and the guest): zero-access everything, read-only every write, no-delete the
+ * deletions and renames unless the file was made during the session. */
+Test(pathidx, refusing_kinds_by_operation)
+{
+	enum {
+		ZA = 1 << POL_PATH_ZERO_ACCESS,
+		RO = 1 << POL_PATH_READ_ONLY,
+		ND = 1 << POL_PATH_NO_DELETE
+	};
+	static const unsigned want[POL_OP__COUNT] = {
+	    [POL_OP_READ] = ZA,
+	    [POL_OP_WRITE] = ZA | RO,
+	    [POL_OP_CREATE] = ZA | RO,
+	    [POL_OP_TRUNCATE] = ZA | RO,
+	    [POL_OP_DELETE] = ZA | RO | ND,
+	    [POL_OP_RENAME_FROM] = ZA | RO | ND,
+	    [POL_OP_RENAME_TO] = ZA | RO | ND,
+	    [POL_OP_CHMOD] = ZA | RO,
+	    [POL_OP_EXEC] = ZA,
+	    [POL_OP_LIST] = ZA,
+	    [POL_OP_LINK_FROM] = ZA | RO,
+	};
+
+	for (int op = 0; op < POL_OP__COUNT; op++) {
+		unsigned moves =
+		    op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;
+
+		cr_expect_eq(pol_op_refusing_kinds((enum pol_op)op, 0), want[op], "%s",
+			     pol_op_name((enum pol_op)op));
+		cr_expect_eq(pol_op_refusing_kinds((enum pol_op)op, POL_PATH_SESSION_NEW),
+			     moves ? want[op] & ~(unsigned)ND : want[op], "%s, made in the session",
+			     pol_op_name((enum pol_op)op));
+	}
+	cr_expect_eq(pol_op_refusing_kinds(POL_OP__COUNT, 0), ZA | RO | ND, "an unknown operation");
+}
+
 /* Paths deep in folders named like the rules' own paths select more index buckets
  * that hold rules than the guest gathers (it then tries every rule): the same
  * answers, and the protected ones among them are not settled. */

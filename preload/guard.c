@@ -32,6 +32,10 @@
 #undef GUARD_WRAP
 
 static __thread int t_busy __attribute__((tls_model("initial-exec")));
+/* Cancellation inside the guard: 0 when guard_enter() left it alone (a process that
+ * never had a second thread), else 1 + the caller's state (PTHREAD_CANCEL_ENABLE or
+ * _DISABLE), which guard_leave() puts back. */
+static __thread int t_cancel __attribute__((tls_model("initial-exec")));
 
 static struct {
 	_Atomic int ready;
@@ -73,11 +77,35 @@ void guard_resolve(void)
 	atomic_store_explicit(&g_resolved, 1, memory_order_release);
 }
 
+/* In a threaded process, a cancellation request must not act inside the guard: its
+ * messages, audit lines and index reads call libc's cancellation points (write, open),
+ * and a thread unwound there would run its cleanup handlers with t_busy still set,
+ * unchecked. So cancellation is off between guard_enter() and guard_leave(), and
+ * turned back on only around the open the guard makes for its caller
+ * (guard_open_sys()). A process that never had a second thread pays one test. */
+static __attribute__((noinline)) void cancel_off(void)
+{
+	int state = PTHREAD_CANCEL_ENABLE;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	t_cancel = 1 + state;
+}
+
+static __attribute__((noinline)) void cancel_back(void)
+{
+	int state = t_cancel - 1;
+
+	t_cancel = 0;
+	pthread_setcancelstate(state, NULL);
+}
+
 int guard_enter(void)
 {
 	if (t_busy || !atomic_load_explicit(&g.ready, memory_order_acquire))
 		return 0;
 	t_busy = 1;
+	if (!__libc_single_threaded)
+		cancel_off();
 	guard_resolve(); /* the real functions, at the first guarded call of the process */
 	return 1;
 }
@@ -85,6 +113,14 @@ int guard_enter(void)
 void guard_leave(void)
 {
 	t_busy = 0;
+	if (t_cancel)
+		cancel_back();
+}
+
+void guard_testcancel(void)
+{
+	if (!__libc_single_threaded)
+		pthread_testcancel();
 }
 
 /* ---- start-up ------------------------------------------------------------------- */
@@ -621,6 +657,72 @@ static long guard_sys(long nr, ...)
 #endif
 }
 
+/* A descriptor the open below got, closed when the thread is cancelled before it
+ * could hand it on (not a cancellation point: the raw close). */
+static void close_opened(void *arg)
+{
+	long fd = *(volatile long *)arg;
+
+	if (fd >= 0)
+		guard_sys(SYS_close, fd, 0L, 0L, 0L);
+}
+
+/* openat2 as a cancellation point, the way libc made its own before glibc 2.34: the
+ * thread is switched to asynchronous cancellation around the system call alone, with
+ * the caller's cancellation state and the guard's busy mark lifted (a thread unwound
+ * here runs its cleanup handlers checked, like any other). A request pending at entry
+ * acts before anything is opened; one that comes while the call blocks (a FIFO
+ * without a partner) interrupts it; the descriptor is stored the instruction after
+ * the call returns, and a cleanup handler closes it if the request lands between that
+ * store and the return to deferred cancellation. */
+static __attribute__((noinline)) long open_sys_cancellable(int dirfd, const char *path,
+							   const struct open_how *how)
+{
+	volatile long fd = -1;
+	int type = PTHREAD_CANCEL_DEFERRED;
+	long r;
+
+	t_busy = 0;
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	pthread_cleanup_push(close_opened, (void *)&fd);
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+#if defined(__x86_64__)
+	{
+		register long r10 __asm__("r10") = (long)sizeof(*how);
+
+		__asm__ volatile("syscall\n\t"
+				 "movq %%rax, %1"
+				 : "=a"(r), "=m"(fd)
+				 : "0"((long)SYS_openat2), "D"((long)dirfd), "S"(path), "d"(how),
+				   "r"(r10)
+				 : "rcx", "r11", "memory");
+	}
+#else
+	fd = guard_real_syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+	r = fd < 0 ? -errno : fd;
+#endif
+	pthread_setcanceltype(type, NULL);
+	pthread_cleanup_pop(0);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	/* (a signal handler that made a guarded call during the open cleared them) */
+	t_cancel = 1 + PTHREAD_CANCEL_ENABLE;
+	t_busy = 1;
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+long guard_open_sys(int dirfd, const char *path, const struct open_how *how)
+{
+	/* Single-threaded (no one to cancel this thread from elsewhere), or the caller
+	 * had cancellation off: the plain system call. */
+	if (t_cancel != 1 + PTHREAD_CANCEL_ENABLE)
+		return guard_real_syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+	return open_sys_cancellable(dirfd, path, how);
+}
+
 /* Whether the index settles the exec of file (absolute), open as fd: the path as
  * written in normal form and, unless it is known canonical, where the kernel resolved
  * it (read back from /proc/self/fd), as guard_verify_fd() judges them. This runs in
@@ -841,7 +943,7 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	how.resolve = RESOLVE_NO_SYMLINKS;
 	if (atomic_load_explicit(&g_no_openat2, memory_order_relaxed))
 		return -2;
-	fd = guard_real_syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	fd = guard_open_sys(dirfd, path, &how);
 	if (fd >= 0)
 		return (int)fd;
 	/* No openat2 here (old kernel, a seccomp filter): never try it again. */
@@ -902,7 +1004,7 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 			errno = EACCES;
 			return -1;
 		}
-		fd = guard_real_syscall(SYS_openat2, AT_FDCWD, resolved, &how, sizeof(how));
+		fd = guard_open_sys(AT_FDCWD, resolved, &how);
 		if (fd >= 0)
 			return (int)fd;
 		if (errno == ENOSYS || errno == EPERM || errno == EINVAL || errno == E2BIG ||

@@ -119,6 +119,15 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
  * the plain path (no openat2, /proc and /dev/fd magic links, unresolvable paths). */
 int guard_open_resolved(const char *call, int dirfd, const char *path, int flags, mode_t mode,
 			enum pol_op op, unsigned pflags);
+/* The openat2 the open wrappers make for their caller (guard_open_fast(),
+ * guard_open_resolved()), between enter and leave: a cancellation point when the
+ * caller's thread could be cancelled (a threaded process, cancellation enabled), as
+ * libc's open is; else the plain system call. Returns the descriptor or -1 with errno. */
+struct open_how;
+long guard_open_sys(int dirfd, const char *path, const struct open_how *how);
+/* After a refusal by a wrapper of a cancellation point, out of the guard: acts on a
+ * cancellation request pending for a threaded caller, as the real call would have. */
+void guard_testcancel(void);
 /* Decides an exec: the file (already searched in PATH when needed; NULL to skip the
  * file check) and argv against the command rules. Also says once when the file is a
  * static or set-uid program the guard cannot follow. Returns 0 or -1 like above. */

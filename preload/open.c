@@ -64,6 +64,21 @@ static int call_real(enum which w, int dirfd, const char *path, int flags, mode_
 	return no_real();
 }
 
+/* The end of an open the guard made itself (between enter and leave): the descriptor,
+ * or -1 with errno. A refusal is a cancellation point too, as the open would have been. */
+static int opened(int fd, int saved)
+{
+	guard_leave();
+	if (fd >= 0) {
+		errno = saved;
+		return fd;
+	}
+	saved = errno;
+	guard_testcancel();
+	errno = saved;
+	return fd;
+}
+
 /* Every open wrapper: the fast path (lexical check + openat2 without symlinks), else
  * for reads the open followed by a check of what was opened, else (writes, creations,
  * truncations through a symlink) the full check with resolution before the open. */
@@ -85,13 +100,10 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 		return call_real(w, dirfd, path, flags, mode);
 	}
 	op = guard_open_op(flags, &pflags);
+	/* (the open itself is a cancellation point there, guard_open_sys()) */
 	fd = guard_open_fast(call, dirfd, copy, flags, mode, op, pflags, &lexical_clean);
-	if (fd != -2) {
-		guard_leave();
-		if (fd >= 0)
-			errno = saved;
-		return fd;
-	}
+	if (fd != -2)
+		return opened(fd, saved);
 	if (op == POL_OP_READ || op == POL_OP_LIST) {
 		guard_leave();
 		errno = saved;
@@ -99,9 +111,11 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 		if (fd < 0 || !guard_enter())
 			return fd;
 		rc = guard_verify_fd_lexical_clean(call, dirfd, copy, fd, op, lexical_clean);
+		if (rc < 0)
+			close(fd); /* while cancellation is off: never left open */
 		guard_leave();
 		if (rc < 0) {
-			close(fd);
+			guard_testcancel();
 			errno = EACCES;
 			return -1;
 		}
@@ -111,15 +125,12 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 	/* A write through a symlink: judged on the path it resolves to now, and that very
 	 * path opened with no symlink allowed, so a link flipped meanwhile cannot win. */
 	fd = guard_open_resolved(call, dirfd, copy, flags, mode, op, pflags);
-	if (fd != -2) {
-		guard_leave();
-		if (fd >= 0)
-			errno = saved;
-		return fd;
-	}
+	if (fd != -2)
+		return opened(fd, saved);
 	rc = guard_check_path(call, dirfd, copy, op, pflags);
 	guard_leave();
 	if (rc < 0) {
+		guard_testcancel();
 		errno = EACCES;
 		return -1;
 	}
@@ -227,10 +238,11 @@ static FILE *verify_stream(const char *call, const char *use, FILE *f, int saved
 		return NULL;
 	if (guard_enter()) {
 		rc = guard_verify_fd(call, AT_FDCWD, use, fileno(f), POL_OP_READ);
+		if (rc < 0)
+			fclose(f); /* while cancellation is off: never left open */
 		guard_leave();
 	}
 	if (rc < 0) {
-		fclose(f);
 		errno = EACCES;
 		return NULL;
 	}
@@ -426,9 +438,10 @@ GUARD_EXPORT DIR *opendir(const char *path)
 	if (!d || !guard_enter())
 		return d;
 	rc = guard_verify_fd("opendir", AT_FDCWD, use, dirfd(d), POL_OP_LIST);
+	if (rc < 0)
+		closedir(d); /* while cancellation is off: never left open */
 	guard_leave();
 	if (rc < 0) {
-		closedir(d);
 		errno = EACCES;
 		return NULL;
 	}

@@ -7,9 +7,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -101,14 +103,35 @@ static long openat2_call(long a[6])
 		return fd;
 	saved = errno;
 	rc = guard_verify_fd("openat2", (int)a[0], (const char *)a[1], (int)fd, op);
+	if (rc < 0)
+		close((int)fd); /* while cancellation is off: never left open */
 	guard_leave();
 	if (rc < 0) {
-		close((int)fd);
 		errno = EACCES;
 		return -1;
 	}
 	errno = saved;
 	return fd;
+}
+
+/* syscall() is no cancellation point, while the open wrappers it hands opens to are:
+ * in a threaded process, they run with cancellation off, as the bare call would. */
+static long open_nocancel(const struct rt_syscall *s, long a[6])
+{
+	int state = -1;
+	long ret;
+
+	if (!__libc_single_threaded)
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	if (s->kind == RT_OPEN2)
+		ret = openat2_call(a);
+	else if (s->nr == SYS_open)
+		ret = open((const char *)a[0], (int)a[1], (mode_t)a[2]);
+	else
+		ret = openat((int)a[0], (const char *)a[1], (int)a[2], (mode_t)a[3]);
+	if (state >= 0)
+		pthread_setcancelstate(state, NULL);
+	return ret;
 }
 
 /* The calls with a libc wrapper of their own that decides better than a generic
@@ -117,13 +140,8 @@ static int by_wrapper(const struct rt_syscall *s, long a[6], long *ret)
 {
 	switch (s->kind) {
 	case RT_OPEN:
-		if (s->nr == SYS_open)
-			*ret = open((const char *)a[0], (int)a[1], (mode_t)a[2]);
-		else
-			*ret = openat((int)a[0], (const char *)a[1], (int)a[2], (mode_t)a[3]);
-		return 1;
 	case RT_OPEN2:
-		*ret = openat2_call(a);
+		*ret = open_nocancel(s, a);
 		return 1;
 	case RT_HANDLE:
 		if (s->nr == SYS_open_by_handle_at)

@@ -32,10 +32,6 @@
 #undef GUARD_WRAP
 
 static __thread int t_busy __attribute__((tls_model("initial-exec")));
-/* Cancellation inside the guard: 0 when guard_enter() left it alone (a process that
- * never had a second thread), else 1 + the caller's state (PTHREAD_CANCEL_ENABLE or
- * _DISABLE), which guard_leave() puts back. */
-static __thread int t_cancel __attribute__((tls_model("initial-exec")));
 
 static struct {
 	_Atomic int ready;
@@ -77,35 +73,11 @@ void guard_resolve(void)
 	atomic_store_explicit(&g_resolved, 1, memory_order_release);
 }
 
-/* In a threaded process, a cancellation request must not act inside the guard: its
- * messages, audit lines and index reads call libc's cancellation points (write, open),
- * and a thread unwound there would run its cleanup handlers with t_busy still set,
- * unchecked. So cancellation is off between guard_enter() and guard_leave(), and
- * turned back on only around the open the guard makes for its caller
- * (guard_open_sys()). A process that never had a second thread pays one test. */
-static __attribute__((noinline)) void cancel_off(void)
-{
-	int state = PTHREAD_CANCEL_ENABLE;
-
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
-	t_cancel = 1 + state;
-}
-
-static __attribute__((noinline)) void cancel_back(void)
-{
-	int state = t_cancel - 1;
-
-	t_cancel = 0;
-	pthread_setcancelstate(state, NULL);
-}
-
 int guard_enter(void)
 {
 	if (t_busy || !atomic_load_explicit(&g.ready, memory_order_acquire))
 		return 0;
 	t_busy = 1;
-	if (!__libc_single_threaded)
-		cancel_off();
 	guard_resolve(); /* the real functions, at the first guarded call of the process */
 	return 1;
 }
@@ -113,8 +85,27 @@ int guard_enter(void)
 void guard_leave(void)
 {
 	t_busy = 0;
-	if (t_cancel)
-		cancel_back();
+}
+
+/* Cancellation inside the guard: its messages, audit lines, index reads and engine
+ * call libc's cancellation points (write, open, close), and a request acting there
+ * would cut a refusal short (no line, a descriptor left open) and run the thread's
+ * cleanup handlers with t_busy still set, that is unchecked. Those parts run with
+ * cancellation off in a threaded process; the common path (the index settles it)
+ * calls no cancellation point and pays nothing. */
+int guard_cancel_hold(void)
+{
+	int old = -1;
+
+	if (!__libc_single_threaded)
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+void guard_cancel_release(int old)
+{
+	if (old >= 0)
+		pthread_setcancelstate(old, NULL);
 }
 
 void guard_testcancel(void)
@@ -215,7 +206,17 @@ static void guard_init(void)
 
 /* Writes to fd 2 only when it is still the stderr the process started with, or a
  * terminal or pipe: a program that closed fd 2 may have a data file there now. */
+static void say_held(const char *line, size_t len);
+
 static void say(const char *line, size_t len)
+{
+	int hold = guard_cancel_hold();
+
+	say_held(line, len);
+	guard_cancel_release(hold);
+}
+
+static void say_held(const char *line, size_t len)
 {
 	struct stat st;
 
@@ -385,8 +386,10 @@ static void *read_beside(const char *suffix, size_t size,
 			 int (*open_into)(void *obj, const void *buf, size_t len))
 {
 	size_t len = 0;
+	int hold = guard_cancel_hold();
 	void *map = map_beside(suffix, &len), *obj;
 
+	guard_cancel_release(hold);
 	if (!map)
 		return NULL;
 	obj = guard_alloc_kept(size);
@@ -462,31 +465,39 @@ int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op 
 {
 	const struct guard_engine *e;
 
+	int hold, rc;
+
 	if (!path || index_allows(dirfd, path, op, flags))
 		return 0;
-	if (!(e = engine_get()))
-		return refuse_no_engine(call, path);
-	return e->check_path(call, dirfd, path, op, flags);
+	hold = guard_cancel_hold();
+	rc = (e = engine_get()) ? e->check_path(call, dirfd, path, op, flags)
+				: refuse_no_engine(call, path);
+	guard_cancel_release(hold);
+	return rc;
 }
 
 int guard_check_builtin(const char *call, const char *rule_id, const char *input)
 {
+	int hold = guard_cancel_hold(), rc;
 	const struct guard_engine *e = engine_get();
 
-	if (!e)
-		return refuse_no_engine(call, input);
-	return e->check_builtin(call, rule_id, input);
+	rc = e ? e->check_builtin(call, rule_id, input) : refuse_no_engine(call, input);
+	guard_cancel_release(hold);
+	return rc;
 }
 
 int guard_check_command(const char *call, const char *cmd)
 {
 	const struct guard_engine *e;
 
+	int hold, rc;
+
 	if (!cmd)
 		return 0;
-	if (!(e = engine_get()))
-		return refuse_no_engine(call, cmd);
-	return e->check_command(call, cmd);
+	hold = guard_cancel_hold();
+	rc = (e = engine_get()) ? e->check_command(call, cmd) : refuse_no_engine(call, cmd);
+	guard_cancel_release(hold);
+	return rc;
 }
 
 int guard_check_fd(const char *call, int fd, enum pol_op op)
@@ -518,6 +529,7 @@ int guard_verify_fd_lexical_clean(const char *call, int dirfd, const char *path,
 	const struct guard_engine *e;
 	struct rt_msg m;
 	ssize_t n;
+	int hold, rc;
 
 	if (!path)
 		return 0;
@@ -539,9 +551,11 @@ int guard_verify_fd_lexical_clean(const char *call, int dirfd, const char *path,
 				return 0;
 		}
 	}
-	if (!(e = engine_get()))
-		return refuse_no_engine(call, path);
-	return e->verify_fd(call, dirfd, path, fd, op);
+	hold = guard_cancel_hold();
+	rc = (e = engine_get()) ? e->verify_fd(call, dirfd, path, fd, op)
+				: refuse_no_engine(call, path);
+	guard_cancel_release(hold);
+	return rc;
 }
 
 /* Whether this session already said so for this program: a marker file next to the
@@ -615,8 +629,12 @@ static void note_uncovered(const char *file, int fd)
 	if (g.noted_exe || guard_env_owned(sandbox_var))
 		return;
 	k = guard_exe_kind_sys(fd, guard_sys);
-	if (k == GUARD_EXE_STATIC || k == GUARD_EXE_SETUID)
+	if (k == GUARD_EXE_STATIC || k == GUARD_EXE_SETUID) {
+		int hold = guard_cancel_hold();
+
 		note_say(file, k);
+		guard_cancel_release(hold);
+	}
 }
 
 /* The exec path's system calls, made here: in a fork child every libc function
@@ -668,10 +686,10 @@ static void close_opened(void *arg)
 }
 
 /* openat2 as a cancellation point, the way libc made its own before glibc 2.34: the
- * thread is switched to asynchronous cancellation around the system call alone, with
- * the caller's cancellation state and the guard's busy mark lifted (a thread unwound
- * here runs its cleanup handlers checked, like any other). A request pending at entry
- * acts before anything is opened; one that comes while the call blocks (a FIFO
+ * thread is switched to asynchronous cancellation around the system call alone, in the
+ * caller's cancellation state (off: nothing changes), with the guard's busy mark lifted
+ * (a thread unwound here runs its cleanup handlers checked, like any other). A request
+ * pending at entry acts before anything is opened; one that comes while the call blocks (a FIFO
  * without a partner) interrupts it; the descriptor is stored the instruction after
  * the call returns, and a cleanup handler closes it if the request lands between that
  * store and the return to deferred cancellation. */
@@ -683,7 +701,6 @@ static __attribute__((noinline)) long open_sys_cancellable(int dirfd, const char
 	long r;
 
 	t_busy = 0;
-	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 	pthread_cleanup_push(close_opened, (void *)&fd);
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
 #if defined(__x86_64__)
@@ -703,9 +720,6 @@ static __attribute__((noinline)) long open_sys_cancellable(int dirfd, const char
 #endif
 	pthread_setcanceltype(type, NULL);
 	pthread_cleanup_pop(0);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-	/* (a signal handler that made a guarded call during the open cleared them) */
-	t_cancel = 1 + PTHREAD_CANCEL_ENABLE;
 	t_busy = 1;
 	if (r < 0 && r > -4096) {
 		errno = (int)-r;
@@ -716,9 +730,8 @@ static __attribute__((noinline)) long open_sys_cancellable(int dirfd, const char
 
 long guard_open_sys(int dirfd, const char *path, const struct open_how *how)
 {
-	/* Single-threaded (no one to cancel this thread from elsewhere), or the caller
-	 * had cancellation off: the plain system call. */
-	if (t_cancel != 1 + PTHREAD_CANCEL_ENABLE)
+	/* Single-threaded: no one to cancel this thread from elsewhere. */
+	if (__libc_single_threaded)
 		return guard_real_syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
 	return open_sys_cancellable(dirfd, path, how);
 }
@@ -825,7 +838,7 @@ static int check_exec_file(const char *call, int dirfd, const char *file, int *s
 int guard_check_exec(const char *call, int dirfd, const char *file, char *const argv[])
 {
 	const struct guard_engine *e;
-	int settled = 0;
+	int settled = 0, hold, rc;
 
 	if (file && check_exec_file(call, dirfd, file, &settled) < 0)
 		return -1;
@@ -836,9 +849,10 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 	 * as written. */
 	if (pol_aidx_allows(argv_filter_get(), index_get(), argv, settled ? file : NULL))
 		return 0;
-	if (!(e = engine_get()))
-		return refuse_no_engine(call, argv[0]);
-	return e->check_argv(call, argv);
+	hold = guard_cancel_hold();
+	rc = (e = engine_get()) ? e->check_argv(call, argv) : refuse_no_engine(call, argv[0]);
+	guard_cancel_release(hold);
+	return rc;
 }
 
 int guard_session_new(int dirfd, const char *path)
@@ -924,12 +938,12 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0)
 		return -2;
 	if (!(x = index_get()) || pol_pidx_may_refuse(x, lexical, op, pflags)) {
-		if (!(e = engine_get())) {
-			refuse_no_engine(call, path);
-			errno = EACCES;
-			return -1;
-		}
-		if (e->check_open(call, dirfd, path, lexical, op, pflags) < 0) {
+		int hold = guard_cancel_hold(), rc;
+
+		rc = (e = engine_get()) ? e->check_open(call, dirfd, path, lexical, op, pflags)
+					: refuse_no_engine(call, path);
+		guard_cancel_release(hold);
+		if (rc < 0) {
 			errno = EACCES;
 			return -1;
 		}
@@ -1024,12 +1038,14 @@ void guard_warm(void)
 	const struct guard_engine *e;
 	struct guard_envbuf eb;
 	extern char **environ;
+	int hold;
 
 	/* Once per process, and after that nothing but these loads: a shell forks for
 	 * every command, and every page the parent writes after a fork (a deeper stack
 	 * frame included) costs it a page fault. */
 	if (atomic_load_explicit(&warmed, memory_order_acquire))
 		return;
+	hold = guard_cancel_hold(); /* (the engine, the index: files read) */
 	if (!atomic_load_explicit(&light, memory_order_acquire)) {
 		void *m;
 
@@ -1056,9 +1072,12 @@ void guard_warm(void)
 	 * free of the policy, and its forks cheaper). A child of a threaded parent never
 	 * has to dlopen. */
 	if (__libc_single_threaded && g_child_needed && !atomic_load(g_child_needed) &&
-	    __atomic_load_n(&g.argv_filter, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&g.argv_filter, __ATOMIC_ACQUIRE)) {
+		guard_cancel_release(hold);
 		return;
+	}
 	if ((e = engine_get()))
 		e->warm();
 	atomic_store_explicit(&warmed, 1, memory_order_release);
+	guard_cancel_release(hold);
 }

@@ -120,11 +120,18 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 int guard_open_resolved(const char *call, int dirfd, const char *path, int flags, mode_t mode,
 			enum pol_op op, unsigned pflags);
 /* The openat2 the open wrappers make for their caller (guard_open_fast(),
- * guard_open_resolved()), between enter and leave: a cancellation point when the
- * caller's thread could be cancelled (a threaded process, cancellation enabled), as
- * libc's open is; else the plain system call. Returns the descriptor or -1 with errno. */
+ * guard_open_resolved()), between enter and leave: a cancellation point in a threaded
+ * process, as libc's open is (unless the caller turned cancellation off); else the
+ * plain system call. Returns the descriptor or -1 with errno. */
 struct open_how;
 long guard_open_sys(int dirfd, const char *path, const struct open_how *how);
+/* Turns cancellation off in a threaded process, around the parts of the guard that
+ * call libc's cancellation points (the engine, messages, files read); returns what
+ * guard_cancel_release() puts back. */
+int guard_cancel_hold(void);
+void guard_cancel_release(int old);
+/* close(fd) with cancellation off (a descriptor refused after its open). */
+void guard_close_held(int fd);
 /* After a refusal by a wrapper of a cancellation point, out of the guard: acts on a
  * cancellation request pending for a threaded caller, as the real call would have. */
 void guard_testcancel(void);

@@ -64,6 +64,16 @@ static int call_real(enum which w, int dirfd, const char *path, int flags, mode_
 	return no_real();
 }
 
+/* A descriptor refused after its open, closed with cancellation off: a request
+ * acting at close() would leave it open. */
+void guard_close_held(int fd)
+{
+	int hold = guard_cancel_hold();
+
+	close(fd);
+	guard_cancel_release(hold);
+}
+
 /* The end of an open the guard made itself (between enter and leave): the descriptor,
  * or -1 with errno. A refusal is a cancellation point too, as the open would have been. */
 static int opened(int fd, int saved)
@@ -112,7 +122,7 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 			return fd;
 		rc = guard_verify_fd_lexical_clean(call, dirfd, copy, fd, op, lexical_clean);
 		if (rc < 0)
-			close(fd); /* while cancellation is off: never left open */
+			guard_close_held(fd);
 		guard_leave();
 		if (rc < 0) {
 			guard_testcancel();
@@ -238,8 +248,12 @@ static FILE *verify_stream(const char *call, const char *use, FILE *f, int saved
 		return NULL;
 	if (guard_enter()) {
 		rc = guard_verify_fd(call, AT_FDCWD, use, fileno(f), POL_OP_READ);
-		if (rc < 0)
-			fclose(f); /* while cancellation is off: never left open */
+		if (rc < 0) {
+			int hold = guard_cancel_hold(); /* never left open */
+
+			fclose(f);
+			guard_cancel_release(hold);
+		}
 		guard_leave();
 	}
 	if (rc < 0) {
@@ -438,8 +452,12 @@ GUARD_EXPORT DIR *opendir(const char *path)
 	if (!d || !guard_enter())
 		return d;
 	rc = guard_verify_fd("opendir", AT_FDCWD, use, dirfd(d), POL_OP_LIST);
-	if (rc < 0)
-		closedir(d); /* while cancellation is off: never left open */
+	if (rc < 0) {
+		int hold = guard_cancel_hold(); /* never left open */
+
+		closedir(d);
+		guard_cancel_release(hold);
+	}
 	guard_leave();
 	if (rc < 0) {
 		errno = EACCES;

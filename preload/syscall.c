@@ -104,7 +104,7 @@ static long openat2_call(long a[6])
 	saved = errno;
 	rc = guard_verify_fd("openat2", (int)a[0], (const char *)a[1], (int)fd, op);
 	if (rc < 0)
-		close((int)fd); /* while cancellation is off: never left open */
+		guard_close_held((int)fd);
 	guard_leave();
 	if (rc < 0) {
 		errno = EACCES;

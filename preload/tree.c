@@ -189,15 +189,17 @@ GUARD_EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
 /* scandir lists a folder: judged like opendir, on the folder as the kernel opens it. */
 static int check_list(const char *call, int dirfd, const char *path)
 {
-	int saved = errno, fd, rc = 0;
+	int saved = errno, fd, rc = 0, hold;
 
 	if (!path || !guard_enter())
 		return 0;
+	hold = guard_cancel_hold(); /* (libc's openat and close: cancellation points) */
 	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		rc = guard_verify_fd(call, dirfd, path, fd, POL_OP_LIST);
 		close(fd);
 	}
+	guard_cancel_release(hold);
 	guard_leave();
 	errno = rc < 0 ? EACCES : saved;
 	return rc;

@@ -91,14 +91,14 @@ void guard_leave(void)
  * call libc's cancellation points (write, open, close), and a request acting there
  * would cut a refusal short (no line, a descriptor left open) and run the thread's
  * cleanup handlers with t_busy still set, that is unchecked. Those parts run with
- * cancellation off in a threaded process; the common path (the index settles it)
- * calls no cancellation point and pays nothing. */
+ * cancellation off (a thread may have cancelled itself, even in a process that never
+ * had a second one); the common path (the index settles it) calls no cancellation
+ * point and pays nothing. */
 int guard_cancel_hold(void)
 {
 	int old = -1;
 
-	if (!__libc_single_threaded)
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	return old;
 }
 
@@ -110,8 +110,7 @@ void guard_cancel_release(int old)
 
 void guard_testcancel(void)
 {
-	if (!__libc_single_threaded)
-		pthread_testcancel();
+	pthread_testcancel();
 }
 
 /* ---- start-up ------------------------------------------------------------------- */
@@ -1045,9 +1044,10 @@ void guard_warm(void)
 	 * frame included) costs it a page fault. */
 	if (atomic_load_explicit(&warmed, memory_order_acquire))
 		return;
-	hold = guard_cancel_hold(); /* (the engine, the index: files read) */
 	if (!atomic_load_explicit(&light, memory_order_acquire)) {
 		void *m;
+
+		hold = guard_cancel_hold(); /* (files read) */
 
 		/* The index and the argv filter, shared by the children instead of each
 		 * reading its own. */
@@ -1064,6 +1064,7 @@ void guard_warm(void)
 		if (m != MAP_FAILED)
 			g_child_needed = m;
 		atomic_store_explicit(&light, 1, memory_order_release);
+		guard_cancel_release(hold);
 	}
 	/* The engine (the policy, the regexes every exec check needs) is loaded here for
 	 * the children to share, unless they may well do without it: a parent with a
@@ -1072,10 +1073,9 @@ void guard_warm(void)
 	 * free of the policy, and its forks cheaper). A child of a threaded parent never
 	 * has to dlopen. */
 	if (__libc_single_threaded && g_child_needed && !atomic_load(g_child_needed) &&
-	    __atomic_load_n(&g.argv_filter, __ATOMIC_ACQUIRE)) {
-		guard_cancel_release(hold);
+	    __atomic_load_n(&g.argv_filter, __ATOMIC_ACQUIRE))
 		return;
-	}
+	hold = guard_cancel_hold();
 	if ((e = engine_get()))
 		e->warm();
 	atomic_store_explicit(&warmed, 1, memory_order_release);

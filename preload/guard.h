@@ -125,7 +125,7 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
  * plain system call. Returns the descriptor or -1 with errno. */
 struct open_how;
 long guard_open_sys(int dirfd, const char *path, const struct open_how *how);
-/* Turns cancellation off in a threaded process, around the parts of the guard that
+/* Turns cancellation off around the parts of the guard that
  * call libc's cancellation points (the engine, messages, files read); returns what
  * guard_cancel_release() puts back. */
 int guard_cancel_hold(void);
@@ -133,7 +133,7 @@ void guard_cancel_release(int old);
 /* close(fd) with cancellation off (a descriptor refused after its open). */
 void guard_close_held(int fd);
 /* After a refusal by a wrapper of a cancellation point, out of the guard: acts on a
- * cancellation request pending for a threaded caller, as the real call would have. */
+ * cancellation request pending, as the real call would have. */
 void guard_testcancel(void);
 /* Decides an exec: the file (already searched in PATH when needed; NULL to skip the
  * file check) and argv against the command rules. Also says once when the file is a

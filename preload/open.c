@@ -83,9 +83,10 @@ static int opened(int fd, int saved)
 		errno = saved;
 		return fd;
 	}
-	saved = errno;
-	guard_testcancel();
-	errno = saved;
+	if (errno == EACCES) { /* (a refusal: an open's own failure acted already) */
+		guard_testcancel();
+		errno = EACCES;
+	}
 	return fd;
 }
 

@@ -56,6 +56,18 @@ guarded "$T/pending-free.log" pending "$WS/free/plain"
 rc=$?
 [ "$rc" -eq 0 ] || bad "pending cancellation, open of free/plain (rc=$rc): $(cat "$T/pending-free.log")"
 
+# a single-threaded program that cancelled itself: a refused open still says so, and
+# the request acts there (bare, the same program dies at the open of an ordinary file)
+timeout 30 "$PROG" self "$WS/free/plain" >"$T/self-bare.log" 2>&1
+grep -qx "self: cancelled at the open" "$T/self-bare.log" || bad "bare self-cancel: $(cat "$T/self-bare.log")"
+guarded "$T/self.log" self "$WS/za/secret"
+rc=$?
+[ "$rc" -eq 0 ] && grep -qx "self: cancelled at the open" "$T/self.log" &&
+	! grep -q "open returned" "$T/self.log" ||
+	bad "self-cancel, open of za/secret (rc=$rc): $(cat "$T/self.log")"
+grep -qxE "dcg: blocked open of $WS/za/secret: zeroAccessPaths za/ \[[a-z_.0-9]+\]" "$T/self.log" ||
+	bad "self-cancel: no refusal line: $(cat "$T/self.log")"
+
 # an ordinary threaded program: its opens work, a refusal says what it always said
 guarded "$T/ordinary.log" ordinary "$WS/free/plain" "$WS/za/secret"
 rc=$?

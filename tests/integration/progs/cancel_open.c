@@ -6,6 +6,7 @@
  *   cancel_open fifo DIR CALL      CALL (open, open64, openat, creat) of DIR/fifo in a
  *                                  thread that blocks there; cancel it, join it
  *   cancel_open pending PATH       a thread with a cancellation pending opens PATH
+ *   cancel_open self PATH          a single-threaded program cancels itself, opens PATH
  *   cancel_open ordinary FILE DENY a threaded program opens FILE (must work, errno
  *                                  kept) and DENY (must be refused, EACCES)
  * Exit 0 when it went as it should; 2 (with a line saying so) when a join hangs. */
@@ -204,6 +205,28 @@ static int mode_pending(const char *path)
 	return ok ? 0 : 1;
 }
 
+static void self_cleanup(void *arg)
+{
+	static const char msg[] = "self: cancelled at the open\n";
+
+	(void)arg;
+	(void)!write(1, msg, sizeof(msg) - 1);
+}
+
+/* A single-threaded program cancels itself, then opens PATH: the open is where the
+ * request acts (the main thread ends, the process with it, status 0). */
+static int mode_self(const char *path)
+{
+	int fd;
+
+	pthread_cleanup_push(self_cleanup, NULL);
+	pthread_cancel(pthread_self());
+	fd = open(path, O_RDONLY);
+	printf("self: open returned %d\n", fd);
+	pthread_cleanup_pop(0);
+	return 1;
+}
+
 static void *idle(void *arg)
 {
 	return arg;
@@ -247,8 +270,11 @@ int main(int argc, char **argv)
 		return mode_fifo(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "pending") == 0)
 		return mode_pending(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "self") == 0)
+		return mode_self(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "ordinary") == 0)
 		return mode_ordinary(argv[2], argv[3]);
-	fprintf(stderr, "usage: cancel_open fifo DIR CALL | pending PATH | ordinary FILE DENY\n");
+	fprintf(stderr, "usage: cancel_open fifo DIR CALL | pending PATH | self PATH | "
+			"ordinary FILE DENY\n");
 	return 64;
 }

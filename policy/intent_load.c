@@ -723,10 +723,11 @@ const char *pol_intent_selected_id(const struct pol_intent_set *s)
 	return s ? s->selected : NULL;
 }
 
-int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *root,
-			 size_t root_size)
+/* Walks up from cwd, normalized into dir (PATH_MAX bytes), to the first folder with
+ * POL_INTENT_FILE; dir is then that folder. */
+static int find_up(const char *cwd, char *dir, char *file, size_t file_size)
 {
-	char dir[PATH_MAX], *here = NULL;
+	char *here = NULL;
 	struct stat st;
 	int rc;
 
@@ -734,7 +735,7 @@ int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *ro
 	 * frame, below every call the hook decides, a page deeper */
 	if (!cwd || cwd[0] != '/')
 		cwd = (here = getcwd(NULL, 0)) ? here : "/";
-	rc = pol_path_normalize(cwd, "/", NULL, dir, sizeof(dir));
+	rc = pol_path_normalize(cwd, "/", NULL, dir, PATH_MAX);
 	free(here);
 	if (rc < 0)
 		return -ENAMETOOLONG;
@@ -744,12 +745,8 @@ int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *ro
 
 		if (n >= file_size)
 			return -ENAMETOOLONG;
-		if (stat(file, &st) == 0) {
-			if (strlen(dir) >= root_size)
-				return -ENAMETOOLONG;
-			memcpy(root, dir, strlen(dir) + 1);
+		if (stat(file, &st) == 0)
 			return 0;
-		}
 		if (!strcmp(dir, "/"))
 			return -ENOENT;
 		char *slash = pol_last_slash(dir);
@@ -758,6 +755,31 @@ int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *ro
 		else
 			*slash = '\0';
 	}
+}
+
+/* For a root shorter than PATH_MAX: the walk in a buffer of its own, copied. */
+static __attribute__((noinline)) int find_up_copy(const char *cwd, char *file, size_t file_size,
+						  char *root, size_t root_size)
+{
+	char dir[PATH_MAX];
+	int rc = find_up(cwd, dir, file, file_size);
+
+	if (rc < 0)
+		return rc;
+	if (strlen(dir) >= root_size)
+		return -ENAMETOOLONG;
+	memcpy(root, dir, strlen(dir) + 1);
+	return 0;
+}
+
+int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *root,
+			 size_t root_size)
+{
+	/* Every caller's root holds PATH_MAX bytes: the walk goes on in it, and this frame,
+	 * below every call the hook decides, holds no PATH_MAX buffer (a page shallower). */
+	if (root_size >= PATH_MAX)
+		return find_up(cwd, root, file, file_size);
+	return find_up_copy(cwd, file, file_size, root, root_size);
 }
 
 /* ---- tools: in policy files ---------------------------------------------------------- */

@@ -21,7 +21,7 @@ const struct rt_syscall rt_syscalls[] = {
 };
 const size_t rt_syscall_count = sizeof(rt_syscalls) / sizeof(rt_syscalls[0]);
 /* every name with its NUL (an array one byte too short would drop it silently) */
-#define RT_SYSCALL(name, ...)                                   \
+#define RT_SYSCALL(name, ...)                                \
 	_Static_assert(sizeof(#name) <= RT_SYSCALL_NAME_MAX, \
 		       "syscall name too long for struct rt_syscall: " #name);
 #include "syscalls.def"

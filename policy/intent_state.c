@@ -182,8 +182,8 @@ open_found(const char *root, const char *session, const char *explicit_id, int *
 {
 	char file[PATH_MAX], id[INTENT_ID_MAX + 1];
 	struct pol_intent_set *s = NULL;
-	size_t n = pol_cat3(file, sizeof(file), root, strcmp(root, "/") ? "/" : "",
-			    POL_INTENT_FILE);
+	size_t n =
+	    pol_cat3(file, sizeof(file), root, strcmp(root, "/") ? "/" : "", POL_INTENT_FILE);
 	int rc;
 
 	if (n >= sizeof(file)) {

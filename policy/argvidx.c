@@ -313,20 +313,31 @@ static int may_match(const struct pol_aidx *x, uint32_t id, const char *text, si
 	return 0;
 }
 
-/* The interpreters sh_lang_from_name() knows by a versioned name (python3.11). */
+/* Whether s starts with the name packed in w (its bytes from the lowest, lowercase),
+ * in any case. */
+static int starts_with_word(const char *s, uint64_t w)
+{
+	for (; w; w >>= 8, s++)
+		if ((unsigned char)(*s | 0x20) != (w & 0xff))
+			return 0;
+	return 1;
+}
+
+#define WORD_OF(a, b, c, d, e, f)                                                         \
+	((uint64_t)(a) | (uint64_t)(b) << 8 | (uint64_t)(c) << 16 | (uint64_t)(d) << 24 | \
+	 (uint64_t)(e) << 32 | (uint64_t)(f) << 40)
+
+/* The interpreters sh_lang_from_name() knows by a versioned name (python3.11). Their
+ * names are immediates: a table of strings would be a page of .rodata to fault in, in
+ * every fork child that checks an exec. */
 static int lang_prefix(const char *s)
 {
-	static const char *const pre[] = {"python", "pypy", "node", "ruby", "perl", "php", NULL};
-
-	for (size_t i = 0; pre[i]; i++) {
-		size_t j = 0;
-
-		while (pre[i][j] && (s[j] | 0x20) == pre[i][j])
-			j++;
-		if (!pre[i][j])
-			return 1;
-	}
-	return 0;
+	return starts_with_word(s, WORD_OF('p', 'y', 't', 'h', 'o', 'n')) ||
+	       starts_with_word(s, WORD_OF('p', 'y', 'p', 'y', 0, 0)) ||
+	       starts_with_word(s, WORD_OF('n', 'o', 'd', 'e', 0, 0)) ||
+	       starts_with_word(s, WORD_OF('r', 'u', 'b', 'y', 0, 0)) ||
+	       starts_with_word(s, WORD_OF('p', 'e', 'r', 'l', 0, 0)) ||
+	       starts_with_word(s, WORD_OF('p', 'h', 'p', 0, 0, 0));
 }
 
 /* 1 settled; 2 settled if the program's path (argv[0], which holds a '/') is allowed to
@@ -354,49 +365,30 @@ static NO_LIBCALLS size_t s_len(const char *s)
 	return n;
 }
 
-static int pol_aidx_words(const struct pol_aidx *x, char *const argv[])
+/* The unit's text (name, then argv[1]..., lowercased) in text (size bytes, at least
+ * len), and the prefilters of the rules on it: 1 no rule may match, 0 one may (or the
+ * text is not the len bytes measured: argv changed meanwhile). */
+static int text_settles(const struct pol_aidx *x, char *const argv[], const char *name, char *text,
+			size_t size, size_t len)
 {
-	char text[POL_AIDX_TEXT_MAX];
-	const char *a0, *name;
-	size_t len = 0, lo, hi;
+	size_t n = 0, lo, hi;
 	uint16_t key;
 
-	if (!x || !argv || !(a0 = argv[0]) || !a0[0])
-		return 0;
-	for (size_t i = 0; argv[i]; i++) {
-		const char *s = argv[i];
-
-		if (!s[0])
-			return 0;
-		for (; *s; s++)
-			if (!plain((unsigned char)*s))
-				return 0;
-	}
-	name = a0;
-	for (const char *s = a0; *s; s++) {
-		if (*s == '=') /* NAME=VALUE: an assignment, the command is the next word */
-			return 0;
-		if (*s == '/')
-			name = s + 1;
-	}
-	if (!name[0] || special_has(x->special, name, s_len(name)) || lang_prefix(name))
-		return 0;
-	/* the unit's text, lowercased: the basename, then the other words */
 	for (size_t i = 0; argv[i]; i++) {
 		const char *s = i ? argv[i] : name;
 
 		if (i) {
-			if (len + 1 >= sizeof(text))
+			if (n >= size)
 				return 0;
-			text[len++] = ' ';
+			text[n++] = ' ';
 		}
 		for (; *s; s++) {
-			if (len + 1 >= sizeof(text))
+			if (n >= size)
 				return 0;
-			text[len++] = (char)((*s >= 'A' && *s <= 'Z') ? *s - 'A' + 'a' : *s);
+			text[n++] = (char)((*s >= 'A' && *s <= 'Z') ? *s - 'A' + 'a' : *s);
 		}
 	}
-	if (len < 2)
+	if (n != len)
 		return 0;
 	key = (uint16_t)((unsigned char)text[0] << 8 | (unsigned char)text[1]);
 	lo = 0;
@@ -415,5 +407,53 @@ static int pol_aidx_words(const struct pol_aidx *x, char *const argv[])
 	for (size_t i = 0; i < x->n_floating; i++)
 		if (may_match(x, x->floating[i], text, len))
 			return 0;
+	return 1;
+}
+
+/* A text longer than the short buffer, in a frame of its own: in a fork child each
+ * stack page written is a page fault, and most commands' texts are short. */
+static __attribute__((noinline)) int text_settles_long(const struct pol_aidx *x, char *const argv[],
+						       const char *name, size_t len)
+{
+	char text[POL_AIDX_TEXT_MAX];
+
+	return text_settles(x, argv, name, text, sizeof(text), len);
+}
+
+static int pol_aidx_words(const struct pol_aidx *x, char *const argv[])
+{
+	char text[256];
+	const char *a0, *name;
+	size_t len = 0;
+
+	if (!x || !argv || !(a0 = argv[0]) || !a0[0])
+		return 0;
+	/* plain words only; len: the joined text's length, the basename's added below */
+	for (size_t i = 0; argv[i]; i++) {
+		const char *s = argv[i];
+
+		if (!s[0])
+			return 0;
+		for (; *s; s++)
+			if (!plain((unsigned char)*s))
+				return 0;
+		if (i)
+			len += 1 + (size_t)(s - argv[i]);
+	}
+	name = a0;
+	for (const char *s = a0; *s; s++) {
+		if (*s == '=') /* NAME=VALUE: an assignment, the command is the next word */
+			return 0;
+		if (*s == '/')
+			name = s + 1;
+	}
+	if (!name[0] || special_has(x->special, name, s_len(name)) || lang_prefix(name))
+		return 0;
+	len += s_len(name);
+	if (len < 2 || len >= POL_AIDX_TEXT_MAX)
+		return 0;
+	if (!(len <= sizeof(text) ? text_settles(x, argv, name, text, sizeof(text), len)
+				  : text_settles_long(x, argv, name, len)))
+		return 0;
 	return name == a0 ? 1 : 2;
 }

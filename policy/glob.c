@@ -267,20 +267,71 @@ static int sig_has(const uint64_t *set, unsigned bit)
 
 static unsigned anchor_bucket(const char *comp, size_t len);
 
+#ifdef __SSE2__
+/* c in each byte, built in registers: a constant GCC would load from .rodata, a page
+ * a fork child of the preload's host faults in for it (the exec check walks paths). */
+static inline __attribute__((always_inline)) __m128i splat8(unsigned char c)
+{
+	int w = (int)(c * 0x01010101u);
+
+	__asm__("" : "+r"(w)); /* not folded back into a constant */
+	return _mm_shuffle_epi32(_mm_cvtsi32_si128(w), 0);
+}
+#endif
+
+/* The end of the component at s: its first '/' or NUL. Sixteen bytes a step, with
+ * aligned loads, which stay in the string's last page (so may read past its end,
+ * which a sanitizer cannot know is harmless: the sanitized build has the loop): every
+ * open of a deep path walks it. */
+#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__)
+static inline __attribute__((always_inline)) const unsigned char *comp_end(const unsigned char *s)
+{
+	const __m128i slash = splat8('/'), nul = _mm_setzero_si128();
+	const unsigned char *a = (const unsigned char *)((uintptr_t)s & ~(uintptr_t)15);
+	__m128i v = _mm_load_si128((const __m128i *)(const void *)a);
+	unsigned m = (unsigned)_mm_movemask_epi8(
+			 _mm_or_si128(_mm_cmpeq_epi8(v, slash), _mm_cmpeq_epi8(v, nul))) >>
+		     (s - a);
+
+	while (!m) {
+		a += 16;
+		v = _mm_load_si128((const __m128i *)(const void *)a);
+		m = (unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, slash), _mm_cmpeq_epi8(v, nul)));
+		s = a;
+	}
+	return s + __builtin_ctz(m);
+}
+#else
+static const unsigned char *comp_end(const unsigned char *s)
+{
+	while (*s && *s != '/')
+		s++;
+	return s;
+}
+#endif
+
 /* One walk over the components of path: the index buckets it selects into out (at
- * most max; the count is returned, max + 1 when they did not fit) and, when sig is set,
- * its signature bits, for every component even past max. */
-static unsigned path_walk(const char *path, uint16_t *out, unsigned max, struct pol_path_sig *sig)
+ * most max; the count is returned, max + 1 when they did not fit), only those with
+ * their bit set in present unless it is NULL, and, when sig is set, its signature
+ * bits, for every component even past max. */
+static inline __attribute__((always_inline)) unsigned path_walk(const char *path, uint16_t *out,
+								unsigned max,
+								struct pol_path_sig *sig,
+								const uint64_t *present)
 {
 	const unsigned char *s = (const unsigned char *)path;
 	unsigned n = 0;
 	int first = 1;
 
-#define PUT(b)                                  \
-	do {                                    \
-		if (n < max)                    \
-			out[n] = (uint16_t)(b); \
-		n += n <= max;                  \
+#define PUT(b)                                                         \
+	do {                                                           \
+		unsigned b_ = (b);                                     \
+		if (!present || (present[b_ >> 6] >> (b_ & 63) & 1)) { \
+			if (n < max)                                   \
+				out[n] = (uint16_t)b_;                 \
+			n += n <= max;                                 \
+		}                                                      \
 	} while (0)
 	PUT(POL_PI_ALWAYS);
 	while (*s) {
@@ -292,9 +343,7 @@ static unsigned path_walk(const char *path, uint16_t *out, unsigned max, struct 
 			s++;
 		if (!*s)
 			break;
-		e = s;
-		while (*e && *e != '/')
-			e++;
+		e = comp_end(s);
 		len = (size_t)(e - s);
 		lit = sig_bit((unsigned)len, s[0]);
 		f2 = sig_bit(s[0], len > 1 ? s[1] : 0);
@@ -327,14 +376,14 @@ void pol_path_sig_init(struct pol_path_sig *sig, const char *path)
 	memset(sig->literal, 0, sizeof(sig->literal));
 	memset(sig->first2, 0, sizeof(sig->first2));
 	memset(sig->last2, 0, sizeof(sig->last2));
-	n = path_walk(path, sig->buckets, POL_SIG_BUCKETS, sig);
+	n = path_walk(path, sig->buckets, POL_SIG_BUCKETS, sig, NULL);
 	sig->overflow = n > POL_SIG_BUCKETS;
 	sig->n_buckets = sig->overflow ? POL_SIG_BUCKETS : n;
 }
 
-unsigned pol_path_buckets(const char *path, uint16_t *out, unsigned max)
+unsigned pol_path_buckets(const char *path, const uint64_t *present, uint16_t *out, unsigned max)
 {
-	return path_walk(path, out, max, NULL);
+	return path_walk(path, out, max, NULL, present);
 }
 
 int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *path,
@@ -422,7 +471,7 @@ static size_t normal_len(const char *s)
 		return 0;
 #ifdef __SSE2__
 	/* 16 bytes a step: only a slash followed by a slash or a dot needs a look. */
-	const __m128i slash = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
+	const __m128i slash = splat8('/'), dot = splat8('.');
 
 	for (; i + 17 <= n; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));

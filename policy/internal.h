@@ -500,20 +500,23 @@ static inline unsigned pol_op_refusing_kinds(enum pol_op op, unsigned flags)
 		RO_ = 1u << POL_PATH_READ_ONLY,
 		ND_ = 1u << POL_PATH_NO_DELETE,
 	};
-	static const unsigned by_op[POL_OP__COUNT] = {
-	    [POL_OP_READ] = ZA_,
-	    [POL_OP_WRITE] = ZA_ | RO_,
-	    [POL_OP_CREATE] = ZA_ | RO_,
-	    [POL_OP_TRUNCATE] = ZA_ | RO_,
-	    [POL_OP_DELETE] = ZA_ | RO_ | ND_,
-	    [POL_OP_RENAME_FROM] = ZA_ | RO_ | ND_,
-	    [POL_OP_RENAME_TO] = ZA_ | RO_ | ND_,
-	    [POL_OP_CHMOD] = ZA_ | RO_,
-	    [POL_OP_EXEC] = ZA_,
-	    [POL_OP_LIST] = ZA_,
-	    [POL_OP_LINK_FROM] = ZA_ | RO_,
-	};
-	unsigned kinds = (unsigned)op < POL_OP__COUNT ? by_op[op] : ZA_ | RO_ | ND_;
+	/* Four bits an operation, in one constant rather than a table in .rodata: the
+	 * guest asks this in every fork child that checks an exec, and a table's page is
+	 * one more page fault there. */
+#define POL_KINDS_OF(op, k) ((uint64_t)(k) << (4 * (op)))
+	const uint64_t by_op =
+	    POL_KINDS_OF(POL_OP_READ, ZA_) | POL_KINDS_OF(POL_OP_WRITE, ZA_ | RO_) |
+	    POL_KINDS_OF(POL_OP_CREATE, ZA_ | RO_) | POL_KINDS_OF(POL_OP_TRUNCATE, ZA_ | RO_) |
+	    POL_KINDS_OF(POL_OP_DELETE, ZA_ | RO_ | ND_) |
+	    POL_KINDS_OF(POL_OP_RENAME_FROM, ZA_ | RO_ | ND_) |
+	    POL_KINDS_OF(POL_OP_RENAME_TO, ZA_ | RO_ | ND_) |
+	    POL_KINDS_OF(POL_OP_CHMOD, ZA_ | RO_) | POL_KINDS_OF(POL_OP_EXEC, ZA_) |
+	    POL_KINDS_OF(POL_OP_LIST, ZA_) | POL_KINDS_OF(POL_OP_LINK_FROM, ZA_ | RO_);
+#undef POL_KINDS_OF
+	_Static_assert(POL_OP__COUNT <= 16 && (ZA_ | RO_ | ND_) <= 0xf, "four bits an operation");
+	unsigned kinds = (unsigned)op < POL_OP__COUNT
+			     ? (unsigned)(by_op >> (4 * (unsigned)op)) & 0xfu
+			     : ZA_ | RO_ | ND_;
 
 	if ((flags & POL_PATH_SESSION_NEW) &&
 	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO))

@@ -230,7 +230,7 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 {
 	unsigned kinds = pol_op_refusing_kinds(op, flags);
 	int moves = op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;
-	uint16_t b[POL_SIG_BUCKETS];
+	uint16_t b[32]; /* past 32 buckets that hold rules, every rule is tried */
 	unsigned nb;
 
 	if (!kinds || !x->n_pats)
@@ -240,17 +240,18 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 		return 1;
 	if (!path || path[0] != '/')
 		return 1;
-	nb = pol_path_buckets(path, b, POL_SIG_BUCKETS);
-	if (nb > POL_SIG_BUCKETS) {
+	/* the buckets the index holds (most of a path's hold no rule) */
+	nb = pol_path_buckets(path, x->present, b, sizeof(b) / sizeof(b[0]));
+	if (nb > sizeof(b) / sizeof(b[0])) {
 		for (uint32_t i = 0; i < x->n_pats; i++)
 			if (try_pat(x, i, kinds, path))
 				return 1;
 		return 0;
 	}
 	for (unsigned k = 0; k < nb; k++) {
-		const struct pol_pidx_bucket *e;
+		const struct pol_pidx_bucket *e = find_bucket(x, b[k]);
 
-		if (!(x->present[b[k] / 64] >> (b[k] % 64) & 1) || !(e = find_bucket(x, b[k])))
+		if (!e)
 			continue;
 		for (uint32_t j = 0; j < e->count; j++)
 			if (try_pat(x, x->refs[e->first + j], kinds, path))

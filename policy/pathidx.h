@@ -55,8 +55,10 @@ int pol_pidx_allows(const struct pol_pidx *x, const char *base, const char *path
 		    unsigned flags);
 
 /* glob.c: the buckets of the path index (internal.h, POL_PI_*) that path selects, as
- * pol_path_sig_init() gathers them but without the signature bits: at most max into
+ * pol_path_sig_init() gathers them but without the signature bits, and only those
+ * whose bit is set in present (a bit per bucket; NULL: all of them): at most max into
  * out; returns their count, or max + 1 when they do not fit. */
-unsigned pol_path_buckets(const char *abs_path, uint16_t *out, unsigned max);
+unsigned pol_path_buckets(const char *abs_path, const uint64_t *present, uint16_t *out,
+			  unsigned max);
 
 #endif /* DCG_POLICY_PATHIDX_H */

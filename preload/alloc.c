@@ -108,6 +108,25 @@ void *guard_alloc(size_t size)
 	return h + 1;
 }
 
+/* Kept blocks are never freed: from the bump region up to this size. */
+#define KEPT_MAX (REGION_BYTES / 4)
+
+void *guard_alloc_kept(size_t size)
+{
+	struct header *h;
+	size_t need;
+
+	if (size > KEPT_MAX)
+		return guard_alloc(size);
+	need = (size + sizeof(*h) + 15) & ~(size_t)15;
+	h = bump(need);
+	if (!h)
+		return NULL;
+	h->bytes = 0;
+	h->need = need;
+	return h + 1;
+}
+
 void guard_free(void *ptr)
 {
 	struct header *h;

@@ -11,10 +11,8 @@
 
 /* The variables the guard owns: set by `dcg run`, always put back with the values the
  * guard started with, so that a program cannot point its children at another policy. */
-/* (The names every start reads lie in writable data: the loader writes the start of
- * .data anyway when it relocates the guard, while .rodata is a page of its own to
- * fault in.) */
-#define START_DATA __attribute__((section(".data.guard_start")))
+/* (The names every start reads lie in writable data: GUARD_HOT_DATA.) */
+#define START_DATA GUARD_HOT_DATA
 static char owned_vars[][17] START_DATA = {"DCG_SNAPSHOT", "DCG_POLICY",       "DCG_LOG",
 					   "DCG_INTENT",   "DCG_INTENTS_FILE", "DCG_SESSION",
 					   "DCG_SANDBOX"};
@@ -43,6 +41,10 @@ static int is_sep(char c)
 /* Whether the LD_PRELOAD list value holds an entry equal to the guard's own. */
 static int list_has_self(const char *v)
 {
+	/* the common list: the guard alone */
+	if (g_env.self_len && strlen(v) == g_env.self_len &&
+	    memcmp(v, g_env.self, g_env.self_len) == 0)
+		return 1;
 	while (*v) {
 		const char *e = v;
 
@@ -65,19 +67,11 @@ static const char *base_name(const char *s, size_t n, size_t *blen)
 	return s + i;
 }
 
-/* The string helpers of the start-up path, inline: the first call of each libc string
- * function through the PLT costs a symbol lookup (about 1,500 instructions) in every
- * process, for strings of a few bytes. GCC must not turn the loops back into calls. */
+/* The string helpers of the start-up path: strlen and memcpy are the guest's own
+ * (str.c, no libc call), the prefix test stays a loop that stops at the first
+ * difference (an entry may be shorter than the prefix). GCC must not turn it back
+ * into a call. */
 #define NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
-
-static NO_LIBCALLS size_t s_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
 
 static NO_LIBCALLS int s_prefix(const char *s, const char *prefix, size_t n)
 {
@@ -87,17 +81,26 @@ static NO_LIBCALLS int s_prefix(const char *s, const char *prefix, size_t n)
 	return 1;
 }
 
-static NO_LIBCALLS void s_copy(char *dst, const char *src, size_t n)
+/* The owned variable that entry (DCG_NAME=value) sets, or -1. */
+static int owned_of(const char *entry)
 {
-	for (size_t i = 0; i < n; i++)
-		dst[i] = src[i];
+	size_t n = 4;
+
+	while (entry[n] && entry[n] != '=')
+		n++;
+	if (!entry[n])
+		return -1;
+	for (size_t k = 0; k < N_OWNED; k++)
+		if (strlen(owned_vars[k]) == n && memcmp(entry, owned_vars[k], n) == 0)
+			return (int)k;
+	return -1;
 }
 
-NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
+int guard_env_capture(char *const env[], const char *self_path)
 {
 	const char *key = ld_preload_key;
 	const char *list = NULL;
-	size_t used = 0, self_len = s_len(self_path), sb;
+	size_t used = 0, self_len = strlen(self_path), sb;
 	const char *sbase = base_name(self_path, self_len, &sb);
 	int rc = 0;
 
@@ -109,30 +112,28 @@ NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 	for (size_t k = 0; k < N_OWNED; k++)
 		g_env.owned[k] = NULL;
 	for (size_t i = 0; env && env[i]; i++) {
+		size_t len;
+		int k;
+
 		if (env[i][0] == 'L' && s_prefix(env[i], key, sizeof(ld_preload_key) - 1))
 			list = env[i] + sizeof(ld_preload_key) - 1;
-		if (env[i][0] != 'D' || !s_prefix(env[i], dcg_prefix, 4))
+		if (env[i][0] != 'D' || !s_prefix(env[i], dcg_prefix, 4) ||
+		    (k = owned_of(env[i])) < 0)
 			continue;
-		for (size_t k = 0; k < N_OWNED; k++) {
-			size_t nl = s_len(owned_vars[k]), len;
-
-			if (!s_prefix(env[i], owned_vars[k], nl) || env[i][nl] != '=')
-				continue;
-			len = s_len(env[i]) + 1;
-			if (used + len > sizeof(g_env.store) / 2) {
-				rc = -ENAMETOOLONG;
-				continue;
-			}
-			s_copy(g_env.store + used, env[i], len);
-			g_env.owned[k] = g_env.store + used;
-			used += len;
+		len = strlen(env[i]) + 1;
+		if (used + len > sizeof(g_env.store) / 2) {
+			rc = -ENAMETOOLONG;
+			continue;
 		}
+		memcpy(g_env.store + used, env[i], len);
+		g_env.owned[k] = g_env.store + used;
+		used += len;
 	}
 
 	/* The prefix: the entries of our own LD_PRELOAD up to the guard's (matched by file
 	 * name, the loader may have been given a relative or differently spelled path). */
 	g_env.preload_entry = g_env.store + used;
-	s_copy(g_env.preload_entry, key, sizeof(ld_preload_key) - 1);
+	memcpy(g_env.preload_entry, key, sizeof(ld_preload_key) - 1);
 	char *out = g_env.preload_entry + sizeof(ld_preload_key) - 1;
 	size_t room = sizeof(g_env.store) - used - sizeof(ld_preload_key);
 	const char *v = list;
@@ -149,7 +150,7 @@ NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 			size_t n = (size_t)(e - list);
 
 			if (n <= room) {
-				s_copy(out, list, n);
+				memcpy(out, list, n);
 				out[n] = '\0';
 				g_env.prefix_len = n;
 				g_env.self = out + (v - list);
@@ -162,7 +163,7 @@ NO_LIBCALLS int guard_env_capture(char *const env[], const char *self_path)
 	if (!g_env.prefix_len) {
 		if (self_len > room)
 			return -ENAMETOOLONG;
-		s_copy(out, self_path, self_len + 1);
+		memcpy(out, self_path, self_len + 1);
 		g_env.prefix_len = self_len;
 		g_env.self = out;
 		g_env.self_len = self_len;
@@ -181,20 +182,24 @@ const char *guard_env_owned(const char *name)
 /* Index of the owned variable env_entry sets, or -1. */
 static int owned_index(const char *entry)
 {
-	if (entry[0] != 'D' || strncmp(entry, "DCG_", 4) != 0)
+	if (entry[0] != 'D' || !s_prefix(entry, dcg_prefix, 4))
 		return -1;
-	for (size_t k = 0; k < N_OWNED; k++) {
-		size_t nl = strlen(owned_vars[k]);
-
-		if (strncmp(entry, owned_vars[k], nl) == 0 && entry[nl] == '=')
-			return (int)k;
-	}
-	return -1;
+	return owned_of(entry);
 }
 
 static int is_preload_entry(const char *entry)
 {
-	return strncmp(entry, "LD_PRELOAD=", 11) == 0;
+	return entry[0] == 'L' && s_prefix(entry, ld_preload_key, 11);
+}
+
+/* Whether two strings are equal: lengths with the guest's strlen, then memcmp (an
+ * exec check compares the guard's variables with the ones it started with, and the
+ * byte loop of a strcmp was a third of its instructions). */
+static int same_string(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	return strlen(a) == n && memcmp(a, b, n) == 0;
 }
 
 /* The LD_PRELOAD entry for the new program: envp's own when it already holds the
@@ -254,7 +259,7 @@ int guard_env_complete(char *const envp[])
 				return 0;
 			preload_ok = 1;
 		} else if ((k = owned_index(envp[n])) >= 0) {
-			if (!g_env.owned[k] || strcmp(envp[n], g_env.owned[k]) != 0)
+			if (!g_env.owned[k] || !same_string(envp[n], g_env.owned[k]))
 				return 0;
 			have |= 1u << k;
 		}
@@ -287,7 +292,7 @@ char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
 			else
 				dirty = 1;
 		} else if ((k = owned_index(envp[n])) >= 0) {
-			if (g_env.owned[k] && strcmp(envp[n], g_env.owned[k]) == 0)
+			if (g_env.owned[k] && same_string(envp[n], g_env.owned[k]))
 				have[k] = 1;
 			else
 				dirty = 1;

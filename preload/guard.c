@@ -107,10 +107,12 @@ static int start_fstat(int fd, struct stat *st)
 }
 
 /* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
- * of this object's code: a page fault of its own at every start). */
+ * of this object's code: a page fault of its own at every start). Its last argument
+ * names the object the handler belongs to (pthread_atfork passes __dso_handle, which
+ * the C run-time's start files define; this object is linked without them, see
+ * module.mk): any address inside it does, since a preloaded object is never unloaded. */
 extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
 			     void *dso) __attribute__((noplt));
-extern void *__dso_handle;
 /* The two functions every start calls, called through the GOT (bound with the other
  * relocations), not a lazily bound PLT slot: no trip through the loader's trampoline,
  * which saves and restores the vector registers. */
@@ -123,14 +125,18 @@ static void guard_init(void)
 	struct dl_find_object fo;
 	Dl_info info;
 	struct stat st;
-	int saved = errno;
 
+	/* errno is left alone rather than saved and restored: nothing here sets it but the
+	 * relative path's getcwd below (which keeps it), and reading it would bind libc's
+	 * __errno_location() at every start, through the loader's trampoline (830
+	 * instructions of /bin/true's 152 k). (__register_atfork() only sets it when it
+	 * cannot allocate, and its first few dozen handlers need no allocation.) */
 	t_busy = 1;
 	/* The real functions are resolved at the first wrapped call (GUARD_REAL,
 	 * guard_enter), not here: a process that never makes one (most of a build's)
 	 * saves some 70 dlsym() calls. A fork resolves them in the parent first, so that
 	 * no child has to take the loader's lock another thread may have held. */
-	__register_atfork(guard_resolve, NULL, NULL, __dso_handle);
+	__register_atfork(guard_resolve, NULL, NULL, (void *)&g);
 	if (start_fstat(2, &st) == 0) {
 		g.err_known = 1;
 		g.err_dev = st.st_dev;
@@ -150,6 +156,7 @@ static void guard_init(void)
 	/* (in memory of its own: a static buffer would push the guard's start-up data off
 	 * the page the loader writes anyway) */
 	if (g.self_path && g.self_path[0] != '/') {
+		int saved = errno;
 		char *self_abs = guard_alloc(4096);
 
 		if (self_abs && getcwd(self_abs, 4096)) {
@@ -162,10 +169,10 @@ static void guard_init(void)
 			if (base + m.len < 4096 - 1)
 				g.self_path = self_abs;
 		}
+		errno = saved;
 	}
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
-	errno = saved;
 }
 
 /* ---- messages ------------------------------------------------------------------- */
@@ -327,17 +334,17 @@ static void *map_beside(const char *suffix, size_t *size)
 
 static int pidx_open(void *obj, const void *buf, size_t len)
 {
-	return pol_pidx_open(obj, buf, len, guard_alloc);
+	return pol_pidx_open(obj, buf, len, guard_alloc_kept);
 }
 
 static int aidx_open(void *obj, const void *buf, size_t len)
 {
-	return pol_aidx_open(obj, buf, len, guard_alloc);
+	return pol_aidx_open(obj, buf, len, guard_alloc_kept);
 }
 
 /* The file beside the snapshot named by suffix, read by open_into into an object of
- * size bytes from the guard's allocator (which copies it: the file mapping goes
- * either way); NULL when there is none or it is damaged. */
+ * size bytes kept for the life of the process (which copies it, into kept memory too:
+ * the file mapping goes either way); NULL when there is none or it is damaged. */
 static void *read_beside(const char *suffix, size_t size,
 			 int (*open_into)(void *obj, const void *buf, size_t len))
 {
@@ -346,7 +353,7 @@ static void *read_beside(const char *suffix, size_t size,
 
 	if (!map)
 		return NULL;
-	obj = guard_alloc(size);
+	obj = guard_alloc_kept(size);
 	if (obj && open_into(obj, map, len) < 0)
 		obj = NULL;
 	munmap(map, len);
@@ -556,6 +563,12 @@ static __attribute__((noinline)) void note_say(const char *file, enum guard_exe_
 	say(m.buf, m.len);
 }
 
+/* The exec check's constant strings, not const: GUARD_HOT_DATA. Every fork child that
+ * checks an exec reads the first; the second, one reaching its program through a
+ * symlink (/bin/true). */
+static char sandbox_var[] GUARD_HOT_DATA = "DCG_SANDBOX";
+static char proc_fd_dir[] GUARD_HOT_DATA = "/proc/self/fd/";
+
 static void note_uncovered(const char *file, int fd)
 {
 	enum guard_exe_kind k;
@@ -563,7 +576,7 @@ static void note_uncovered(const char *file, int fd)
 	/* Under dcg sandbox ($DCG_SANDBOX, kept like the guard's own variables) the
 	 * supervisor sees inside static and set-uid programs: nothing to say, and no
 	 * marker to write in dcg's folder, which the sandbox keeps read-only. */
-	if (g.noted_exe || guard_env_owned("DCG_SANDBOX"))
+	if (g.noted_exe || guard_env_owned(sandbox_var))
 		return;
 	k = guard_exe_kind_sys(fd, guard_sys);
 	if (k == GUARD_EXE_STATIC || k == GUARD_EXE_SETUID)
@@ -640,7 +653,7 @@ static int exec_file_settled_in(const struct pol_pidx *x, const char *file, int 
 	if (canonical)
 		return 1;
 	rt_msg_init(&m, proc, sizeof(proc));
-	rt_msg_add(&m, "/proc/self/fd/");
+	rt_msg_add(&m, proc_fd_dir);
 	rt_msg_addu(&m, (unsigned long)fd);
 	n = guard_sys(SYS_readlink, (long)proc, (long)buf, (long)size - 1, 0L);
 	if (n == (long)size - 1 && size < PATH_MAX) /* maybe cut: again, in PATH_MAX */

@@ -37,6 +37,11 @@
 #include "rt.h"
 
 #define GUARD_EXPORT __attribute__((visibility("default")))
+/* Constant data read at every start or in every exec check, kept writable on purpose:
+ * the loader writes the start of .data anyway when it relocates the guard (and a fork
+ * child shares that page's table entries with its parent), while .rodata is a page
+ * of its own to fault in, in every process and in every fork child. */
+#define GUARD_HOT_DATA __attribute__((section(".data.guard_start")))
 
 /* errno through its address cached per thread (initial-exec TLS, in the block the
  * thread's other TLS lies in): libc's __errno_location() lies on a page of libc's code
@@ -192,6 +197,10 @@ enum pol_op guard_fopen_op(const char *mode, unsigned *flags);
  * and are never returned; large ones are mapped and unmapped one by one. */
 void *guard_alloc(size_t size);
 void guard_free(void *ptr);
+/* A block kept for the life of the process (never passed to guard_free): from the
+ * bump region when it fits, so that it adds no mapping of its own (each mapping is
+ * a VMA every fork copies and every exec tears down). */
+void *guard_alloc_kept(size_t size);
 
 /* Messages are built with the runtime core's struct rt_msg (rt.h). */
 

@@ -15,12 +15,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LINK)
 DC_FIXTURE ?= ../shared/fixtures/damage-control-patterns.yaml
 
 # Each binary runs from the repository root, so data files are found as tests/...
+# The snapshots the tests' `dcg run`s write go to a folder of this run, removed after.
 unit: $(TEST_BINS)
-	@fail=0; for t in $(TEST_BINS); do \
+	@fail=0; rt=$$(mktemp -d "$${TMPDIR:-/tmp}/dcg-unit-run.XXXXXX") || exit 1; \
+	for t in $(TEST_BINS); do \
 		echo "== $$t"; \
-		DCG_BUILD=$(BUILD) DCG_DC_FIXTURE=$(DC_FIXTURE) LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-			$$t --jobs 2 || fail=1; \
-	done; exit $$fail
+		XDG_RUNTIME_DIR=$$rt DCG_BUILD=$(BUILD) DCG_DC_FIXTURE=$(DC_FIXTURE) \
+			LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $$t --jobs 2 || fail=1; \
+	done; rm -rf "$$rt"; exit $$fail
 
 integration: all tests
 	@tests/integration/run.sh $(BUILD)

@@ -332,6 +332,75 @@ Test(argvidx, settles_plain_programs_only)
 	pol_free(p);
 }
 
+/* argv as "cc -Daaa... -Daaa..." whose text is len bytes (at least 5), in buf. */
+static void long_argv(size_t len, char *buf, char **argv, size_t max)
+{
+	size_t left = len - 2, n = 1, o = 0;
+
+	argv[0] = "cc";
+	while (left > 0 && n + 1 < max) {
+		size_t w = left - 1 > 60 ? 60 : left - 1; /* the word, after its space */
+
+		if (left - 1 - w > 0 && left - 1 - w < 4) /* no word shorter than "-Da" */
+			w -= 4;
+		argv[n++] = buf + o;
+		memcpy(buf + o, "-D", 2);
+		memset(buf + o + 2, 'a', w - 2);
+		buf[o + w] = '\0';
+		o += w + 1;
+		left -= w + 1;
+	}
+	argv[n] = NULL;
+	for (size_t i = 1; i < n; i++)
+		left += 1 + strlen(argv[i]);
+	cr_assert_eq(left + 2, len, "the argv's text is not %zu bytes", len);
+}
+
+/* The guest judges a text that fits its short buffer there and a longer one in a
+ * buffer of its own, up to POL_AIDX_TEXT_MAX - 1 bytes: the same answer on each side
+ * of both limits, and a rule's keyword found past the short buffer's end. */
+Test(argvidx, long_texts_are_judged_whole)
+{
+	static const size_t settled[] = {200, 255, 256, 257, 300, 1000, POL_AIDX_TEXT_MAX - 1};
+	static const size_t engine[] = {POL_AIDX_TEXT_MAX, POL_AIDX_TEXT_MAX + 1, 5000};
+	struct pol_policy *p = policy_new();
+	char *buf = malloc(8192), *argv[200];
+	const char *kw;
+	struct pair pr;
+
+	cr_assert_not_null(buf);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	pair_open(&pr, p);
+	for (size_t i = 0; i < sizeof(settled) / sizeof(settled[0]); i++) {
+		long_argv(settled[i], buf, argv, 200);
+		cr_expect(check(&pr, argv, "long"), "a text of %zu bytes not settled", settled[i]);
+	}
+	for (size_t i = 0; i < sizeof(engine) / sizeof(engine[0]); i++) {
+		long_argv(engine[i], buf, argv, 200);
+		cr_expect(!check(&pr, argv, "long"), "a text of %zu bytes settled", engine[i]);
+	}
+	/* a floating rule's keyword as the last word */
+	cr_assert_gt(pr.ax.n_floating, 0, "no rule without a start key in the default policy");
+	kw = pr.ax.kwstr + pr.ax.kw[2 * pr.ax.floating[0]];
+	cr_assert(kw[0] && kw[0] != '\n' && !strchr(kw, ' '), "keyword [%s]", kw);
+	for (size_t i = 0; i < sizeof(settled) / sizeof(settled[0]); i++) {
+		size_t n = 0, kl = strlen(kw);
+
+		if (settled[i] < 100 + kl)
+			continue;
+		long_argv(settled[i] - kl - 1, buf, argv, 199);
+		while (argv[n])
+			n++;
+		argv[n] = (char *)kw;
+		argv[n + 1] = NULL;
+		cr_expect(!check(&pr, argv, "long"), "keyword %s at byte %zu not seen", kw,
+			  settled[i] - kl);
+	}
+	pair_close(&pr);
+	pol_free(p);
+	free(buf);
+}
+
 /* A damaged filter is refused, never half-read. */
 Test(argvidx, malformed_filter_is_refused)
 {

@@ -233,6 +233,87 @@ Test(pathidx, default_policy_agrees_with_the_engine)
 	pol_free(p);
 }
 
+/* The rule kinds that refuse each operation (one constant in internal.h, read by the
+ * engine and the guest): zero-access everything, read-only every write, no-delete the
+ * deletions and renames unless the file was made during the session. */
+Test(pathidx, refusing_kinds_by_operation)
+{
+	enum {
+		ZA = 1 << POL_PATH_ZERO_ACCESS,
+		RO = 1 << POL_PATH_READ_ONLY,
+		ND = 1 << POL_PATH_NO_DELETE
+	};
+	static const unsigned want[POL_OP__COUNT] = {
+	    [POL_OP_READ] = ZA,
+	    [POL_OP_WRITE] = ZA | RO,
+	    [POL_OP_CREATE] = ZA | RO,
+	    [POL_OP_TRUNCATE] = ZA | RO,
+	    [POL_OP_DELETE] = ZA | RO | ND,
+	    [POL_OP_RENAME_FROM] = ZA | RO | ND,
+	    [POL_OP_RENAME_TO] = ZA | RO | ND,
+	    [POL_OP_CHMOD] = ZA | RO,
+	    [POL_OP_EXEC] = ZA,
+	    [POL_OP_LIST] = ZA,
+	    [POL_OP_LINK_FROM] = ZA | RO,
+	};
+
+	for (int op = 0; op < POL_OP__COUNT; op++) {
+		unsigned moves =
+		    op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;
+
+		cr_expect_eq(pol_op_refusing_kinds((enum pol_op)op, 0), want[op], "%s",
+			     pol_op_name((enum pol_op)op));
+		cr_expect_eq(pol_op_refusing_kinds((enum pol_op)op, POL_PATH_SESSION_NEW),
+			     moves ? want[op] & ~(unsigned)ND : want[op], "%s, made in the session",
+			     pol_op_name((enum pol_op)op));
+	}
+	cr_expect_eq(pol_op_refusing_kinds(POL_OP__COUNT, 0), ZA | RO | ND, "an unknown operation");
+}
+
+/* Paths deep in folders named like the rules' own paths select more index buckets
+ * that hold rules than the guest gathers (it then tries every rule): the same
+ * answers, and the protected ones among them are not settled. */
+Test(pathidx, deep_paths_past_the_gathered_buckets_agree_with_the_engine)
+{
+	static char gen[16][PATH_MAX];
+	struct pol_policy *p = policy_new();
+	char deep[PATH_MAX], path[PATH_MAX * 2];
+	size_t o = 0;
+	unsigned overflowed = 0;
+	struct tally t = {0, 0};
+	struct pair pr;
+
+	cr_assert_eq(pol_load_embedded(p), 0);
+	pair_open(&pr, p);
+	/* the last component of each rule's filled path, as folders, three times over */
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < pr.idx.n_pats && o + 64 < sizeof(deep) * 3 / 4; i++) {
+			const char *b;
+
+			if (!paths_from_glob(pr.idx.pats[i].glob, gen, 16) ||
+			    !(b = strrchr(gen[0], '/')) || !b[1] || strlen(b) > 40)
+				continue;
+			o += (size_t)snprintf(deep + o, sizeof(deep) - o, "%s", b);
+		}
+	cr_assert_gt(o, 0);
+	for (size_t i = 0; i < pr.idx.n_pats; i++) {
+		size_t n = paths_from_glob(pr.idx.pats[i].glob, gen, 16);
+
+		for (size_t k = 0; k < n; k++) {
+			uint16_t b[32];
+
+			snprintf(path, sizeof(path), "%s%s", deep, gen[k]);
+			if (strlen(path) >= PATH_MAX)
+				continue;
+			overflowed += pol_path_buckets(path, pr.idx.present, b, 32) > 32;
+			compare(&pr, root, path, &t, "deep");
+		}
+	}
+	cr_expect_gt(overflowed, 0, "no path selected more than 32 buckets");
+	pair_close(&pr);
+	pol_free(p);
+}
+
 static void fixture_compare(struct pol_policy *p, const char *file, void *ctx)
 {
 	(void)ctx;

@@ -229,6 +229,49 @@ Test(preload, complete_environment_is_passed_unchanged)
 	guard_envbuf_release(&eb);
 }
 
+/* An environment is passed on unchanged only when it holds the guard and each of the
+ * guard's variables with the whole value it started with. */
+Test(preload, completeness_is_judged_on_whole_values)
+{
+	static const struct {
+		const char *preload, *snapshot, *log;
+		int complete;
+	} rows[] = {
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_LOG=/var/log/a", 1},
+	    {"LD_PRELOAD=/x.so:/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_LOG=/var/log/a", 1},
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so2", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_LOG=/var/log/a", 0},
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.s", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_LOG=/var/log/a", 0},
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-12",
+	     "DCG_LOG=/var/log/a", 0},
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-",
+	     "DCG_LOG=/var/log/a", 0},
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_LOG=/var/log/b", 0},
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_LOGS=/var/log/a", 0},
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT", "DCG_LOG=/var/log/a", 0},
+	    {"LD_PRELOADX=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_LOG=/var/log/a", 0},
+	};
+	char *start[] = {"LD_PRELOAD=/opt/dcg/libdcg-preload.so",
+			 "DCG_SNAPSHOT=/run/user/1/dcg/snap-1", "DCG_LOG=/var/log/a", NULL};
+	struct guard_envbuf eb;
+
+	cr_assert_eq(guard_env_capture(start, "/opt/dcg/libdcg-preload.so"), 0);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *env[] = {"A=1", (char *)rows[i].preload, (char *)rows[i].snapshot,
+			       (char *)rows[i].log, NULL};
+
+		cr_expect_eq(guard_env_complete(env), rows[i].complete, "row %zu", i);
+		cr_expect_eq(guard_env_build(env, &eb) == env, rows[i].complete, "row %zu", i);
+		guard_envbuf_release(&eb);
+	}
+}
+
 Test(preload, empty_environment_gets_the_guard_back)
 {
 	char *empty[] = {NULL};
@@ -375,6 +418,24 @@ Test(preload, allocator_returns_aligned_separate_blocks)
 	guard_free(b);
 	guard_free(a);
 	guard_free(NULL);
+}
+
+/* Kept blocks (the index, the argv filter) come from the region small blocks share,
+ * up to a quarter of it; larger ones are mapped. */
+Test(preload, kept_blocks_share_the_small_blocks_region)
+{
+	char *a = guard_alloc(10), *k = guard_alloc_kept(6000), *b = guard_alloc(10);
+	char *huge = guard_alloc_kept(1u << 20);
+
+	cr_assert(a && k && b && huge);
+	cr_expect_eq((uintptr_t)k % 16, 0);
+	cr_expect(k > a && k < b && b - a < 8192, "the kept block lies between the small ones");
+	memset(k, 4, 6000);
+	memset(huge, 5, 1u << 20);
+	cr_expect_eq(k[5999], 4);
+	cr_expect_eq(huge[(1u << 20) - 1], 5);
+	guard_free(b);
+	guard_free(a);
 }
 
 Test(preload, last_small_block_is_given_back)

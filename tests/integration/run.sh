@@ -14,7 +14,10 @@ for t in tests/integration/test_*.sh; do
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/dcg-it.XXXXXX")
 	log="$tmp.log"
 	start=$(date +%s)
-	TMPDIR_TEST="$tmp" timeout 600 bash "$t" >"$log" 2>&1
+	# dcg run's snapshots go to the test's own folder unless the script names one:
+	# never into the machine's /tmp/dcg-UID, where they would pile up run after run.
+	mkdir -m 700 "$tmp/xdg-run"
+	XDG_RUNTIME_DIR="$tmp/xdg-run" TMPDIR_TEST="$tmp" timeout 600 bash "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	case $rc in

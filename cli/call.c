@@ -65,22 +65,35 @@ void hook_call_release(struct hook_call *call)
 
 /* The set is read once per process and reused for the same folder and session (an
  * in-process caller such as the throughput bench asks many times); results point
- * into it, so it lives until the next folder or session, or the end of the process. */
+ * into it, so it lives until the next folder or session, or the end of the process.
+ * The folder and session are kept on the heap, "cwd\0session", not in two arrays
+ * here: the record is a few words that share a page dcg writes at every start anyway
+ * (the ordered .bss, cli/hook.order), not 4 KiB of its own. */
 static struct {
 	struct pol_intent_set *set;
 	int valid, absent, tools_loaded;
-	char session[256];
-	char cwd[PATH_MAX]; /* last: a short one is written in the same page as the rest */
+	char *key; /* cwd, then session */
 } cache;
 
-/* src into dst (size bytes), cut: as snprintf "%s", whose code the hook would fault in
- * for this alone. */
-static void copy_cut(char *dst, size_t size, const char *src)
+/* Keeps cwd and session as the cache's key; out of memory, the set is not cached. */
+static int cache_key(const char *cwd, const char *session)
 {
-	size_t n = strnlen(src, size - 1);
+	size_t lc = strlen(cwd) + 1, ls = strlen(session) + 1;
+	char *k = malloc(lc + ls);
 
-	memcpy(dst, src, n);
-	dst[n] = '\0';
+	free(cache.key);
+	cache.key = k;
+	if (!k)
+		return -1;
+	memcpy(k, cwd, lc);
+	memcpy(k + lc, session, ls);
+	return 0;
+}
+
+static int cache_holds(const char *cwd, const char *session)
+{
+	return cache.valid && cache.key && !strcmp(cache.key, cwd) &&
+	       !strcmp(cache.key + strlen(cache.key) + 1, session);
 }
 
 static struct pol_intent_set *intents_for(const struct pol_policy *p, const char *cwd,
@@ -93,12 +106,10 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 		cwd = (here = getcwd(NULL, 0)) ? here : "/";
 	if (!session)
 		session = "";
-	if (!(cache.valid && !strcmp(cache.cwd, cwd) && !strcmp(cache.session, session))) {
+	if (!cache_holds(cwd, session)) {
 		pol_intent_free(cache.set);
-		/* not the whole record: its 4 KiB of cwd are written below as needed */
 		cache.set = NULL;
 		cache.valid = cache.absent = cache.tools_loaded = 0;
-		cache.session[0] = cache.cwd[0] = '\0';
 		cache.set = pol_intent_open(cwd, session[0] ? session : NULL, NULL, err);
 		if (!cache.set && *err != -ENOENT) {
 			free(here);
@@ -115,10 +126,9 @@ static struct pol_intent_set *intents_for(const struct pol_policy *p, const char
 		}
 		cache.tools_loaded = 1;
 	}
-	copy_cut(cache.cwd, sizeof(cache.cwd), cwd);
-	copy_cut(cache.session, sizeof(cache.session), session);
+	if (!cache.valid)
+		cache.valid = cache_key(cwd, session) == 0;
 	free(here);
-	cache.valid = 1;
 	cache.absent = !cache.set;
 	*err = 0;
 	return cache.set;

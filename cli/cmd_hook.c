@@ -59,10 +59,13 @@ static void install_fail_closed(void)
 }
 
 /* Reads stdin up to max bytes. Returns 0 (with *over set when more was waiting),
- * or a negative errno. */
+ * or a negative errno. The buffer starts small, the size of most calls (a Bash call
+ * from Claude Code is 300 to 600 bytes), and grows fourfold (in place: nothing else is
+ * on the heap yet): the parsed call and the policy then share the heap's first page
+ * with it instead of starting 64 KiB further, on a page of their own. */
 static int read_input(char **out, size_t *len, size_t max, int *over)
 {
-	size_t cap = 65536, used = 0;
+	size_t cap = 1024, used = 0;
 	char *buf = malloc(cap + 1), *n;
 	ssize_t got;
 
@@ -188,6 +191,13 @@ static void usage(FILE *f)
 	fprintf(f, "\nInstall it with: dcg install --agent claude\n");
 }
 
+/* Not on the stack: its 8 KiB of scratch buffers (written only for a search tool)
+ * would push every frame below it two pages deeper, two page faults at each start.
+ * One call per process; a second call reuses it after hook_call_release(). Its head,
+ * the three below and the others a call writes come first in dcg's .bss, on the page
+ * the loader writes anyway (cli/hook.order). */
+static struct hook_call hook_the_call;
+
 /* The policy and the parsed call of the last call (see the end of cmd_hook). */
 static struct pol_policy *kept_policy;
 static void *kept_state;
@@ -205,10 +215,7 @@ int cmd_hook(int argc, char **argv)
 	const char *agent_name = "claude", *policy_file = dcg_global_policy;
 	struct pol_policy *pol = NULL;
 	struct pol_result res;
-	/* Not on the stack: its 8 KiB of scratch buffers (written only for a search tool)
-	 * would push every frame below it two pages deeper, two page faults at each start.
-	 * One call per process; a second call reuses it after hook_call_release(). */
-	static struct hook_call call;
+	struct hook_call *const call = &hook_the_call;
 	struct hook_answer ans;
 	char *input = NULL, *answer = NULL, *msg = NULL;
 	void *state = NULL;
@@ -242,30 +249,30 @@ int cmd_hook(int argc, char **argv)
 	}
 
 	pol_result_init(&res);
-	hook_call_init(&call);
+	hook_call_init(call);
 	err = read_input(&input, &len, HOOK_MAX_INPUT, &over);
 	if (err) {
-		call.kind = HOOK_CALL_INVALID;
-		call.invalid = "dcg could not read the tool call from stdin";
+		call->kind = HOOK_CALL_INVALID;
+		call->invalid = "dcg could not read the tool call from stdin";
 	} else if (over) {
-		call.kind = HOOK_CALL_INVALID;
-		call.invalid = "the tool call is too large to check (over 16 MiB)";
+		call->kind = HOOK_CALL_INVALID;
+		call->invalid = "the tool call is too large to check (over 16 MiB)";
 	} else {
-		agent->parse(input, len, &call, &state);
+		agent->parse(input, len, call, &state);
 #ifdef HOOK_BENCH_FLOOR
 		_exit(0); /* the floor of `make bench-hook` (cli/module.mk): start, read, parse */
 #endif
 	}
-	if (call.kind == HOOK_CALL_OTHER && !hook_intent_confines(&call))
+	if (call->kind == HOOK_CALL_OTHER && !hook_intent_confines(call))
 		goto out; /* nothing to decide: no policy load at all */
 
-	if (call.kind != HOOK_CALL_INVALID)
-		pol = hook_policy_open(policy_file, call.cwd, stderr);
-	hook_decide_call(pol, &call, POL_CTX_KEEP_SCRIPT, &res);
+	if (call->kind != HOOK_CALL_INVALID)
+		pol = hook_policy_open(policy_file, call->cwd, stderr);
+	hook_decide_call(pol, call, POL_CTX_KEEP_SCRIPT, &res);
 
 	if (res.decision >= POL_WARN || res.allowed_by_allowlist) {
 		if (res.decision >= POL_WARN) {
-			struct hook_msg_opts mo = {isatty(2), call.command, call.command_len};
+			struct hook_msg_opts mo = {isatty(2), call->command, call->command_len};
 			msg = hook_msg_human(&res, &mo);
 			if (msg)
 				write_all(2, msg, strlen(msg));
@@ -273,10 +280,10 @@ int cmd_hook(int argc, char **argv)
 				hook_print_trust_notes(stderr, pol, 1);
 		}
 		/* an allowlisted pass is logged too, with the entry that let it pass */
-		log_call(&call, agent, &res);
+		log_call(call, agent, &res);
 	}
 	ans.result = &res;
-	ans.call = &call;
+	ans.call = call;
 	answer = agent->answer(&ans, &code);
 	if (!answer && (res.decision == POL_DENY || res.decision == POL_ASK)) {
 		/* No memory for the JSON: exit 2 still refuses. */
@@ -300,7 +307,7 @@ out:
 	free(answer);
 	free(msg);
 	pol_result_release(&res);
-	hook_call_release(&call);
+	hook_call_release(call);
 	/* The process exits next: freeing some 300 rules one by one, or the parsed call
 	 * node by node, costs more than the rest of the exit. Both stay reachable from here
 	 * (no leak to a checker); an in-process caller that calls again frees the ones

@@ -40,13 +40,20 @@ DCG_BIN_LIBS := -Wl,--no-as-needed -lc $(filter-out -lseccomp,$(DCG_LIBS)) \
 # linked with lld when the compiler can use it, in the order of cli/hook.order
 # (cli/bench/hook_order.sh makes it), so that a call touches a few pages of dcg's
 # text instead of a dozen spread over its 750 KB: 5 page faults and a few % of a
-# call's time. HOOK_ORDER=0, or no lld, links as before with the default linker.
+# call's time. Each segment starts on a page of its own (separate-loadable-segments,
+# 8 KiB more of file): .data, .got.plt and the .bss a call writes then share one page
+# instead of two, one copy-on-write fault less at every start.
+# HOOK_ORDER=0, or no lld, links as before with the default linker.
 DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
-$(BUILD)/cli/main.o $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-sections
+# A section per variable too, so that the few a call writes in .bss come first, on the
+# page the loader already writes (the end of .got.plt), in the order of the list's
+# last lines: 4 page faults fewer.
+$(BUILD)/cli/main.o $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-sections \
+	-fdata-sections
 HOOK_ORDER ?= $(if $(shell $(CC) -fuse-ld=lld -Wl,--version 2>/dev/null | grep -w LLD),1,0)
 ifeq ($(HOOK_ORDER),1)
 DCG_LDFLAGS := -fuse-ld=lld -Wl,--symbol-ordering-file=cli/hook.order \
-	-Wl,--no-warn-symbol-ordering
+	-Wl,--no-warn-symbol-ordering -Wl,-z,separate-loadable-segments
 endif
 
 $(BUILD)/dcg: $(DCG_OBJS) cli/hook.order
@@ -67,7 +74,7 @@ $(BUILD)/bench_hook: $(BUILD)/cli/bench/bench_hook.o
 
 $(BUILD)/bench/cmd_hook_floor.o: cli/cmd_hook.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -ffunction-sections -DHOOK_BENCH_FLOOR -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections -DHOOK_BENCH_FLOOR -c $< -o $@
 
 $(BUILD)/bench/dcg-floor: $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) cli/hook.order
 	$(CC) $(ALL_LDFLAGS) $(DCG_LDFLAGS) $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) \

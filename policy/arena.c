@@ -13,7 +13,11 @@ struct pol_arena_block {
 	max_align_t data[];
 };
 
-#define BLOCK_MIN (16u * 1024)
+/* The first block: what an ordinary command's decision needs (`git status`: under
+ * 2 KiB). Larger ones double from there. At 16 KiB, the block split from a freed
+ * larger chunk (the hook's load area) wrote malloc's header of the rest on a page
+ * of its own: a page fault at each hook call. */
+#define BLOCK_MIN (2u * 1024)
 
 void pol_arena_init(struct pol_arena *a, size_t cap)
 {

@@ -90,7 +90,8 @@ struct pol_intent_diag {
 
 /* Looks for POL_INTENT_FILE in cwd and its parents. Writes the file's path into file
  * and the project root (the folder holding .orchestration/) into root. Returns 0,
- * -ENOENT when no folder up to / has one, -ENAMETOOLONG. */
+ * -ENOENT when no folder up to / has one, -ENAMETOOLONG. On an error, file and root
+ * hold no path (root may hold a folder of the walk). */
 int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *root,
 			 size_t root_size);
 

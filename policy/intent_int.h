@@ -68,6 +68,9 @@ struct pol_intent_set {
  * than INTENT_ID_MAX bytes. */
 int intent_id_ok(const char *id);
 /* *out: a set that refuses every write, saying the file cannot be read (err). */
+/* pol_intent_find_file() without the file's path: walks up from cwd in root (PATH_MAX
+ * bytes), which is then the folder holding POL_INTENT_FILE. 0, -ENOENT, -ENAMETOOLONG. */
+int pol_intent_find_root(const char *cwd, char *root);
 int intent_invalid_set(const char *file, const char *root, int err, struct pol_intent_set **out);
 
 #endif /* DCG_INTENT_INT_H */

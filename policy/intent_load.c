@@ -723,10 +723,13 @@ const char *pol_intent_selected_id(const struct pol_intent_set *s)
 	return s ? s->selected : NULL;
 }
 
-int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *root,
-			 size_t root_size)
+/* Walks up from cwd, normalized into dir (PATH_MAX bytes), to the first folder with
+ * POL_INTENT_FILE, whose path is built in dir itself for each stat: dir is then that
+ * folder. No buffer of its own: the lookup every hook call makes stays shallow. */
+int pol_intent_find_root(const char *cwd, char *dir)
 {
-	char dir[PATH_MAX], *here = NULL;
+	static const char name[] = "/" POL_INTENT_FILE;
+	char *here = NULL;
 	struct stat st;
 	int rc;
 
@@ -734,22 +737,20 @@ int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *ro
 	 * frame, below every call the hook decides, a page deeper */
 	if (!cwd || cwd[0] != '/')
 		cwd = (here = getcwd(NULL, 0)) ? here : "/";
-	rc = pol_path_normalize(cwd, "/", NULL, dir, sizeof(dir));
+	rc = pol_path_normalize(cwd, "/", NULL, dir, PATH_MAX);
 	free(here);
 	if (rc < 0)
 		return -ENAMETOOLONG;
 	for (;;) {
-		size_t n =
-		    pol_cat3(file, file_size, dir, strcmp(dir, "/") ? "/" : "", POL_INTENT_FILE);
+		size_t dl = strlen(dir), at = strcmp(dir, "/") ? dl : 0;
 
-		if (n >= file_size)
+		if (at + sizeof(name) > PATH_MAX)
 			return -ENAMETOOLONG;
-		if (stat(file, &st) == 0) {
-			if (strlen(dir) >= root_size)
-				return -ENAMETOOLONG;
-			memcpy(root, dir, strlen(dir) + 1);
+		memcpy(dir + at, name, sizeof(name));
+		rc = stat(dir, &st);
+		dir[dl] = '\0';
+		if (rc == 0)
 			return 0;
-		}
 		if (!strcmp(dir, "/"))
 			return -ENOENT;
 		char *slash = pol_last_slash(dir);
@@ -758,6 +759,41 @@ int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *ro
 		else
 			*slash = '\0';
 	}
+}
+
+/* The intents file of root into file. */
+static int file_of(const char *root, char *file, size_t file_size)
+{
+	size_t n = pol_cat3(file, file_size, root, strcmp(root, "/") ? "/" : "", POL_INTENT_FILE);
+
+	return n >= file_size ? -ENAMETOOLONG : 0;
+}
+
+/* For a root shorter than PATH_MAX: the walk in a buffer of its own, copied. */
+static __attribute__((noinline)) int find_copy(const char *cwd, char *file, size_t file_size,
+					       char *root, size_t root_size)
+{
+	char dir[PATH_MAX];
+	int rc = pol_intent_find_root(cwd, dir);
+
+	if (rc < 0)
+		return rc;
+	if (strlen(dir) >= root_size)
+		return -ENAMETOOLONG;
+	memcpy(root, dir, strlen(dir) + 1);
+	return file_of(root, file, file_size);
+}
+
+int pol_intent_find_file(const char *cwd, char *file, size_t file_size, char *root,
+			 size_t root_size)
+{
+	int rc;
+
+	/* Every caller's root holds PATH_MAX bytes: the walk goes on in it. */
+	if (root_size < PATH_MAX)
+		return find_copy(cwd, file, file_size, root, root_size);
+	rc = pol_intent_find_root(cwd, root);
+	return rc < 0 ? rc : file_of(root, file, file_size);
 }
 
 /* ---- tools: in policy files ---------------------------------------------------------- */

@@ -175,16 +175,19 @@ int pol_intent_selection_set(const char *root, const char *session, const char *
 	return pol_write_atomic(path, data, (size_t)n, 0600);
 }
 
-struct pol_intent_set *pol_intent_open(const char *cwd, const char *session,
-				       const char *explicit_id, int *err)
+/* The set of the intents file found in root: its PATH_MAX buffer in a frame of its own,
+ * made only when a file was found. */
+static __attribute__((noinline)) struct pol_intent_set *
+open_found(const char *root, const char *session, const char *explicit_id, int *err)
 {
-	char file[PATH_MAX], root[PATH_MAX], id[INTENT_ID_MAX + 1];
+	char file[PATH_MAX], id[INTENT_ID_MAX + 1];
 	struct pol_intent_set *s = NULL;
+	size_t n =
+	    pol_cat3(file, sizeof(file), root, strcmp(root, "/") ? "/" : "", POL_INTENT_FILE);
 	int rc;
 
-	rc = pol_intent_find_file(cwd, file, sizeof(file), root, sizeof(root));
-	if (rc < 0) {
-		*err = rc;
+	if (n >= sizeof(file)) {
+		*err = -ENAMETOOLONG;
 		return NULL;
 	}
 	rc = pol_intent_load(file, root, &s);
@@ -205,6 +208,21 @@ out_nomem:
 	pol_intent_free(s);
 	*err = -ENOMEM;
 	return NULL;
+}
+
+struct pol_intent_set *pol_intent_open(const char *cwd, const char *session,
+				       const char *explicit_id, int *err)
+{
+	/* the lookup every hook call makes (most projects have no intents file): one
+	 * PATH_MAX buffer on the stack, not three */
+	char root[PATH_MAX];
+	int rc = pol_intent_find_root(cwd, root);
+
+	if (rc < 0) {
+		*err = rc;
+		return NULL;
+	}
+	return open_found(root, session, explicit_id, err);
 }
 
 struct pol_intent_set *pol_intent_open_env(void)

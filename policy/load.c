@@ -112,6 +112,26 @@ void pol_rule_canon_path(struct pol_rule *r)
 	r->has_canon = 1;
 }
 
+/* A path rule's pattern expanded (a diagnostic and the rule disabled when it cannot
+ * be), and its folders resolved through symlinks: a system call per component, so for
+ * a lazy policy at the first path decision (pol_paths_ready). */
+static int path_rule_expand(struct pol_policy *p, struct pol_rule *r, const char *pat,
+			    const char *file, unsigned line, unsigned col)
+{
+	int rc = pol_pathpat_expand(p, pat, &r->path);
+
+	if (rc < 0) {
+		pol_diag_add(p, file, line, col, pat, 0, "path pattern is empty or too long");
+		r->enabled = 0;
+		return rc;
+	}
+	if (p->flags & POL_LOAD_LAZY)
+		r->canon_pending = p->canon_pending = 1;
+	else
+		pol_rule_canon_path(r);
+	return 0;
+}
+
 static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
 			    const char *file, unsigned line, unsigned col, const char *id)
 {
@@ -133,18 +153,9 @@ static int add_path_rule_id(struct pol_policy *p, enum pol_path_kind kind, const
 	if (!r->id || !r->pattern || !r->reason)
 		return -ENOMEM;
 	pol_rule_index_add(p, p->n_rules - 1);
-	rc = pol_pathpat_expand(p, pat, &r->path);
-	if (rc < 0) {
-		pol_diag_add(p, file, line, col, pat, 0, "path pattern is empty or too long");
-		r->enabled = 0;
+	rc = path_rule_expand(p, r, pat, file, line, col);
+	if (rc < 0)
 		return rc;
-	}
-	/* Resolving the pattern's folders through symlinks is a system call per component:
-	 * for a lazy policy, at the first path decision (pol_paths_ready). */
-	if (p->flags & POL_LOAD_LAZY)
-		r->canon_pending = p->canon_pending = 1;
-	else
-		pol_rule_canon_path(r);
 	for (int k = 0; k < 2; k++)
 		if (p->path_sugg[kind][k])
 			pol_rule_add_suggestion(r, p->path_sugg[kind][k]);
@@ -309,15 +320,8 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 	r->decision = POL_DENY;
 	r->origin = pol_origin_intern(p, "<builtin>");
 	pol_rule_index_add(p, p->n_rules - 1);
-	if (pol_pathpat_expand(p, pat, &r->path) < 0) {
-		pol_diag_add(p, "<builtin>", 0, 0, pat, 0, "path pattern is empty or too long");
-		r->enabled = 0;
+	if (path_rule_expand(p, r, pat, "<builtin>", 0, 0) < 0)
 		return;
-	}
-	if (p->flags & POL_LOAD_LAZY)
-		r->canon_pending = p->canon_pending = 1;
-	else
-		pol_rule_canon_path(r);
 	for (int k = 0; k < 2; k++)
 		if (p->path_sugg[kind][k])
 			b->sugg[r->n_suggestions++] = (char *)(uintptr_t)p->path_sugg[kind][k];

@@ -20,6 +20,12 @@ const struct rt_syscall rt_syscalls[] = {
 #undef RT_SYSCALL
 };
 const size_t rt_syscall_count = sizeof(rt_syscalls) / sizeof(rt_syscalls[0]);
+/* every name with its NUL (an array one byte too short would drop it silently) */
+#define RT_SYSCALL(name, ...)                                \
+	_Static_assert(sizeof(#name) <= RT_SYSCALL_NAME_MAX, \
+		       "syscall name too long for struct rt_syscall: " #name);
+#include "syscalls.def"
+#undef RT_SYSCALL
 
 const struct rt_syscall *rt_syscall_find(long nr)
 {

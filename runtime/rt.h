@@ -48,8 +48,12 @@
 
 enum rt_kind { RT_OPEN = 0, RT_OPEN2, RT_PATH, RT_FD, RT_EXEC, RT_BIND, RT_HANDLE, RT_MOUNT };
 
+/* name is an array, not a pointer: the table then needs no relocation at each start
+ * of every binary that holds it and lies in read-only data (the hook: a copy-on-write
+ * page fault less). rt.c checks that every name fits. */
+#define RT_SYSCALL_NAME_MAX 24
 struct rt_syscall {
-	const char *name;
+	char name[RT_SYSCALL_NAME_MAX];
 	long nr;
 	enum rt_kind kind;
 	signed char fl, dfd, path, dfd2, path2; /* argument indexes, -1 none */

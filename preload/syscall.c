@@ -11,7 +11,6 @@
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -115,14 +114,13 @@ static long openat2_call(long a[6])
 }
 
 /* syscall() is no cancellation point, while the open wrappers it hands opens to are:
- * in a threaded process, they run with cancellation off, as the bare call would. */
+ * they run with cancellation off, as the bare call would. */
 static long open_nocancel(const struct rt_syscall *s, long a[6])
 {
 	int state = -1;
 	long ret;
 
-	if (!__libc_single_threaded)
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 	if (s->kind == RT_OPEN2)
 		ret = openat2_call(a);
 	else if (s->nr == SYS_open)

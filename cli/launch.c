@@ -187,26 +187,24 @@ out_free:
  * here is not one of the session's. */
 static void write_path_index(const struct pol_policy *p, const char *snap)
 {
+	static const struct {
+		const char *suffix;
+		char *(*save)(const struct pol_policy *p, size_t *len);
+	} beside[] = {{".paths", pol_pidx_save}, {".argv", pol_aidx_save}};
 	char file[PATH_MAX + 8];
-	size_t len = 0;
-	char *buf;
-	int n;
 
-	n = snprintf(file, sizeof(file), "%s.paths", snap);
-	if (n < 0 || (size_t)n >= sizeof(file))
-		return;
-	buf = pol_pidx_save(p, &len);
-	if (!buf || pol_write_atomic(file, buf, len, 0600) != 0)
-		unlink(file);
-	free(buf);
-	/* and its argv filter (snapshot.argv, policy/argvidx.h) */
-	n = snprintf(file, sizeof(file), "%s.argv", snap);
-	if (n < 0 || (size_t)n >= sizeof(file))
-		return;
-	buf = pol_aidx_save(p, &len);
-	if (!buf || pol_write_atomic(file, buf, len, 0600) != 0)
-		unlink(file);
-	free(buf);
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+		size_t len = 0;
+		char *buf;
+		int n = snprintf(file, sizeof(file), "%s%s", snap, beside[i].suffix);
+
+		if (n < 0 || (size_t)n >= sizeof(file))
+			return;
+		buf = beside[i].save(p, &len);
+		if (!buf || pol_write_atomic(file, buf, len, 0600) != 0)
+			unlink(file);
+		free(buf);
+	}
 }
 
 int launch_write_snapshot(struct pol_policy *p, const char *origin, char *out, size_t size)

@@ -17,9 +17,6 @@
 
 extern char **environ;
 
-/* Checks an exec of path (searched in $PATH when search is set). Returns 0 to go on
- * (with *use pointing at the path to hand the real call), -1 refused, 1 when path
- * does not fit a buffer shorter than PATH_MAX (the caller tries again with one). */
 /* execvp's own search runs later on the same $PATH: the check is of what it will find.
  * Apart, so that execve's checks in fork children do not carry its buffer's stack. */
 static __attribute__((noinline)) int check_searched(const char *call, const char *file,
@@ -32,6 +29,9 @@ static __attribute__((noinline)) int check_searched(const char *call, const char
 	return guard_check_exec(call, AT_FDCWD, NULL, argv);
 }
 
+/* Checks an exec of path (searched in $PATH when search is set). Returns 0 to go on
+ * (with *use pointing at the path to hand the real call), -1 refused, 1 when path
+ * does not fit a buffer shorter than PATH_MAX (the caller tries again with one). */
 static int check_exec(const char *call, int dirfd, const char *path, int search, char *const argv[],
 		      char *buf, size_t size, const char **use)
 {

@@ -463,7 +463,6 @@ static int index_allows(int dirfd, const char *path, enum pol_op op, unsigned fl
 int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags)
 {
 	const struct guard_engine *e;
-
 	int hold, rc;
 
 	if (!path || index_allows(dirfd, path, op, flags))
@@ -488,7 +487,6 @@ int guard_check_builtin(const char *call, const char *rule_id, const char *input
 int guard_check_command(const char *call, const char *cmd)
 {
 	const struct guard_engine *e;
-
 	int hold, rc;
 
 	if (!cmd)

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <string.h>
@@ -117,18 +116,16 @@ static long openat2_call(long a[6])
  * they run with cancellation off, as the bare call would. */
 static long open_nocancel(const struct rt_syscall *s, long a[6])
 {
-	int state = -1;
+	int hold = guard_cancel_hold();
 	long ret;
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 	if (s->kind == RT_OPEN2)
 		ret = openat2_call(a);
 	else if (s->nr == SYS_open)
 		ret = open((const char *)a[0], (int)a[1], (mode_t)a[2]);
 	else
 		ret = openat((int)a[0], (const char *)a[1], (int)a[2], (mode_t)a[3]);
-	if (state >= 0)
-		pthread_setcancelstate(state, NULL);
+	guard_cancel_release(hold);
 	return ret;
 }
 

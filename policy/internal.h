@@ -333,8 +333,16 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);
 /* Expands a path pattern as written (!, ~, root, **) into pp; 0 or a negative errno. */
 int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp);
-/* Sets r->path_canon when the pattern's literal folders resolve elsewhere. */
-void pol_rule_canon_path(struct pol_rule *r);
+/* Sets r->path_canon when the pattern's literal folders resolve elsewhere; m (or
+ * NULL) keeps what readlink() said of each folder for the rules after (glob.c). */
+struct pol_resolve_memo;
+void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m);
+/* glob.c: a pass's memo of folders asked about (malloc'ed; NULL: none, every folder
+ * is asked), and pol_path_resolve() with it. */
+struct pol_resolve_memo *pol_resolve_memo_new(void);
+void pol_resolve_memo_free(struct pol_resolve_memo *m);
+int pol_path_resolve_memo(const char *abs_path, int nofollow, char *out, size_t size,
+			  struct pol_resolve_memo *m);
 
 /* The embedded codes container (gen/embed_snapshot.c, write_codes): four 32-bit words
  * (POL_CODES_MAGIC, the number of codes n, the length of the serialized set's start,

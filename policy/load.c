@@ -80,7 +80,7 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 
 /* The canonical form: the literal directory prefix of an anchored pattern resolved
  * through symlinks. */
-void pol_rule_canon_path(struct pol_rule *r)
+void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m)
 {
 	const struct pol_pathpat *pp = &r->path;
 	char dir[PATH_MAX], real[PATH_MAX], out[PATH_MAX * 2 + 8];
@@ -96,7 +96,7 @@ void pol_rule_canon_path(struct pol_rule *r)
 		return;
 	memcpy(dir, pp->glob, cut);
 	dir[cut] = '\0';
-	if (pol_path_resolve(dir, 0, real, sizeof(real)) < 0)
+	if (pol_path_resolve_memo(dir, 0, real, sizeof(real), m) < 0)
 		return;
 	if (cut > 1 && dir[cut - 1] == '/')
 		dir[cut - 1] = '\0';
@@ -128,7 +128,7 @@ static int path_rule_expand(struct pol_policy *p, struct pol_rule *r, const char
 	if (p->flags & POL_LOAD_LAZY)
 		r->canon_pending = p->canon_pending = 1;
 	else
-		pol_rule_canon_path(r);
+		pol_rule_canon_path(r, NULL);
 	return 0;
 }
 

@@ -404,7 +404,7 @@ static int load_path(struct pol_policy *p, struct pol_rule *r, const char *glob,
 				return -EINVAL;
 			r->path = pp;
 			r->path_owned = 1;
-			pol_rule_canon_path(r);
+			pol_rule_canon_path(r, NULL);
 		}
 	} else {
 		r->path.glob = (char *)glob;
@@ -532,6 +532,8 @@ void pol_paths_ready(const struct pol_policy *cp)
 		p->home = p->lazy_home;
 		p->root = p->lazy_root;
 	}
+	/* out of memory: no memo, every folder asked */
+	struct pol_resolve_memo *memo = pol_resolve_memo_new();
 	for (size_t i = 0; i < p->n_rules; i++) {
 		struct pol_rule *r = &p->rule_tab[i];
 
@@ -540,7 +542,7 @@ void pol_paths_ready(const struct pol_policy *cp)
 
 		if (r->canon_pending) { /* expanded at load, not resolved yet */
 			r->canon_pending = 0;
-			pol_rule_canon_path(r);
+			pol_rule_canon_path(r, memo);
 		}
 		if (!r->path_pending)
 			continue;
@@ -549,8 +551,9 @@ void pol_paths_ready(const struct pol_policy *cp)
 		if (pol_pathpat_expand(p, r->pattern, &r->path) < 0)
 			continue;
 		r->path_owned = 1;
-		pol_rule_canon_path(r);
+		pol_rule_canon_path(r, memo);
 	}
+	pol_resolve_memo_free(memo);
 	p->home = home;
 	p->root = root;
 	p->paths_pending = 0;

@@ -3,6 +3,7 @@
  * a path, symlinks into a protected tree, dangling links, missing tails, directory file
  * descriptors. Every case runs in a fresh temporary folder holding home/ and proj/. */
 #include "dcg_policy.h"
+#include "internal.h" /* pol_path_resolve_memo */
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -471,6 +472,56 @@ Test(paths, pol_path_resolve_on_real_links)
 	cr_expect_str_eq(out, want);
 	cr_expect_eq(pol_path_resolve("relative", 0, out, sizeof(out)), -EINVAL);
 	cr_expect_lt(pol_path_resolve(b, 0, out, 8), 0, "too small a buffer is an error");
+}
+
+/* One pass's memo (pol_paths_ready) answers as readlink() would: links in the middle,
+ * relative and absolute, a missing tail, a file where a folder should be, "..", each
+ * asked again after others, and more folders than the memo holds. */
+Test(paths, resolve_memo_answers_as_readlink_does)
+{
+	static const char *const tails[] = {
+	    "/l/d2/x",	     "/l/d2/x/y/z", "/abs/d2/x", "/f/inside", "/missing/a/b",
+	    "/l/d2/../d2/x", "/l/d2/x",	    "/f/inside", "/abs/d2",   "/d1/d2",
+	    "/missing/a",    "/l",	    "/loop/a/b", "/abs/d2/x", "/l/d2/x/y",
+	};
+	char b[PATH_MAX], ln[PATH_MAX], want[PATH_MAX], got[PATH_MAX];
+	struct pol_resolve_memo *m = pol_resolve_memo_new();
+
+	cr_assert(m);
+	snprintf(b, sizeof(b), "%s/d1/d2", root);
+	mkpath(b);
+	snprintf(ln, sizeof(ln), "%s/d1", root);
+	snprintf(b, sizeof(b), "%s/abs", home);
+	link_to(ln, b);
+	snprintf(b, sizeof(b), "%s/l", home);
+	link_to("../proj/d1", b);
+	snprintf(b, sizeof(b), "%s/loop", home);
+	link_to("loop", b);
+	snprintf(b, sizeof(b), "%s/f", home);
+	touch(b);
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+			int rw, rg;
+
+			snprintf(b, sizeof(b), "%s%s", home, tails[i]);
+			rw = pol_path_resolve(b, 0, want, sizeof(want));
+			rg = pol_path_resolve_memo(b, 0, got, sizeof(got), m);
+			cr_expect_eq(rg, rw, "%s: %d, not %d", b, rg, rw);
+			if (rw == 0 && rg == 0)
+				cr_expect_str_eq(got, want, "%s", b);
+		}
+	/* a full memo asks readlink() again: the same answers */
+	for (int k = 0; k < 200; k++) {
+		snprintf(b, sizeof(b), "%s/d1/d2/n%d/x", root, k);
+		cr_assert_eq(pol_path_resolve_memo(b, 0, got, sizeof(got), m), 0);
+		cr_expect_str_eq(got, b);
+	}
+	snprintf(b, sizeof(b), "%s/l/d2/x", home);
+	snprintf(want, sizeof(want), "%s/d1/d2/x", root);
+	cr_assert_eq(pol_path_resolve_memo(b, 0, got, sizeof(got), m), 0);
+	cr_expect_str_eq(got, want);
+	pol_resolve_memo_free(m);
+	pol_resolve_memo_free(NULL);
 }
 
 /* ---- directory file descriptors ------------------------------------------------------ */

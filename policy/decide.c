@@ -1071,11 +1071,14 @@ static void rule_iter_init(struct rule_iter *it, const struct pol_policy *p,
 		it->n_all = ci ? ci->n_scripts : p->n_rules;
 		if (ci)
 			it->a = ci->scripts;
+		else /* every rule: the head's records read (an image's are read in place) */
+			pol_head_make((struct pol_policy *)p);
 		return;
 	}
 	if (!p->cmd_rules || p->cmd_rules_for != p->n_rules) {
 		it->mode = 1;
 		it->n_all = p->n_rules;
+		pol_head_make((struct pol_policy *)p);
 		return;
 	}
 	/* a text that starts with two ASCII bytes selects its bucket (a caseless rule's

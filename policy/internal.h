@@ -106,6 +106,9 @@ struct pol_policy {
 	 * decision of a command unit reads them in the image (pol_image_rule) until a rule
 	 * passes its prefilter; anything else makes the records first (snapshot.c). */
 	struct pol_img_pend *img_pend;
+	/* A lazy load's first rules, the built-ins and dcg's own, not made yet: rules
+	 * [0, head_pend->n) (policy.c, pol_head_make) */
+	struct pol_head_pend *head_pend;
 	struct pol_allow *allows;
 	size_t n_allows, cap_allows;
 	char **files; /* origins, in load order */
@@ -246,9 +249,42 @@ struct pol_img_pend {
 	unsigned char made[]; /* n bytes */
 };
 
+/* POL_LOAD_LAZY: the rules a load adds before the embedded ones, pol_new()'s built-ins
+ * and pol_load_layers()' own rules of dcg (pol_add_self_rule), in order, as what their
+ * records are made of: a call that reads no rule record (an allowed command) writes
+ * none of them. rule_tab already has room for them, so that making them cannot fail;
+ * a self rule's block is allocated when it is added. pol_head_make() makes them all
+ * (pol_rules(), pol_path_rules_make(), a rule added after them), and frees this. */
+struct pol_builtin;
+struct self_block;
+struct pol_head_self {
+	const char *id;		/* a literal */
+	struct self_block *blk; /* its pattern (len bytes) and allow suggestion */
+	size_t len;
+	const char *reason; /* the reason and suggestions of read-only rules when added */
+	const char *sugg[2];
+	unsigned char dcg_owned;
+};
+#define POL_RULES_FIRST_CAP 384 /* the built-ins and the embedded policy: about 300 */
+#define POL_HEAD_TABS	    2
+#define POL_HEAD_SELF	    8
+struct pol_head_pend {
+	const struct pol_builtin *tab[POL_HEAD_TABS]; /* pol_new()'s two tables */
+	size_t n_tab[POL_HEAD_TABS];
+	size_t n_self, n; /* n: the rules it holds */
+	struct pol_head_self self[POL_HEAD_SELF];
+};
+void pol_head_make(struct pol_policy *p);
+/* The ID of rule i < p->head_pend->n. */
+const char *pol_head_id(const struct pol_head_pend *h, size_t i);
+/* load.c: makes self rule s at r, a record just started (as pol_add_self_rule() makes
+ * it at once); index: index it by its ID as the last rule (pol_rule_index_add). */
+void pol_self_rule_fill(struct pol_policy *p, struct pol_rule *r, const struct pol_head_self *s,
+			int index);
+
 static inline struct pol_rule *pol_rules(const struct pol_policy *p)
 {
-	if (p->img_pend)
+	if (p->img_pend || p->head_pend)
 		pol_rules_materialise((struct pol_policy *)p);
 	return p->rule_tab;
 }

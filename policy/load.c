@@ -266,13 +266,51 @@ struct self_block {
 	char text[]; /* the pattern, then the allow suggestion */
 };
 
+void pol_self_rule_fill(struct pol_policy *p, struct pol_rule *r, const struct pol_head_self *s,
+			int index)
+{
+	static char dcg_owner[] = ":dcg";
+	struct self_block *b = s->blk;
+	char *pat = b->text;
+
+	/* as add_path_rule_id() makes a read-only rule, the strings borrowed */
+	r->borrowed = 1;
+	r->path_owned = 1; /* the expanded globs are the rule's */
+	r->kind = POL_RULE_PATH;
+	r->path_kind = POL_PATH_READ_ONLY;
+	r->id = (char *)(uintptr_t)s->id;
+	r->pattern = pat;
+	r->reason = (char *)(uintptr_t)s->reason;
+	r->severity = POL_SEV_HIGH;
+	r->decision = POL_DENY;
+	r->origin = pol_origin_intern(p, "<builtin>");
+	if (index)
+		pol_rule_index_add(p, p->n_rules - 1);
+	if (path_rule_expand(p, r, pat, "<builtin>", 0, 0) < 0)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (s->sugg[k])
+			b->sugg[r->n_suggestions++] = (char *)(uintptr_t)s->sugg[k];
+	b->sugg[r->n_suggestions++] = pat + s->len + 1;
+	r->suggestions = b->sugg;
+	r->guarded = 1; /* no file below may lift it */
+	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
+	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
+	if (s->dcg_owned) {
+		b->owners[0] = dcg_owner;
+		r->owners = b->owners;
+		r->n_owners = 1;
+	}
+}
+
 void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
 		       int dcg_owned)
 {
 	static const char head[] = "If intentional: dcg allow ", tail[] = " -r \"reason\"";
-	static char dcg_owner[] = ":dcg";
 	const enum pol_path_kind kind = POL_PATH_READ_ONLY;
 	size_t len, idl = strlen(id);
+	struct pol_head_pend *h = p->head_pend;
+	struct pol_head_self s;
 	struct self_block *b;
 	struct pol_rule *r;
 	char **nb, *pat;
@@ -305,40 +343,29 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 	pat = b->text;
 	memcpy(pat, path, len);
 	pat[len] = '\0';
-	r = pol_rule_new(p);
-	if (!r)
+	memcpy(pat + len + 1, head, sizeof(head) - 1);
+	memcpy(pat + len + 1 + sizeof(head) - 1, id, idl);
+	memcpy(pat + len + 1 + sizeof(head) - 1 + idl, tail, sizeof(tail));
+	s.id = id;
+	s.blk = b;
+	s.len = len;
+	s.reason = pol_path_reason(p, kind);
+	s.sugg[0] = p->path_sugg[kind][0];
+	s.sugg[1] = p->path_sugg[kind][1];
+	s.dcg_owned = (unsigned char)dcg_owned;
+	/* a lazy load's: made with the built-ins before it when something reads them; its
+	 * expansion then cannot fail but for memory (shorter than PATH_MAX - 1), and its
+	 * canonical form waits for the first path decision, as the rule's would */
+	if (h && h->n == p->n_rules && h->n_self < POL_HEAD_SELF && len < PATH_MAX - 1) {
+		h->self[h->n_self++] = s;
+		h->n++;
+		p->n_rules++;
+		p->canon_pending = 1;
 		return;
-	/* as add_path_rule_id() makes a read-only rule, the strings borrowed */
-	r->borrowed = 1;
-	r->path_owned = 1; /* the expanded globs are the rule's */
-	r->kind = POL_RULE_PATH;
-	r->path_kind = kind;
-	r->id = (char *)(uintptr_t)id;
-	r->pattern = pat;
-	r->reason = (char *)(uintptr_t)pol_path_reason(p, kind);
-	r->severity = POL_SEV_HIGH;
-	r->decision = POL_DENY;
-	r->origin = pol_origin_intern(p, "<builtin>");
-	pol_rule_index_add(p, p->n_rules - 1);
-	if (path_rule_expand(p, r, pat, "<builtin>", 0, 0) < 0)
-		return;
-	for (int k = 0; k < 2; k++)
-		if (p->path_sugg[kind][k])
-			b->sugg[r->n_suggestions++] = (char *)(uintptr_t)p->path_sugg[kind][k];
-	b->sugg[r->n_suggestions] = pat + len + 1;
-	memcpy(b->sugg[r->n_suggestions], head, sizeof(head) - 1);
-	memcpy(b->sugg[r->n_suggestions] + sizeof(head) - 1, id, idl);
-	memcpy(b->sugg[r->n_suggestions] + sizeof(head) - 1 + idl, tail, sizeof(tail));
-	r->n_suggestions++;
-	r->suggestions = b->sugg;
-	r->guarded = 1; /* no file below may lift it */
-	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
-	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
-	if (dcg_owned) {
-		b->owners[0] = dcg_owner;
-		r->owners = b->owners;
-		r->n_owners = 1;
 	}
+	r = pol_rule_new(p);
+	if (r)
+		pol_self_rule_fill(p, r, &s, 1);
 }
 
 /* ---- the YAML walker -------------------------------------------------------------- */

@@ -1493,6 +1493,8 @@ struct pol_rule *pol_rule_materialise(struct pol_policy *p, size_t i)
 {
 	struct pol_img_pend *q = p->img_pend;
 
+	if (p->head_pend && i < p->head_pend->n)
+		pol_head_make(p);
 	if (q && i >= q->first && !q->made[i - q->first])
 		make_record(p, q, i - q->first);
 	return &p->rule_tab[i];
@@ -1503,6 +1505,7 @@ void pol_path_rules_make(const struct pol_policy *cp)
 	struct pol_policy *p = (struct pol_policy *)cp;
 	struct pol_img_pend *q = p->img_pend;
 
+	pol_head_make(p); /* dcg's own path rules are there */
 	for (size_t i = 0; q && i < q->n; i++)
 		if (!q->made[i] && (q->recs[i].kind == POL_RULE_PATH || q->recs[i].path_pending ||
 				    q->recs[i].canon_pending))
@@ -1513,6 +1516,7 @@ void pol_rules_materialise(struct pol_policy *p)
 {
 	struct pol_img_pend *q = p->img_pend;
 
+	pol_head_make(p);
 	if (!q)
 		return;
 	for (size_t i = 0; i < q->n; i++)

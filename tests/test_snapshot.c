@@ -1011,3 +1011,151 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 	pol_free(p);
 	free(copy);
 }
+
+/* ---- the head: the built-ins and dcg's own rules of a lazy load ------------------- */
+
+/* A layered lazy load as the hook makes it; at_once: its built-ins and dcg's own rules
+ * made as they are added (the head not deferred). */
+static struct pol_policy *layered_load(int at_once)
+{
+	char cfg[PATH_MAX], sys[PATH_MAX], trust[PATH_MAX], log[PATH_MAX];
+	struct pol_env env = {.home = home,
+			      .cwd = root,
+			      .xdg_config_home = cfg,
+			      .system_file = sys,
+			      .trust_file = trust,
+			      .no_project = 1};
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+
+	cr_assert_not_null(p);
+	/* dcg's files where no embedded rule covers them: only its own rules do */
+	snprintf(cfg, sizeof(cfg), "%s/cfg", home);
+	snprintf(sys, sizeof(sys), "%s/etc/policy.yaml", home);
+	snprintf(trust, sizeof(trust), "%s/state/trust.json", home);
+	snprintf(log, sizeof(log), "%s/log/audit.jsonl", home);
+	if (at_once)
+		pol_head_make(p);
+	cr_assert_eq(setenv("DCG_LOG", log, 1), 0);
+	pol_load_layers(p, &env);
+	unsetenv("DCG_LOG");
+	cr_assert_eq(p->head_pend != NULL, !at_once);
+	return p;
+}
+
+/* The head a lazy load defers (pol_head_make) is made as it would have been at once,
+ * in the same order under the same IDs: each ID is found at the same index before
+ * anything is made, every field of every rule is the same once made, and decisions
+ * that read them (a path decision on dcg's own files, a refusal by a built-in, each
+ * first thing after the load and after an allowed command) name the same rule. */
+Test(snapshot, deferred_head_rules_are_made_as_at_once)
+{
+	static const char *const ids[] = {
+	    "shell.parse.unterminated",
+	    "system.fork_bomb",
+	    "input.invalid",
+	    "shell.analysis_failed",
+	    "dcg.self.config",
+	    "dcg.self.state",
+	    "dcg.self.log",
+	    "dcg.self.log_rotated",
+	    "dcg.self.system",
+	};
+	static const struct {
+		const char *path; /* under the home */
+		enum pol_op op;
+	} paths[] = {
+	    {"/cfg/dcg/policy.yaml", POL_OP_WRITE},
+	    {"/state/trust.json", POL_OP_WRITE},
+	    {"/state/other", POL_OP_DELETE},
+	    {"/.config/dcg/policy.yaml", POL_OP_WRITE},
+	    {"/.local/state/dcg/other", POL_OP_DELETE},
+	    {"/log/audit.jsonl", POL_OP_WRITE},
+	    {"/log/audit.jsonl.1", POL_OP_DELETE},
+	    {"/etc/policy.yaml", POL_OP_WRITE},
+	    {"/.ssh/id_rsa", POL_OP_READ},
+	    {"/notes.txt", POL_OP_WRITE},
+	};
+	static const char *const cmds[] = {
+	    "echo \"unterminated",
+	    ":(){ :|:& };:",
+	    "git reset --hard",
+	    "ls -la",
+	    "echo x > ~/cfg/dcg/policy.yaml",
+	    "rm -rf ~/log",
+	    "cp a ~/state/trust.json",
+	};
+	struct pol_policy *now = layered_load(1), *p = layered_load(0);
+
+	cr_assert_eq(p->n_rules, now->n_rules);
+	for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		cr_expect_geq(pol_rule_find(now, ids[k]), 0, "%s", ids[k]);
+		cr_expect_eq(pol_rule_find(p, ids[k]), pol_rule_find(now, ids[k]), "%s", ids[k]);
+	}
+	cr_expect_lt(pol_rule_find(p, "dcg.self.nothing"), 0);
+	cr_expect_not_null(p->head_pend, "a lookup made the head");
+	for (int after_allowed = 0; after_allowed < 2; after_allowed++) {
+		for (size_t k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+			struct pol_policy *q = layered_load(0);
+			struct pol_result ra, rb;
+			char path[PATH_MAX];
+
+			if (after_allowed) {
+				pol_check_command(q, "git status", 10, NULL, &ra);
+				cr_expect_eq(ra.decision, POL_ALLOW);
+				pol_result_release(&ra);
+				cr_expect_not_null(q->head_pend,
+						   "an allowed command made the head");
+			}
+			snprintf(path, sizeof(path), "%s%s", home, paths[k].path);
+			pol_check_path(now, path, paths[k].op, 0, NULL, &ra);
+			pol_check_path(q, path, paths[k].op, 0, NULL, &rb);
+			expect_same(&ra, &rb, path);
+			cr_expect(same_str(ra.reason, rb.reason), "%s: reason", path);
+			pol_result_release(&ra);
+			pol_result_release(&rb);
+			pol_free(q);
+		}
+		for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
+			struct pol_policy *q = layered_load(0);
+			struct pol_result ra, rb;
+
+			if (after_allowed) {
+				pol_check_command(q, "git status", 10, NULL, &ra);
+				pol_result_release(&ra);
+			}
+			pol_check_command(now, cmds[k], strlen(cmds[k]), NULL, &ra);
+			pol_check_command(q, cmds[k], strlen(cmds[k]), NULL, &rb);
+			expect_same(&ra, &rb, cmds[k]);
+			cr_expect(same_str(ra.reason, rb.reason), "%s: reason", cmds[k]);
+			cr_expect_eq(ra.n_suggestions, rb.n_suggestions, "%s", cmds[k]);
+			for (size_t s = 0; s < ra.n_suggestions && s < rb.n_suggestions; s++)
+				cr_expect(same_str(ra.suggestions[s], rb.suggestions[s]), "%s",
+					  cmds[k]);
+			pol_result_release(&ra);
+			pol_result_release(&rb);
+			pol_free(q);
+		}
+	}
+	/* the refusals above name dcg's own rules and built-ins, not only allow */
+	struct pol_result r;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/state/trust.json", home);
+	pol_check_path(p, path, POL_OP_WRITE, 0, NULL, &r);
+	cr_expect(r.decision == POL_DENY && same_str(r.rule_id, "dcg.self.state"), "%s",
+		  r.rule_id ? r.rule_id : "-");
+	pol_result_release(&r);
+	pol_check_command(p, "echo \"x", 7, NULL, &r);
+	cr_expect(r.decision == POL_DENY && same_str(r.rule_id, "shell.parse.unterminated"));
+	pol_result_release(&r);
+	pol_free(now);
+	pol_free(p);
+	/* every field, once made, of two loads that decided nothing */
+	now = layered_load(1);
+	p = layered_load(0);
+	pol_prepare(now);
+	pol_prepare(p);
+	cr_expect_null(p->head_pend);
+	expect_same_rules(p, now);
+	pol_free(now);
+	pol_free(p);
+}

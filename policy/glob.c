@@ -611,7 +611,8 @@ struct pol_resolve_memo {
 	uint32_t off[MEMO_MAX];
 	uint16_t len[MEMO_MAX];
 	unsigned char failed[MEMO_MAX]; /* 0: not a link; 1: readlink failed otherwise */
-	char text[8192];
+	/* the paths, one after the other: the whole memo is one page of heap */
+	char text[4096 - MEMO_SLOTS - MEMO_MAX * 7 - 8];
 };
 
 struct pol_resolve_memo *pol_resolve_memo_new(void)

@@ -237,7 +237,9 @@ void pol_path_rules_make(const struct pol_policy *p);
 struct pol_img_pend {
 	const struct pol_rule *recs;
 	const char *str;
-	char **pool;	      /* the suggestions and owners arrays, each filled when made */
+	char **pool; /* the suggestions and owners arrays, each filled when made; NULL
+		      * until a record needs them (n_pool pointers then) */
+	size_t n_pool;
 	const uint32_t *ptrs; /* what they hold: offsets into str */
 	/* a sealed image's lists (snapshot.c, image_lists): its active command and path
 	 * rules and its command index, which pol_rules_refresh() takes as they are; NULL

@@ -1377,7 +1377,7 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	const uint32_t *ix = h + 4, *recs = image_ptrs(ih) + ih->n_ptrs;
 	const char *str = (const char *)(ix + h[2]);
 	size_t first = p->n_rules, n = ih->n_rules;
-	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
+	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
 	int rc = rules_room(p, n);
 	/* a sealed image's facts, installed at once into a policy that has none yet */
 	const uint32_t *lw = sealed && ih->lists ? image_list_words(ih) : NULL;
@@ -1396,10 +1396,6 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	}
 	if (rc == 0 && facts)
 		rc = image_install_facts(p, lw, str);
-	/* filled as each record is made (make_record): the slices of rules never made are
-	 * never written */
-	if (rc == 0 && ih->n_ptrs && !(pool = pool_take(p, ih->n_ptrs, 1)))
-		rc = -ENOMEM;
 	if (rc == 0 && ih->lazy)
 		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
 	if (rc)
@@ -1414,7 +1410,8 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	image_origins(p, ih, str);
 	pend->recs = image_rules(ih);
 	pend->str = str;
-	pend->pool = pool;
+	pend->pool = NULL; /* taken at the first record made that needs it */
+	pend->n_pool = ih->n_ptrs;
 	pend->ptrs = image_ptrs(ih);
 	if (sealed && ih->lists) {
 		pend->lists = image_list_words(ih);
@@ -1478,6 +1475,15 @@ static void make_record(struct pol_policy *p, struct pol_img_pend *q, size_t i)
 	/* interned at load: found, not added */
 	r->origin = oo ? pol_origin_intern(p, q->str + oo - 1) : NULL;
 	uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
+	/* The image's one pool of suggestion and owner arrays, filled as each record is
+	 * made: taken at the first that needs it (an allowed command makes none). Out of
+	 * memory, the rule has neither: no program it names may write what it covers. */
+	if ((so || wo) && !q->pool)
+		q->pool = pool_take(p, q->n_pool, 1);
+	if (!q->pool) {
+		so = wo = 0;
+		r->n_suggestions = r->n_owners = 0;
+	}
 	r->suggestions = so ? q->pool + so - 1 : NULL;
 	r->owners = wo ? q->pool + wo - 1 : NULL;
 	for (size_t k = 0; k < r->n_suggestions; k++)

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -598,91 +597,21 @@ static int append_comp(char *buf, size_t *len, size_t size, const char *c, size_
 	return 0;
 }
 
-/* What one pass of pol_rule_canon_path() over the rules found of each folder it asked
- * readlink() about: most rules share their first folders (the home and its parents,
- * /etc, /usr), and asking again gives the same answer (a folder that changes while one
- * pass runs could as well have changed just after it). A hash picks the slot, the
- * whole path is compared; when the table is full, readlink() is asked as before. */
-#define MEMO_MAX   128
-#define MEMO_SLOTS 256 /* a power of two, twice MEMO_MAX */
-struct pol_resolve_memo {
-	uint32_t n, used;
-	uint8_t slot[MEMO_SLOTS]; /* entry + 1, 0: empty */
-	uint32_t off[MEMO_MAX];
-	uint16_t len[MEMO_MAX];
-	unsigned char failed[MEMO_MAX]; /* 0: not a link; 1: readlink failed otherwise */
-	/* the paths, one after the other: the whole memo is one page of heap */
-	char text[4096 - MEMO_SLOTS - MEMO_MAX * 7 - 8];
-};
-
-struct pol_resolve_memo *pol_resolve_memo_new(void)
+/* readlink(), as the walk asks it without a memo. */
+static ssize_t plain_readlink(void *ctx, const char *path, size_t len, size_t dir_len, char *buf,
+			      size_t size)
 {
-	struct pol_resolve_memo *m = malloc(sizeof(*m));
-
-	if (m) {
-		m->n = m->used = 0;
-		memset(m->slot, 0, sizeof(m->slot));
-	}
-	return m;
-}
-
-void pol_resolve_memo_free(struct pol_resolve_memo *m)
-{
-	free(m);
-}
-
-/* The slot of path in m: its entry's, or the empty one where it would go. */
-static size_t memo_slot(const struct pol_resolve_memo *m, const char *path, size_t len)
-{
-	/* the slot from the length and the last 8 bytes (folders differ at their end):
-	 * two that share them only probe further */
-	uint64_t tail = 0;
-
-	if (len >= 8)
-		memcpy(&tail, path + len - 8, 8);
-	else
-		for (size_t i = 0; i < len; i++)
-			tail = tail << 8 | (unsigned char)path[i];
-	size_t h = (size_t)(((tail ^ len) * 0x9e3779b97f4a7c15ull) >> 56);
-	for (size_t k = h & (MEMO_SLOTS - 1);; k = (k + 1) & (MEMO_SLOTS - 1)) {
-		unsigned e = m->slot[k];
-		if (!e || (m->len[e - 1] == len && !memcmp(m->text + m->off[e - 1], path, len)))
-			return k;
-	}
-}
-
-/* -1: not asked yet; 0: not a link; 1: failed (missing, not a folder, ...). */
-static int memo_get(const struct pol_resolve_memo *m, const char *path, size_t len)
-{
-	unsigned e = m->slot[memo_slot(m, path, len)];
-
-	return e ? m->failed[e - 1] : -1;
-}
-
-static void memo_put(struct pol_resolve_memo *m, const char *path, size_t len, int failed)
-{
-	size_t k;
-
-	if (m->n == MEMO_MAX || len > UINT16_MAX || len > sizeof(m->text) - m->used)
-		return;
-	k = memo_slot(m, path, len);
-	if (m->slot[k])
-		return;
-	memcpy(m->text + m->used, path, len);
-	m->off[m->n] = m->used;
-	m->len[m->n] = (uint16_t)len;
-	m->failed[m->n++] = (unsigned char)failed;
-	m->slot[k] = (uint8_t)m->n;
-	m->used += (uint32_t)len;
+	(void)ctx, (void)len, (void)dir_len;
+	return readlink(path, buf, size);
 }
 
 int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size)
 {
-	return pol_path_resolve_memo(abs_path, nofollow, out, size, NULL);
+	return pol_path_resolve_with(abs_path, nofollow, out, size, plain_readlink, NULL);
 }
 
-int pol_path_resolve_memo(const char *abs_path, int nofollow, char *out, size_t size,
-			  struct pol_resolve_memo *m)
+int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t size,
+			  pol_readlink_fn ask, void *ctx)
 {
 	/* rest holds what is left to walk; it is rebuilt when a symlink is met. */
 	char rest[PATH_MAX * 2], link[PATH_MAX];
@@ -730,18 +659,11 @@ int pol_path_resolve_memo(const char *abs_path, int nofollow, char *out, size_t 
 		rc = append_comp(out, &olen, size, s, clen);
 		if (rc)
 			return rc;
-		int known = m ? memo_get(m, out, olen) : -1;
-		ssize_t n = -1;
-		if (known < 0) {
-			n = readlink(out, link, sizeof(link) - 1);
-			/* a link is not kept: its target is walked again each time */
-			if (n < 0 && m)
-				memo_put(m, out, olen, errno != EINVAL);
-		}
+		ssize_t n = ask(ctx, out, olen, save, link, sizeof(link) - 1);
 		if (n < 0) {
 			/* Not a link (EINVAL), or the rest does not exist yet: the tail resolves
 			 * through its nearest existing parent and is appended as written. */
-			if (known > 0 || (known < 0 && errno != EINVAL))
+			if (errno != EINVAL)
 				missing = 1;
 			s = e;
 			continue;

@@ -5,6 +5,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "dcg_policy.h"
 
@@ -375,8 +376,15 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
  * NULL) keeps what readlink() said of each folder for the rules after (glob.c). */
 struct pol_resolve_memo;
 void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m);
-/* glob.c: a pass's memo of folders asked about (malloc'ed; NULL: none, every folder
- * is asked), and pol_path_resolve() with it. */
+/* glob.c: pol_path_resolve() asking ask(ctx, path, len, dir_len, buf, size) where it
+ * would call readlink(path, buf, size) (path holds len bytes, its folder the first
+ * dir_len); ask answers as readlink() would, errno included. */
+typedef ssize_t (*pol_readlink_fn)(void *ctx, const char *path, size_t len, size_t dir_len,
+				   char *buf, size_t size);
+int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t size,
+			  pol_readlink_fn ask, void *ctx);
+/* resolve_memo.c: a pass's memo of folders asked about (malloc'ed; NULL: none, every
+ * folder is asked), and pol_path_resolve() with it. */
 struct pol_resolve_memo *pol_resolve_memo_new(void);
 void pol_resolve_memo_free(struct pol_resolve_memo *m);
 int pol_path_resolve_memo(const char *abs_path, int nofollow, char *out, size_t size,

@@ -476,7 +476,8 @@ Test(paths, pol_path_resolve_on_real_links)
 
 /* One pass's memo (pol_paths_ready) answers as readlink() would: links in the middle,
  * relative and absolute, a missing tail, a file where a folder should be, "..", each
- * asked again after others, and more folders than the memo holds. */
+ * asked again after others, before and after it lists the home, and more folders than
+ * the memo holds. */
 Test(paths, resolve_memo_answers_as_readlink_does)
 {
 	static const char *const tails[] = {
@@ -499,11 +500,29 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 	link_to("loop", b);
 	snprintf(b, sizeof(b), "%s/f", home);
 	touch(b);
-	for (int round = 0; round < 2; round++)
-		for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+	/* more of the home's entries asked about than the memo asks one by one: it lists
+	 * the home (folders, files, the links above, names it does not hold) */
+	for (int k = 0; k < 12; k++) {
+		snprintf(b, sizeof(b), "%s/e%d/sub", home, k);
+		if (k % 3 == 0)
+			mkpath(b);
+		else if (k % 3 == 1) {
+			snprintf(b, sizeof(b), "%s/e%d", home, k);
+			touch(b);
+		}
+	}
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]) + 12; i++) {
+			char tail[32];
+
+			if (i >= sizeof(tails) / sizeof(tails[0]))
+				snprintf(tail, sizeof(tail), "/e%zu/sub/x",
+					 i - sizeof(tails) / sizeof(tails[0]));
+			else
+				snprintf(tail, sizeof(tail), "%s", tails[i]);
 			int rw, rg;
 
-			snprintf(b, sizeof(b), "%s%s", home, tails[i]);
+			snprintf(b, sizeof(b), "%s%s", home, tail);
 			rw = pol_path_resolve(b, 0, want, sizeof(want));
 			rg = pol_path_resolve_memo(b, 0, got, sizeof(got), m);
 			cr_expect_eq(rg, rw, "%s: %d, not %d", b, rg, rw);
@@ -511,7 +530,7 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 				cr_expect_str_eq(got, want, "%s", b);
 		}
 	/* a full memo asks readlink() again: the same answers */
-	for (int k = 0; k < 200; k++) {
+	for (int k = 0; k < 600; k++) {
 		snprintf(b, sizeof(b), "%s/d1/d2/n%d/x", root, k);
 		cr_assert_eq(pol_path_resolve_memo(b, 0, got, sizeof(got), m), 0);
 		cr_expect_str_eq(got, b);

@@ -138,10 +138,8 @@ struct pol_policy {
 	unsigned cmd_index_wait; /* units decided while it was not built */
 	int cmd_index_prebuilt;	 /* it is a sealed rule image's (pol_cmd_index_import) */
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
-	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
-	 * entries into bucket_rules. */
-	uint32_t *bucket_start;
-	uint32_t *bucket_rules;
+	 * has what its pattern cannot match without. NULL: every rule is tried. */
+	struct pol_path_buckets *buckets;
 	/* The embedded rules' regexes, compiled at build time and serialized with
 	 * pcre2_serialize_encode(), in a container that gives each code's place
 	 * (pol_embedded_code): a rule's code is decoded alone at its first match. */
@@ -455,6 +453,17 @@ void pol_path_sig_init(struct pol_path_sig *sig, const char *abs_path);
 #define POL_PI_BUCKETS 3329
 /* The bucket a pattern belongs to. */
 unsigned pol_pathpat_bucket(const struct pol_pathpat *pp);
+/* The path index (decide.c): of POL_PI_BUCKETS buckets, the hundred or so a policy's
+ * path rules fill, each of which has a bit in present; rank[w] counts the bits of the
+ * words before w, so a bucket's rank among the filled ones is rank[w] and the bits
+ * below it in its word; the filled bucket k holds rules[start[k] .. start[k + 1]). */
+#define POL_PI_WORDS ((POL_PI_BUCKETS + 63) / 64)
+struct pol_path_buckets {
+	uint64_t present[POL_PI_WORDS];
+	uint16_t rank[POL_PI_WORDS];
+	uint32_t *rules;
+	uint32_t start[]; /* filled buckets + 1 */
+};
 /* Builds the path index over p->path_rules; on allocation failure it is left NULL and
  * decisions try every rule. */
 void pol_path_index_build(struct pol_policy *p);

@@ -178,8 +178,9 @@ void pol_free(struct pol_policy *p)
 	free(p->path_rules);
 	free(p->cmd_rules);
 	pol_cmd_index_free(p);
-	free(p->bucket_start);
-	free(p->bucket_rules);
+	if (p->buckets)
+		free(p->buckets->rules);
+	free(p->buckets);
 	pol_strv_free(p->snap_bufs, p->n_snap_bufs);
 	free(p->home);
 	free(p->root);

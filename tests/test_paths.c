@@ -543,6 +543,63 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 	pol_resolve_memo_free(NULL);
 }
 
+/* The path index (only the filled buckets, by rank) decides as trying every rule: for
+ * paths made from each embedded path rule's own pattern, each operation. */
+Test(paths, path_index_decides_as_every_rule)
+{
+	static const enum pol_op ops[] = {POL_OP_READ, POL_OP_WRITE, POL_OP_DELETE};
+	static const char *const tails[] = {"", "x", "/x", "/a/b.pem", ".env", "/.git/config"};
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+	size_t tried = 0, refused = 0;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	pol_paths_ready(p);
+	cr_assert_not_null(p->buckets);
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
+		char base[PATH_MAX];
+
+		if (!r->path.glob)
+			continue;
+		if (r->path.basename_only)
+			snprintf(base, sizeof(base), "%s/proj/%.*s", home, (int)r->path.literal_len,
+				 r->path.glob);
+		else
+			snprintf(base, sizeof(base), "%.*s", (int)r->path.literal_len,
+				 r->path.glob);
+		for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++)
+			for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+				struct pol_path_buckets *x = p->buckets;
+				struct pol_result ra, rb;
+				char path[PATH_MAX];
+
+				snprintf(path, sizeof(path), "%s%s", base, tails[t]);
+				if (path[0] != '/')
+					continue;
+				pol_check_path(p, path, ops[o], 0, NULL, &ra);
+				p->buckets = NULL; /* every rule tried */
+				pol_check_path(p, path, ops[o], 0, NULL, &rb);
+				p->buckets = x;
+				cr_expect_eq(ra.decision, rb.decision, "%s %s", pol_op_name(ops[o]),
+					     path);
+				cr_expect(!ra.rule_id == !rb.rule_id &&
+					      (!ra.rule_id || !strcmp(ra.rule_id, rb.rule_id)),
+					  "%s %s: %s vs %s", pol_op_name(ops[o]), path,
+					  ra.rule_id ? ra.rule_id : "-",
+					  rb.rule_id ? rb.rule_id : "-");
+				tried++;
+				refused += ra.decision == POL_DENY;
+				pol_result_release(&ra);
+				pol_result_release(&rb);
+			}
+	}
+	cr_expect_gt(tried, 300);
+	cr_expect_gt(refused, 100, "the paths must reach the rules");
+	pol_free(p);
+}
+
 /* ---- directory file descriptors ------------------------------------------------------ */
 
 Test(paths, dirfd_of_a_protected_folder_is_resolved)

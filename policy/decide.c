@@ -702,8 +702,12 @@ static enum pol_decision check_path_in(const struct pol_policy *p, const char *b
 	return decide_path(p, lexical, res, op, flags, ctx, r);
 }
 
-enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
-				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r)
+/* pol_check_path() below the expansion of a lazy load's path rules: that pass (every
+ * path rule's folders resolved) runs under this frame, not under the 25 KB of the
+ * check's (each page of stack a page fault). */
+static __attribute__((noinline)) enum pol_decision
+check_path_cwd(const struct pol_policy *p, const char *path, enum pol_op op, unsigned flags,
+	       const struct pol_ctx *ctx, struct pol_result *r)
 {
 	char cwd[PATH_MAX];
 
@@ -716,6 +720,13 @@ enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, e
 		return refuse_unchecked(p, path, op, r);
 	}
 	return check_path_in(p, cwd, path, op, flags, ctx, r);
+}
+
+enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
+				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r)
+{
+	pol_paths_ready(p);
+	return check_path_cwd(p, path, op, flags, ctx, r);
 }
 
 enum pol_decision pol_check_path_at(const struct pol_policy *p, int dirfd, const char *path,

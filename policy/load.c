@@ -83,8 +83,12 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m)
 {
 	const struct pol_pathpat *pp = &r->path;
-	char dir[PATH_MAX], real[PATH_MAX], out[PATH_MAX * 2 + 8];
-	size_t cut;
+	/* one buffer, the folder then what it resolves to (the walk copies its input
+	 * first): every path rule of a first path decision comes here, under the
+	 * decision's own frames, and each page of stack is a page fault */
+	char buf[PATH_MAX];
+	size_t cut, dlen, rlen, tlen;
+	char *out;
 
 	if (pp->basename_only)
 		return;
@@ -92,21 +96,25 @@ void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m)
 	if (cut < pp->glob_len) /* wildcard: resolve only the directories before it */
 		while (cut > 0 && pp->glob[cut - 1] != '/')
 			cut--;
-	if (cut == 0 || cut >= sizeof(dir))
+	if (cut == 0 || cut >= sizeof(buf))
 		return;
-	memcpy(dir, pp->glob, cut);
-	dir[cut] = '\0';
-	if (pol_path_resolve_memo(dir, 0, real, sizeof(real), m) < 0)
+	memcpy(buf, pp->glob, cut);
+	buf[cut] = '\0';
+	if (pol_path_resolve_memo(buf, 0, buf, sizeof(buf), m) < 0)
 		return;
-	if (cut > 1 && dir[cut - 1] == '/')
-		dir[cut - 1] = '\0';
-	if (strcmp(real, dir) == 0)
+	dlen = cut > 1 && pp->glob[cut - 1] == '/' ? cut - 1 : cut; /* without its '/' */
+	rlen = strlen(buf);
+	if (rlen == dlen && memcmp(buf, pp->glob, dlen) == 0)
 		return;
-	snprintf(out, sizeof(out), "%s%s%s", real,
-		 (cut < pp->glob_len && strcmp(real, "/")) ? "/" : "", pp->glob + cut);
-	r->path_canon.glob = strdup(out);
-	if (!r->path_canon.glob)
+	const char *sep = cut < pp->glob_len && strcmp(buf, "/") ? "/" : "";
+	tlen = strlen(pp->glob + cut);
+	out = malloc(rlen + strlen(sep) + tlen + 1);
+	if (!out)
 		return;
+	memcpy(out, buf, rlen);
+	memcpy(out + rlen, sep, strlen(sep));
+	memcpy(out + rlen + strlen(sep), pp->glob + cut, tlen + 1);
+	r->path_canon.glob = out;
 	r->path_canon.negate = pp->negate;
 	pol_pathpat_classify(&r->path_canon);
 	r->has_canon = 1;

@@ -276,8 +276,6 @@ struct pol_head_pend {
 	struct pol_head_self self[POL_HEAD_SELF];
 };
 void pol_head_make(struct pol_policy *p);
-/* The ID of rule i < p->head_pend->n. */
-const char *pol_head_id(const struct pol_head_pend *h, size_t i);
 /* load.c: makes self rule s at r, a record just started (as pol_add_self_rule() makes
  * it at once); index: index it by its ID as the last rule (pol_rule_index_add). */
 void pol_self_rule_fill(struct pol_policy *p, struct pol_rule *r, const struct pol_head_self *s,

@@ -405,14 +405,6 @@ static void builtin_fill(struct pol_rule *r, const struct pol_builtin *b)
 	r->n_suggestions = 2;
 }
 
-const char *pol_head_id(const struct pol_head_pend *h, size_t i)
-{
-	for (int k = 0; k < POL_HEAD_TABS; i -= h->n_tab[k++])
-		if (i < h->n_tab[k])
-			return h->tab[k][i].id;
-	return h->self[i].id;
-}
-
 void pol_head_make(struct pol_policy *p)
 {
 	struct pol_head_pend *h = p->head_pend;
@@ -694,12 +686,21 @@ ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 	 * the index holds only rules before them, so the first with the ID wins still.
 	 * A deferred image's IDs are read in the image. */
 	const struct pol_img_pend *q = p->img_pend;
-	size_t made = q ? q->first : p->n_rules, head = p->head_pend ? p->head_pend->n : 0;
+	const struct pol_head_pend *h = p->head_pend;
+	size_t made = q ? q->first : p->n_rules, i = p->id_indexed;
 
-	for (size_t i = p->id_indexed; i < p->n_rules; i++) {
-		const char *rid = i < head   ? pol_head_id(p->head_pend, i)
-				  : i < made ? p->rule_tab[i].id
-					     : q->str + (uintptr_t)q->recs[i - made].id - 1;
+	if (h) { /* the head's IDs where they are (nothing is indexed while it waits) */
+		for (int k = 0; k < POL_HEAD_TABS; k++)
+			for (size_t j = 0; j < h->n_tab[k]; j++, i++)
+				if (h->tab[k][j].id[0] == id[0] && !strcmp(h->tab[k][j].id, id))
+					return (ssize_t)i;
+		for (size_t j = 0; j < h->n_self; j++, i++)
+			if (!strcmp(h->self[j].id, id))
+				return (ssize_t)i;
+	}
+	for (; i < p->n_rules; i++) {
+		const char *rid =
+		    i < made ? p->rule_tab[i].id : q->str + (uintptr_t)q->recs[i - made].id - 1;
 		if (rid && rid[0] == id[0] && strcmp(rid, id) == 0)
 			return (ssize_t)i;
 	}

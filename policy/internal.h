@@ -146,6 +146,7 @@ struct pol_policy {
 	const uint32_t *codes_blob;
 	const char *embedded_version; /* 'V' record: which default.yaml the rules came from */
 	int32_t n_codes;
+	uint32_t codes_pending; /* a sealed image's count of codes, not attached yet */
 	char **snap_bufs; /* snapshot texts that borrowed rules point into, and pointer pools */
 	size_t n_snap_bufs;
 	char **snap_pool; /* free room for borrowed rules' suggestions and owners arrays */
@@ -406,6 +407,11 @@ void pol_embedded_attach(struct pol_policy *p, size_t first);
  * (n of them): only the count and the version are checked; when they do not hold,
  * each of those rules gets -1, as pol_embedded_attach() would leave them. */
 void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n);
+/* A sealed image's codes attach at the first regex decoded (compile.c), not at load: an
+ * allowed command that runs none does not read the container. When the count or the
+ * version do not hold then, no code is attached and each rule compiles its pattern,
+ * as a rule whose code_index is -1 does. pol_prepare() attaches them first. */
+void pol_embedded_attach_pending(const struct pol_policy *p);
 
 /* embedded.c: 1 when r is a regex rule of the embedded policy (one of the compiled
  * set, in load order). */

@@ -563,7 +563,9 @@ void pol_paths_ready(const struct pol_policy *cp)
 
 void pol_prepare(const struct pol_policy *p)
 {
-	/* shared with threads from now on: no record left to make while deciding */
+	/* shared with threads from now on: no record left to make while deciding, the
+	 * codes attached */
+	pol_embedded_attach_pending(p);
 	pol_rules_materialise((struct pol_policy *)p);
 	pol_paths_ready(p);
 	pol_rule_index_complete((struct pol_policy *)p);
@@ -1425,7 +1427,12 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 		p->paths_pending = 1;
 	if (ih->zero_access)
 		p->have_zero_access = 1;
-	pol_embedded_attach_numbered(p, first, ih->n_codes);
+	/* a sealed image's codes at its first regex (an allowed command often runs none:
+	 * the container's page not read); another's checked now */
+	if (sealed && ih->n_codes && !p->codes_blob && !p->codes_pending)
+		p->codes_pending = ih->n_codes;
+	else
+		pol_embedded_attach_numbered(p, first, ih->n_codes);
 	pol_rules_refresh(p);
 	return 0;
 }

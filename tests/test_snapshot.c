@@ -1159,3 +1159,40 @@ Test(snapshot, deferred_head_rules_are_made_as_at_once)
 	pol_free(now);
 	pol_free(p);
 }
+
+/* A sealed image's regex codes are attached at the first regex decoded, not at load:
+ * the decision is the same, and a count that does not hold then leaves the rules to
+ * compile their patterns, as a rule without a code does. */
+Test(snapshot, sealed_image_codes_attach_at_the_first_regex)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	char *copy = malloc(ilen);
+
+	cr_assert_not_null(copy);
+	for (int bad = 0; bad < 2; bad++) {
+		struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+		struct pol_result r;
+
+		cr_assert_not_null(p);
+		memcpy(copy, pol_embedded_rules, ilen);
+		if (bad)
+			copy[52] ^= 0x40; /* another count of codes, still marked sealed */
+		cr_assert_eq(pol_snapshot_load_sealed(p, pol_embedded_snapshot, len, copy, ilen),
+			     0);
+		cr_expect_null(p->codes_blob, "attached at load");
+		pol_check_command(p, "git status", 10, NULL, &r);
+		cr_expect_eq(r.decision, POL_ALLOW);
+		pol_result_release(&r);
+		pol_check_command(p, "git reset --hard", 16, NULL, &r);
+		cr_expect(r.decision == POL_DENY && same_str(r.rule_id, "core.git.reset_hard"),
+			  "%s", r.rule_id ? r.rule_id : "-");
+		pol_result_release(&r);
+		if (bad)
+			cr_expect_null(p->codes_blob, "a count that does not hold attached codes");
+		else
+			cr_expect_not_null(p->codes_blob, "not attached at the first regex");
+		pol_free(p);
+	}
+	free(copy);
+}

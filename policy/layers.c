@@ -69,98 +69,38 @@ static int load_optional(struct pol_policy *p, const char *path, int scope, cons
 	return rc < 0 && rc != -ENOENT;
 }
 
-/* The paths pol_load_layers() builds, packed one after the other in one heap area
- * (each with the room it always had): the hook's deepest stack (this function's
- * callees) is 28 KB shallower. Once the first five are built the area is cut to what
- * they hold (realloc, in place: the rest goes back to the top of the heap, and what
- * the load allocates next lies right after them, not 28 KB further on pages of its
- * own); the two a project file or --policy need later each have an area of their
- * own. */
-struct packed {
-	char *next;
-	char area[PATH_MAX * 5 + 256]; /* root, user, trust, log, old */
-};
-
-/* Where the next string goes: the area holds every one at its full size. */
-static char *pack_room(struct packed *k)
-{
-	return k->next;
-}
-
-/* Keeps the string just written at s: the next one goes after it. */
-static void pack_keep(struct packed *k, const char *s)
-{
-	k->next = (char *)(uintptr_t)s + strlen(s) + 1;
-}
-
-/* The area cut to the strings it holds; *s (each of n, or NULL) follows it. */
-static struct packed *pack_cut(struct packed *k, char **s, size_t n)
-{
-	size_t used = (size_t)(k->next - (char *)k), off[5];
-	struct packed *c;
-
-	for (size_t i = 0; i < n; i++)
-		off[i] = s[i] ? (size_t)(s[i] - (char *)k) : 0;
-	c = realloc(k, used);
-	if (!c)
-		return k; /* kept whole */
-	for (size_t i = 0; i < n; i++)
-		if (s[i])
-			s[i] = (char *)c + off[i];
-	c->next = (char *)c + used;
-	return c;
-}
-
 int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 {
-	struct packed *k;
-	char *path, *root, *trust, *user, *log, *old = NULL;
+	/* Each path is built here (with the room it always had), then kept at its size
+	 * or handed to a self rule, which copies it: one buffer, under frames the
+	 * decision goes deeper than anyway, and no 20 KB area on the heap (whose end
+	 * malloc writes: a page of its own at every load). */
+	char tmp[PATH_MAX + 64];
+	char *root = NULL, *user = NULL, *trust = NULL, *path;
 	const char *trust_file = env->trust_file;
-	int rc, bad = 0, have_project, have_log;
+	int rc, bad = 0, have_project;
 	size_t diags_before = pol_diag_count(p);
 
-	if (env->home) /* first: what it allocates goes before the area */
+	if (env->home)
 		pol_set_home(p, env->home);
-	k = malloc(sizeof(*k));
-	if (!k) { /* the embedded defaults at least */
+	have_project = !env->no_project && find_project(env->cwd, tmp, PATH_MAX) == 0;
+	if (have_project)
+		root = strdup(tmp);
+	if (env->xdg_config_home && env->xdg_config_home[0] == '/')
+		pol_cat3(tmp, PATH_MAX + 64, env->xdg_config_home, "/dcg/policy.yaml", "");
+	else
+		pol_cat3(tmp, PATH_MAX + 64, p->home, "/.config/dcg/policy.yaml", "");
+	user = strdup(tmp);
+	if (!trust_file && pol_trust_path(tmp, PATH_MAX) == 0)
+		trust_file = trust = strdup(tmp);
+	if ((have_project && !root) || !user || (trust_file == trust && !trust)) {
+		free(root);
+		free(user);
+		free(trust);
 		pol_diag_add(p, "<policy>", 0, 0, NULL, 1,
 			     "out of memory: only the defaults apply");
-		pol_load_embedded(p);
+		pol_load_embedded(p); /* the embedded defaults at least */
 		return -ENOMEM;
-	}
-	k->next = k->area;
-	root = pack_room(k);
-	root[0] = '\0';
-	have_project = !env->no_project && find_project(env->cwd, root, PATH_MAX) == 0;
-	pack_keep(k, root);
-	user = pack_room(k);
-	if (env->xdg_config_home && env->xdg_config_home[0] == '/')
-		pol_cat3(user, PATH_MAX + 64, env->xdg_config_home, "/dcg/policy.yaml", "");
-	else
-		pol_cat3(user, PATH_MAX + 64, p->home, "/.config/dcg/policy.yaml", "");
-	pack_keep(k, user);
-	trust = pack_room(k);
-	if (!trust_file && pol_trust_path(trust, PATH_MAX) == 0)
-		trust_file = trust;
-	else
-		trust[0] = '\0';
-	pack_keep(k, trust);
-	log = pack_room(k);
-	have_log = pol_log_path(log, PATH_MAX) == 0;
-	if (have_log) {
-		pack_keep(k, log);
-		old = pack_room(k);
-		pol_cat3(old, PATH_MAX + 4, log, ".1", ""); /* the rotated generation */
-		pack_keep(k, old);
-	}
-	{
-		char *s[5] = {root, user, trust, have_log ? log : NULL, old};
-		int own_trust = trust_file == trust;
-
-		k = pack_cut(k, s, 5);
-		root = s[0], user = s[1], trust = s[2], log = s[3], old = s[4];
-		if (own_trust)
-			trust_file = trust;
 	}
 	if (have_project)
 		pol_set_root(p, root);
@@ -172,9 +112,12 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 	if (!env->no_user)
 		pol_add_self_rule(p, "dcg.self.config", user, 1, 0);
 	pol_add_self_rule(p, "dcg.self.state", trust_file, 1, 1);
-	if (have_log) {
-		pol_add_self_rule(p, "dcg.self.log", log, 0, 1);
-		pol_add_self_rule(p, "dcg.self.log_rotated", old, 0, 1);
+	if (pol_log_path(tmp, PATH_MAX) == 0) {
+		size_t n = strlen(tmp);
+
+		pol_add_self_rule(p, "dcg.self.log", tmp, 0, 1);
+		memcpy(tmp + n, ".1", 3); /* the rotated generation */
+		pol_add_self_rule(p, "dcg.self.log_rotated", tmp, 0, 1);
 	}
 	if (!env->no_system)
 		pol_add_self_rule(p, "dcg.self.system", env->system_file, 0, 0);
@@ -186,11 +129,8 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 				  POL_SCOPE_SYSTEM, NULL);
 	if (!env->no_user)
 		bad |= load_optional(p, user, POL_SCOPE_USER, NULL);
-	if (have_project && !(path = malloc(PATH_MAX + 64))) {
-		pol_diag_add(p, "<policy>", 0, 0, NULL, 1,
-			     "out of memory: the project policy file was not read");
-		bad = 1;
-	} else if (have_project) {
+	if (have_project) {
+		path = tmp;
 		snprintf(path, PATH_MAX + 64, "%s%s.dcg/policy.yaml", root,
 			 strcmp(root, "/") ? "/" : "");
 		if (load_optional(p, path, POL_SCOPE_PROJECT, trust_file)) {
@@ -202,32 +142,26 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 					     "the file could not be read: nothing of it applies");
 			}
 		}
-		free(path);
 	}
 	if (env->policy_file) {
-		char *abs = malloc(PATH_MAX);
+		char *abs = tmp;
 
-		if (!abs) {
-			pol_diag_add(p, env->policy_file, 0, 0, NULL, 1,
-				     "out of memory: the policy file was not read");
-			bad = 1;
-		} else {
-			if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root,
-					       p->home, abs, PATH_MAX) < 0)
-				pol_copy_str(abs, PATH_MAX, env->policy_file);
-			rc = pol_load_file_scoped(p, abs, POL_SCOPE_POLICY, NULL);
-			if (rc == -ENOENT || (rc < 0 && rc != -EINVAL)) {
-				pol_diag_add(p, abs, 0, 0, NULL, 1, "cannot read policy file: %s",
-					     strerror(-rc));
-			}
-			if (rc < 0)
-				bad = 1;
-			free(abs);
+		if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root, p->home,
+				       abs, PATH_MAX) < 0)
+			pol_copy_str(abs, PATH_MAX, env->policy_file);
+		rc = pol_load_file_scoped(p, abs, POL_SCOPE_POLICY, NULL);
+		if (rc == -ENOENT || (rc < 0 && rc != -EINVAL)) {
+			pol_diag_add(p, abs, 0, 0, NULL, 1, "cannot read policy file: %s",
+				     strerror(-rc));
 		}
+		if (rc < 0)
+			bad = 1;
 	}
 	/* A file loaded with some bad entries returns 0: its diagnostics say it had errors. */
 	if (pol_diag_count(p) > diags_before)
 		bad = 1;
-	free(k);
+	free(root);
+	free(user);
+	free(trust);
 	return bad ? -EINVAL : 0;
 }

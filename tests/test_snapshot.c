@@ -1196,3 +1196,101 @@ Test(snapshot, sealed_image_codes_attach_at_the_first_regex)
 	}
 	free(copy);
 }
+
+#if !defined(__SANITIZE_ADDRESS__)
+/* ---- allocation failures after a lazy load -------------------------------------------
+ * malloc, calloc, realloc, strdup and strndup of this test binary fail at the chosen
+ * call while armed; the sanitizers have their own. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static int oom_armed;
+static long oom_calls, oom_fail_at = -1;
+
+static int oom_now(void)
+{
+	return oom_armed && oom_calls++ == oom_fail_at;
+}
+
+void *malloc(size_t n)
+{
+	return oom_now() ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t a, size_t n)
+{
+	return oom_now() ? NULL : __libc_calloc(a, n);
+}
+
+void *realloc(void *p, size_t n)
+{
+	return oom_now() ? NULL : __libc_realloc(p, n);
+}
+
+/* glibc's own allocate without the calls above */
+char *strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	return d ? memcpy(d, s, n) : NULL;
+}
+
+char *strndup(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+/* The decisions a lazy load defers work to (dcg's own rules and the built-ins made, the
+ * path rules expanded and resolved through the memo, the path index, a rule's record
+ * and its pool, a regex code), each first thing after the load: a failed allocation at
+ * any point of them never lets a refused call through. */
+Test(snapshot, allocation_failures_after_a_lazy_load_never_allow)
+{
+	static const char *const cmds[] = {"git reset --hard", "cat ~/.ssh/id_rsa",
+					   "echo \"unterminated"};
+	static const struct {
+		const char *path; /* under the home */
+		enum pol_op op;
+	} paths[] = {
+	    {"/.ssh/id_rsa", POL_OP_READ},
+	    {"/state/trust.json", POL_OP_WRITE},
+	    {"/.bashrc", POL_OP_WRITE},
+	};
+	long total = -1;
+
+	for (long at = -1; total < 0 || at < total; at++) {
+		for (size_t k = 0; k < 3 + 3; k++) {
+			struct pol_policy *p = layered_load(0);
+			struct pol_result r;
+			char path[PATH_MAX];
+
+			oom_calls = 0;
+			oom_fail_at = at;
+			oom_armed = 1;
+			if (k < 3) {
+				pol_check_command(p, cmds[k], strlen(cmds[k]), NULL, &r);
+			} else {
+				snprintf(path, sizeof(path), "%s%s", home, paths[k - 3].path);
+				pol_check_path(p, path, paths[k - 3].op, 0, NULL, &r);
+			}
+			oom_armed = 0;
+			if (at < 0 && oom_calls > total)
+				total = oom_calls; /* the most allocations one of them makes */
+			cr_expect(r.decision == POL_DENY, "%s: allocation %ld failed: %s (%s)",
+				  k < 3 ? cmds[k] : paths[k - 3].path, at,
+				  pol_decision_name(r.decision), r.rule_id ? r.rule_id : "-");
+			pol_result_release(&r);
+			pol_free(p);
+		}
+	}
+	cr_expect_gt(total, 10, "the decisions allocated almost nothing: %ld", total);
+}
+#endif

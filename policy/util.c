@@ -15,24 +15,30 @@
 
 #include "internal.h"
 
-static pol_alloc_fn alloc_fn = malloc;
-static pol_free_fn free_fn = free;
+/* NULL: libc's. Not initialised to malloc and free: the addresses of libc's functions in
+ * a table are four more symbol lookups at every start of dcg (cli/README.md, "cost"). */
+static pol_alloc_fn alloc_fn;
+static pol_free_fn free_fn;
 
 void pol_set_allocator(pol_alloc_fn alloc, pol_free_fn release)
 {
-	alloc_fn = alloc ? alloc : malloc;
-	free_fn = release ? release : free;
+	alloc_fn = alloc;
+	free_fn = release;
 }
 
 void *pol_mem_alloc(size_t size)
 {
-	return alloc_fn(size);
+	return alloc_fn ? alloc_fn(size) : malloc(size);
 }
 
 void pol_mem_free(void *ptr)
 {
-	if (ptr)
+	if (!ptr)
+		return;
+	if (free_fn)
 		free_fn(ptr);
+	else
+		free(ptr);
 }
 
 char *pol_strdup(const char *s)

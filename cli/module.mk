@@ -53,10 +53,10 @@ $(BUILD)/cli/main.o $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-se
 HOOK_ORDER ?= $(if $(shell $(CC) -fuse-ld=lld -Wl,--version 2>/dev/null | grep -w LLD),1,0)
 ifeq ($(HOOK_ORDER),1)
 DCG_LDFLAGS := -fuse-ld=lld -Wl,--symbol-ordering-file=cli/hook.order \
-	-Wl,--no-warn-symbol-ordering -Wl,-z,separate-loadable-segments
+	-Wl,--no-warn-symbol-ordering -Wl,-z,separate-loadable-segments -Wl,-T,cli/hook.ld
 endif
 
-$(BUILD)/dcg: $(DCG_OBJS) cli/hook.order
+$(BUILD)/dcg: $(DCG_OBJS) cli/hook.order cli/hook.ld
 	$(CC) $(ALL_LDFLAGS) $(DCG_LDFLAGS) $(DCG_OBJS) $(DCG_BIN_LIBS) -o $@
 
 $(BUILD)/sandbox/sbx-run: $(BUILD)/cli/sbx_main.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
@@ -76,7 +76,7 @@ $(BUILD)/bench/cmd_hook_floor.o: cli/cmd_hook.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections -DHOOK_BENCH_FLOOR -c $< -o $@
 
-$(BUILD)/bench/dcg-floor: $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) cli/hook.order
+$(BUILD)/bench/dcg-floor: $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) cli/hook.order cli/hook.ld
 	$(CC) $(ALL_LDFLAGS) $(DCG_LDFLAGS) $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) \
 		$(DCG_BIN_LIBS) -o $@
 

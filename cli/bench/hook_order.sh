@@ -39,9 +39,18 @@ done | awk -v obj="[$dcg]" '
 nm -S "$dcg" | awk 'NF == 4 { n = $2; sub(/^0+/, "", n)
 	if (length(n) > 4 || (length(n) == 4 && substr(n, 1, 1) ~ /[4-9a-f]/)) print $4 }' |
 	sort -u >"$tmp/big"
-grep -vxFf "$tmp/big" "$tmp/hot" || true
-grep -xFf "$tmp/big" "$tmp/hot" || true
-# The variables a call writes in .bss (dcg's objects have a section per variable):
+# First what every start runs before the hook: crt1's _start, crtbegin's functions, main
+# (cli/hook.ld puts the PLT and _init just before them).
+printf '%s\n' _start frame_dummy register_tm_clones __do_global_dtors_aux \
+	deregister_tm_clones main >"$tmp/start"
+grep -vxFf "$tmp/start" "$tmp/hot" >"$tmp/hot2" || true
+cat "$tmp/start"
+grep -vxFf "$tmp/big" "$tmp/hot2" || true
+grep -xFf "$tmp/big" "$tmp/hot2" || true
+# The variables a call writes in .bss (dcg's objects have a section per variable), and
+# the two it reads (policy/util.c's allocator, NULL for libc's: read before anything
+# else on their page is written, they would cost a fault of their own):
 # first, on the page the loader already writes at start (the end of .got.plt), the
 # call's record last, since only its head is written before its 8 KiB of scratch.
-printf '%s\n' kept_policy kept_state kept_release dcg_global_policy cache completed.0 hook_the_call
+printf '%s\n' kept_policy kept_state kept_release dcg_global_policy cache completed.0 free_fn \
+	alloc_fn hook_the_call

@@ -177,9 +177,14 @@ int sh_eval_name(struct sh_an *P, struct nc *x)
 /* Do the arguments look like rm's: only rm's options, and at least one operand? */
 static int rm_like(struct sh_word **v, size_t n)
 {
-	static const char *const longs[] = {
-	    "--recursive",   "--force",		  "--dir", "--verbose", "--no-preserve-root",
-	    "--interactive", "--one-file-system", "--",	   NULL};
+	static const char longs[] = "--recursive\0"
+				    "--force\0"
+				    "--dir\0"
+				    "--verbose\0"
+				    "--no-preserve-root\0"
+				    "--interactive\0"
+				    "--one-file-system\0"
+				    "--\0";
 	int operand = 0;
 
 	for (size_t i = 1; i < n; i++) {
@@ -200,12 +205,28 @@ static int rm_like(struct sh_word **v, size_t n)
 /* Which commands the arguments of an unknown name fit. */
 static int fits(const char *name, struct sh_word **v, size_t n)
 {
-	static const char *const git_subs[] = {
-	    "reset",   "push",		"clean",       "checkout",   "switch",
-	    "restore", "stash",		"branch",      "reflog",     "gc",
-	    "prune",   "filter-branch", "filter-repo", "update-ref", NULL};
-	static const char *const kube_subs[] = {"delete", "drain", "replace", "scale", NULL};
-	static const char *const tf_subs[] = {"destroy", "apply", "state", "workspace", NULL};
+	static const char git_subs[] = "reset\0"
+				       "push\0"
+				       "clean\0"
+				       "checkout\0"
+				       "switch\0"
+				       "restore\0"
+				       "stash\0"
+				       "branch\0"
+				       "reflog\0"
+				       "gc\0"
+				       "prune\0"
+				       "filter-branch\0"
+				       "filter-repo\0"
+				       "update-ref\0";
+	static const char kube_subs[] = "delete\0"
+					"drain\0"
+					"replace\0"
+					"scale\0";
+	static const char tf_subs[] = "destroy\0"
+				      "apply\0"
+				      "state\0"
+				      "workspace\0";
 
 	if (!strcmp(name, "rm"))
 		return rm_like(v, n);

@@ -854,10 +854,10 @@ again:
 
 /* ---- the walk: normalization ------------------------------------------------------- */
 
-int sh_word_is(const struct sh_word *w, const char *const *set)
+int sh_word_is(const struct sh_word *w, const char *set)
 {
-	for (size_t i = 0; set[i]; i++)
-		if (weq(w, set[i]))
+	for (size_t l; (l = strlen(set)) != 0; set += l + 1)
+		if (l == w->len && !memcmp(w->s, set, l))
 			return 1;
 	return 0;
 }

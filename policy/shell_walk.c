@@ -13,7 +13,7 @@ int sh_opt_takes_arg(const char *sarg, int c)
 	return sarg && c && strchr(sarg, c) != NULL;
 }
 
-int sh_long_takes_arg(const char *const *larg, const struct sh_word *w)
+int sh_long_takes_arg(const char *larg, const struct sh_word *w)
 {
 	if (!larg || memchr(w->s, '=', w->len))
 		return 0;
@@ -405,9 +405,20 @@ static int dry_run(const struct nc *x)
 void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
 		      unsigned depth, int remote, unsigned line)
 {
-	static const char *const keywords[] = {"!",    "{",    "}",    "then",	 "do",
-					       "else", "if",   "elif", "while",	 "until",
-					       "fi",   "done", "esac", "coproc", NULL};
+	static const char keywords[] = "!\0"
+				       "{\0"
+				       "}\0"
+				       "then\0"
+				       "do\0"
+				       "else\0"
+				       "if\0"
+				       "elif\0"
+				       "while\0"
+				       "until\0"
+				       "fi\0"
+				       "done\0"
+				       "esac\0"
+				       "coproc\0";
 	struct nc X, *x = &X;
 	size_t i = 0, aw, k;
 	int query_only = 0;

@@ -204,11 +204,11 @@ static void (*kept_release)(void *state);
 
 int cmd_hook(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"agent", required_argument, NULL, 'a'},
-	    {"policy", required_argument, NULL, 'p'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"agent", required_argument, 'a'},
+	    {"policy", required_argument, 'p'},
+	    {"help", no_argument, 'h'},
+	    {"", 0, 0},
 	};
 	const struct hook_agent *agent;
 	const char *agent_name = "claude", *policy_file = dcg_global_policy;
@@ -228,7 +228,7 @@ int cmd_hook(int argc, char **argv)
 	if (argc == 3 && plain)
 		agent_name = argv[2];
 	optind = 1;
-	while (!plain && (c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while (!plain && (c = cli_getopt(argc, argv, "+h", opts)) != -1) {
 		switch (c) {
 		case 'a':
 			agent_name = optarg;

@@ -50,6 +50,9 @@ DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(CLI_LIB) $(SANDBOX_L
 # last lines: 4 page faults fewer.
 $(BUILD)/cli/main.o $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-sections \
 	-fdata-sections
+# main.c's switch of commands as compares, not a jump table: a table lands in .rodata
+# where hook.order cannot place it, one more page fault at every start.
+$(BUILD)/cli/main.o: ALL_CFLAGS += -fno-jump-tables
 HOOK_ORDER ?= $(if $(shell $(CC) -fuse-ld=lld -Wl,--version 2>/dev/null | grep -w LLD),1,0)
 ifeq ($(HOOK_ORDER),1)
 DCG_LDFLAGS := -fuse-ld=lld -Wl,--symbol-ordering-file=cli/hook.order \

@@ -40,9 +40,10 @@ nm -S "$dcg" | awk 'NF == 4 { n = $2; sub(/^0+/, "", n)
 	if (length(n) > 4 || (length(n) == 4 && substr(n, 1, 1) ~ /[4-9a-f]/)) print $4 }' |
 	sort -u >"$tmp/big"
 # First what every start runs before the hook: crt1's _start, crtbegin's functions, main
-# (cli/hook.ld puts the PLT and _init just before them).
+# (cli/hook.ld puts the PLT and _init just before them), and main's table of commands
+# (first in .rodata, in the window of the ELF headers the loader reads anyway).
 printf '%s\n' _start frame_dummy register_tm_clones __do_global_dtors_aux \
-	deregister_tm_clones main >"$tmp/start"
+	deregister_tm_clones main run_command find_command commands >"$tmp/start"
 grep -vxFf "$tmp/start" "$tmp/hot" >"$tmp/hot2" || true
 cat "$tmp/start"
 grep -vxFf "$tmp/big" "$tmp/hot2" || true

@@ -45,11 +45,15 @@ DCG_BIN_LIBS := -Wl,--no-as-needed -lc $(filter-out -lseccomp,$(DCG_LIBS)) \
 # instead of two, one copy-on-write fault less at every start.
 # HOOK_ORDER=0, or no lld, links as before with the default linker.
 DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+# The few libc and cJSON functions every hook call runs, bound at start rather than
+# lazily (cli/hook_bind.h). HOOK_BIND=0: every function lazily, as before.
+HOOK_BIND ?= 1
+HOOK_BIND_CFLAGS := $(if $(filter 1,$(HOOK_BIND)),-include cli/hook_bind.h)
 # A section per variable too, so that the few a call writes in .bss come first, on the
 # page the loader already writes (the end of .got.plt), in the order of the list's
 # last lines: 4 page faults fewer.
 $(BUILD)/cli/main.o $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-sections \
-	-fdata-sections
+	-fdata-sections $(HOOK_BIND_CFLAGS)
 # main.c's switch of commands as compares, not a jump table: a table lands in .rodata
 # where hook.order cannot place it, one more page fault at every start.
 $(BUILD)/cli/main.o: ALL_CFLAGS += -fno-jump-tables
@@ -77,7 +81,8 @@ $(BUILD)/bench_hook: $(BUILD)/cli/bench/bench_hook.o
 
 $(BUILD)/bench/cmd_hook_floor.o: cli/cmd_hook.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections -DHOOK_BENCH_FLOOR -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections $(HOOK_BIND_CFLAGS) -DHOOK_BENCH_FLOOR \
+		-c $< -o $@
 
 $(BUILD)/bench/dcg-floor: $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) cli/hook.order cli/hook.ld
 	$(CC) $(ALL_LDFLAGS) $(DCG_LDFLAGS) $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) \

@@ -669,16 +669,19 @@ static void h_mvcp(struct sh_an *P, struct nc *x)
 /* Is w a temporary folder (or beneath one), the trash or /dev/null? */
 static int is_disposal(struct sh_an *P, const struct sh_word *w)
 {
-	static const char *const roots[] = {"/tmp",	"/var/tmp",  "/private/tmp",
-					    "/dev/shm", "/dev/null", NULL};
+	static const char roots[] = "/tmp\0"
+				    "/var/tmp\0"
+				    "/private/tmp\0"
+				    "/dev/shm\0"
+				    "/dev/null\0";
 	size_t len;
 	char *p = sh_path_form(P, w, &len);
 
 	if (!p)
 		return 0;
-	for (size_t i = 0; roots[i]; i++) {
-		size_t rl = strlen(roots[i]);
-		if (!strncmp(p, roots[i], rl) && (p[rl] == '\0' || p[rl] == '/'))
+	for (const char *r = roots; *r; r += strlen(r) + 1) {
+		size_t rl = strlen(r);
+		if (!strncmp(p, r, rl) && (p[rl] == '\0' || p[rl] == '/'))
 			return 1;
 	}
 	return strstr(p, "/.local/share/Trash") || strstr(p, "/.Trash");
@@ -1593,36 +1596,72 @@ static void h_shift(struct sh_an *P, struct nc *x)
 	sh_set_positional(P, wp, nw, 0);
 }
 
-const sh_handler sh_handlers[K_COUNT] = {
-    [K_SET] = h_set,
-    [K_SHIFT] = h_shift,
-    [K_TRASH] = h_trash,
-    [K_NONE] = NULL,
-    [K_OPERANDS] = h_operands,
-    [K_AWK] = h_awk,
-    [K_CD] = sh_h_cd,
-    [K_CHMOD] = h_chmod,
-    [K_CONTAINER] = sh_h_container,
-    [K_CURL] = h_curl,
-    [K_DD] = h_dd,
-    [K_ECHO] = h_echo,
-    [K_EVAL] = h_eval,
-    [K_FIND] = sh_h_find,
-    [K_GH] = h_gh,
-    [K_GIT] = h_git,
-    [K_GREP] = h_grep,
-    [K_MVCP] = h_mvcp,
-    [K_OPENSSL] = h_openssl,
-    [K_READER] = h_reader,
-    [K_RSYNC] = h_rsync,
-    [K_SED] = h_sed,
-    [K_SORT] = h_sort,
-    [K_SSH] = sh_h_ssh,
-    [K_SU] = sh_h_su,
-    [K_TAR] = h_tar,
-    [K_TRUNCATE] = h_truncate,
-    [K_UNZIP] = h_unzip,
-    [K_WATCH] = sh_h_watch,
-    [K_WGET] = h_wget,
-    [K_ZIP] = h_zip,
-};
+/* A switch, not a table of function pointers, which the loader would relocate at every
+ * start of dcg (cli/README.md, "cost"). */
+sh_handler sh_handler_of(unsigned kind)
+{
+	switch (kind) {
+	case K_SET:
+		return h_set;
+	case K_SHIFT:
+		return h_shift;
+	case K_TRASH:
+		return h_trash;
+	case K_OPERANDS:
+		return h_operands;
+	case K_AWK:
+		return h_awk;
+	case K_CD:
+		return sh_h_cd;
+	case K_CHMOD:
+		return h_chmod;
+	case K_CONTAINER:
+		return sh_h_container;
+	case K_CURL:
+		return h_curl;
+	case K_DD:
+		return h_dd;
+	case K_ECHO:
+		return h_echo;
+	case K_EVAL:
+		return h_eval;
+	case K_FIND:
+		return sh_h_find;
+	case K_GH:
+		return h_gh;
+	case K_GIT:
+		return h_git;
+	case K_GREP:
+		return h_grep;
+	case K_MVCP:
+		return h_mvcp;
+	case K_OPENSSL:
+		return h_openssl;
+	case K_READER:
+		return h_reader;
+	case K_RSYNC:
+		return h_rsync;
+	case K_SED:
+		return h_sed;
+	case K_SORT:
+		return h_sort;
+	case K_SSH:
+		return sh_h_ssh;
+	case K_SU:
+		return sh_h_su;
+	case K_TAR:
+		return h_tar;
+	case K_TRUNCATE:
+		return h_truncate;
+	case K_UNZIP:
+		return h_unzip;
+	case K_WATCH:
+		return sh_h_watch;
+	case K_WGET:
+		return h_wget;
+	case K_ZIP:
+		return h_zip;
+	default:
+		return NULL;
+	}
+}

@@ -383,8 +383,8 @@ const struct sh_cmdspec *sh_cmd_lookup(const char *s, size_t len);
 
 /* A handler: what a command does with its words (paths, data, code). */
 typedef void (*sh_handler)(struct sh_an *P, struct nc *x);
-/* One per kind, K_NONE's NULL. */
-extern const sh_handler sh_handlers[K_COUNT];
+/* The handler of a kind (enum cmd_kind), NULL for K_NONE. */
+sh_handler sh_handler_of(unsigned kind);
 
 /* One word of a command view: text, length, data flag. */
 struct vw {

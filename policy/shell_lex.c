@@ -750,7 +750,7 @@ static void skip_blanks(struct sh_lex *L)
 static int lex_redir_op(struct sh_lex *L, struct sh_tok *t)
 {
 	static const struct {
-		const char *s;
+		char s[4]; /* an array, not a pointer the loader would relocate */
 		enum rkind k;
 	} ops[] = {
 	    {"&>>", R_APPERR}, {"<<<", R_HERESTR}, {"<<-", R_HEREDOC}, {"&>", R_OUTERR},

@@ -95,14 +95,16 @@ size_t pol_cat3(char *dst, size_t size, const char *a, const char *b, const char
 	return whole;
 }
 
-static const char *const decision_names[] = {"allow", "log", "warn", "ask", "deny"};
-static const char *const severity_names[] = {"low", "medium", "high", "critical"};
-static const char *const detection_names[] = {"none",	       "command", "heredoc",
-					      "inline_script", "path",	  "scope"};
-static const char *const op_names[] = {"read",	 "write",  "create",	  "truncate",
-				       "delete", "rename", "rename onto", "chmod",
-				       "exec",	 "list",   "link"};
-static const char *const kind_names[] = {"zeroAccessPaths", "readOnlyPaths", "noDeletePaths"};
+/* Names in arrays, not pointers: a static table of pointers is relocated by the loader
+ * at every start of dcg (cli/README.md, "cost"). */
+static const char decision_names[][6] = {"allow", "log", "warn", "ask", "deny"};
+static const char severity_names[][9] = {"low", "medium", "high", "critical"};
+static const char detection_names[][14] = {"none",	    "command", "heredoc",
+					   "inline_script", "path",    "scope"};
+static const char op_names[][12] = {"read",   "write",	"create",      "truncate",
+				    "delete", "rename", "rename onto", "chmod",
+				    "exec",   "list",	"link"};
+static const char kind_names[][16] = {"zeroAccessPaths", "readOnlyPaths", "noDeletePaths"};
 
 const char *pol_decision_name(enum pol_decision d)
 {

@@ -79,6 +79,13 @@ BENCH_HOOK_CALLS ?= 300
 $(BUILD)/bench_hook: $(BUILD)/cli/bench/bench_hook.o
 	$(CC) $(ALL_LDFLAGS) $^ -o $@
 
+# Paired A/B of builds on one allowed call, for differences of a few microseconds
+# (cli/bench/hook_ab.c): build/hook_ab 3000 OLD/dcg NEW/dcg.
+$(BUILD)/hook_ab: $(BUILD)/cli/bench/hook_ab.o
+	$(CC) $(ALL_LDFLAGS) $^ -o $@
+
+bench-hook: $(BUILD)/hook_ab
+
 $(BUILD)/bench/cmd_hook_floor.o: cli/cmd_hook.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections $(HOOK_BIND_CFLAGS) -DHOOK_BENCH_FLOOR \

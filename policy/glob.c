@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -610,24 +611,19 @@ int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size)
 	return pol_path_resolve_with(abs_path, nofollow, out, size, plain_readlink, NULL);
 }
 
-int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t size,
-			  pol_readlink_fn ask, void *ctx)
+/* The walk from a symlink on: rest (PATH_MAX * 2 bytes) holds what is left to walk, out
+ * the olen bytes resolved so far; rest is rebuilt each time a symlink is met. Apart
+ * from pol_path_resolve_with() so that a walk that meets no link (most) writes none of
+ * these 12 KiB of stack, under which every readlink() would run: in a first path
+ * decision those are fresh pages, a fault each. */
+static __attribute__((noinline)) int walk_rest(char *rest, char *out, size_t olen, size_t size,
+					       size_t links, int nofollow, pol_readlink_fn ask,
+					       void *ctx)
 {
-	/* rest holds what is left to walk; it is rebuilt when a symlink is met. */
-	char rest[PATH_MAX * 2], link[PATH_MAX];
-	size_t olen = 1, links = 0, rlen;
-	const char *s;
+	char link[PATH_MAX];
+	const char *s = rest;
 	int missing = 0;
 
-	if (abs_path[0] != '/' || size < 2)
-		return -EINVAL;
-	rlen = strlen(abs_path);
-	if (rlen >= sizeof(rest))
-		return -ENAMETOOLONG;
-	memcpy(rest, abs_path, rlen + 1);
-	out[0] = '/';
-	out[1] = '\0';
-	s = rest;
 	while (*s) {
 		const char *e;
 		size_t clen;
@@ -673,7 +669,7 @@ int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t 
 		link[n] = '\0';
 		/* New rest: the link's target, then what followed this component. */
 		size_t tail = strlen(e);
-		if ((size_t)n + tail + 1 > sizeof(rest))
+		if ((size_t)n + tail + 1 > PATH_MAX * 2)
 			return -ENAMETOOLONG;
 		memmove(rest + n, e, tail + 1);
 		memcpy(rest, link, (size_t)n);
@@ -689,6 +685,120 @@ int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t 
 				out[1] = '\0';
 			}
 		}
+	}
+	return 0;
+}
+
+/* The whole walk in walk_rest(), its input copied first (out may be abs_path itself). */
+static __attribute__((noinline)) int walk_copy(const char *abs_path, size_t rlen, char *out,
+					       size_t size, int nofollow, pol_readlink_fn ask,
+					       void *ctx)
+{
+	char rest[PATH_MAX * 2];
+
+	memcpy(rest, abs_path, rlen + 1);
+	out[0] = '/';
+	out[1] = '\0';
+	return walk_rest(rest, out, 1, size, 0, nofollow, ask, ctx);
+}
+
+/* From the first symlink on: rest is the link's target (n bytes, in out's spare room
+ * until copied) then tail, what followed the link in the input. */
+static __attribute__((noinline)) int walk_link(const char *target, size_t n, const char *tail,
+					       char *out, size_t save, size_t size, int nofollow,
+					       pol_readlink_fn ask, void *ctx)
+{
+	char rest[PATH_MAX * 2];
+	size_t tlen = strlen(tail), olen;
+
+	if (n + tlen + 1 > sizeof(rest))
+		return -ENAMETOOLONG;
+	memcpy(rest, target, n); /* before out is cut: the target lies past its end */
+	memcpy(rest + n, tail, tlen + 1);
+	if (target[0] == '/') {
+		olen = 1;
+		out[1] = '\0';
+	} else {
+		olen = save;
+		out[olen] = '\0';
+		if (olen == 0) {
+			olen = 1;
+			out[1] = '\0';
+		}
+	}
+	return walk_rest(rest, out, olen, size, 1, nofollow, ask, ctx);
+}
+
+int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t size,
+			  pol_readlink_fn ask, void *ctx)
+{
+	/* Walks abs_path itself, not a copy, and reads a link's target into out's room past
+	 * what is resolved so far; the first link met (or an input that out overlaps, or a
+	 * target that may not fit that room) goes on in the frames above, with the buffers
+	 * of a copy. The same answers as a walk of a copy: nothing is written to out that
+	 * the walk reads later, and walk_rest() takes over in the state this loop reached. */
+	const char *s = abs_path;
+	size_t olen = 1, rlen;
+	int missing = 0;
+
+	if (abs_path[0] != '/' || size < 2)
+		return -EINVAL;
+	rlen = strlen(abs_path);
+	if (rlen >= PATH_MAX * 2)
+		return -ENAMETOOLONG;
+	if ((uintptr_t)out < (uintptr_t)abs_path + rlen + 1 &&
+	    (uintptr_t)abs_path < (uintptr_t)out + size)
+		return walk_copy(abs_path, rlen, out, size, nofollow, ask, ctx);
+	out[0] = '/';
+	out[1] = '\0';
+	while (*s) {
+		const char *e;
+		size_t clen;
+		int last, rc;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		e = s;
+		while (*e && *e != '/')
+			e++;
+		clen = (size_t)(e - s);
+		last = 1;
+		for (const char *t = e; *t; t++)
+			if (*t != '/') {
+				last = 0;
+				break;
+			}
+		if (missing || (clen == 1 && s[0] == '.') ||
+		    (clen == 2 && s[0] == '.' && s[1] == '.') || (last && nofollow)) {
+			rc = append_comp(out, &olen, size, s, clen);
+			if (rc)
+				return rc;
+			s = e;
+			continue;
+		}
+		size_t save = olen;
+		rc = append_comp(out, &olen, size, s, clen);
+		if (rc)
+			return rc;
+		/* the target goes past out's NUL; a room under 2 bytes, or a target that fills
+		 * it (it may be cut short), and the walk starts again on a copy */
+		size_t room = size - olen - 1;
+		char *link = out + olen + 1;
+		if (room < 2)
+			return walk_copy(abs_path, rlen, out, size, nofollow, ask, ctx);
+		ssize_t n = ask(ctx, out, olen, save, link, room - 1);
+		if (n < 0) {
+			if (errno != EINVAL)
+				missing = 1;
+			s = e;
+			continue;
+		}
+		if ((size_t)n >= room - 1 || (size_t)n >= PATH_MAX - 1)
+			return walk_copy(abs_path, rlen, out, size, nofollow, ask, ctx);
+		link[n] = '\0';
+		return walk_link(link, (size_t)n, e, out, save, size, nofollow, ask, ctx);
 	}
 	return 0;
 }

@@ -86,8 +86,9 @@ void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m)
 	/* one buffer, the folder then what it resolves to (the walk copies its input
 	 * first): every path rule of a first path decision comes here, under the
 	 * decision's own frames, and each page of stack is a page fault */
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], in[256];
 	size_t cut, dlen, rlen, tlen;
+	const char *dir;
 	char *out;
 
 	if (pp->basename_only)
@@ -98,9 +99,18 @@ void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m)
 			cut--;
 	if (cut == 0 || cut >= sizeof(buf))
 		return;
-	memcpy(buf, pp->glob, cut);
-	buf[cut] = '\0';
-	if (pol_path_resolve_memo(buf, 0, buf, sizeof(buf), m) < 0)
+	/* the folder apart from buf when it is short (most): a walk whose input is not its
+	 * output walks it in place, without 12 KiB of buffers under it */
+	if (cut == pp->glob_len) {
+		dir = pp->glob;
+	} else {
+		char *d = cut < sizeof(in) ? in : buf;
+
+		memcpy(d, pp->glob, cut);
+		d[cut] = '\0';
+		dir = d;
+	}
+	if (pol_path_resolve_memo(dir, 0, buf, sizeof(buf), m) < 0)
 		return;
 	dlen = cut > 1 && pp->glob[cut - 1] == '/' ? cut - 1 : cut; /* without its '/' */
 	rlen = strlen(buf);

@@ -543,6 +543,74 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 	pol_resolve_memo_free(NULL);
 }
 
+/* The walk reads its input in place and a link's target into the room past what it has
+ * resolved, then goes on from the first link with buffers of its own (glob.c); a walk
+ * whose input is its output copies the input first. Both answer alike: links first,
+ * in the middle and last, relative and absolute, chains, "..", missing tails, a loop,
+ * targets that fill or overflow the room, with and without nofollow, for outputs of
+ * every size from too small to PATH_MAX, and through a memo. */
+Test(paths, walk_in_place_answers_as_a_walk_of_a_copy)
+{
+	static const char *const tails[] = {
+	    "/l/d2/x",	 "/abs/d2/x", "/chain/x", "/l/d2/../d2/x", "/l/..",  "/missing/a/b",
+	    "/f/inside", "/loop/a",   "/l",	  "/abs",	   "/d1/d2", "/big/x",
+	    "/huge/x",	 "/rel/./d2",
+	};
+	char b[PATH_MAX], ln[PATH_MAX], tgt[PATH_MAX], want[PATH_MAX], got[PATH_MAX + 16];
+	size_t o = 0;
+
+	snprintf(b, sizeof(b), "%s/d1/d2", root);
+	mkpath(b);
+	snprintf(ln, sizeof(ln), "%s/d1", root);
+	snprintf(b, sizeof(b), "%s/abs", home);
+	link_to(ln, b);
+	snprintf(b, sizeof(b), "%s/l", home);
+	link_to("../proj/d1", b);
+	snprintf(b, sizeof(b), "%s/chain", home);
+	link_to("l/d2", b);
+	snprintf(b, sizeof(b), "%s/rel", home);
+	link_to("./l", b);
+	snprintf(b, sizeof(b), "%s/loop", home);
+	link_to("loop", b);
+	snprintf(b, sizeof(b), "%s/f", home);
+	touch(b);
+	/* targets of about 3,000 and 4,090 bytes: the first fits the room, the second not */
+	for (size_t want_len = 3000; want_len <= 4090; want_len += 1090) {
+		o = (size_t)snprintf(tgt, sizeof(tgt), "%s/d1", root);
+		while (o + 2 < want_len) {
+			tgt[o++] = '/';
+			tgt[o++] = '.';
+		}
+		tgt[o] = '\0';
+		snprintf(b, sizeof(b), "%s/%s", home, want_len == 3000 ? "big" : "huge");
+		link_to(tgt, b);
+	}
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++)
+		for (int nofollow = 0; nofollow < 2; nofollow++)
+			for (size_t size = 8; size <= PATH_MAX; size += size < 256 ? 7 : 977) {
+				struct pol_resolve_memo *m = pol_resolve_memo_new();
+				int rw, rg, rm;
+				size_t sz = size > PATH_MAX - 2 ? PATH_MAX : size;
+
+				snprintf(b, sizeof(b), "%s%s", home, tails[i]);
+				memcpy(want, b, strlen(b) + 1);
+				/* its input as its output: the walk of a copy */
+				rw = pol_path_resolve(want, nofollow, want, sz);
+				memset(got, 'x', sizeof(got));
+				rg = pol_path_resolve(b, nofollow, got, sz);
+				cr_expect_eq(rg, rw, "%s (%zu, %d): %d, not %d", b, sz, nofollow,
+					     rg, rw);
+				if (rw == 0 && rg == 0)
+					cr_expect_str_eq(got, want, "%s (%zu)", b, sz);
+				cr_expect_eq(got[sz], 'x', "%s: nothing past %zu bytes", b, sz);
+				rm = pol_path_resolve_memo(b, nofollow, got, sz, m);
+				cr_expect_eq(rm, rw, "%s (%zu, memo): %d, not %d", b, sz, rm, rw);
+				if (rw == 0 && rm == 0)
+					cr_expect_str_eq(got, want, "%s (%zu, memo)", b, sz);
+				pol_resolve_memo_free(m);
+			}
+}
+
 /* The path index (only the filled buckets, by rank) decides as trying every rule: for
  * paths made from each embedded path rule's own pattern, each operation. */
 Test(paths, path_index_decides_as_every_rule)

@@ -542,6 +542,41 @@ out_close:
 	return hit;
 }
 
+/* The rule that refuses where an allowed path really leads, unless an entry lets that
+ * pass too: into r. Apart from decide_path(), whose frame every path decision's
+ * resolution runs under, for its 1.7 KB result. */
+static __attribute__((noinline)) void refuse_real(const struct pol_policy *p,
+						  const struct pol_rule *real, const char *resolved,
+						  enum pol_op op, const struct pol_ctx *ctx,
+						  struct pol_result *r)
+{
+	struct pol_result r2;
+
+	pol_result_init(&r2);
+	fill_from_rule(&r2, real);
+	r2.detection = POL_DET_PATH;
+	r2.op = op;
+	r2.path_kind = real->path_kind;
+	pol_copy_str(r2.path, sizeof(r2.path), resolved);
+	pol_copy_matched(&r2, resolved, strlen(resolved));
+	pol_apply_allowlist(p, ctx, resolved, &r2);
+	if (r2.decision != POL_ALLOW)
+		*r = r2;
+}
+
+/* walk_beneath() from a copy of from: apart, so that its buffer does not sit in the
+ * frame of every path decision, above the walk's readlinks (a stack page each). */
+static __attribute__((noinline)) const struct pol_rule *
+walk_beneath_from(const struct pol_policy *p, const char *from, unsigned kinds,
+		  const struct pol_ctx *ctx)
+{
+	char walk[PATH_MAX];
+	long budget = BENEATH_MAX_ENTRIES;
+
+	pol_copy_str(walk, sizeof(walk), from);
+	return walk_beneath(p, walk, strlen(walk), kinds, 0, &budget, ctx);
+}
+
 static enum pol_decision decide_path(const struct pol_policy *p, const char *lexical,
 				     const char *resolved, enum pol_op op, unsigned flags,
 				     const struct pol_ctx *ctx, struct pol_result *r)
@@ -565,11 +600,7 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	 * names the folder the file goes into). */
 	if (!hit && beneath && op != POL_OP_RENAME_TO && !(flags & PATH_NO_WALK) &&
 	    has_path_rules(p, kinds)) {
-		char walk[PATH_MAX];
-		long budget = BENEATH_MAX_ENTRIES;
-
-		pol_copy_str(walk, sizeof(walk), resolved ? resolved : lexical);
-		hit = walk_beneath(p, walk, strlen(walk), kinds, 0, &budget, ctx);
+		hit = walk_beneath_from(p, resolved ? resolved : lexical, kinds, ctx);
 		which = resolved ? resolved : lexical;
 	}
 	if (ctx && ctx->trace) {
@@ -591,20 +622,8 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	if (r->decision == POL_ALLOW && which == lexical && resolved && strcmp(resolved, lexical)) {
 		const struct pol_rule *real = path_rule_hit(p, resolved, kinds, beneath, ctx);
 
-		if (real) {
-			struct pol_result r2;
-
-			pol_result_init(&r2);
-			fill_from_rule(&r2, real);
-			r2.detection = POL_DET_PATH;
-			r2.op = op;
-			r2.path_kind = real->path_kind;
-			pol_copy_str(r2.path, sizeof(r2.path), resolved);
-			pol_copy_matched(&r2, resolved, strlen(resolved));
-			pol_apply_allowlist(p, ctx, resolved, &r2);
-			if (r2.decision != POL_ALLOW)
-				*r = r2;
-		}
+		if (real)
+			refuse_real(p, real, resolved, op, ctx, r);
 	}
 	return r->decision;
 }
@@ -664,41 +683,60 @@ static enum pol_decision refuse_unchecked(const struct pol_policy *p, const char
 	return r->decision;
 }
 
+/* base + "/" + path (as the kernel would walk it) resolved into resolved (PATH_MAX
+ * bytes), with a buffer of PATH_MAX * 2 for the joined form: -1 when it cannot be. */
+static __attribute__((noinline)) int resolve_joined_long(const char *start, const char *rest,
+							 int nofollow, char *resolved)
+{
+	char joined[PATH_MAX * 2];
+	int n = snprintf(joined, sizeof(joined), "%s/%s", start, rest);
+
+	if (n <= 0 || (size_t)n >= sizeof(joined) ||
+	    pol_path_resolve(joined, nofollow, resolved, PATH_MAX) < 0)
+		return -1;
+	return 0;
+}
+
 static enum pol_decision check_path_in(const struct pol_policy *p, const char *base,
 				       const char *path, enum pol_op op, unsigned flags,
 				       const struct pol_ctx *ctx, struct pol_result *r)
 {
+	/* lexical holds the joined form while it resolves, then the normal form: a third
+	 * buffer (8 KiB) here put every readlink of the walk two stack pages deeper */
 	char lexical[PATH_MAX], resolved[PATH_MAX];
 	const char *res = NULL;
 
 	pol_result_init(r);
 	if (!path || !path[0])
 		return POL_ALLOW;
-	if (pol_path_normalize(path, base, p->home, lexical, sizeof(lexical)) < 0)
-		return refuse_unchecked(p, path, op, r);
 	/* Resolution walks the path as the kernel will, before folding "..": after a
 	 * symlink, ".." is the parent of its target, not of the link. */
 	if (!(flags & POL_PATH_CANONICAL)) {
-		char joined[PATH_MAX * 2];
 		const char *start = path[0] == '/' ? "" : base;
 		const char *rest = path;
-		int n;
+		int nofollow = !!(flags & POL_PATH_NOFOLLOW), n;
 
 		if (path[0] == '~' && (path[1] == '/' || path[1] == '\0')) {
 			start = p->home;
 			rest = path + 1;
 		}
-		n = snprintf(joined, sizeof(joined), "%s/%s", start, rest);
+		n = snprintf(lexical, sizeof(lexical), "%s/%s", start, rest);
 		/* A path whose links cannot be followed here (nested targets outgrowing the
 		 * buffers, a loop) may still lead somewhere protected for the kernel, which
 		 * keeps no such limit: deciding on its written form alone would wave it
 		 * through. */
-		if (n <= 0 || (size_t)n >= sizeof(joined) ||
-		    pol_path_resolve(joined, !!(flags & POL_PATH_NOFOLLOW), resolved,
-				     sizeof(resolved)) < 0)
+		if (n <= 0)
+			return refuse_unchecked(p, path, op, r);
+		if ((size_t)n < sizeof(lexical))
+			n = pol_path_resolve(lexical, nofollow, resolved, sizeof(resolved));
+		else
+			n = resolve_joined_long(start, rest, nofollow, resolved);
+		if (n < 0)
 			return refuse_unchecked(p, path, op, r);
 		res = resolved;
 	}
+	if (pol_path_normalize(path, base, p->home, lexical, sizeof(lexical)) < 0)
+		return refuse_unchecked(p, path, op, r);
 	return decide_path(p, lexical, res, op, flags, ctx, r);
 }
 

@@ -3,6 +3,8 @@
  * per-kind medians cannot separate from the noise of a shared machine.
  *
  * usage: hook_ab ROUNDS BUILD_A BUILD_B [BUILD...]   (ROUNDS: 3000 for about 2 us)
+ *        HOOK_AB_COMMAND='grep -rn TODO src' hook_ab ...   (another Bash command than
+ *        `git status`: one of bench_hook's path decisions, say)
  *
  * Each round runs every build once, in an order that rotates from round to round; the
  * report gives each build's median wall and CPU time (rusage of the child) and the
@@ -11,7 +13,8 @@
  * POSIX_FADV_DONTNEED), so that exec faults all of them in the same way, in 4 KiB pages
  * as after a reboot: a binary just written by the linker (mmap) and one written by cp
  * (large folios) differ by up to 25 us per start for the same bytes. The calls run with
- * a throwaway HOME, so only the embedded policy is active. */
+ * a throwaway HOME holding proj/src, as bench_hook's, so only the embedded policy is
+ * active. */
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -129,10 +132,32 @@ int main(int argc, char **argv)
 	snprintf(env_home, sizeof(env_home), "HOME=%s", home);
 	env[0] = env_home;
 	env[1] = NULL;
-	snprintf(input, sizeof(input),
-		 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s\",\"tool_name\":\"Bash\","
-		 "\"tool_input\":{\"command\":\"git status\"}}",
-		 proj);
+	{
+		const char *cmd = getenv("HOOK_AB_COMMAND");
+		char esc[256], src[80];
+		size_t o = 0;
+
+		/* the command as a JSON string: quotes and backslashes escaped */
+		for (const char *c = cmd && *cmd ? cmd : "git status"; *c; c++) {
+			if (o + 3 >= sizeof(esc)) {
+				fprintf(stderr, "hook_ab: HOOK_AB_COMMAND too long\n");
+				return 2;
+			}
+			if (*c == '"' || *c == '\\')
+				esc[o++] = '\\';
+			esc[o++] = *c;
+		}
+		esc[o] = '\0';
+		snprintf(src, sizeof(src), "%s/src", proj);
+		if (mkdir(src, 0700) < 0) {
+			perror("hook_ab: mkdir");
+			return 1;
+		}
+		snprintf(input, sizeof(input),
+			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s\",\"tool_name\":"
+			 "\"Bash\",\"tool_input\":{\"command\":\"%s\"}}",
+			 proj, esc);
+	}
 	for (int b = 0; b < nb; b++)
 		evict(argv[2 + b]);
 	for (long r = 0; r < rounds; r++)
@@ -163,6 +188,8 @@ int main(int argc, char **argv)
 	free(d);
 	free(e);
 	free(tmp);
+	snprintf(input, sizeof(input), "%s/src", proj);
+	rmdir(input);
 	rmdir(proj);
 	rmdir(home);
 	return 0;

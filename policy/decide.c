@@ -740,6 +740,10 @@ static enum pol_decision check_path_in(const struct pol_policy *p, const char *b
 	return decide_path(p, lexical, res, op, flags, ctx, r);
 }
 
+static enum pol_decision check_path_getcwd(const struct pol_policy *p, const char *path,
+					   enum pol_op op, unsigned flags,
+					   const struct pol_ctx *ctx, struct pol_result *r);
+
 /* pol_check_path() below the expansion of a lazy load's path rules: that pass (every
  * path rule's folders resolved) runs under this frame, not under the 25 KB of the
  * check's (each page of stack a page fault). */
@@ -747,10 +751,22 @@ static __attribute__((noinline)) enum pol_decision
 check_path_cwd(const struct pol_policy *p, const char *path, enum pol_op op, unsigned flags,
 	       const struct pol_ctx *ctx, struct pol_result *r)
 {
-	char cwd[PATH_MAX];
-
 	if (path && (path[0] == '/' || (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))))
 		return check_path_in(p, "/", path, op, flags, ctx, r);
+	/* the call's own folder as it is (what current_cwd() would copy): no buffer here,
+	 * above the walk's readlinks */
+	if (ctx && ctx->cwd && ctx->cwd[0] == '/' && strnlen(ctx->cwd, PATH_MAX) < PATH_MAX)
+		return check_path_in(p, ctx->cwd, path, op, flags, ctx, r);
+	return check_path_getcwd(p, path, op, flags, ctx, r);
+}
+
+/* check_path_cwd() where the working directory is asked of the kernel. */
+static __attribute__((noinline)) enum pol_decision
+check_path_getcwd(const struct pol_policy *p, const char *path, enum pol_op op, unsigned flags,
+		  const struct pol_ctx *ctx, struct pol_result *r)
+{
+	char cwd[PATH_MAX];
+
 	/* A relative path whose base is unknown (a working directory deeper than PATH_MAX)
 	 * would be judged against the wrong folder: refused. */
 	if (current_cwd(p, ctx, cwd, sizeof(cwd)) < 0 && path && path[0]) {

@@ -611,16 +611,41 @@ int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size)
 	return pol_path_resolve_with(abs_path, nofollow, out, size, plain_readlink, NULL);
 }
 
+/* One component asked about as walk_rest() asks, into a buffer of its own: when out's
+ * room past its end is too small for the target. *np: the target's length, rest then
+ * rebuilt from it and tail; or -1, not a link (errno as ask left it). 0, or a negative
+ * errno that ends the walk. */
+static __attribute__((noinline)) int relink(char *rest, const char *tail, const char *out,
+					    size_t olen, size_t save, size_t *links,
+					    pol_readlink_fn ask, void *ctx, ssize_t *np)
+{
+	char link[PATH_MAX];
+	ssize_t n = ask(ctx, out, olen, save, link, sizeof(link) - 1);
+	size_t tlen;
+
+	*np = n;
+	if (n < 0)
+		return 0;
+	if (++*links > 40)
+		return -ELOOP;
+	tlen = strlen(tail);
+	if ((size_t)n + tlen + 1 > PATH_MAX * 2)
+		return -ENAMETOOLONG;
+	memmove(rest + n, tail, tlen + 1);
+	memcpy(rest, link, (size_t)n);
+	return 0;
+}
+
 /* The walk from a symlink on: rest (PATH_MAX * 2 bytes) holds what is left to walk, out
- * the olen bytes resolved so far; rest is rebuilt each time a symlink is met. Apart
- * from pol_path_resolve_with() so that a walk that meets no link (most) writes none of
- * these 12 KiB of stack, under which every readlink() would run: in a first path
- * decision those are fresh pages, a fault each. */
+ * the olen bytes resolved so far; rest is rebuilt each time a symlink is met, from the
+ * target read into out's room past its end (or, when that room may cut it short, by
+ * relink()). Apart from pol_path_resolve_with() so that a walk that meets no link
+ * (most) writes none of these 8 KiB of stack, under which every readlink() would run:
+ * in a first path decision those are fresh pages, a fault each. */
 static __attribute__((noinline)) int walk_rest(char *rest, char *out, size_t olen, size_t size,
 					       size_t links, int nofollow, pol_readlink_fn ask,
 					       void *ctx)
 {
-	char link[PATH_MAX];
 	const char *s = rest;
 	int missing = 0;
 
@@ -655,7 +680,20 @@ static __attribute__((noinline)) int walk_rest(char *rest, char *out, size_t ole
 		rc = append_comp(out, &olen, size, s, clen);
 		if (rc)
 			return rc;
-		ssize_t n = ask(ctx, out, olen, save, link, sizeof(link) - 1);
+		/* as readlink(out, link, PATH_MAX - 1) into a buffer of PATH_MAX would */
+		size_t room = size - olen - 1, cap = room > PATH_MAX ? PATH_MAX - 1 : room - 1;
+		char *link = out + olen + 1;
+		ssize_t n = -1;
+		int rebuilt = 0;
+		if (room >= 2)
+			n = ask(ctx, out, olen, save, link, cap);
+		if (room < 2 || (n >= 0 && (size_t)n >= cap && cap < PATH_MAX - 1)) {
+			/* the room may have cut the target short: asked again apart */
+			rc = relink(rest, e, out, olen, save, &links, ask, ctx, &n);
+			if (rc)
+				return rc;
+			rebuilt = 1;
+		}
 		if (n < 0) {
 			/* Not a link (EINVAL), or the rest does not exist yet: the tail resolves
 			 * through its nearest existing parent and is appended as written. */
@@ -664,17 +702,19 @@ static __attribute__((noinline)) int walk_rest(char *rest, char *out, size_t ole
 			s = e;
 			continue;
 		}
-		if (++links > 40)
-			return -ELOOP;
-		link[n] = '\0';
-		/* New rest: the link's target, then what followed this component. */
-		size_t tail = strlen(e);
-		if ((size_t)n + tail + 1 > PATH_MAX * 2)
-			return -ENAMETOOLONG;
-		memmove(rest + n, e, tail + 1);
-		memcpy(rest, link, (size_t)n);
+		if (!rebuilt) {
+			if (++links > 40)
+				return -ELOOP;
+			/* New rest: the link's target, then what followed this component. */
+			size_t tail = strlen(e);
+			if ((size_t)n + tail + 1 > PATH_MAX * 2)
+				return -ENAMETOOLONG;
+			memmove(rest + n, e, tail + 1);
+			memcpy(rest, link, (size_t)n);
+		}
+		int abs = n > 0 && rest[0] == '/';
 		s = rest;
-		if (link[0] == '/') {
+		if (abs) {
 			olen = 1;
 			out[1] = '\0';
 		} else {

@@ -552,9 +552,9 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 Test(paths, walk_in_place_answers_as_a_walk_of_a_copy)
 {
 	static const char *const tails[] = {
-	    "/l/d2/x",	 "/abs/d2/x", "/chain/x", "/l/d2/../d2/x", "/l/..",  "/missing/a/b",
-	    "/f/inside", "/loop/a",   "/l",	  "/abs",	   "/d1/d2", "/big/x",
-	    "/huge/x",	 "/rel/./d2",
+	    "/l/d2/x",	 "/abs/d2/x", "/chain/x",  "/l/d2/../d2/x", "/l/..",  "/missing/a/b",
+	    "/f/inside", "/loop/a",   "/l",	   "/abs",	    "/d1/d2", "/big/x",
+	    "/huge/x",	 "/rel/./d2", "/viabig/x", "/viahuge/x",
 	};
 	char b[PATH_MAX], ln[PATH_MAX], tgt[PATH_MAX], want[PATH_MAX], got[PATH_MAX + 16];
 	size_t o = 0;
@@ -574,14 +574,20 @@ Test(paths, walk_in_place_answers_as_a_walk_of_a_copy)
 	link_to("loop", b);
 	snprintf(b, sizeof(b), "%s/f", home);
 	touch(b);
-	/* targets of about 3,000 and 4,090 bytes: the first fits the room, the second not */
+	/* a link to each long one: its target read after a first link */
+	snprintf(b, sizeof(b), "%s/viabig", home);
+	link_to("big", b);
+	snprintf(b, sizeof(b), "%s/viahuge", home);
+	link_to("huge", b);
+	/* targets of about 3,000 and 4,090 bytes, ending in d2: the first fits the room, the
+	 * second not */
 	for (size_t want_len = 3000; want_len <= 4090; want_len += 1090) {
 		o = (size_t)snprintf(tgt, sizeof(tgt), "%s/d1", root);
-		while (o + 2 < want_len) {
+		while (o + 5 < want_len) {
 			tgt[o++] = '/';
 			tgt[o++] = '.';
 		}
-		tgt[o] = '\0';
+		memcpy(tgt + o, "/d2", 4); /* a target cut short leads elsewhere */
 		snprintf(b, sizeof(b), "%s/%s", home, want_len == 3000 ? "big" : "huge");
 		link_to(tgt, b);
 	}
@@ -609,6 +615,15 @@ Test(paths, walk_in_place_answers_as_a_walk_of_a_copy)
 					cr_expect_str_eq(got, want, "%s (%zu, memo)", b, sz);
 				pol_resolve_memo_free(m);
 			}
+	/* and where they lead is right: the long targets read whole, not cut short */
+	static const char *const longs[] = {"/big/x", "/huge/x", "/viabig/x", "/viahuge/x"};
+	snprintf(want, sizeof(want), "%s/d1/d2/x", root);
+	for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)
+		for (int copy = 0; copy < 2; copy++) {
+			snprintf(b, sizeof(b), "%s%s", home, longs[i]);
+			cr_assert_eq(pol_path_resolve(b, 0, copy ? b : got, PATH_MAX), 0, "%s", b);
+			cr_expect_str_eq(copy ? b : got, want, "%s (%d)", longs[i], copy);
+		}
 }
 
 /* The path index (only the filled buckets, by rank) decides as trying every rule: for

@@ -383,6 +383,9 @@ int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t 
 /* resolve_memo.c: a pass's memo of folders asked about (malloc'ed; NULL: none, every
  * folder is asked), and pol_path_resolve() with it. */
 struct pol_resolve_memo *pol_resolve_memo_new(void);
+/* dir (kept by the caller while m lives) is listed at the first entry asked about, as
+ * a folder is after MEMO_LIST_AFTER of them: the folder most rules name entries of. */
+void pol_resolve_memo_list_first(struct pol_resolve_memo *m, const char *dir);
 void pol_resolve_memo_free(struct pol_resolve_memo *m);
 int pol_path_resolve_memo(const char *abs_path, int nofollow, char *out, size_t size,
 			  struct pol_resolve_memo *m);

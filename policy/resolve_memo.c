@@ -35,8 +35,10 @@ struct pol_resolve_memo {
 	uint16_t len[MEMO_MAX];
 	unsigned char state[MEMO_MAX];
 	unsigned char asked[MEMO_MAX]; /* a folder's entries asked about, up to 255 */
+	const char *first;	       /* a folder listed at the first entry asked (or NULL) */
+	size_t first_len;
 	/* the paths, one after the other: pages are touched as it fills */
-	char text[16384 - MEMO_SLOTS * 2 - MEMO_MAX * 8 - 8];
+	char text[16384 - MEMO_SLOTS * 2 - MEMO_MAX * 8 - 8 - 16];
 };
 
 struct pol_resolve_memo *pol_resolve_memo_new(void)
@@ -45,9 +47,18 @@ struct pol_resolve_memo *pol_resolve_memo_new(void)
 
 	if (m) {
 		m->n = m->used = 0;
+		m->first = NULL;
 		memset(m->slot, 0, sizeof(m->slot));
 	}
 	return m;
+}
+
+void pol_resolve_memo_list_first(struct pol_resolve_memo *m, const char *dir)
+{
+	if (m && dir && dir[0] == '/') {
+		m->first = dir;
+		m->first_len = strlen(dir);
+	}
 }
 
 void pol_resolve_memo_free(struct pol_resolve_memo *m)
@@ -164,6 +175,13 @@ static ssize_t memo_readlink(void *ctx, const char *out, size_t olen, size_t ple
 	int e, pe;
 	ssize_t n;
 
+	/* the folder most rules name entries of (the home): listed before its first entry
+	 * is asked about, not after MEMO_LIST_AFTER of them */
+	if (m->first && plen == m->first_len && !memcmp(out, m->first, plen)) {
+		pe = memo_find(m, out, plen);
+		if (pe >= 0 && m->state[pe] == M_PLAIN && m->asked[pe] < 255)
+			memo_list(m, pe, out, plen);
+	}
 	e = memo_find(m, out, olen);
 	if (e >= 0 && m->state[e] != M_ASK) {
 		errno = m->state[e] == M_FAILED ? ENOENT : EINVAL;

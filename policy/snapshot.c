@@ -534,6 +534,8 @@ void pol_paths_ready(const struct pol_policy *cp)
 	}
 	/* out of memory: no memo, every folder asked */
 	struct pol_resolve_memo *memo = pol_resolve_memo_new();
+	/* most path rules name entries of the home (~/.ssh, ~/.bashrc, ...) */
+	pol_resolve_memo_list_first(memo, p->home);
 	for (size_t i = 0; i < p->n_rules; i++) {
 		struct pol_rule *r = &p->rule_tab[i];
 

@@ -486,9 +486,11 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 	    "/missing/a",    "/l",	    "/loop/a/b", "/abs/d2/x", "/l/d2/x/y",
 	};
 	char b[PATH_MAX], ln[PATH_MAX], want[PATH_MAX], got[PATH_MAX];
-	struct pol_resolve_memo *m = pol_resolve_memo_new();
+	struct pol_resolve_memo *m = pol_resolve_memo_new(), *m1 = pol_resolve_memo_new();
 
-	cr_assert(m);
+	cr_assert(m && m1);
+	/* m1 lists the home at the first of its entries asked about */
+	pol_resolve_memo_list_first(m1, home);
 	snprintf(b, sizeof(b), "%s/d1/d2", root);
 	mkpath(b);
 	snprintf(ln, sizeof(ln), "%s/d1", root);
@@ -528,6 +530,10 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 			cr_expect_eq(rg, rw, "%s: %d, not %d", b, rg, rw);
 			if (rw == 0 && rg == 0)
 				cr_expect_str_eq(got, want, "%s", b);
+			rg = pol_path_resolve_memo(b, 0, got, sizeof(got), m1);
+			cr_expect_eq(rg, rw, "%s (listed first): %d, not %d", b, rg, rw);
+			if (rw == 0 && rg == 0)
+				cr_expect_str_eq(got, want, "%s (listed first)", b);
 		}
 	/* a full memo asks readlink() again: the same answers */
 	for (int k = 0; k < 600; k++) {
@@ -540,6 +546,7 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 	cr_assert_eq(pol_path_resolve_memo(b, 0, got, sizeof(got), m), 0);
 	cr_expect_str_eq(got, want);
 	pol_resolve_memo_free(m);
+	pol_resolve_memo_free(m1);
 	pol_resolve_memo_free(NULL);
 }
 

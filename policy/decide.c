@@ -720,7 +720,15 @@ static enum pol_decision check_path_in(const struct pol_policy *p, const char *b
 			start = p->home;
 			rest = path + 1;
 		}
-		n = snprintf(lexical, sizeof(lexical), "%s/%s", start, rest);
+		/* start "/" rest, as snprintf would join them (not called: vfprintf and its
+		 * lazy binding are some 3 k instructions of every first path decision) */
+		size_t sl = strlen(start), rl = strlen(rest);
+		if (sl + 1 + rl < sizeof(lexical)) {
+			memcpy(lexical, start, sl);
+			lexical[sl] = '/';
+			memcpy(lexical + sl + 1, rest, rl + 1);
+		}
+		n = sl + 1 + rl > INT_MAX ? -1 : (int)(sl + 1 + rl);
 		/* A path whose links cannot be followed here (nested targets outgrowing the
 		 * buffers, a loop) may still lead somewhere protected for the kernel, which
 		 * keeps no such limit: deciding on its written form alone would wave it

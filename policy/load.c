@@ -56,7 +56,13 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 		return -EINVAL;
 	if (!memchr(s, '/', n) && (s[0] != '~' || anywhere)) {
 		pp->basename_only = 1;
-		pp->glob = strndup(s, n);
+		/* not strndup: a libc function no other call of the hook runs, bound lazily
+		 * at its first call (a thousand instructions of a first path decision) */
+		pp->glob = malloc(n + 1);
+		if (pp->glob) {
+			memcpy(pp->glob, s, n);
+			pp->glob[n] = '\0';
+		}
 	} else if (anywhere) {
 		if (n + 5 > sizeof(buf))
 			return -ENAMETOOLONG;

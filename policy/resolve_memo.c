@@ -102,7 +102,8 @@ static int memo_put(struct pol_resolve_memo *m, const char *path, size_t len, in
 	k = memo_slot(m, path, len);
 	if (m->slot[k])
 		return 0;
-	memcpy(m->text + m->used, path, len);
+	if (path != m->text + m->used) /* memo_list() builds it there */
+		memcpy(m->text + m->used, path, len);
 	m->off[m->n] = m->used;
 	m->len[m->n] = (uint16_t)len;
 	m->state[m->n] = (unsigned char)st;
@@ -117,12 +118,14 @@ static int memo_put(struct pol_resolve_memo *m, const char *path, size_t len, in
  * not hold is missing. Nothing is marked when it cannot be read whole. */
 static void memo_list(struct pol_resolve_memo *m, int e, const char *dir, size_t dlen)
 {
-	char *buf = malloc(8192), *path = malloc(PATH_MAX);
-	size_t got = 0, n = 0;
+	/* each path is built where memo_put() keeps it, past the paths kept so far (dir is
+	 * the walk's, not the memo's): no PATH_MAX buffer, a heap page nothing else writes */
+	char *buf = malloc(8192), *path = m->text + m->used;
+	size_t got = 0, n = 0, plen = dlen + (dlen > 1);
 	ssize_t r;
 	int fd = -1, ok = 0;
 
-	if (!buf || !path || dlen + 2 >= PATH_MAX)
+	if (!buf || dlen + 2 >= PATH_MAX || dlen + 1 > sizeof(m->text) - m->used)
 		goto out;
 	memcpy(path, dir, dlen);
 	path[dlen] = '\0';
@@ -139,8 +142,6 @@ static void memo_list(struct pol_resolve_memo *m, int e, const char *dir, size_t
 	if (n > MEMO_LIST_MAX + 2)
 		goto out;
 	ok = 1;
-	if (dlen > 1)
-		path[dlen++] = '/';
 	for (size_t o = 0; o < got && ok; o += ((struct dirent64 *)(void *)(buf + o))->d_reclen) {
 		const struct dirent64 *d = (const void *)(buf + o);
 		size_t nl = strlen(d->d_name);
@@ -148,13 +149,16 @@ static void memo_list(struct pol_resolve_memo *m, int e, const char *dir, size_t
 		if ((nl == 1 && d->d_name[0] == '.') ||
 		    (nl == 2 && d->d_name[0] == '.' && d->d_name[1] == '.'))
 			continue;
-		if (dlen + nl >= PATH_MAX) {
+		if (plen + nl >= PATH_MAX || plen + nl > sizeof(m->text) - m->used) {
 			ok = 0;
 			break;
 		}
-		memcpy(path + dlen, d->d_name, nl);
+		path = m->text + m->used;
+		memcpy(path, dir, dlen);
+		path[dlen] = '/'; /* overwritten by the name under "/" */
+		memcpy(path + plen, d->d_name, nl);
 		ok =
-		    memo_put(m, path, dlen + nl,
+		    memo_put(m, path, plen + nl,
 			     d->d_type == DT_LNK || d->d_type == DT_UNKNOWN ? M_ASK : M_PLAIN) == 0;
 	}
 out:
@@ -164,7 +168,6 @@ out:
 	m->state[e] = ok ? M_LISTED : m->state[e];
 	m->asked[e] = 255;
 	free(buf);
-	free(path);
 }
 
 /* readlink(out) through m: out holds olen bytes, its folder the first plen. */

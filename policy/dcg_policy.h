@@ -399,7 +399,8 @@ int pol_path_normalize(const char *path, const char *base, const char *home, cha
 		       size_t size);
 /* Resolves symlinks in every component (like realpath), with a missing tail
  * resolved through the nearest existing parent and appended. nofollow leaves the last
- * component unresolved. Returns 0 or a negative errno. No allocation. */
+ * component unresolved. Returns 0 or a negative errno. No allocation. out may be
+ * abs_path itself (then the walk copies it first; otherwise it walks it in place). */
 int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size);
 
 /* ---- snapshot (the compiled form the preload receives) ------------------------------ */

@@ -199,11 +199,21 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 	return 0;
 }
 
+/* The bits set in v, inline: dcg is built for any x86-64 (no -mpopcnt), where
+ * __builtin_popcountll is a call of libgcc's table-driven __popcountdi2 (300 calls, 5.5 k
+ * instructions, in a first path decision's index). */
+static inline uint32_t bits_set(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((v * 0x0101010101010101ull) >> 56);
+}
+
 /* The rank of filled bucket b among the filled ones. */
 static inline uint32_t bucket_rank(const struct pol_path_buckets *x, unsigned b)
 {
-	return x->rank[b / 64] +
-	       (uint32_t)__builtin_popcountll(x->present[b / 64] & ((1ull << (b % 64)) - 1));
+	return x->rank[b / 64] + bits_set(x->present[b / 64] & ((1ull << (b % 64)) - 1));
 }
 
 static void path_index_free(struct pol_policy *p)
@@ -245,7 +255,7 @@ void pol_path_index_build(struct pol_policy *p)
 			}
 	}
 	for (size_t w = 0; w < POL_PI_WORDS; w++)
-		filled += (uint32_t)__builtin_popcountll(present[w]);
+		filled += bits_set(present[w]);
 	x = calloc(1, sizeof(*x) + (filled + 1) * sizeof(x->start[0]));
 	rules = malloc((total ? total : 1) * sizeof(*rules));
 	if (!x || !rules) {
@@ -256,7 +266,7 @@ void pol_path_index_build(struct pol_policy *p)
 	}
 	memcpy(x->present, present, sizeof(present));
 	for (size_t w = 1; w < POL_PI_WORDS; w++)
-		x->rank[w] = (uint16_t)(x->rank[w - 1] + __builtin_popcountll(present[w - 1]));
+		x->rank[w] = (uint16_t)(x->rank[w - 1] + bits_set(present[w - 1]));
 	for (size_t j = 0; j < 2 * p->n_path_rules; j++)
 		if (pair[j] < POL_PI_BUCKETS)
 			x->start[bucket_rank(x, pair[j]) + 1]++;

@@ -67,7 +67,8 @@ struct pol_rule {
 	 * unless the command aims at a catastrophic target (`runtime: paths`) */
 	unsigned char runtime_paths;
 	unsigned char has_canon;
-	/* path globs were expanded at snapshot load: freed even if borrowed */
+	/* path globs were expanded at snapshot load: freed even if borrowed (2: the glob
+	 * itself is in a block of pol_policy.snap_bufs, only the canonical form is freed) */
 	unsigned char path_owned;
 	/* id, pattern, reason, suggestions, keyword and globs point into a snapshot buffer
 	 * the policy keeps (pol_policy.snap_bufs): not freed */
@@ -369,6 +370,10 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);
 /* Expands a path pattern as written (!, ~, root, **) into pp; 0 or a negative errno. */
 int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp);
+/* The same with the glob written at dst (room bytes) instead of malloc'ed: -ENOSPC
+ * when it does not fit there (nothing else differs). */
+int pol_pathpat_expand_at(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp,
+			  char *dst, size_t room);
 /* Sets r->path_canon when the pattern's literal folders resolve elsewhere; m (or
  * NULL) keeps what readlink() said of each folder for the rules after (glob.c). */
 struct pol_resolve_memo;

@@ -31,7 +31,21 @@ static const char *const path_kind_ids[] = {"zero_access", "read_only", "no_dele
 
 /* ---- path rules -------------------------------------------------------------------- */
 
-int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp)
+/* s (n bytes) as a string: at dst when it fits its room (else NULL), or malloc'ed when
+ * there is no dst. */
+static char *glob_copy(const char *s, size_t n, char *dst, size_t room)
+{
+	char *g = dst ? (n < room ? dst : NULL) : malloc(n + 1);
+
+	if (g) {
+		memcpy(g, s, n);
+		g[n] = '\0';
+	}
+	return g;
+}
+
+int pol_pathpat_expand_at(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp,
+			  char *dst, size_t room)
 {
 	char buf[PATH_MAX];
 	const char *s = pat;
@@ -56,32 +70,30 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 		return -EINVAL;
 	if (!memchr(s, '/', n) && (s[0] != '~' || anywhere)) {
 		pp->basename_only = 1;
-		/* not strndup: a libc function no other call of the hook runs, bound lazily
-		 * at its first call (a thousand instructions of a first path decision) */
-		pp->glob = malloc(n + 1);
-		if (pp->glob) {
-			memcpy(pp->glob, s, n);
-			pp->glob[n] = '\0';
-		}
+		pp->glob = glob_copy(s, n, dst, room);
 	} else if (anywhere) {
 		if (n + 5 > sizeof(buf))
 			return -ENAMETOOLONG;
 		memcpy(buf, "/**/", 4);
 		memcpy(buf + 4, s, n);
-		buf[n + 4] = '\0';
-		pp->glob = strdup(buf);
+		pp->glob = glob_copy(buf, n + 4, dst, room);
 	} else {
 		/* the trailing slashes left to the normalization, which drops them (a copy
 		 * without them was a second PATH_MAX of stack under every load) */
 		if (n >= sizeof(buf) ||
 		    pol_path_normalize(s, p->root, p->home, buf, sizeof(buf)) < 0)
 			return -ENAMETOOLONG;
-		pp->glob = strdup(buf);
+		pp->glob = glob_copy(buf, strlen(buf), dst, room);
 	}
 	if (!pp->glob)
-		return -ENOMEM;
+		return dst ? -ENOSPC : -ENOMEM;
 	pol_pathpat_classify(pp);
 	return 0;
+}
+
+int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp)
+{
+	return pol_pathpat_expand_at(p, pat, pp, NULL, 0);
 }
 
 /* The canonical form: the literal directory prefix of an anchored pattern resolved

@@ -129,7 +129,8 @@ void pol_rule_finish(struct pol_rule *r)
 			free(r->suggestions[i]);
 	}
 	if (!r->borrowed || r->path_owned) {
-		free(r->path.glob);
+		if (r->path_owned != 2)
+			free(r->path.glob);
 		free(r->path_canon.glob);
 	}
 	if (!r->borrowed) { /* else the arrays are in the snapshot's pool */

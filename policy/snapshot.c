@@ -519,6 +519,23 @@ static int load_rule(struct pol_policy *p, char **f, size_t n)
 	return rc < 0 ? rc : add_rule(p, &sr);
 }
 
+/* A block of a lazy load's expanded path globs (the defaults' take some 3.5 KiB): small
+ * enough to fit the holes earlier frees left in the heap, on pages already written, as
+ * the globs' own mallocs did. snap_buf_new() takes a buffer freed with the policy. */
+#define PATHS_BLOCK 1024
+static char *snap_buf_new(struct pol_policy *p, size_t size)
+{
+	char **nb = realloc(p->snap_bufs, (p->n_snap_bufs + 1) * sizeof(*nb)), *b;
+
+	if (!nb)
+		return NULL;
+	p->snap_bufs = nb;
+	b = malloc(size);
+	if (b)
+		nb[p->n_snap_bufs++] = b;
+	return b;
+}
+
 void pol_paths_ready(const struct pol_policy *cp)
 {
 	struct pol_policy *p = (struct pol_policy *)cp;
@@ -532,6 +549,10 @@ void pol_paths_ready(const struct pol_policy *cp)
 		p->home = p->lazy_home;
 		p->root = p->lazy_root;
 	}
+	/* the expanded globs one after the other in blocks kept with the snapshot's
+	 * buffers, taken as they fill (out of memory: each glob malloc'ed) */
+	size_t blk_room = 0;
+	char *blk = NULL;
 	/* out of memory: no memo, every folder asked */
 	struct pol_resolve_memo *memo = pol_resolve_memo_new();
 	/* most path rules name entries of the home (~/.ssh, ~/.bashrc, ...) */
@@ -549,10 +570,28 @@ void pol_paths_ready(const struct pol_policy *cp)
 		if (!r->path_pending)
 			continue;
 		r->path_pending = 0;
-		/* Out of memory: the glob stays NULL and the rule covers every path. */
-		if (pol_pathpat_expand(p, r->pattern, &r->path) < 0)
+		/* in a block (not a malloc per rule), else on its own */
+		int rc =
+		    blk ? pol_pathpat_expand_at(p, r->pattern, &r->path, blk, blk_room) : -ENOSPC;
+		if (rc == -ENOSPC) {
+			char *nb = snap_buf_new(p, PATHS_BLOCK);
+			if (nb) {
+				blk = nb;
+				blk_room = PATHS_BLOCK;
+				rc = pol_pathpat_expand_at(p, r->pattern, &r->path, blk, blk_room);
+			}
+		}
+		if (rc == 0) {
+			size_t used = r->path.glob_len + 1;
+			blk += used;
+			blk_room -= used;
+			r->path_owned = 2;
+		} else if (pol_pathpat_expand(p, r->pattern, &r->path) == 0) {
+			r->path_owned = 1;
+		} else {
+			/* Out of memory: the glob stays NULL and the rule covers every path. */
 			continue;
-		r->path_owned = 1;
+		}
 		pol_rule_canon_path(r, memo);
 	}
 	pol_resolve_memo_free(memo);

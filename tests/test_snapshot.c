@@ -374,6 +374,50 @@ Test(snapshot, lazy_paths_decide_as_eager_ones)
 	pol_free(eager);
 }
 
+/* A lazy load keeps its expanded globs in blocks of 1 KiB (pol_paths_ready): a home so
+ * long that a glob under it does not fit one is expanded on its own, and decides as a
+ * policy expanded at load does; freeing either leaks nothing (ASan). */
+Test(snapshot, lazy_globs_longer_than_a_block_decide_as_eager_ones)
+{
+	static const char *const tails[] = {"/.ssh/id_rsa", "/.aws/credentials", "/notes.txt",
+					    "/.bashrc", "/.config/dcg/policy.yaml"};
+	char longhome[1400], path[1600];
+	size_t o = (size_t)snprintf(longhome, sizeof(longhome), "%s", home);
+	struct pol_policy *eager = pol_new(0), *lazy = pol_new(POL_LOAD_LAZY);
+
+	while (o + 40 < 1300)
+		o += (size_t)snprintf(longhome + o, sizeof(longhome) - o, "/%s",
+				      "a-folder-name-of-thirty-two-bytes");
+	cr_assert_not_null(eager);
+	cr_assert_not_null(lazy);
+	for (int k = 0; k < 2; k++) {
+		struct pol_policy *p = k ? lazy : eager;
+
+		cr_assert_eq(pol_set_home(p, longhome), 0);
+		cr_assert_eq(pol_set_root(p, root), 0);
+		cr_assert_eq(pol_load_embedded(p), 0);
+	}
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", longhome, tails[i]);
+		for (int op = 0; op < POL_OP__COUNT; op++) {
+			struct pol_result ra, rb;
+
+			pol_check_path(eager, path, (enum pol_op)op, 0, NULL, &ra);
+			pol_check_path(lazy, path, (enum pol_op)op, 0, NULL, &rb);
+			expect_same(&ra, &rb, path);
+		}
+	}
+	{
+		struct pol_result r;
+
+		snprintf(path, sizeof(path), "%s/.ssh/id_rsa", longhome);
+		cr_expect_eq(pol_check_path(lazy, path, POL_OP_READ, 0, NULL, &r), POL_DENY,
+			     "a key under a long home is protected");
+	}
+	pol_free(lazy);
+	pol_free(eager);
+}
+
 /* The pre-split form the binaries embed loads the same policy as the text it was made
  * from, and a damaged one is refused or loaded, never crashed on. */
 Test(snapshot, split_form_loads_as_the_text)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The guard as a guest under load and in the awkward corners: 8 threads opening files
 # while another forks and execs, daemon()'s child while threads load libraries, 200
-# parallel guarded processes, vfork and posix_spawn children with an empty envp, raw syscall(), system() after clearenv(), execle, a
-# closed fd 2 reused by a data file, errno preservation. Every step runs under
+# parallel guarded processes, vfork and posix_spawn children with an empty envp, raw
+# syscall(), system() after clearenv(), execle, a closed fd 2 reused by a data file,
+# errno preservation. Every step runs under
 # `timeout`: a deadlock is a failure, not a hang.
 set -u
 BUILD=${BUILD:-build}

@@ -66,7 +66,9 @@ static struct {
  * way. ("R": kept by --gc-sections.) test_preload_exports.sh checks the segment. */
 __asm__(".pushsection .bss.guard_in_file,\"awR\",@progbits\n\t.zero 8\n\t.popsection");
 
+struct link_map *guard_self_map;
 static _Atomic int g_resolved;
+static _Atomic int g_atfork;	 /* the fork handler is registered */
 static _Atomic int g_no_openat2; /* set once openat2 proved unavailable */
 
 void guard_resolve(void)
@@ -88,6 +90,9 @@ int guard_enter(void)
 		return 0;
 	t_busy = 1;
 	guard_resolve(); /* the real functions, at the first guarded call of the process */
+	/* threads started without the pthread_create wrapper (thrd_create, libc's own) */
+	if (!__libc_single_threaded && !atomic_load_explicit(&g_atfork, memory_order_relaxed))
+		guard_atfork_once();
 	return 1;
 }
 
@@ -141,14 +146,7 @@ static int start_fstat(int fd, struct stat *st)
 #endif
 }
 
-/* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
- * of this object's code: a page fault of its own at every start). Its last argument
- * names the object the handler belongs to (pthread_atfork passes __dso_handle, which
- * the C run-time's start files define; this object is linked without them, see
- * module.mk): any address inside it does, since a preloaded object is never unloaded. */
-extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
-			     void *dso) __attribute__((noplt));
-/* The two functions every start calls, called through the GOT (bound with the other
+/* The function every start calls, called through the GOT (bound with the other
  * relocations), not a lazily bound PLT slot: no trip through the loader's trampoline,
  * which saves and restores the vector registers. */
 extern __typeof__(_dl_find_object) _dl_find_object __attribute__((noplt));
@@ -164,14 +162,17 @@ static void guard_init(void)
 	/* errno is left alone rather than saved and restored: nothing here sets it but the
 	 * relative path's getcwd below (which keeps it), and reading it would bind libc's
 	 * __errno_location() at every start, through the loader's trampoline (830
-	 * instructions of /bin/true's 152 k). (__register_atfork() only sets it when it
-	 * cannot allocate, and its first few dozen handlers need no allocation.) */
+	 * instructions of /bin/true's 152 k). */
 	t_busy = 1;
 	/* The real functions are resolved at the first wrapped call (GUARD_REAL,
 	 * guard_enter), not here: a process that never makes one (most of a build's)
-	 * saves some 70 dlsym() calls. A fork resolves them in the parent first, so that
-	 * no child has to take the loader's lock another thread may have held. */
-	__register_atfork(guard_resolve, NULL, NULL, (void *)&g);
+	 * saves some 70 dlsym() calls. The fork wrapper resolves them in the parent
+	 * first. A fork that bypasses it (daemon(), forkpty(): libc's internal fork) in a
+	 * threaded process gets the fork handler guard_atfork_once() registers when the
+	 * first thread starts; a single-threaded process's child resolves them itself,
+	 * no other thread having held a lock (the real dlsym is found without one: dl.c).
+	 * Registering the handler at every start cost every process two page faults
+	 * (__register_atfork's code and libc's handler list): 5 to 7 us of /bin/true. */
 	if (start_fstat(2, &st) == 0) {
 		g.err_known = 1;
 		g.err_dev = st.st_dev;
@@ -179,10 +180,11 @@ static void guard_init(void)
 	}
 	/* This object's path: _dl_find_object() is a lookup in a sorted table, dladdr()
 	 * a walk over every loaded object's symbols. */
-	if (_dl_find_object((void *)guard_init, &fo) == 0 && fo.dlfo_link_map &&
-	    fo.dlfo_link_map->l_name && fo.dlfo_link_map->l_name[0])
-		g.self_path = fo.dlfo_link_map->l_name;
-	else if (dladdr((void *)guard_init, &info) && info.dli_fname)
+	if (_dl_find_object((void *)guard_init, &fo) == 0 && fo.dlfo_link_map) {
+		guard_self_map = fo.dlfo_link_map;
+		if (fo.dlfo_link_map->l_name && fo.dlfo_link_map->l_name[0])
+			g.self_path = fo.dlfo_link_map->l_name;
+	} else if (dladdr((void *)guard_init, &info) && info.dli_fname)
 		g.self_path = info.dli_fname;
 	if (g.self_path)
 		guard_env_capture(environ, g.self_path);
@@ -208,6 +210,35 @@ static void guard_init(void)
 	}
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
+}
+
+/* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
+ * of this object's code: a page fault of its own). Its last argument names the object
+ * the handler belongs to (pthread_atfork passes __dso_handle, which the C run-time's
+ * start files define; this object is linked without them, see module.mk): any address
+ * inside it does, since a preloaded object is never unloaded. */
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+			     void *dso);
+
+/* Before a fork of a threaded process, whichever way it comes: what the fork wrapper
+ * does (guard_warm() is cheap once done). errno kept. */
+static void fork_prepare(void)
+{
+	int saved = errno;
+
+	if (guard_enter()) {
+		guard_warm();
+		guard_leave();
+	}
+	errno = saved;
+}
+
+void guard_atfork_once(void)
+{
+	int expected = 0;
+
+	if (atomic_compare_exchange_strong(&g_atfork, &expected, 1))
+		__register_atfork(fork_prepare, NULL, NULL, (void *)&g);
 }
 
 /* ---- messages ------------------------------------------------------------------- */

@@ -357,17 +357,17 @@ out:
 
 int cmd_unallow(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"path", required_argument, NULL, 'P'}, {"project", no_argument, NULL, 'j'},
-	    {"user", no_argument, NULL, 'u'},	    {"file", required_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"path", required_argument, 'P'}, {"project", no_argument, 'j'},
+	    {"user", no_argument, 'u'},	      {"file", required_argument, 'f'},
+	    {"help", no_argument, 'h'},	      {"", 0, 0},
 	};
 	const char *path = NULL, *file = NULL;
 	char cwd[PATH_MAX], files[2][PATH_MAX];
 	int c, where = 0, nf = 0, total = 0, failed = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'P':
 			path = optarg;
@@ -422,18 +422,18 @@ int cmd_unallow(int argc, char **argv)
 
 int cmd_allow(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"reason", required_argument, NULL, 'r'},
-	    {"path", required_argument, NULL, 'P'},
-	    {"expires", required_argument, NULL, 'e'},
-	    {"project", no_argument, NULL, 'j'},
-	    {"user", no_argument, NULL, 'u'},
-	    {"file", required_argument, NULL, 'f'},
-	    {"policy", required_argument, NULL, 'p'},
-	    {"list", no_argument, NULL, 'l'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"reason", required_argument, 'r'},
+	    {"path", required_argument, 'P'},
+	    {"expires", required_argument, 'e'},
+	    {"project", no_argument, 'j'},
+	    {"user", no_argument, 'u'},
+	    {"file", required_argument, 'f'},
+	    {"policy", required_argument, 'p'},
+	    {"list", no_argument, 'l'},
+	    {"json", no_argument, 'J'},
+	    {"help", no_argument, 'h'},
+	    {"", 0, 0},
 	};
 	struct hook_allow_entry e = {NULL, NULL, NULL, NULL};
 	const char *policy = dcg_global_policy, *file = NULL;
@@ -446,7 +446,7 @@ int cmd_allow(int argc, char **argv)
 	size_t len = 0, n_items = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "r:h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			e.reason = optarg;

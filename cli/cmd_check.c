@@ -69,17 +69,17 @@ static int take_text(int argc, char **argv, struct check_args *a)
 /* Options common to check and explain. Returns -1 on a usage error, 1 for --help. */
 static int parse_args(int argc, char **argv, struct check_args *a, const char *usage)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},	    {"cwd", required_argument, NULL, 'C'},
-	    {"tool", required_argument, NULL, 't'}, {"policy", required_argument, NULL, 'p'},
-	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"json", no_argument, 'j'},	      {"cwd", required_argument, 'C'},
+	    {"tool", required_argument, 't'}, {"policy", required_argument, 'p'},
+	    {"help", no_argument, 'h'},	      {"", 0, 0},
 	};
 	int c;
 
 	memset(a, 0, sizeof(*a));
 	a->policy = dcg_global_policy;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hC:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "+hC:", opts)) != -1) {
 		switch (c) {
 		case 'j':
 			a->json = 1;

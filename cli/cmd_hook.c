@@ -43,9 +43,8 @@ static void install_fail_closed(void)
 {
 	struct sigaction sa;
 
-	memset(&sa, 0, sizeof(sa));
+	memset(&sa, 0, sizeof(sa)); /* an empty sa_mask too: no sigemptyset to bind */
 	sa.sa_handler = fail_closed;
-	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 #if !defined(__SANITIZE_ADDRESS__)
 	/* Under the sanitizers their own reports matter more. */
@@ -205,11 +204,11 @@ static void (*kept_release)(void *state);
 
 int cmd_hook(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"agent", required_argument, NULL, 'a'},
-	    {"policy", required_argument, NULL, 'p'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"agent", required_argument, 'a'},
+	    {"policy", required_argument, 'p'},
+	    {"help", no_argument, 'h'},
+	    {"", 0, 0},
 	};
 	const struct hook_agent *agent;
 	const char *agent_name = "claude", *policy_file = dcg_global_policy;
@@ -220,11 +219,16 @@ int cmd_hook(int argc, char **argv)
 	char *input = NULL, *answer = NULL, *msg = NULL;
 	void *state = NULL;
 	size_t len = 0;
-	int c, over = 0, code = 0, err;
+	int c, over = 0, code = 0, err, plain;
 
 	install_fail_closed();
+	/* What an agent runs (cmd_install.c: `dcg hook --agent NAME`) and `dcg hook` need no
+	 * getopt_long: its first call is a lazy binding and a new window of libc's text. */
+	plain = argc == 1 || (argc == 3 && !strcmp(argv[1], "--agent"));
+	if (argc == 3 && plain)
+		agent_name = argv[2];
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while (!plain && (c = cli_getopt(argc, argv, "+h", opts)) != -1) {
 		switch (c) {
 		case 'a':
 			agent_name = optarg;

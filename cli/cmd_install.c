@@ -202,21 +202,21 @@ static int claude_shell_prefix(const char *path, const char *exe, int remove)
 
 static int parse_install(int argc, char **argv, struct install_opts *o)
 {
-	static const struct option opts[] = {
-	    {"agent", required_argument, NULL, 'a'},
-	    {"project", no_argument, NULL, 'j'},
-	    {"user", no_argument, NULL, 'u'},
-	    {"settings", required_argument, NULL, 's'},
-	    {"managed", no_argument, NULL, 'm'},
-	    {"force", no_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"shell-prefix", no_argument, NULL, 'p'},
-	    {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"agent", required_argument, 'a'},
+	    {"project", no_argument, 'j'},
+	    {"user", no_argument, 'u'},
+	    {"settings", required_argument, 's'},
+	    {"managed", no_argument, 'm'},
+	    {"force", no_argument, 'f'},
+	    {"help", no_argument, 'h'},
+	    {"shell-prefix", no_argument, 'p'},
+	    {"", 0, 0},
 	};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'a':
 			o->name = optarg;

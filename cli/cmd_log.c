@@ -96,12 +96,12 @@ static int parse_color(const char *v)
 /* Options shared by log and stats. Returns 0, 1 for --help, -1 on a usage error. */
 static int parse_opts(int argc, char **argv, struct log_opts *o, const char *usage, int is_log)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},	     {"last", required_argument, NULL, 'n'},
-	    {"since", required_argument, NULL, 's'}, {"rule", required_argument, NULL, 'r'},
-	    {"agent", required_argument, NULL, 'a'}, {"decision", required_argument, NULL, 'd'},
-	    {"color", optional_argument, NULL, 'c'}, {"colour", optional_argument, NULL, 'c'},
-	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"json", no_argument, 'j'},	       {"last", required_argument, 'n'},
+	    {"since", required_argument, 's'}, {"rule", required_argument, 'r'},
+	    {"agent", required_argument, 'a'}, {"decision", required_argument, 'd'},
+	    {"color", optional_argument, 'c'}, {"colour", optional_argument, 'c'},
+	    {"help", no_argument, 'h'},	       {"", 0, 0},
 	};
 	const char *color = NULL;
 	char *endp;
@@ -110,7 +110,7 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, const char *usa
 	memset(o, 0, sizeof(*o));
 	o->last = 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hn:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "hn:", opts)) != -1) {
 		if (!is_log && (c == 'n' || c == 'r' || c == 'a' || c == 'd'))
 			c = '?';
 		switch (c) {

@@ -35,11 +35,11 @@ static const char packs_usage[] =
 /* Options anywhere on the line, so that `dcg rules list --policy F` works. */
 int cmd_small_opts(int argc, char **argv, const char **policy, int *json, const char *usage)
 {
-	static const struct option opts[] = {
-	    {"policy", required_argument, NULL, 'p'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"policy", required_argument, 'p'},
+	    {"json", no_argument, 'j'},
+	    {"help", no_argument, 'h'},
+	    {"", 0, 0},
 	};
 	int c;
 
@@ -47,7 +47,7 @@ int cmd_small_opts(int argc, char **argv, const char **policy, int *json, const 
 	if (json)
 		*json = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'p') {
 			*policy = optarg;
 		} else if (c == 'j' && json) {

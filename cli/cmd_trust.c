@@ -85,15 +85,15 @@ static int project_file(char *out, size_t size)
 
 static int trust_main(int argc, char **argv, int add)
 {
-	static const struct option opts[] = {
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	static const struct cli_option opts[] = {
+	    {"help", no_argument, 'h'},
+	    {"", 0, 0},
 	};
 	char file[PATH_MAX], trust[PATH_MAX], real[PATH_MAX];
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, "h", opts)) != -1) {
 		if (c == 'h') {
 			fputs(trust_usage, stdout);
 			return 0;

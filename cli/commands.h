@@ -5,6 +5,8 @@
 #ifndef DCG_COMMANDS_H
 #define DCG_COMMANDS_H
 
+#include <getopt.h>
+
 int cmd_hook(int argc, char **argv);	/* cli/cmd_hook.c */
 int cmd_check(int argc, char **argv);	/* cli/cmd_check.c */
 int cmd_explain(int argc, char **argv); /* cli/cmd_check.c */
@@ -36,5 +38,18 @@ extern const char *dcg_global_policy;
  * printed with the usage. Returns the index of the first non-option, -1 for a usage
  * error, -2 after printing the usage for --help. cli/cmd_rules.c */
 int cmd_small_opts(int argc, char **argv, const char **policy, int *json, const char *usage);
+
+/* A long option of a command: getopt_long's struct option, less its name pointer, which
+ * the loader would relocate at every start of dcg (the hook's too) in a static table.
+ * A table of them ends with {"", 0, 0}. */
+struct cli_option {
+	char name[14];
+	char has_arg; /* no_argument, required_argument, optional_argument */
+	char val;
+};
+#define CLI_OPTIONS_MAX 16
+
+/* getopt_long(argc, argv, shortopts, OPTS as struct options, NULL). cli/opts.c */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct cli_option *opts);
 
 #endif /* DCG_COMMANDS_H */

@@ -6,38 +6,70 @@
 
 #include "dcg_policy.h"
 
-struct subcommand {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-};
+/* Every command: its name, function (cmd_NAME) and summary. The table below holds no
+ * pointer (names and summaries in arrays, the function chosen by a switch): a table of
+ * pointers is relocated by the loader at every start of dcg, the hook's too
+ * (cli/README.md, "cost"). */
+#define DCG_COMMANDS(X)                                                         \
+	X(hook, "read one agent tool call on stdin, answer it")                 \
+	X(check, "decide one shell command (or a path with --tool)")            \
+	X(explain, "every rule tried on a command, and why it matched or not")  \
+	X(allow, "add an allowlist entry for a rule, or list them (--list)")    \
+	X(unallow, "remove an allowlist entry")                                 \
+	X(trust, "let a project's policy file loosen rules (records its hash)") \
+	X(untrust, "forget the trust in a project's policy file")               \
+	X(run, "a shell (or CMD) under the preload guard")                      \
+	X(sandbox, "CMD under the seccomp sandbox")                             \
+	X(rules, "list the active rules, or lint a policy file")                \
+	X(status, "policy files, rule count, registrations, last violation")    \
+	X(doctor, "check every registration, binary, policy file and layer")    \
+	X(packs, "every rule pack, enabled or not, with its rule count")        \
+	X(log, "the audit log, filtered by time, rule, agent, decision")        \
+	X(stats, "refusals counted by rule and by agent")                       \
+	X(install, "register the hook with an agent")                           \
+	X(uninstall, "remove the hook from an agent's settings")                \
+	X(intent, "the active intent whose owned_scope confines writes")        \
+	X(help, "help on dcg or on one command")                                \
+	X(version, "print the version")
 
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
-static const struct subcommand commands[] = {
-    {"hook", cmd_hook, "read one agent tool call on stdin, answer it"},
-    {"check", cmd_check, "decide one shell command (or a path with --tool)"},
-    {"explain", cmd_explain, "every rule tried on a command, and why it matched or not"},
-    {"allow", cmd_allow, "add an allowlist entry for a rule, or list them (--list)"},
-    {"unallow", cmd_unallow, "remove an allowlist entry"},
-    {"trust", cmd_trust, "let a project's policy file loosen rules (records its hash)"},
-    {"untrust", cmd_untrust, "forget the trust in a project's policy file"},
-    {"run", cmd_run, "a shell (or CMD) under the preload guard"},
-    {"sandbox", cmd_sandbox, "CMD under the seccomp sandbox"},
-    {"rules", cmd_rules, "list the active rules, or lint a policy file"},
-    {"status", cmd_status, "policy files, rule count, registrations, last violation"},
-    {"doctor", cmd_doctor, "check every registration, binary, policy file and layer"},
-    {"packs", cmd_packs, "every rule pack, enabled or not, with its rule count"},
-    {"log", cmd_log, "the audit log, filtered by time, rule, agent, decision"},
-    {"stats", cmd_stats, "refusals counted by rule and by agent"},
-    {"install", cmd_install, "register the hook with an agent"},
-    {"uninstall", cmd_uninstall, "remove the hook from an agent's settings"},
-    {"intent", cmd_intent, "the active intent whose owned_scope confines writes"},
-    {"help", cmd_help, "help on dcg or on one command"},
-    {"version", cmd_version, "print the version"},
+enum {
+#define X_ENUM(name, summary) CMD_##name,
+	DCG_COMMANDS(X_ENUM)
+#undef X_ENUM
+	    N_COMMANDS
 };
-#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+#define NAME_MAX_LEN	10
+#define SUMMARY_MAX_LEN 60
+#define X_FITS(cmd, text)                                                               \
+	_Static_assert(sizeof(#cmd) <= NAME_MAX_LEN && sizeof(text) <= SUMMARY_MAX_LEN, \
+		       "dcg " #cmd ": name or summary too long for commands[]");
+DCG_COMMANDS(X_FITS)
+#undef X_FITS
+
+static const struct {
+	char name[NAME_MAX_LEN];
+	char summary[SUMMARY_MAX_LEN];
+} commands[N_COMMANDS] = {
+#define X_ROW(cmd, text) {#cmd, text},
+    DCG_COMMANDS(X_ROW)
+#undef X_ROW
+};
+
+static int run_command(int i, int argc, char **argv)
+{
+	switch (i) {
+#define X_CASE(name, summary) \
+	case CMD_##name:      \
+		return cmd_##name(argc, argv);
+		DCG_COMMANDS(X_CASE)
+#undef X_CASE
+	}
+	return 1;
+}
 
 static const char version_usage[] = "usage: dcg version\n"
 				    "       dcg -v | --version\n"
@@ -61,7 +93,7 @@ static int cmd_version(int argc, char **argv)
 
 static void usage(FILE *f)
 {
-	size_t i;
+	int i;
 
 	fprintf(f, "usage: dcg [--policy FILE] COMMAND [ARGS...]\n"
 		   "       dcg help [COMMAND]\n"
@@ -79,12 +111,13 @@ static void usage(FILE *f)
 		"Exit status of check: 0 allowed, 2 denied, 3 ask, 1 usage or internal error.\n");
 }
 
-static const struct subcommand *find_command(const char *name)
+/* The command's index in commands[], -1 for none. */
+static int find_command(const char *name)
 {
-	for (size_t i = 0; i < N_COMMANDS; i++)
+	for (int i = 0; i < N_COMMANDS; i++)
 		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
+			return i;
+	return -1;
 }
 
 static const char help_usage[] = "usage: dcg help [COMMAND]\n"
@@ -95,7 +128,7 @@ static const char help_usage[] = "usage: dcg help [COMMAND]\n"
 /* dcg help [CMD]: CMD's own --help, so that the two never differ. */
 static int cmd_help(int argc, char **argv)
 {
-	const struct subcommand *c;
+	int c;
 	char help[] = "--help";
 	char *args[3];
 
@@ -113,14 +146,14 @@ static int cmd_help(int argc, char **argv)
 		return 1;
 	}
 	c = find_command(argv[1]);
-	if (!c) {
+	if (c < 0) {
 		fprintf(stderr, "dcg: help: unknown command '%s' (see dcg help)\n", argv[1]);
 		return 1;
 	}
 	args[0] = argv[1];
 	args[1] = help;
 	args[2] = NULL;
-	return c->fn(2, args);
+	return run_command(c, 2, args);
 }
 
 int main(int argc, char **argv)
@@ -154,9 +187,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	const struct subcommand *c = find_command(argv[a]);
-	if (c)
-		return c->fn(argc - a, argv + a);
+	int c = find_command(argv[a]);
+	if (c >= 0)
+		return run_command(c, argc - a, argv + a);
 	fprintf(stderr, "dcg: unknown command '%s' (see dcg help)\n", argv[a]);
 	return 1;
 }

@@ -45,18 +45,25 @@ DCG_BIN_LIBS := -Wl,--no-as-needed -lc $(filter-out -lseccomp,$(DCG_LIBS)) \
 # instead of two, one copy-on-write fault less at every start.
 # HOOK_ORDER=0, or no lld, links as before with the default linker.
 DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+# The few libc and cJSON functions every hook call runs, bound at start rather than
+# lazily (cli/hook_bind.h). HOOK_BIND=0: every function lazily, as before.
+HOOK_BIND ?= 1
+HOOK_BIND_CFLAGS := $(if $(filter 1,$(HOOK_BIND)),-include cli/hook_bind.h)
 # A section per variable too, so that the few a call writes in .bss come first, on the
 # page the loader already writes (the end of .got.plt), in the order of the list's
 # last lines: 4 page faults fewer.
 $(BUILD)/cli/main.o $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-sections \
-	-fdata-sections
+	-fdata-sections $(HOOK_BIND_CFLAGS)
+# main.c's switch of commands as compares, not a jump table: a table lands in .rodata
+# where hook.order cannot place it, one more page fault at every start.
+$(BUILD)/cli/main.o: ALL_CFLAGS += -fno-jump-tables
 HOOK_ORDER ?= $(if $(shell $(CC) -fuse-ld=lld -Wl,--version 2>/dev/null | grep -w LLD),1,0)
 ifeq ($(HOOK_ORDER),1)
 DCG_LDFLAGS := -fuse-ld=lld -Wl,--symbol-ordering-file=cli/hook.order \
-	-Wl,--no-warn-symbol-ordering -Wl,-z,separate-loadable-segments
+	-Wl,--no-warn-symbol-ordering -Wl,-z,separate-loadable-segments -Wl,-T,cli/hook.ld
 endif
 
-$(BUILD)/dcg: $(DCG_OBJS) cli/hook.order
+$(BUILD)/dcg: $(DCG_OBJS) cli/hook.order cli/hook.ld
 	$(CC) $(ALL_LDFLAGS) $(DCG_LDFLAGS) $(DCG_OBJS) $(DCG_BIN_LIBS) -o $@
 
 $(BUILD)/sandbox/sbx-run: $(BUILD)/cli/sbx_main.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
@@ -72,11 +79,19 @@ BENCH_HOOK_CALLS ?= 300
 $(BUILD)/bench_hook: $(BUILD)/cli/bench/bench_hook.o
 	$(CC) $(ALL_LDFLAGS) $^ -o $@
 
+# Paired A/B of builds on one allowed call, for differences of a few microseconds
+# (cli/bench/hook_ab.c): build/hook_ab 3000 OLD/dcg NEW/dcg.
+$(BUILD)/hook_ab: $(BUILD)/cli/bench/hook_ab.o
+	$(CC) $(ALL_LDFLAGS) $^ -o $@
+
+bench-hook: $(BUILD)/hook_ab
+
 $(BUILD)/bench/cmd_hook_floor.o: cli/cmd_hook.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections -DHOOK_BENCH_FLOOR -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections $(HOOK_BIND_CFLAGS) -DHOOK_BENCH_FLOOR \
+		-c $< -o $@
 
-$(BUILD)/bench/dcg-floor: $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) cli/hook.order
+$(BUILD)/bench/dcg-floor: $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) cli/hook.order cli/hook.ld
 	$(CC) $(ALL_LDFLAGS) $(DCG_LDFLAGS) $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) \
 		$(DCG_BIN_LIBS) -o $@
 

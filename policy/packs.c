@@ -7,42 +7,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the packs of the embedded policy guard, sorted by name. */
-static const struct {
-	const char *name, *guards;
-} guards[] = {
-    {"backups", "backup snapshots and vaults (restic, borg, duplicity, velero, AWS Backup)"},
-    {"cdn", "distributions and edge code and storage (CloudFront, Fastly, Cloudflare, Azure CDN)"},
-    {"cicd", "CI secrets, variables, runs, releases and pipelines (gh, glab, CircleCI, Argo CD)"},
-    {"cloud", "cloud resources, buckets, secrets and projects (aws, gcloud, az, terraform ...)"},
-    {"containers", "containers, volumes, namespaces and releases (docker, kubectl, helm)"},
-    {"core.filesystem", "trees, disks and files: rm -rf, find -delete, shred, mkfs, dd, rsync"},
-    {"core.git", "uncommitted work and shared history: reset --hard, push --force, clean -f"},
-    {"database", "databases, tables, collections and keys in every client and framework"},
-    {"dns", "DNS records and zones (Route 53, Cloud DNS, Azure DNS, Cloudflare, octoDNS)"},
-    {"heredoc.node", "Node code that deletes trees or runs shell commands"},
-    {"heredoc.perl", "Perl code that deletes trees or runs shell commands"},
-    {"heredoc.php", "PHP code that deletes files or runs shell commands"},
-    {"heredoc.python", "Python code that deletes trees, runs shell commands or drops tables"},
-    {"heredoc.ruby", "Ruby code that deletes trees or runs shell commands"},
-    {"iac", "infrastructure state and workspaces (terraform state, pulumi stacks)"},
-    {"kubernetes", "workloads, volumes and nodes of a cluster (kubectl, oc, helm)"},
-    {"messaging", "topics, queues and streams (Kafka, RabbitMQ, SQS, SNS, NATS)"},
-    {"monitoring", "monitoring data, projects and releases (Sentry, InfluxDB, Prometheus)"},
-    {"payments", "customers, subscriptions and live-mode data (Stripe)"},
-    {"remote-exec", "downloaded or decoded code run without review"},
-    {"secrets", "private keys and credentials printed or exported"},
-    {"shell", "commands that cannot be analysed safely"},
-    {"shell.parse", "commands that cannot be parsed safely: unterminated, malformed, too deep"},
-    {"storage", "volumes, pools and datasets (ZFS, LVM, btrfs, Ceph, HDFS)"},
-    {"system", "the machine itself: shutdown, kill -1, crontab, block devices"},
-};
+/* What the packs of the embedded policy guard, sorted by name: each pack's name, then
+ * what it guards, each ended by a NUL. One string, not a table of pointers, which the
+ * loader would relocate at every start of dcg (cli/README.md, "cost"). */
+static const char guards[] =
+    "backups\0"
+    "backup snapshots and vaults (restic, borg, duplicity, velero, AWS Backup)\0"
+    "cdn\0"
+    "distributions and edge code and storage (CloudFront, Fastly, Cloudflare, Azure CDN)\0"
+    "cicd\0"
+    "CI secrets, variables, runs, releases and pipelines (gh, glab, CircleCI, Argo CD)\0"
+    "cloud\0"
+    "cloud resources, buckets, secrets and projects (aws, gcloud, az, terraform ...)\0"
+    "containers\0"
+    "containers, volumes, namespaces and releases (docker, kubectl, helm)\0"
+    "core.filesystem\0"
+    "trees, disks and files: rm -rf, find -delete, shred, mkfs, dd, rsync\0"
+    "core.git\0"
+    "uncommitted work and shared history: reset --hard, push --force, clean -f\0"
+    "database\0"
+    "databases, tables, collections and keys in every client and framework\0"
+    "dns\0"
+    "DNS records and zones (Route 53, Cloud DNS, Azure DNS, Cloudflare, octoDNS)\0"
+    "heredoc.node\0"
+    "Node code that deletes trees or runs shell commands\0"
+    "heredoc.perl\0"
+    "Perl code that deletes trees or runs shell commands\0"
+    "heredoc.php\0"
+    "PHP code that deletes files or runs shell commands\0"
+    "heredoc.python\0"
+    "Python code that deletes trees, runs shell commands or drops tables\0"
+    "heredoc.ruby\0"
+    "Ruby code that deletes trees or runs shell commands\0"
+    "iac\0"
+    "infrastructure state and workspaces (terraform state, pulumi stacks)\0"
+    "kubernetes\0"
+    "workloads, volumes and nodes of a cluster (kubectl, oc, helm)\0"
+    "messaging\0"
+    "topics, queues and streams (Kafka, RabbitMQ, SQS, SNS, NATS)\0"
+    "monitoring\0"
+    "monitoring data, projects and releases (Sentry, InfluxDB, Prometheus)\0"
+    "payments\0"
+    "customers, subscriptions and live-mode data (Stripe)\0"
+    "remote-exec\0"
+    "downloaded or decoded code run without review\0"
+    "secrets\0"
+    "private keys and credentials printed or exported\0"
+    "shell\0"
+    "commands that cannot be analysed safely\0"
+    "shell.parse\0"
+    "commands that cannot be parsed safely: unterminated, malformed, too deep\0"
+    "storage\0"
+    "volumes, pools and datasets (ZFS, LVM, btrfs, Ceph, HDFS)\0"
+    "system\0"
+    "the machine itself: shutdown, kill -1, crontab, block devices\0";
 
 static const char *pack_guards(const char *name, size_t len)
 {
-	for (size_t i = 0; i < sizeof(guards) / sizeof(guards[0]); i++)
-		if (strlen(guards[i].name) == len && !memcmp(guards[i].name, name, len))
-			return guards[i].guards;
+	for (const char *g = guards; *g;) {
+		const char *what = g + strlen(g) + 1;
+
+		if (strlen(g) == len && !memcmp(g, name, len))
+			return what;
+		g = what + strlen(what) + 1;
+	}
 	return NULL;
 }
 

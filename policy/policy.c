@@ -371,8 +371,8 @@ struct pol_rule *pol_rule_new(struct pol_policy *p)
 
 const char *pol_language_intern(const char *name)
 {
-	static const char *const langs[] = {"bash", "sh",  "zsh",  "python", "node", "ruby",
-					    "perl", "php", "deno", "bun",    "shell"};
+	static const char langs[][7] = {"bash", "sh",  "zsh",  "python", "node", "ruby",
+					"perl", "php", "deno", "bun",	 "shell"};
 
 	if (!name)
 		return NULL;

@@ -46,9 +46,11 @@ static size_t tok_len(const char *t, size_t i, size_t len)
 }
 
 /* Known credential prefixes: the prefix stays, the rest of the token goes. */
+/* Arrays, not pointers: a static table of pointers is relocated by the loader at every
+ * start of dcg (cli/README.md, "cost"). */
 static const struct {
-	const char *prefix;
-	size_t min_rest;
+	char prefix[12];
+	unsigned char min_rest;
 } prefixes[] = {
     {"AKIA", 12},     {"ASIA", 12},	{"ghp_", 16},	     {"gho_", 16},   {"ghu_", 16},
     {"ghs_", 16},     {"ghr_", 16},	{"github_pat_", 16}, {"glpat-", 12}, {"xoxb-", 10},
@@ -58,7 +60,7 @@ static const struct {
 };
 
 /* Words whose value (after = or :, or as the next argument of --WORD) is secret. */
-static const char *const secret_keys[] = {
+static const char secret_keys[][14] = {
     "password", "passwd",     "pwd",	     "secret",	      "token",	    "api_key",	   "apikey",
     "api-key",	"access_key", "private_key", "client_secret", "auth_token", "credentials",
 };

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
-static void scan_opts(struct sh_word **v, size_t n, size_t from, const char *sarg,
-		      const char *const *larg, struct opscan *o)
+static void scan_opts(struct sh_word **v, size_t n, size_t from, const char *sarg, const char *larg,
+		      struct opscan *o)
 {
 	int opts = 1;
 
@@ -97,29 +97,61 @@ static int has_long(struct sh_word **v, size_t n, size_t from, const char *prefi
 	return 0;
 }
 
-static const char *const sudo_long[] = {
-    "--user", "--group",      "--host",	      "--prompt",	   "--chdir", "--role",
-    "--type", "--close-from", "--other-user", "--command-timeout", NULL};
-static const char *const env_long[] = {"--unset", "--chdir", NULL};
-static const char *const time_long[] = {"--format", "--output", NULL};
-static const char *const timeout_long[] = {"--signal", "--kill-after", NULL};
-static const char *const nice_long[] = {"--adjustment", NULL};
-static const char *const ionice_long[] = {"--class", "--classdata", "--pid",
-					  "--pgid",  "--uid",	    NULL};
-static const char *const xargs_long[] = {"--arg-file",	       "--delimiter", "--max-lines",
-					 "--max-args",	       "--max-procs", "--max-chars",
-					 "--process-slot-var", NULL};
-static const char *const stdbuf_long[] = {"--input", "--output", "--error", NULL};
+static const char sudo_long[] = "--user\0"
+				"--group\0"
+				"--host\0"
+				"--prompt\0"
+				"--chdir\0"
+				"--role\0"
+				"--type\0"
+				"--close-from\0"
+				"--other-user\0"
+				"--command-timeout\0";
+static const char env_long[] = "--unset\0"
+			       "--chdir\0";
+static const char time_long[] = "--format\0"
+				"--output\0";
+static const char timeout_long[] = "--signal\0"
+				   "--kill-after\0";
+static const char nice_long[] = "--adjustment\0";
+static const char ionice_long[] = "--class\0"
+				  "--classdata\0"
+				  "--pid\0"
+				  "--pgid\0"
+				  "--uid\0";
+static const char xargs_long[] = "--arg-file\0"
+				 "--delimiter\0"
+				 "--max-lines\0"
+				 "--max-args\0"
+				 "--max-procs\0"
+				 "--max-chars\0"
+				 "--process-slot-var\0";
+static const char stdbuf_long[] = "--input\0"
+				  "--output\0"
+				  "--error\0";
 
-static const char *const npx_long[] = {"--package", "--call", NULL};
-static const char *const parallel_long[] = {"--jobs",	"--sshlogin", "--arg-file", "--delimiter",
-					    "--joblog", "--results",  "--tmpdir",   NULL};
-static const char *const touch_long[] = {"--date", "--reference", NULL};
-static const char *const mkdir_long[] = {"--mode", NULL};
-static const char *const headtail_long[] = {
-    "--lines", "--bytes", "--sleep-interval", "--pid", "--max-unchanged-stats", NULL};
-static const char *const jq_long[] = {"--arg",	   "--argjson", "--slurpfile",
-				      "--rawfile", "--indent",	NULL};
+static const char npx_long[] = "--package\0"
+			       "--call\0";
+static const char parallel_long[] = "--jobs\0"
+				    "--sshlogin\0"
+				    "--arg-file\0"
+				    "--delimiter\0"
+				    "--joblog\0"
+				    "--results\0"
+				    "--tmpdir\0";
+static const char touch_long[] = "--date\0"
+				 "--reference\0";
+static const char mkdir_long[] = "--mode\0";
+static const char headtail_long[] = "--lines\0"
+				    "--bytes\0"
+				    "--sleep-interval\0"
+				    "--pid\0"
+				    "--max-unchanged-stats\0";
+static const char jq_long[] = "--arg\0"
+			      "--argjson\0"
+			      "--slurpfile\0"
+			      "--rawfile\0"
+			      "--indent\0";
 
 /* The long-option lists above, by index: a row names one without a pointer, so that
  * the table needs no relocation and stays in read-only memory. */
@@ -140,7 +172,7 @@ enum {
 	L_TOUCH_LONG,
 	L_XARGS_LONG,
 };
-const char *const *const sh_largs[] = {
+const char *const sh_largs[] = {
     NULL,	env_long,  headtail_long, ionice_long,	 jq_long,
     mkdir_long, nice_long, npx_long,	  parallel_long, stdbuf_long,
     sudo_long,	time_long, timeout_long,  touch_long,	 xargs_long,
@@ -526,23 +558,22 @@ static void ops_path(struct sh_an *P, struct nc *x, const struct opscan *o, size
 		sh_path(P, x, x->v[o->op[k]], op, dir);
 }
 
-static const char *const grep_long[] = {"--regexp",
-					"--file",
-					"--max-count",
-					"--context",
-					"--after-context",
-					"--before-context",
-					"--devices",
-					"--directories",
-					"--label",
-					"--include",
-					"--exclude",
-					"--exclude-dir",
-					"--glob",
-					"--type",
-					"--type-not",
-					"--replace",
-					NULL};
+static const char grep_long[] = "--regexp\0"
+				"--file\0"
+				"--max-count\0"
+				"--context\0"
+				"--after-context\0"
+				"--before-context\0"
+				"--devices\0"
+				"--directories\0"
+				"--label\0"
+				"--include\0"
+				"--exclude\0"
+				"--exclude-dir\0"
+				"--glob\0"
+				"--type\0"
+				"--type-not\0"
+				"--replace\0";
 
 /* The table-driven handler: every operand is a path, and spec->op is done to it; a
  * tree when the row says so or an option that recurses was given. */
@@ -593,7 +624,8 @@ static void h_mvcp(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
 
-	static const char *const larg[] = {"--target-directory", "--suffix", NULL};
+	static const char larg[] = "--target-directory\0"
+				   "--suffix\0";
 	int mv = NM("mv"), ln = NM("ln");
 	scan_opts(x->v, x->n, 1, NM("install") ? "tSmog" : "tS", larg, &o);
 	const struct sh_word *t = opt_val(&o, 't', "--target-directory");
@@ -637,16 +669,19 @@ static void h_mvcp(struct sh_an *P, struct nc *x)
 /* Is w a temporary folder (or beneath one), the trash or /dev/null? */
 static int is_disposal(struct sh_an *P, const struct sh_word *w)
 {
-	static const char *const roots[] = {"/tmp",	"/var/tmp",  "/private/tmp",
-					    "/dev/shm", "/dev/null", NULL};
+	static const char roots[] = "/tmp\0"
+				    "/var/tmp\0"
+				    "/private/tmp\0"
+				    "/dev/shm\0"
+				    "/dev/null\0";
 	size_t len;
 	char *p = sh_path_form(P, w, &len);
 
 	if (!p)
 		return 0;
-	for (size_t i = 0; roots[i]; i++) {
-		size_t rl = strlen(roots[i]);
-		if (!strncmp(p, roots[i], rl) && (p[rl] == '\0' || p[rl] == '/'))
+	for (const char *r = roots; *r; r += strlen(r) + 1) {
+		size_t rl = strlen(r);
+		if (!strncmp(p, r, rl) && (p[rl] == '\0' || p[rl] == '/'))
 			return 1;
 	}
 	return strstr(p, "/.local/share/Trash") || strstr(p, "/.Trash");
@@ -715,7 +750,8 @@ static void h_truncate(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
 
-	static const char *const larg[] = {"--size", "--reference", NULL};
+	static const char larg[] = "--size\0"
+				   "--reference\0";
 	scan_opts(x->v, x->n, 1, "sr", larg, &o);
 	sh_path(P, x, opt_val(&o, 'r', "--reference"), POL_OP_READ, 0);
 	ops_path(P, x, &o, 0, o.nop, POL_OP_TRUNCATE, 0);
@@ -750,7 +786,9 @@ static void h_sed(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
 
-	static const char *const larg[] = {"--expression", "--file", "--line-length", NULL};
+	static const char larg[] = "--expression\0"
+				   "--file\0"
+				   "--line-length\0";
 	scan_opts(x->v, x->n, 1, "efl", larg, &o);
 	int inplace = o.seen['i'] || has_long(x->v, x->n, 1, "--in-place");
 	size_t first = 0;
@@ -847,9 +885,11 @@ static void h_sort(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
 
-	static const char *const larg[] = {
-	    "--output", "--key", "--field-separator", "--buffer-size", "--temporary-directory",
-	    NULL};
+	static const char larg[] = "--output\0"
+				   "--key\0"
+				   "--field-separator\0"
+				   "--buffer-size\0"
+				   "--temporary-directory\0";
 	scan_opts(x->v, x->n, 1, "kotST", larg, &o);
 	sh_path(P, x, opt_val(&o, 'o', "--output"), POL_OP_WRITE, 0);
 	ops_path(P, x, &o, 0, o.nop, POL_OP_READ, 0);
@@ -872,17 +912,38 @@ static void h_rsync(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
 
-	static const char *const rlarg[] = {"--exclude",      "--include",	 "--filter",
-					    "--exclude-from", "--include-from",	 "--files-from",
-					    "--log-file",     "--password-file", "--temp-dir",
-					    "--partial-dir",  "--backup-dir",	 "--rsh",
-					    "--rsync-path",   "--chmod",	 "--chown",
-					    "--compare-dest", "--copy-dest",	 "--link-dest",
-					    "--max-size",     "--min-size",	 "--bwlimit",
-					    "--timeout",      "--port",		 "--out-format",
-					    "--suffix",	      "--info",		 "--debug",
-					    "--usermap",      "--groupmap",	 "--iconv",
-					    "--max-delete",   "--block-size",	 NULL};
+	static const char rlarg[] = "--exclude\0"
+				    "--include\0"
+				    "--filter\0"
+				    "--exclude-from\0"
+				    "--include-from\0"
+				    "--files-from\0"
+				    "--log-file\0"
+				    "--password-file\0"
+				    "--temp-dir\0"
+				    "--partial-dir\0"
+				    "--backup-dir\0"
+				    "--rsh\0"
+				    "--rsync-path\0"
+				    "--chmod\0"
+				    "--chown\0"
+				    "--compare-dest\0"
+				    "--copy-dest\0"
+				    "--link-dest\0"
+				    "--max-size\0"
+				    "--min-size\0"
+				    "--bwlimit\0"
+				    "--timeout\0"
+				    "--port\0"
+				    "--out-format\0"
+				    "--suffix\0"
+				    "--info\0"
+				    "--debug\0"
+				    "--usermap\0"
+				    "--groupmap\0"
+				    "--iconv\0"
+				    "--max-delete\0"
+				    "--block-size\0";
 	int rs = NM("rsync");
 	scan_opts(x->v, x->n, 1, rs ? "efBTM" : "cFiJlmoPS", rs ? rlarg : NULL, &o);
 	int del = rs && has_long(x->v, x->n, 1, "--delete");
@@ -1025,36 +1086,35 @@ static void h_curl(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
 
-	static const char *const larg[] = {"--output",
-					   "--upload-file",
-					   "--data",
-					   "--data-binary",
-					   "--data-raw",
-					   "--data-urlencode",
-					   "--data-ascii",
-					   "--form",
-					   "--json",
-					   "--config",
-					   "--header",
-					   "--user-agent",
-					   "--referer",
-					   "--cookie",
-					   "--cookie-jar",
-					   "--dump-header",
-					   "--user",
-					   "--request",
-					   "--write-out",
-					   "--proxy",
-					   "--cert",
-					   "--key",
-					   "--cacert",
-					   "--max-time",
-					   "--connect-timeout",
-					   "--url",
-					   "--range",
-					   "--retry",
-					   "--output-dir",
-					   NULL};
+	static const char larg[] = "--output\0"
+				   "--upload-file\0"
+				   "--data\0"
+				   "--data-binary\0"
+				   "--data-raw\0"
+				   "--data-urlencode\0"
+				   "--data-ascii\0"
+				   "--form\0"
+				   "--json\0"
+				   "--config\0"
+				   "--header\0"
+				   "--user-agent\0"
+				   "--referer\0"
+				   "--cookie\0"
+				   "--cookie-jar\0"
+				   "--dump-header\0"
+				   "--user\0"
+				   "--request\0"
+				   "--write-out\0"
+				   "--proxy\0"
+				   "--cert\0"
+				   "--key\0"
+				   "--cacert\0"
+				   "--max-time\0"
+				   "--connect-timeout\0"
+				   "--url\0"
+				   "--range\0"
+				   "--retry\0"
+				   "--output-dir\0";
 	scan_opts(x->v, x->n, 1, "AbcCdDeEFHKmoQrtTuUwxXYyz", larg, &o);
 	for (size_t k = 0; k < o.narg; k++) {
 		const struct sh_word *val = &o.arg[k].val;
@@ -1092,9 +1152,13 @@ static void h_wget(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
 
-	static const char *const larg[] = {
-	    "--output-document", "--output-file", "--append-output", "--directory-prefix",
-	    "--post-file",	 "--input-file",  "--body-file",     NULL};
+	static const char larg[] = "--output-document\0"
+				   "--output-file\0"
+				   "--append-output\0"
+				   "--directory-prefix\0"
+				   "--post-file\0"
+				   "--input-file\0"
+				   "--body-file\0";
 	scan_opts(x->v, x->n, 1, "OoaPiU", larg, &o);
 	for (size_t k = 0; k < o.narg; k++) {
 		const struct sh_word *lw = o.arg[k].lw;
@@ -1278,17 +1342,42 @@ void sh_h_find(struct sh_an *P, struct nc *x)
  * container, like ssh's on another machine: command rules apply, local paths do not. */
 void sh_h_container(struct sh_an *P, struct nc *x)
 {
-	static const char *const run_long[] = {
-	    "--name",	  "--network",	 "--env",	 "--volume",
-	    "--workdir",  "--user",	 "--entrypoint", "--env-file",
-	    "--label",	  "--mount",	 "--publish",	 "--platform",
-	    "--restart",  "--memory",	 "--cpus",	 "--hostname",
-	    "--add-host", "--device",	 "--dns",	 "--expose",
-	    "--gpus",	  "--ipc",	 "--log-driver", "--log-opt",
-	    "--pid",	  "--pull",	 "--runtime",	 "--security-opt",
-	    "--shm-size", "--tmpfs",	 "--ulimit",	 "--cap-add",
-	    "--cap-drop", "--container", "--namespace",	 "--context",
-	    NULL};
+	static const char run_long[] = "--name\0"
+				       "--network\0"
+				       "--env\0"
+				       "--volume\0"
+				       "--workdir\0"
+				       "--user\0"
+				       "--entrypoint\0"
+				       "--env-file\0"
+				       "--label\0"
+				       "--mount\0"
+				       "--publish\0"
+				       "--platform\0"
+				       "--restart\0"
+				       "--memory\0"
+				       "--cpus\0"
+				       "--hostname\0"
+				       "--add-host\0"
+				       "--device\0"
+				       "--dns\0"
+				       "--expose\0"
+				       "--gpus\0"
+				       "--ipc\0"
+				       "--log-driver\0"
+				       "--log-opt\0"
+				       "--pid\0"
+				       "--pull\0"
+				       "--runtime\0"
+				       "--security-opt\0"
+				       "--shm-size\0"
+				       "--tmpfs\0"
+				       "--ulimit\0"
+				       "--cap-add\0"
+				       "--cap-drop\0"
+				       "--container\0"
+				       "--namespace\0"
+				       "--context\0";
 	size_t i = 1;
 
 	if (NM("kubectl") || NM("oc")) {
@@ -1372,7 +1461,8 @@ void sh_h_ssh(struct sh_an *P, struct nc *x)
 
 void sh_h_watch(struct sh_an *P, struct nc *x)
 {
-	static const char *const larg[] = {"--interval", "--differences", NULL};
+	static const char larg[] = "--interval\0"
+				   "--differences\0";
 	size_t i = 1, len;
 	char *s;
 
@@ -1506,36 +1596,72 @@ static void h_shift(struct sh_an *P, struct nc *x)
 	sh_set_positional(P, wp, nw, 0);
 }
 
-const sh_handler sh_handlers[K_COUNT] = {
-    [K_SET] = h_set,
-    [K_SHIFT] = h_shift,
-    [K_TRASH] = h_trash,
-    [K_NONE] = NULL,
-    [K_OPERANDS] = h_operands,
-    [K_AWK] = h_awk,
-    [K_CD] = sh_h_cd,
-    [K_CHMOD] = h_chmod,
-    [K_CONTAINER] = sh_h_container,
-    [K_CURL] = h_curl,
-    [K_DD] = h_dd,
-    [K_ECHO] = h_echo,
-    [K_EVAL] = h_eval,
-    [K_FIND] = sh_h_find,
-    [K_GH] = h_gh,
-    [K_GIT] = h_git,
-    [K_GREP] = h_grep,
-    [K_MVCP] = h_mvcp,
-    [K_OPENSSL] = h_openssl,
-    [K_READER] = h_reader,
-    [K_RSYNC] = h_rsync,
-    [K_SED] = h_sed,
-    [K_SORT] = h_sort,
-    [K_SSH] = sh_h_ssh,
-    [K_SU] = sh_h_su,
-    [K_TAR] = h_tar,
-    [K_TRUNCATE] = h_truncate,
-    [K_UNZIP] = h_unzip,
-    [K_WATCH] = sh_h_watch,
-    [K_WGET] = h_wget,
-    [K_ZIP] = h_zip,
-};
+/* A switch, not a table of function pointers, which the loader would relocate at every
+ * start of dcg (cli/README.md, "cost"). */
+sh_handler sh_handler_of(unsigned kind)
+{
+	switch (kind) {
+	case K_SET:
+		return h_set;
+	case K_SHIFT:
+		return h_shift;
+	case K_TRASH:
+		return h_trash;
+	case K_OPERANDS:
+		return h_operands;
+	case K_AWK:
+		return h_awk;
+	case K_CD:
+		return sh_h_cd;
+	case K_CHMOD:
+		return h_chmod;
+	case K_CONTAINER:
+		return sh_h_container;
+	case K_CURL:
+		return h_curl;
+	case K_DD:
+		return h_dd;
+	case K_ECHO:
+		return h_echo;
+	case K_EVAL:
+		return h_eval;
+	case K_FIND:
+		return sh_h_find;
+	case K_GH:
+		return h_gh;
+	case K_GIT:
+		return h_git;
+	case K_GREP:
+		return h_grep;
+	case K_MVCP:
+		return h_mvcp;
+	case K_OPENSSL:
+		return h_openssl;
+	case K_READER:
+		return h_reader;
+	case K_RSYNC:
+		return h_rsync;
+	case K_SED:
+		return h_sed;
+	case K_SORT:
+		return h_sort;
+	case K_SSH:
+		return sh_h_ssh;
+	case K_SU:
+		return sh_h_su;
+	case K_TAR:
+		return h_tar;
+	case K_TRUNCATE:
+		return h_truncate;
+	case K_UNZIP:
+		return h_unzip;
+	case K_WATCH:
+		return sh_h_watch;
+	case K_WGET:
+		return h_wget;
+	case K_ZIP:
+		return h_zip;
+	default:
+		return NULL;
+	}
+}

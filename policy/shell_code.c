@@ -119,7 +119,8 @@ void sh_check_dl_word(struct sh_an *P, struct nc *x, const struct sh_word *w)
 
 void sh_h_shell(struct sh_an *P, struct nc *x)
 {
-	static const char *const larg[] = {"--rcfile", "--init-file", NULL};
+	static const char larg[] = "--rcfile\0"
+				   "--init-file\0";
 	size_t i = 1;
 	int has_c = 0, has_s = 0;
 

@@ -20,11 +20,13 @@ static int whole_subst(const struct sh_word *w)
 
 static int word_under_tmp(const struct sh_word *w, size_t off)
 {
-	static const char *const roots[] = {"/tmp/", "/var/tmp/", "/dev/shm/", NULL};
+	static const char roots[] = "/tmp/\0"
+				    "/var/tmp/\0"
+				    "/dev/shm/\0";
 
-	for (size_t i = 0; roots[i]; i++) {
-		size_t rl = strlen(roots[i]);
-		if (w->len - off > rl && !memcmp(w->s + off, roots[i], rl) &&
+	for (const char *r = roots; *r; r += strlen(r) + 1) {
+		size_t rl = strlen(r);
+		if (w->len - off > rl && !memcmp(w->s + off, r, rl) &&
 		    !memmem(w->s + off, w->len - off, "..", 2))
 			return 1;
 	}
@@ -177,9 +179,14 @@ int sh_eval_name(struct sh_an *P, struct nc *x)
 /* Do the arguments look like rm's: only rm's options, and at least one operand? */
 static int rm_like(struct sh_word **v, size_t n)
 {
-	static const char *const longs[] = {
-	    "--recursive",   "--force",		  "--dir", "--verbose", "--no-preserve-root",
-	    "--interactive", "--one-file-system", "--",	   NULL};
+	static const char longs[] = "--recursive\0"
+				    "--force\0"
+				    "--dir\0"
+				    "--verbose\0"
+				    "--no-preserve-root\0"
+				    "--interactive\0"
+				    "--one-file-system\0"
+				    "--\0";
 	int operand = 0;
 
 	for (size_t i = 1; i < n; i++) {
@@ -200,12 +207,28 @@ static int rm_like(struct sh_word **v, size_t n)
 /* Which commands the arguments of an unknown name fit. */
 static int fits(const char *name, struct sh_word **v, size_t n)
 {
-	static const char *const git_subs[] = {
-	    "reset",   "push",		"clean",       "checkout",   "switch",
-	    "restore", "stash",		"branch",      "reflog",     "gc",
-	    "prune",   "filter-branch", "filter-repo", "update-ref", NULL};
-	static const char *const kube_subs[] = {"delete", "drain", "replace", "scale", NULL};
-	static const char *const tf_subs[] = {"destroy", "apply", "state", "workspace", NULL};
+	static const char git_subs[] = "reset\0"
+				       "push\0"
+				       "clean\0"
+				       "checkout\0"
+				       "switch\0"
+				       "restore\0"
+				       "stash\0"
+				       "branch\0"
+				       "reflog\0"
+				       "gc\0"
+				       "prune\0"
+				       "filter-branch\0"
+				       "filter-repo\0"
+				       "update-ref\0";
+	static const char kube_subs[] = "delete\0"
+					"drain\0"
+					"replace\0"
+					"scale\0";
+	static const char tf_subs[] = "destroy\0"
+				      "apply\0"
+				      "state\0"
+				      "workspace\0";
 
 	if (!strcmp(name, "rm"))
 		return rm_like(v, n);
@@ -259,15 +282,22 @@ void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n
 {
 	/* commands whose arguments alone say they destroy: rm -rf, git reset --hard,
 	 * dd of=/dev/..., find -delete, chmod -R 777, rsync --delete ... */
-	static const char *const names[] = {"rm",      "git",	    "dd",    "find",
-					    "chmod",   "chown",	    "rsync", "mv",
-					    "kubectl", "terraform", NULL};
+	static const char names[] = "rm\0"
+				    "git\0"
+				    "dd\0"
+				    "find\0"
+				    "chmod\0"
+				    "chown\0"
+				    "rsync\0"
+				    "mv\0"
+				    "kubectl\0"
+				    "terraform\0";
 
 	if (n < 2 || !name_unknown(P, v[0]))
 		return;
-	for (size_t i = 0; names[i]; i++)
-		if (fits(names[i], v, n))
-			sh_emit_view(P, x, v, n, x->data, names[i], strlen(names[i]));
+	for (const char *nm = names; *nm; nm += strlen(nm) + 1)
+		if (fits(nm, v, n))
+			sh_emit_view(P, x, v, n, x->data, nm, strlen(nm));
 	for (size_t i = 1; i + 1 < n; i++)
 		if (weq(v[i], "-c")) { /* $SHELL -c CODE */
 			sh_analyze_string(P, v[i + 1]->s, v[i + 1]->len, x->depth + 1, x->line,

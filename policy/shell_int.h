@@ -363,8 +363,9 @@ struct sh_cmdspec {
 	char force[3];	  /* short options that force it past prompts and errors */
 };
 
-/* The long-option lists of the rows, NULL-terminated; sh_largs[0] is NULL. */
-extern const char *const *const sh_largs[];
+/* The long-option lists of the rows (word sets, as sh_word_is takes them); sh_largs[0]
+ * is NULL. */
+extern const char *const sh_largs[];
 extern const size_t sh_nlargs;
 
 /* A row's short options that take a value: NULL when unknown. */
@@ -382,8 +383,8 @@ const struct sh_cmdspec *sh_cmd_lookup(const char *s, size_t len);
 
 /* A handler: what a command does with its words (paths, data, code). */
 typedef void (*sh_handler)(struct sh_an *P, struct nc *x);
-/* One per kind, K_NONE's NULL. */
-extern const sh_handler sh_handlers[K_COUNT];
+/* The handler of a kind (enum cmd_kind), NULL for K_NONE. */
+sh_handler sh_handler_of(unsigned kind);
 
 /* One word of a command view: text, length, data flag. */
 struct vw {
@@ -468,7 +469,10 @@ const char *sh_heredoc_text(struct sh_an *P, const struct sh_heredoc *h, size_t 
 void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int heredoc, unsigned line,
 		 unsigned depth, int remote);
 /* ---- the walk: normalization ------------------------------------------------------- */
-int sh_word_is(const struct sh_word *w, const char *const *set);
+/* Is W one of the words of SET? A set is its words one after the other, each ended by
+ * a NUL, and an empty word after the last: "then\0" "do\0". Not an array of pointers:
+ * the loader relocates every pointer of a static table at every start of dcg. */
+int sh_word_is(const struct sh_word *w, const char *set);
 int sh_is_assignment(const struct sh_word *w);
 /* The command name of a word: its basename ("/bin/rm" -> "rm"). */
 void sh_base_of(const struct sh_word *w, const char **s, size_t *len);
@@ -476,7 +480,7 @@ int sh_name_is(const char *s, size_t len, const char *lit);
 /* Does a short option letter take an argument? Long options with an argument are
  * listed as "--name" (the "--name=value" form needs no list). */
 int sh_opt_takes_arg(const char *sarg, int c);
-int sh_long_takes_arg(const char *const *larg, const struct sh_word *w);
+int sh_long_takes_arg(const char *larg, const struct sh_word *w);
 void sh_sub_word(const struct sh_word *w, size_t off, struct sh_word *out);
 int sh_name_in(const struct nc *x, const char *const *set);
 void sh_mark_data_from(struct nc *x, size_t from);

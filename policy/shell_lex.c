@@ -750,7 +750,7 @@ static void skip_blanks(struct sh_lex *L)
 static int lex_redir_op(struct sh_lex *L, struct sh_tok *t)
 {
 	static const struct {
-		const char *s;
+		char s[4]; /* an array, not a pointer the loader would relocate */
 		enum rkind k;
 	} ops[] = {
 	    {"&>>", R_APPERR}, {"<<<", R_HERESTR}, {"<<-", R_HEREDOC}, {"&>", R_OUTERR},
@@ -854,10 +854,10 @@ again:
 
 /* ---- the walk: normalization ------------------------------------------------------- */
 
-int sh_word_is(const struct sh_word *w, const char *const *set)
+int sh_word_is(const struct sh_word *w, const char *set)
 {
-	for (size_t i = 0; set[i]; i++)
-		if (weq(w, set[i]))
+	for (size_t l; (l = strlen(set)) != 0; set += l + 1)
+		if (l == w->len && !memcmp(w->s, set, l))
 			return 1;
 	return 0;
 }

@@ -290,9 +290,16 @@ void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 			}
 			if (b.nw > 0) {
 				/* { ( ... ), if ( ... ): reserved words before a subshell */
-				static const char *const kw[] = {"{",	  "!",	  "then", "do",
-								 "else",  "if",	  "elif", "while",
-								 "until", "time", NULL};
+				static const char kw[] = "{\0"
+							 "!\0"
+							 "then\0"
+							 "do\0"
+							 "else\0"
+							 "if\0"
+							 "elif\0"
+							 "while\0"
+							 "until\0"
+							 "time\0";
 				size_t k = 0;
 				while (k < b.nw && !(b.w[k].flags & W_QUOTED) &&
 				       sh_word_is(&b.w[k], kw))

@@ -181,13 +181,15 @@ static void py_imports(struct scan *S, size_t i)
  * the module named by the literal after a loader call that starts at i. */
 static int loader_module(const char *s, size_t n, size_t i, const char **m, size_t *ml)
 {
-	static const char *const loaders[] = {
-	    "__import__(", "importlib.import_module(", "import_module(",
-	    "require(",	   "require_relative(",	       "import(",
-	    NULL};
-	for (size_t k = 0; loaders[k]; k++) {
-		size_t ll = strlen(loaders[k]);
-		if (i + ll <= n && !memcmp(s + i, loaders[k], ll) &&
+	static const char loaders[] = "__import__(\0"
+				      "importlib.import_module(\0"
+				      "import_module(\0"
+				      "require(\0"
+				      "require_relative(\0"
+				      "import(\0";
+	for (const char *l = loaders; *l; l += strlen(l) + 1) {
+		size_t ll = strlen(l);
+		if (i + ll <= n && !memcmp(s + i, l, ll) &&
 		    (i == 0 || !is_id((unsigned char)s[i - 1]))) {
 			size_t j = skip_sp(s, n, i + ll);
 			if (literal_at(s, n, j, m, ml)) {
@@ -226,12 +228,15 @@ static void find_aliases(struct scan *S)
 		}
 		if (S->lang == LANG_RUBY && word_at(s, le, k, "include") &&
 		    (q = memmem(s + k, le - k, "FileUtils", 9))) {
-			static const char *const fu[] = {"rm_rf",	 "rm_r",   "remove_dir",
-							 "remove_entry", "rmtree", "rm",
-							 "mv",		 NULL};
-			for (size_t j = 0; fu[j]; j++)
-				add_alias(S, fu[j], strlen(fu[j]), "FileUtils", 9, fu[j],
-					  strlen(fu[j]));
+			static const char fu[] = "rm_rf\0"
+						 "rm_r\0"
+						 "remove_dir\0"
+						 "remove_entry\0"
+						 "rmtree\0"
+						 "rm\0"
+						 "mv\0";
+			for (const char *f = fu; *f; f += strlen(f) + 1)
+				add_alias(S, f, strlen(f), "FileUtils", 9, f, strlen(f));
 		}
 		/* import * as f from 'fs' | import f from 'fs' | import { a as b } from 'fs' */
 		if (S->lang == LANG_NODE && word_at(s, le, k, "import") &&
@@ -518,9 +523,17 @@ static char *decode(struct sh_an *P, int kind, const char *s, size_t n, size_t *
  * one whose arguments alone can destroy)? */
 static int reads_as_command(const char *s, size_t n)
 {
-	static const char *const extra[] = {"git",	 "dd",	   "mkfs",  "kubectl",
-					    "terraform", "docker", "aws",   "gcloud",
-					    "psql",	 "mysql",  "chmod", NULL};
+	static const char extra[] = "git\0"
+				    "dd\0"
+				    "mkfs\0"
+				    "kubectl\0"
+				    "terraform\0"
+				    "docker\0"
+				    "aws\0"
+				    "gcloud\0"
+				    "psql\0"
+				    "mysql\0"
+				    "chmod\0";
 	size_t e = 0;
 
 	while (e < n && s[e] != ' ' && s[e] != '\n' && s[e] != ';')
@@ -529,8 +542,8 @@ static int reads_as_command(const char *s, size_t n)
 		return 0;
 	if (sh_cmd_lookup(s, e))
 		return 1;
-	for (size_t i = 0; extra[i]; i++)
-		if (strlen(extra[i]) == e && !memcmp(s, extra[i], e))
+	for (const char *x = extra; *x; x += strlen(x) + 1)
+		if (strlen(x) == e && !memcmp(s, x, e))
 			return 1;
 	return 0;
 }
@@ -541,7 +554,7 @@ static int reads_as_command(const char *s, size_t n)
 static void decode_payloads(struct scan *S)
 {
 	static const struct {
-		const char *call;
+		char call[18]; /* an array, not a pointer the loader would relocate */
 		int kind;
 	} calls[] = {
 	    {"b64decode(", 'b'},     {"decodebytes(", 'b'},	{"decodestring(", 'b'},
@@ -667,16 +680,35 @@ static int call_span(const char *s, size_t n, size_t i, size_t *ws, size_t *we)
  * another file stays a read); any other literal by its whole line. */
 static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
 {
-	static const char *const del[] = {
-	    "rmtree",  "rm_rf",	  "rm_r",	"remove_tree", "rmSync", "rmdir", "unlink",
-	    "remove(", "delete(", "removedirs", "rm(",	       "rm -",	 NULL};
-	static const char *const wr[] = {"'w'",	       "\"w\"",	      "'a'",
-					 "\"a\"",      "'wb'",	      "\"wb\"",
-					 "write_text", "write_bytes", "writeFile",
-					 "appendFile", "File.write",  "file_put_contents",
-					 "'>",	       "\">",	      "open(my",
-					 "fopen(",     NULL};
-	size_t ls = i, le = i;
+	static const char del[] = "rmtree\0"
+				  "rm_rf\0"
+				  "rm_r\0"
+				  "remove_tree\0"
+				  "rmSync\0"
+				  "rmdir\0"
+				  "unlink\0"
+				  "remove(\0"
+				  "delete(\0"
+				  "removedirs\0"
+				  "rm(\0"
+				  "rm -\0";
+	static const char wr[] = "'w'\0"
+				 "\"w\"\0"
+				 "'a'\0"
+				 "\"a\"\0"
+				 "'wb'\0"
+				 "\"wb\"\0"
+				 "write_text\0"
+				 "write_bytes\0"
+				 "writeFile\0"
+				 "appendFile\0"
+				 "File.write\0"
+				 "file_put_contents\0"
+				 "'>\0"
+				 "\">\0"
+				 "open(my\0"
+				 "fopen(\0";
+	size_t ls = i, le = i, k;
 
 	if (!call_span(s, n, i, &ls, &le)) {
 		while (ls > 0 && s[ls - 1] != '\n')
@@ -685,13 +717,14 @@ static enum pol_op line_op(const char *s, size_t n, size_t i, int *dir)
 			le++;
 	}
 	*dir = 0;
-	for (size_t k = 0; del[k]; k++)
-		if (memmem(s + ls, le - ls, del[k], strlen(del[k]))) {
+	k = 0;
+	for (const char *d = del; *d; d += strlen(d) + 1, k++)
+		if (memmem(s + ls, le - ls, d, strlen(d))) {
 			*dir = k < 6 || memmem(s + ls, le - ls, "recursive", 9) != NULL;
 			return POL_OP_DELETE;
 		}
-	for (size_t k = 0; wr[k]; k++)
-		if (memmem(s + ls, le - ls, wr[k], strlen(wr[k])))
+	for (const char *w = wr; *w; w += strlen(w) + 1)
+		if (memmem(s + ls, le - ls, w, strlen(w)))
 			return POL_OP_WRITE;
 	return POL_OP_READ;
 }
@@ -736,31 +769,30 @@ static int pathish(const char *b, size_t bl)
 /* Home expressions, after which string literals are path components. */
 static size_t home_expr(const char *s, size_t n, size_t i)
 {
-	static const char *const homes[] = {"Path.home()",
-					    "os.path.expanduser(\"~\")",
-					    "os.path.expanduser('~')",
-					    "os.homedir()",
-					    "homedir()",
-					    "Dir.home",
-					    "os.environ[\"HOME\"]",
-					    "os.environ['HOME']",
-					    "os.environ.get(\"HOME\")",
-					    "os.environ.get('HOME')",
-					    "os.getenv(\"HOME\")",
-					    "os.getenv('HOME')",
-					    "process.env.HOME",
-					    "ENV['HOME']",
-					    "ENV[\"HOME\"]",
-					    "$ENV{HOME}",
-					    "$ENV{'HOME'}",
-					    "getenv('HOME')",
-					    "getenv(\"HOME\")",
-					    "$_SERVER['HOME']",
-					    "File.expand_path('~')",
-					    "File.expand_path(\"~\")",
-					    "expanduser('~')",
-					    "expanduser(\"~\")",
-					    NULL};
+	static const char homes[] = "Path.home()\0"
+				    "os.path.expanduser(\"~\")\0"
+				    "os.path.expanduser('~')\0"
+				    "os.homedir()\0"
+				    "homedir()\0"
+				    "Dir.home\0"
+				    "os.environ[\"HOME\"]\0"
+				    "os.environ['HOME']\0"
+				    "os.environ.get(\"HOME\")\0"
+				    "os.environ.get('HOME')\0"
+				    "os.getenv(\"HOME\")\0"
+				    "os.getenv('HOME')\0"
+				    "process.env.HOME\0"
+				    "ENV['HOME']\0"
+				    "ENV[\"HOME\"]\0"
+				    "$ENV{HOME}\0"
+				    "$ENV{'HOME'}\0"
+				    "getenv('HOME')\0"
+				    "getenv(\"HOME\")\0"
+				    "$_SERVER['HOME']\0"
+				    "File.expand_path('~')\0"
+				    "File.expand_path(\"~\")\0"
+				    "expanduser('~')\0"
+				    "expanduser(\"~\")\0";
 	switch (s[i]) { /* the first letters of the expressions: most bytes go at once */
 	case 'P':
 	case 'o':
@@ -776,12 +808,12 @@ static size_t home_expr(const char *s, size_t n, size_t i)
 	default:
 		return 0;
 	}
-	for (size_t k = 0; homes[k]; k++) {
+	for (const char *h = homes; *h; h += strlen(h) + 1) {
 		size_t hl;
-		if (s[i] != homes[k][0])
+		if (s[i] != h[0])
 			continue;
-		hl = strlen(homes[k]);
-		if (i + hl <= n && !memcmp(s + i, homes[k], hl))
+		hl = strlen(h);
+		if (i + hl <= n && !memcmp(s + i, h, hl))
 			return hl;
 	}
 	return 0;
@@ -791,21 +823,20 @@ static size_t home_expr(const char *s, size_t n, size_t i)
  * f"{Path.home()}/x", `${os.homedir()}/x`. Returns the length of that start. */
 static size_t home_in_string(const char *b, size_t bl)
 {
-	static const char *const homes[] = {"$ENV{HOME}",
-					    "${HOME}",
-					    "$HOME",
-					    "#{Dir.home}",
-					    "#{ENV['HOME']}",
-					    "#{ENV[\"HOME\"]}",
-					    "{os.environ['HOME']}",
-					    "{Path.home()}",
-					    "${os.homedir()}",
-					    "${process.env.HOME}",
-					    "{$_SERVER['HOME']}",
-					    NULL};
-	for (size_t k = 0; homes[k]; k++) {
-		size_t hl = strlen(homes[k]);
-		if (bl > hl && !memcmp(b, homes[k], hl) && b[hl] == '/')
+	static const char homes[] = "$ENV{HOME}\0"
+				    "${HOME}\0"
+				    "$HOME\0"
+				    "#{Dir.home}\0"
+				    "#{ENV['HOME']}\0"
+				    "#{ENV[\"HOME\"]}\0"
+				    "{os.environ['HOME']}\0"
+				    "{Path.home()}\0"
+				    "${os.homedir()}\0"
+				    "${process.env.HOME}\0"
+				    "{$_SERVER['HOME']}\0";
+	for (const char *h = homes; *h; h += strlen(h) + 1) {
+		size_t hl = strlen(h);
+		if (bl > hl && !memcmp(b, h, hl) && b[hl] == '/')
 			return hl;
 	}
 	return 0;
@@ -814,29 +845,48 @@ static size_t home_in_string(const char *b, size_t bl)
 /* Is the literal at s[i] the first argument of a call that opens a file? */
 static int opens_file(const char *s, size_t i)
 {
-	static const char *const calls[] = {
-	    "open(",	  "Path(",	     "readFileSync(",	   "readFile(",
-	    "File.read(", "File.open(",	     "file_get_contents(", "fopen(",
-	    "IO.read(",	  "read_text(",	     "createReadStream(",  "writeFileSync(",
-	    "writeFile(", "appendFileSync(", "appendFile(",	   "createWriteStream(",
-	    "openSync(",  "File.write(",     "IO.write(",	   "file_put_contents(",
-	    NULL};
+	static const char calls[] = "open(\0"
+				    "Path(\0"
+				    "readFileSync(\0"
+				    "readFile(\0"
+				    "File.read(\0"
+				    "File.open(\0"
+				    "file_get_contents(\0"
+				    "fopen(\0"
+				    "IO.read(\0"
+				    "read_text(\0"
+				    "createReadStream(\0"
+				    "writeFileSync(\0"
+				    "writeFile(\0"
+				    "appendFileSync(\0"
+				    "appendFile(\0"
+				    "createWriteStream(\0"
+				    "openSync(\0"
+				    "File.write(\0"
+				    "IO.write(\0"
+				    "file_put_contents(\0";
 	/* Perl's three-argument open: open(my $f, '>', 'x') */
-	static const char *const modes[] = {"'>', ",	"\">\", ", "'>>', ",   "\">>\", ", "'+<', ",
-					    "\"+<\", ", "'+>', ",  "\"+>\", ", NULL};
+	static const char modes[] = "'>', \0"
+				    "\">\", \0"
+				    "'>>', \0"
+				    "\">>\", \0"
+				    "'+<', \0"
+				    "\"+<\", \0"
+				    "'+>', \0"
+				    "\"+>\", \0";
 	size_t k = i;
 
-	for (size_t m = 0; modes[m]; m++) {
-		size_t ml = strlen(modes[m]);
-		if (i >= ml && !memcmp(s + i - ml, modes[m], ml))
+	for (const char *m = modes; *m; m += strlen(m) + 1) {
+		size_t ml = strlen(m);
+		if (i >= ml && !memcmp(s + i - ml, m, ml))
 			return 1;
 	}
 	while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == 'r' || s[k - 1] == 'b' || s[k - 1] == 'f'))
 		k--; /* open( r'x'), open(b"x") */
 	if (k > 0 && s[k - 1] == '(')
-		for (size_t c = 0; calls[c]; c++) {
-			size_t cl = strlen(calls[c]);
-			if (k >= cl && !memcmp(s + k - cl, calls[c], cl))
+		for (const char *c = calls; *c; c += strlen(c) + 1) {
+			size_t cl = strlen(c);
+			if (k >= cl && !memcmp(s + k - cl, c, cl))
 				return 1;
 		}
 	return 0;

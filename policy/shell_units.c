@@ -376,8 +376,10 @@ void sh_emit_path(struct sh_an *P, const struct sh_word *w, enum pol_op op, int 
 
 int sh_path_is_temp(const struct sh_an *P, const char *p)
 {
-	static const char *const roots[] = {"/tmp/", "/var/tmp/", "/private/tmp/", "/dev/shm/",
-					    NULL};
+	static const char roots[] = "/tmp/\0"
+				    "/var/tmp/\0"
+				    "/private/tmp/\0"
+				    "/dev/shm/\0";
 
 	/* The home folder is never scratch space, even where it lies in a temporary
 	 * folder (a test rig's or a throwaway account's $HOME). */
@@ -385,9 +387,9 @@ int sh_path_is_temp(const struct sh_an *P, const char *p)
 	    (p[P->home_len] == '/' || p[P->home_len] == '\0'))
 		return 0;
 
-	for (size_t i = 0; roots[i]; i++) {
-		size_t rl = strlen(roots[i]);
-		if (!strncmp(p, roots[i], rl) && p[rl] && p[rl] != '/') {
+	for (const char *r = roots; *r; r += strlen(r) + 1) {
+		size_t rl = strlen(r);
+		if (!strncmp(p, r, rl) && p[rl] && p[rl] != '/') {
 			for (const char *d = strstr(p, ".."); d; d = strstr(d + 1, ".."))
 				if (d[-1] == '/' && (d[2] == '/' || d[2] == '\0'))
 					return 0;
@@ -576,10 +578,19 @@ static int prefix_ver(const char *name, size_t len, const char *stem)
 /* The language an interpreter name runs: python3.11, nodejs, perl5.36 ... */
 int sh_lang_from_name(const char *name, size_t len)
 {
-	static const char *const shells[] = {"bash", "sh",    "zsh",  "dash", "ksh",	    "ash",
-					     "mksh", "rbash", "yash", "fish", "busybox-sh", NULL};
-	for (size_t i = 0; shells[i]; i++)
-		if (len == strlen(shells[i]) && !memcmp(name, shells[i], len))
+	static const char shells[] = "bash\0"
+				     "sh\0"
+				     "zsh\0"
+				     "dash\0"
+				     "ksh\0"
+				     "ash\0"
+				     "mksh\0"
+				     "rbash\0"
+				     "yash\0"
+				     "fish\0"
+				     "busybox-sh\0";
+	for (const char *sh = shells; *sh; sh += strlen(sh) + 1)
+		if (len == strlen(sh) && !memcmp(name, sh, len))
 			return LANG_SHELL;
 	if (prefix_ver(name, len, "python") || prefix_ver(name, len, "pypy"))
 		return LANG_PYTHON;

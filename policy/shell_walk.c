@@ -13,7 +13,7 @@ int sh_opt_takes_arg(const char *sarg, int c)
 	return sarg && c && strchr(sarg, c) != NULL;
 }
 
-int sh_long_takes_arg(const char *const *larg, const struct sh_word *w)
+int sh_long_takes_arg(const char *larg, const struct sh_word *w)
 {
 	if (!larg || memchr(w->s, '=', w->len))
 		return 0;
@@ -220,17 +220,23 @@ static void h_fork_bomb(struct sh_an *P, struct nc *x)
  * too (Mongo's JavaScript), not identifiers. */
 static const char *sql_data_out(struct sh_an *P, const char *s, size_t n, int dq, size_t *outlen)
 {
-	static const char *const dyn[] = {"exec", "prepare",   "do ", "do$", "call ",
-					  "eval", "immediate", "$$",  NULL};
+	static const char dyn[] = "exec\0"
+				  "prepare\0"
+				  "do \0"
+				  "do$\0"
+				  "call \0"
+				  "eval\0"
+				  "immediate\0"
+				  "$$\0";
 	char *out, q = 0;
 	size_t o = 0;
 
 	if (!memchr(s, '\'', n) && !(dq && memchr(s, '"', n)))
 		return NULL;
-	for (size_t k = 0; dyn[k]; k++) {
-		size_t dl = strlen(dyn[k]);
+	for (const char *d = dyn; *d; d += strlen(d) + 1) {
+		size_t dl = strlen(d);
 		for (size_t i = 0; i + dl <= n; i++)
-			if (!strncasecmp(s + i, dyn[k], dl) &&
+			if (!strncasecmp(s + i, d, dl) &&
 			    (i == 0 || !((s[i - 1] | 32) >= 'a' && (s[i - 1] | 32) <= 'z')))
 				return NULL;
 	}
@@ -405,9 +411,20 @@ static int dry_run(const struct nc *x)
 void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
 		      unsigned depth, int remote, unsigned line)
 {
-	static const char *const keywords[] = {"!",    "{",    "}",    "then",	 "do",
-					       "else", "if",   "elif", "while",	 "until",
-					       "fi",   "done", "esac", "coproc", NULL};
+	static const char keywords[] = "!\0"
+				       "{\0"
+				       "}\0"
+				       "then\0"
+				       "do\0"
+				       "else\0"
+				       "if\0"
+				       "elif\0"
+				       "while\0"
+				       "until\0"
+				       "fi\0"
+				       "done\0"
+				       "esac\0"
+				       "coproc\0";
 	struct nc X, *x = &X;
 	size_t i = 0, aw, k;
 	int query_only = 0;
@@ -526,8 +543,10 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		sh_h_shell(P, x);
 	} else if (lang != LANG_NONE) {
 		sh_h_interp(P, x, lang);
-	} else if (sh_handlers[x->kind]) {
-		sh_handlers[x->kind](P, x);
+	} else {
+		sh_handler h = sh_handler_of(x->kind);
+		if (h)
+			h(P, x);
 	}
 	if (x->v[0]->len > x->nlen && !query_only) /* ./script, /path/to/tool, ~/bin/x */ {
 		sh_path(P, x, x->v[0], POL_OP_EXEC, 0);

@@ -15,24 +15,30 @@
 
 #include "internal.h"
 
-static pol_alloc_fn alloc_fn = malloc;
-static pol_free_fn free_fn = free;
+/* NULL: libc's. Not initialised to malloc and free: the addresses of libc's functions in
+ * a table are four more symbol lookups at every start of dcg (cli/README.md, "cost"). */
+static pol_alloc_fn alloc_fn;
+static pol_free_fn free_fn;
 
 void pol_set_allocator(pol_alloc_fn alloc, pol_free_fn release)
 {
-	alloc_fn = alloc ? alloc : malloc;
-	free_fn = release ? release : free;
+	alloc_fn = alloc;
+	free_fn = release;
 }
 
 void *pol_mem_alloc(size_t size)
 {
-	return alloc_fn(size);
+	return alloc_fn ? alloc_fn(size) : malloc(size);
 }
 
 void pol_mem_free(void *ptr)
 {
-	if (ptr)
+	if (!ptr)
+		return;
+	if (free_fn)
 		free_fn(ptr);
+	else
+		free(ptr);
 }
 
 char *pol_strdup(const char *s)
@@ -89,14 +95,16 @@ size_t pol_cat3(char *dst, size_t size, const char *a, const char *b, const char
 	return whole;
 }
 
-static const char *const decision_names[] = {"allow", "log", "warn", "ask", "deny"};
-static const char *const severity_names[] = {"low", "medium", "high", "critical"};
-static const char *const detection_names[] = {"none",	       "command", "heredoc",
-					      "inline_script", "path",	  "scope"};
-static const char *const op_names[] = {"read",	 "write",  "create",	  "truncate",
-				       "delete", "rename", "rename onto", "chmod",
-				       "exec",	 "list",   "link"};
-static const char *const kind_names[] = {"zeroAccessPaths", "readOnlyPaths", "noDeletePaths"};
+/* Names in arrays, not pointers: a static table of pointers is relocated by the loader
+ * at every start of dcg (cli/README.md, "cost"). */
+static const char decision_names[][6] = {"allow", "log", "warn", "ask", "deny"};
+static const char severity_names[][9] = {"low", "medium", "high", "critical"};
+static const char detection_names[][14] = {"none",	    "command", "heredoc",
+					   "inline_script", "path",    "scope"};
+static const char op_names[][12] = {"read",   "write",	"create",      "truncate",
+				    "delete", "rename", "rename onto", "chmod",
+				    "exec",   "list",	"link"};
+static const char kind_names[][16] = {"zeroAccessPaths", "readOnlyPaths", "noDeletePaths"};
 
 const char *pol_decision_name(enum pol_decision d)
 {

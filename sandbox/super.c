@@ -1427,10 +1427,18 @@ static long long sbx_meta_apply(struct sbx_target *t, enum sbx_meta what,
 			rc = utimensat(AT_FDCWD, p, m->ts_null ? NULL : m->ts, 0);
 		break;
 	case SBX_SETXATTR:
-		rc = (nofollow ? lsetxattr : setxattr)(p, m->xname, m->xvalue, m->xsize, m->xflags);
+		/* Two calls, not a choice of function pointer: a taken address of a libc
+		 * function is a symbol lookup at every start of dcg, sandbox or not. */
+		if (nofollow)
+			rc = lsetxattr(p, m->xname, m->xvalue, m->xsize, m->xflags);
+		else
+			rc = setxattr(p, m->xname, m->xvalue, m->xsize, m->xflags);
 		break;
 	case SBX_RMXATTR:
-		rc = (nofollow ? lremovexattr : removexattr)(p, m->xname);
+		if (nofollow)
+			rc = lremovexattr(p, m->xname);
+		else
+			rc = removexattr(p, m->xname);
 		break;
 	default:
 		return -ENOSYS;

@@ -653,7 +653,7 @@ Test(shell_table, is_sorted_and_complete)
 		cr_assert_lt(r->kind, K_COUNT, "%s has an unknown kind", r->name);
 		kind_used[r->kind] = 1;
 		if (r->kind != K_NONE)
-			cr_expect(sh_handlers[r->kind], "%s: kind %d has no handler", r->name,
+			cr_expect(sh_handler_of(r->kind), "%s: kind %d has no handler", r->name,
 				  r->kind);
 		if (r->kind == K_OPERANDS) {
 			cr_expect(sh_spec_sarg(r), "%s: which short options take a value?",
@@ -677,7 +677,7 @@ Test(shell_table, is_sorted_and_complete)
 				     r->name);
 	}
 	for (int k = K_NONE + 1; k < K_COUNT; k++) {
-		cr_expect(sh_handlers[k], "kind %d has no handler", k);
+		cr_expect(sh_handler_of(k), "kind %d has no handler", k);
 		cr_expect(kind_used[k], "kind %d has no row", k);
 	}
 	cr_expect_null(sh_cmd_lookup("no-such-command", 15));

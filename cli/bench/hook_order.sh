@@ -35,13 +35,27 @@ done | awk -v obj="[$dcg]" '
 	}
 	END { for (fn in sum) print sum[fn], fn }' | sort -k1,1nr -k2 | awk '{print $2}' >"$tmp/hot"
 # A function over 16 KiB (PCRE2's interpreter: 73 KiB) goes last, so that it does not
-# keep the small ones apart: only a part of it runs.
-nm -S "$dcg" | awk 'NF == 4 { n = $2; sub(/^0+/, "", n)
-	if (length(n) > 4 || (length(n) == 4 && substr(n, 1, 1) ~ /[4-9a-f]/)) print $4 }' |
-	sort -u >"$tmp/big"
-grep -vxFf "$tmp/big" "$tmp/hot" || true
-grep -xFf "$tmp/big" "$tmp/hot" || true
-# The variables a call writes in .bss (dcg's objects have a section per variable):
+# keep the small ones apart: only a part of it runs. So does pcre2_match_8: Debian's
+# PCRE2 archive has no section per function, and the interpreter comes with it (an
+# allowed call that tries no rule runs neither).
+{
+	nm -S "$dcg" | awk 'NF == 4 { n = $2; sub(/^0+/, "", n)
+		if (length(n) > 4 || (length(n) == 4 && substr(n, 1, 1) ~ /[4-9a-f]/)) print $4 }'
+	echo pcre2_match_8
+} | sort -u >"$tmp/big"
+# First what every start runs before the hook: crt1's _start, crtbegin's functions, main
+# (cli/hook.ld puts the PLT and _init just before them), and main's table of commands
+# (first in .rodata, in the window of the ELF headers the loader reads anyway).
+printf '%s\n' _start frame_dummy register_tm_clones __do_global_dtors_aux \
+	deregister_tm_clones main run_command find_command commands >"$tmp/start"
+grep -vxFf "$tmp/start" "$tmp/hot" >"$tmp/hot2" || true
+cat "$tmp/start"
+grep -vxFf "$tmp/big" "$tmp/hot2" || true
+grep -xFf "$tmp/big" "$tmp/hot2" || true
+# The variables a call writes in .bss (dcg's objects have a section per variable), and
+# the two it reads (policy/util.c's allocator, NULL for libc's: read before anything
+# else on their page is written, they would cost a fault of their own):
 # first, on the page the loader already writes at start (the end of .got.plt), the
 # call's record last, since only its head is written before its 8 KiB of scratch.
-printf '%s\n' kept_policy kept_state kept_release dcg_global_policy cache completed.0 hook_the_call
+printf '%s\n' kept_policy kept_state kept_release dcg_global_policy cache completed.0 free_fn \
+	alloc_fn hook_the_call

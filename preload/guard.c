@@ -81,6 +81,9 @@ void guard_resolve(void)
 				 __ATOMIC_RELEASE);
 #include "wrap.def"
 #undef GUARD_WRAP
+	/* threads started before without the pthread_create wrapper (thrd_create) */
+	if (!__libc_single_threaded)
+		guard_atfork_once();
 	atomic_store_explicit(&g_resolved, 1, memory_order_release);
 }
 
@@ -90,9 +93,6 @@ int guard_enter(void)
 		return 0;
 	t_busy = 1;
 	guard_resolve(); /* the real functions, at the first guarded call of the process */
-	/* threads started without the pthread_create wrapper (thrd_create, libc's own) */
-	if (!__libc_single_threaded && !atomic_load_explicit(&g_atfork, memory_order_relaxed))
-		guard_atfork_once();
 	return 1;
 }
 

@@ -84,8 +84,8 @@ extern struct link_map *guard_self_map;
  * no wrapper sees (daemon(), forkpty()): the real functions resolved and the engine
  * loaded in the parent (guard_warm()), so that the child, whose parent's other threads
  * may have held the loader's locks, never has to dlopen. Called when the process
- * starts a thread (the pthread_create wrapper) or makes a guarded call with threads
- * running; a single-threaded process never pays for it. */
+ * starts a thread (the pthread_create wrapper) or resolves the real functions with
+ * threads running; a single-threaded process never pays for it. */
 void guard_atfork_once(void);
 
 /* Returns 1 and marks the thread busy when the caller should check this call; 0 when

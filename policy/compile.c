@@ -462,6 +462,7 @@ pcre2_code *pol_embedded_code(const uint32_t *words, const uint8_t *set, int32_t
 /* The rule's code from the embedded container, decoded now; NULL when it has none. */
 static pcre2_code *embedded_code(const struct pol_policy *p, const struct pol_rule *r)
 {
+	pol_embedded_attach_pending(p);
 	if (r->code_index < 0 || r->code_index >= p->n_codes || !p->codes_blob ||
 	    (p->flags & POL_LOAD_JIT))
 		return NULL;

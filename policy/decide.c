@@ -199,63 +199,79 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 	return 0;
 }
 
+/* The rank of filled bucket b among the filled ones. */
+static inline uint32_t bucket_rank(const struct pol_path_buckets *x, unsigned b)
+{
+	return x->rank[b / 64] +
+	       (uint32_t)__builtin_popcountll(x->present[b / 64] & ((1ull << (b % 64)) - 1));
+}
+
+static void path_index_free(struct pol_policy *p)
+{
+	if (p->buckets)
+		free(p->buckets->rules);
+	free(p->buckets);
+	p->buckets = NULL;
+}
+
 void pol_path_index_build(struct pol_policy *p)
 {
-	uint32_t *start, *rules = NULL;
-	size_t total = 0;
+	struct pol_path_buckets *x = NULL;
+	uint16_t *pair = NULL; /* each rule's two buckets, POL_PI_BUCKETS: none */
+	uint32_t *rules = NULL, filled = 0, total = 0;
 
-	free(p->bucket_start);
-	free(p->bucket_rules);
-	p->bucket_start = NULL;
-	p->bucket_rules = NULL;
+	path_index_free(p);
 	if (p->paths_pending || p->canon_pending)
 		return;		/* built by pol_paths_ready() */
 	pol_path_rules_make(p); /* read in p->rule_tab below and by the path decisions */
-	start = calloc(POL_PI_BUCKETS + 1, sizeof(*start));
-	if (!start)
+	/* Which buckets are filled (a rule sits in its pattern's bucket and, when its
+	 * canonical form differs, in that one's too), then how many rules each holds,
+	 * then the rules, in order: only the filled buckets take room (not 13 KB). */
+	uint64_t present[POL_PI_WORDS] = {0};
+	pair = malloc((2 * p->n_path_rules + 1) * sizeof(*pair));
+	if (!pair)
 		return;
-	/* Count, then fill: a rule sits in its pattern's bucket and, when its canonical
-	 * form differs, in that one's too. */
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1) {
-			uint32_t sum = 0;
-			for (size_t b = 0; b <= POL_PI_BUCKETS; b++) {
-				uint32_t c = start[b];
-				start[b] = sum;
-				sum += c;
-			}
-			rules = malloc((total ? total : 1) * sizeof(*rules));
-			if (!rules) {
-				free(start);
-				return;
-			}
-		}
-		for (size_t i = 0; i < p->n_path_rules; i++) {
-			const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
-			unsigned b[2] = {pol_pathpat_bucket(&r->path),
-					 r->has_canon ? pol_pathpat_bucket(&r->path_canon)
-						      : POL_PI_BUCKETS};
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
+		unsigned b0 = pol_pathpat_bucket(&r->path),
+			 b1 = r->has_canon ? pol_pathpat_bucket(&r->path_canon) : POL_PI_BUCKETS;
 
-			if (b[1] == b[0])
-				b[1] = POL_PI_BUCKETS;
-			for (int k = 0; k < 2; k++) {
-				if (b[k] >= POL_PI_BUCKETS)
-					continue;
-				if (pass == 0) {
-					start[b[k] + 1]++;
-					total++;
-				} else {
-					rules[start[b[k]]++] = (uint32_t)p->path_rules[i];
-				}
+		pair[2 * i] = (uint16_t)(b0 < POL_PI_BUCKETS ? b0 : POL_PI_BUCKETS);
+		pair[2 * i + 1] = (uint16_t)(b1 < POL_PI_BUCKETS && b1 != b0 ? b1 : POL_PI_BUCKETS);
+		for (int k = 0; k < 2; k++)
+			if (pair[2 * i + k] < POL_PI_BUCKETS) {
+				present[pair[2 * i + k] / 64] |= 1ull << (pair[2 * i + k] % 64);
+				total++;
 			}
-		}
 	}
-	/* start[b] now points past bucket b: shift back so start[b] is its beginning. */
-	for (size_t b = POL_PI_BUCKETS; b > 0; b--)
-		start[b] = start[b - 1];
-	start[0] = 0;
-	p->bucket_start = start;
-	p->bucket_rules = rules;
+	for (size_t w = 0; w < POL_PI_WORDS; w++)
+		filled += (uint32_t)__builtin_popcountll(present[w]);
+	x = calloc(1, sizeof(*x) + (filled + 1) * sizeof(x->start[0]));
+	rules = malloc((total ? total : 1) * sizeof(*rules));
+	if (!x || !rules) {
+		free(x);
+		free(rules);
+		free(pair);
+		return;
+	}
+	memcpy(x->present, present, sizeof(present));
+	for (size_t w = 1; w < POL_PI_WORDS; w++)
+		x->rank[w] = (uint16_t)(x->rank[w - 1] + __builtin_popcountll(present[w - 1]));
+	for (size_t j = 0; j < 2 * p->n_path_rules; j++)
+		if (pair[j] < POL_PI_BUCKETS)
+			x->start[bucket_rank(x, pair[j]) + 1]++;
+	for (uint32_t k = 0; k < filled; k++)
+		x->start[k + 1] += x->start[k];
+	/* filled in rule order: start[k] then points past bucket k, shifted back below */
+	for (size_t j = 0; j < 2 * p->n_path_rules; j++)
+		if (pair[j] < POL_PI_BUCKETS)
+			rules[x->start[bucket_rank(x, pair[j])]++] = (uint32_t)p->path_rules[j / 2];
+	for (uint32_t k = filled; k > 0; k--)
+		x->start[k] = x->start[k - 1];
+	x->start[0] = 0;
+	x->rules = rules;
+	p->buckets = x;
+	free(pair);
 }
 
 int pol_exe_may_refuse(const struct pol_policy *p)
@@ -391,8 +407,13 @@ static void scan_bucket(unsigned b, void *arg)
 	struct hit_scan *hs = arg;
 	const struct pol_policy *p = hs->p;
 
-	for (uint32_t i = p->bucket_start[b]; i < p->bucket_start[b + 1]; i++)
-		try_rule(hs, &p->rule_tab[p->bucket_rules[i]]);
+	const struct pol_path_buckets *x = p->buckets;
+
+	if (b >= POL_PI_BUCKETS || !(x->present[b / 64] >> (b % 64) & 1))
+		return;
+	uint32_t k = bucket_rank(x, b);
+	for (uint32_t i = x->start[k]; i < x->start[k + 1]; i++)
+		try_rule(hs, &p->rule_tab[x->rules[i]]);
 }
 
 /* Which rule refuses an operation on path? Within a kind the last matching rule (in
@@ -413,7 +434,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 
 	pol_paths_ready(p);
 	pol_path_sig_init(&sig, path);
-	if (p->bucket_start && !beneath && !sig.overflow) {
+	if (p->buckets && !beneath && !sig.overflow) {
 		for (unsigned b = 0; b < sig.n_buckets; b++)
 			scan_bucket(sig.buckets[b], &hs);
 	} else {
@@ -681,8 +702,12 @@ static enum pol_decision check_path_in(const struct pol_policy *p, const char *b
 	return decide_path(p, lexical, res, op, flags, ctx, r);
 }
 
-enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
-				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r)
+/* pol_check_path() below the expansion of a lazy load's path rules: that pass (every
+ * path rule's folders resolved) runs under this frame, not under the 25 KB of the
+ * check's (each page of stack a page fault). */
+static __attribute__((noinline)) enum pol_decision
+check_path_cwd(const struct pol_policy *p, const char *path, enum pol_op op, unsigned flags,
+	       const struct pol_ctx *ctx, struct pol_result *r)
 {
 	char cwd[PATH_MAX];
 
@@ -695,6 +720,13 @@ enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, e
 		return refuse_unchecked(p, path, op, r);
 	}
 	return check_path_in(p, cwd, path, op, flags, ctx, r);
+}
+
+enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
+				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r)
+{
+	pol_paths_ready(p);
+	return check_path_cwd(p, path, op, flags, ctx, r);
 }
 
 enum pol_decision pol_check_path_at(const struct pol_policy *p, int dirfd, const char *path,
@@ -1071,11 +1103,14 @@ static void rule_iter_init(struct rule_iter *it, const struct pol_policy *p,
 		it->n_all = ci ? ci->n_scripts : p->n_rules;
 		if (ci)
 			it->a = ci->scripts;
+		else /* every rule: the head's records read (an image's are read in place) */
+			pol_head_make((struct pol_policy *)p);
 		return;
 	}
 	if (!p->cmd_rules || p->cmd_rules_for != p->n_rules) {
 		it->mode = 1;
 		it->n_all = p->n_rules;
+		pol_head_make((struct pol_policy *)p);
 		return;
 	}
 	/* a text that starts with two ASCII bytes selects its bucket (a caseless rule's

@@ -1,7 +1,23 @@
 /* The embedded default policy: the portable snapshot of policy/default.yaml made at
  * build time, pre-split (EMBED_SNAPSHOT names the file, see pol_snapshot_split()), as
- * bytes in .rodata. */
+ * bytes in .rodata. Its rule image comes first and the split form right after it: a
+ * hook call's load reads the image's head and tail and the split form's head and a
+ * few of its records, which then lie in two 64 KiB windows of the page cache's fault-
+ * around, not three or four; the regex codes, read at the first regex, come last. */
 	.section .rodata
+	/* Its rule image (EMBED_RULES, pol_snapshot_image()): 8-byte words and pointers.
+	 * A build that does not name one (the SAN=1 preload's copy of this object) embeds
+	 * none: its loads build the rules from the split form. */
+	.global pol_embedded_rules
+	.hidden pol_embedded_rules
+	.balign 16
+pol_embedded_rules:
+#ifdef EMBED_RULES
+	.incbin EMBED_RULES
+#endif
+	.global pol_embedded_rules_end
+	.hidden pol_embedded_rules_end
+pol_embedded_rules_end:
 	.global pol_embedded_snapshot
 	.hidden pol_embedded_snapshot
 	.type pol_embedded_snapshot, @object
@@ -21,17 +37,4 @@ pol_embedded_codes:
 	.global pol_embedded_codes_end
 	.hidden pol_embedded_codes_end
 pol_embedded_codes_end:
-	/* Its rule image (EMBED_RULES, pol_snapshot_image()): 8-byte words and pointers.
-	 * A build that does not name one (the SAN=1 preload's copy of this object) embeds
-	 * none: its loads build the rules from the split form. */
-	.global pol_embedded_rules
-	.hidden pol_embedded_rules
-	.balign 16
-pol_embedded_rules:
-#ifdef EMBED_RULES
-	.incbin EMBED_RULES
-#endif
-	.global pol_embedded_rules_end
-	.hidden pol_embedded_rules_end
-pol_embedded_rules_end:
 	.section .note.GNU-stack,"",@progbits

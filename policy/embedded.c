@@ -105,6 +105,24 @@ void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n
 		pol_rules(p)[i].code_index = -1;
 }
 
+void pol_embedded_attach_pending(const struct pol_policy *cp)
+{
+	struct pol_policy *p = (struct pol_policy *)cp;
+	const char *mine = NULL;
+	const uint32_t *blob;
+	uint32_t n = p->codes_pending;
+
+	if (!n)
+		return;
+	p->codes_pending = 0;
+	blob = pol_embedded_codes_get(&mine);
+	if (blob && !p->codes_blob && p->embedded_version &&
+	    strcmp(p->embedded_version, mine) == 0 && blob[1] == n) {
+		p->codes_blob = blob;
+		p->n_codes = (int32_t)n;
+	}
+}
+
 /* A lazy load (every command's: hook_policy_open) defers the rule image's records;
  * any other, or one the image does not fit, builds each rule from the split form. The
  * image is this binary's own, checked and sealed when it was built (embed_snapshot):

@@ -597,7 +597,21 @@ static int append_comp(char *buf, size_t *len, size_t size, const char *c, size_
 	return 0;
 }
 
+/* readlink(), as the walk asks it without a memo. */
+static ssize_t plain_readlink(void *ctx, const char *path, size_t len, size_t dir_len, char *buf,
+			      size_t size)
+{
+	(void)ctx, (void)len, (void)dir_len;
+	return readlink(path, buf, size);
+}
+
 int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size)
+{
+	return pol_path_resolve_with(abs_path, nofollow, out, size, plain_readlink, NULL);
+}
+
+int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t size,
+			  pol_readlink_fn ask, void *ctx)
 {
 	/* rest holds what is left to walk; it is rebuilt when a symlink is met. */
 	char rest[PATH_MAX * 2], link[PATH_MAX];
@@ -645,7 +659,7 @@ int pol_path_resolve(const char *abs_path, int nofollow, char *out, size_t size)
 		rc = append_comp(out, &olen, size, s, clen);
 		if (rc)
 			return rc;
-		ssize_t n = readlink(out, link, sizeof(link) - 1);
+		ssize_t n = ask(ctx, out, olen, save, link, sizeof(link) - 1);
 		if (n < 0) {
 			/* Not a link (EINVAL), or the rest does not exist yet: the tail resolves
 			 * through its nearest existing parent and is appended as written. */

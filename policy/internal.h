@@ -5,6 +5,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "dcg_policy.h"
 
@@ -106,6 +107,9 @@ struct pol_policy {
 	 * decision of a command unit reads them in the image (pol_image_rule) until a rule
 	 * passes its prefilter; anything else makes the records first (snapshot.c). */
 	struct pol_img_pend *img_pend;
+	/* A lazy load's first rules, the built-ins and dcg's own, not made yet: rules
+	 * [0, head_pend->n) (policy.c, pol_head_make) */
+	struct pol_head_pend *head_pend;
 	struct pol_allow *allows;
 	size_t n_allows, cap_allows;
 	char **files; /* origins, in load order */
@@ -134,16 +138,15 @@ struct pol_policy {
 	unsigned cmd_index_wait; /* units decided while it was not built */
 	int cmd_index_prebuilt;	 /* it is a sealed rule image's (pol_cmd_index_import) */
 	/* Path rules by trigger (pol_path_index_build): a rule is tried only when a path
-	 * has what its pattern cannot match without. bucket_start has POL_PI_BUCKETS + 1
-	 * entries into bucket_rules. */
-	uint32_t *bucket_start;
-	uint32_t *bucket_rules;
+	 * has what its pattern cannot match without. NULL: every rule is tried. */
+	struct pol_path_buckets *buckets;
 	/* The embedded rules' regexes, compiled at build time and serialized with
 	 * pcre2_serialize_encode(), in a container that gives each code's place
 	 * (pol_embedded_code): a rule's code is decoded alone at its first match. */
 	const uint32_t *codes_blob;
 	const char *embedded_version; /* 'V' record: which default.yaml the rules came from */
 	int32_t n_codes;
+	uint32_t codes_pending; /* a sealed image's count of codes, not attached yet */
 	char **snap_bufs; /* snapshot texts that borrowed rules point into, and pointer pools */
 	size_t n_snap_bufs;
 	char **snap_pool; /* free room for borrowed rules' suggestions and owners arrays */
@@ -234,7 +237,9 @@ void pol_path_rules_make(const struct pol_policy *p);
 struct pol_img_pend {
 	const struct pol_rule *recs;
 	const char *str;
-	char **pool;	      /* the suggestions and owners arrays, each filled when made */
+	char **pool; /* the suggestions and owners arrays, each filled when made; NULL
+		      * until a record needs them (n_pool pointers then) */
+	size_t n_pool;
 	const uint32_t *ptrs; /* what they hold: offsets into str */
 	/* a sealed image's lists (snapshot.c, image_lists): its active command and path
 	 * rules and its command index, which pol_rules_refresh() takes as they are; NULL
@@ -246,9 +251,40 @@ struct pol_img_pend {
 	unsigned char made[]; /* n bytes */
 };
 
+/* POL_LOAD_LAZY: the rules a load adds before the embedded ones, pol_new()'s built-ins
+ * and pol_load_layers()' own rules of dcg (pol_add_self_rule), in order, as what their
+ * records are made of: a call that reads no rule record (an allowed command) writes
+ * none of them. rule_tab already has room for them, so that making them cannot fail;
+ * a self rule's block is allocated when it is added. pol_head_make() makes them all
+ * (pol_rules(), pol_path_rules_make(), a rule added after them), and frees this. */
+struct pol_builtin;
+struct self_block;
+struct pol_head_self {
+	const char *id;		/* a literal */
+	struct self_block *blk; /* its pattern (len bytes) and allow suggestion */
+	size_t len;
+	const char *reason; /* the reason and suggestions of read-only rules when added */
+	const char *sugg[2];
+	unsigned char dcg_owned;
+};
+#define POL_RULES_FIRST_CAP 384 /* the built-ins and the embedded policy: about 300 */
+#define POL_HEAD_TABS	    2
+#define POL_HEAD_SELF	    8
+struct pol_head_pend {
+	const struct pol_builtin *tab[POL_HEAD_TABS]; /* pol_new()'s two tables */
+	size_t n_tab[POL_HEAD_TABS];
+	size_t n_self, n; /* n: the rules it holds */
+	struct pol_head_self self[POL_HEAD_SELF];
+};
+void pol_head_make(struct pol_policy *p);
+/* load.c: makes self rule s at r, a record just started (as pol_add_self_rule() makes
+ * it at once); index: index it by its ID as the last rule (pol_rule_index_add). */
+void pol_self_rule_fill(struct pol_policy *p, struct pol_rule *r, const struct pol_head_self *s,
+			int index);
+
 static inline struct pol_rule *pol_rules(const struct pol_policy *p)
 {
-	if (p->img_pend)
+	if (p->img_pend || p->head_pend)
 		pol_rules_materialise((struct pol_policy *)p);
 	return p->rule_tab;
 }
@@ -333,8 +369,23 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 int pol_load_buffer_default(struct pol_policy *p, const char *buf, size_t len);
 /* Expands a path pattern as written (!, ~, root, **) into pp; 0 or a negative errno. */
 int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_pathpat *pp);
-/* Sets r->path_canon when the pattern's literal folders resolve elsewhere. */
-void pol_rule_canon_path(struct pol_rule *r);
+/* Sets r->path_canon when the pattern's literal folders resolve elsewhere; m (or
+ * NULL) keeps what readlink() said of each folder for the rules after (glob.c). */
+struct pol_resolve_memo;
+void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m);
+/* glob.c: pol_path_resolve() asking ask(ctx, path, len, dir_len, buf, size) where it
+ * would call readlink(path, buf, size) (path holds len bytes, its folder the first
+ * dir_len); ask answers as readlink() would, errno included. */
+typedef ssize_t (*pol_readlink_fn)(void *ctx, const char *path, size_t len, size_t dir_len,
+				   char *buf, size_t size);
+int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t size,
+			  pol_readlink_fn ask, void *ctx);
+/* resolve_memo.c: a pass's memo of folders asked about (malloc'ed; NULL: none, every
+ * folder is asked), and pol_path_resolve() with it. */
+struct pol_resolve_memo *pol_resolve_memo_new(void);
+void pol_resolve_memo_free(struct pol_resolve_memo *m);
+int pol_path_resolve_memo(const char *abs_path, int nofollow, char *out, size_t size,
+			  struct pol_resolve_memo *m);
 
 /* The embedded codes container (gen/embed_snapshot.c, write_codes): four 32-bit words
  * (POL_CODES_MAGIC, the number of codes n, the length of the serialized set's start,
@@ -356,6 +407,11 @@ void pol_embedded_attach(struct pol_policy *p, size_t first);
  * (n of them): only the count and the version are checked; when they do not hold,
  * each of those rules gets -1, as pol_embedded_attach() would leave them. */
 void pol_embedded_attach_numbered(struct pol_policy *p, size_t first, uint32_t n);
+/* A sealed image's codes attach at the first regex decoded (compile.c), not at load: an
+ * allowed command that runs none does not read the container. When the count or the
+ * version do not hold then, no code is attached and each rule compiles its pattern,
+ * as a rule whose code_index is -1 does. pol_prepare() attaches them first. */
+void pol_embedded_attach_pending(const struct pol_policy *p);
 
 /* embedded.c: 1 when r is a regex rule of the embedded policy (one of the compiled
  * set, in load order). */
@@ -401,6 +457,17 @@ void pol_path_sig_init(struct pol_path_sig *sig, const char *abs_path);
 #define POL_PI_BUCKETS 3329
 /* The bucket a pattern belongs to. */
 unsigned pol_pathpat_bucket(const struct pol_pathpat *pp);
+/* The path index (decide.c): of POL_PI_BUCKETS buckets, the hundred or so a policy's
+ * path rules fill, each of which has a bit in present; rank[w] counts the bits of the
+ * words before w, so a bucket's rank among the filled ones is rank[w] and the bits
+ * below it in its word; the filled bucket k holds rules[start[k] .. start[k + 1]). */
+#define POL_PI_WORDS ((POL_PI_BUCKETS + 63) / 64)
+struct pol_path_buckets {
+	uint64_t present[POL_PI_WORDS];
+	uint16_t rank[POL_PI_WORDS];
+	uint32_t *rules;
+	uint32_t start[]; /* filled buckets + 1 */
+};
 /* Builds the path index over p->path_rules; on allocation failure it is left NULL and
  * decisions try every rule. */
 void pol_path_index_build(struct pol_policy *p);

@@ -69,80 +69,55 @@ static int load_optional(struct pol_policy *p, const char *path, int scope, cons
 	return rc < 0 && rc != -ENOENT;
 }
 
-/* The paths pol_load_layers() builds, packed one after the other in one heap area
- * (each with the room it always had): the hook's deepest stack (this function's
- * callees) is 28 KB shallower, and a start touches a page or two of the area, not one
- * page per PATH_MAX buffer. */
-struct packed {
-	char *next;
-	char area[PATH_MAX * 7 + 256]; /* root, user, trust, log, old, path, abs */
-};
-
-/* Where the next string goes: the area holds every one at its full size. */
-static char *pack_room(struct packed *k)
-{
-	return k->next;
-}
-
-/* Keeps the string just written at s: the next one goes after it. */
-static void pack_keep(struct packed *k, const char *s)
-{
-	k->next = (char *)(uintptr_t)s + strlen(s) + 1;
-}
-
 int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 {
-	struct packed *k = malloc(sizeof(*k));
-	char *path, *root, *trust, *user, *log;
+	/* Each path is built here (with the room it always had), then kept at its size
+	 * or handed to a self rule, which copies it: one buffer, under frames the
+	 * decision goes deeper than anyway, and no 20 KB area on the heap (whose end
+	 * malloc writes: a page of its own at every load). */
+	char tmp[PATH_MAX + 64];
+	char *root = NULL, *user = NULL, *trust = NULL, *path;
 	const char *trust_file = env->trust_file;
 	int rc, bad = 0, have_project;
 	size_t diags_before = pol_diag_count(p);
 
-	if (!k) { /* the embedded defaults at least */
-		pol_diag_add(p, "<policy>", 0, 0, NULL, 1,
-			     "out of memory: only the defaults apply");
-		pol_load_embedded(p);
-		return -ENOMEM;
-	}
-	k->next = k->area;
 	if (env->home)
 		pol_set_home(p, env->home);
-	root = pack_room(k);
-	root[0] = '\0';
-	have_project = !env->no_project && find_project(env->cwd, root, PATH_MAX) == 0;
-	pack_keep(k, root);
+	have_project = !env->no_project && find_project(env->cwd, tmp, PATH_MAX) == 0;
+	if (have_project)
+		root = strdup(tmp);
+	if (env->xdg_config_home && env->xdg_config_home[0] == '/')
+		pol_cat3(tmp, PATH_MAX + 64, env->xdg_config_home, "/dcg/policy.yaml", "");
+	else
+		pol_cat3(tmp, PATH_MAX + 64, p->home, "/.config/dcg/policy.yaml", "");
+	user = strdup(tmp);
+	if (!trust_file && pol_trust_path(tmp, PATH_MAX) == 0)
+		trust_file = trust = strdup(tmp);
+	if ((have_project && !root) || !user || (trust_file == trust && !trust)) {
+		free(root);
+		free(user);
+		free(trust);
+		pol_diag_add(p, "<policy>", 0, 0, NULL, 1,
+			     "out of memory: only the defaults apply");
+		pol_load_embedded(p); /* the embedded defaults at least */
+		return -ENOMEM;
+	}
 	if (have_project)
 		pol_set_root(p, root);
 	else if (env->cwd)
 		pol_set_root(p, env->cwd);
-	user = pack_room(k);
-	if (env->xdg_config_home && env->xdg_config_home[0] == '/')
-		pol_cat3(user, PATH_MAX + 64, env->xdg_config_home, "/dcg/policy.yaml", "");
-	else
-		pol_cat3(user, PATH_MAX + 64, p->home, "/.config/dcg/policy.yaml", "");
-	pack_keep(k, user);
-	trust = pack_room(k);
-	if (!trust_file && pol_trust_path(trust, PATH_MAX) == 0)
-		trust_file = trust;
-	else
-		trust[0] = '\0';
-	pack_keep(k, trust);
 	/* dcg's own files wherever this environment puts them, read-only like the default
 	 * locations the embedded policy names; added before the embedded policy, whose
 	 * load indexes every path rule once. */
 	if (!env->no_user)
 		pol_add_self_rule(p, "dcg.self.config", user, 1, 0);
 	pol_add_self_rule(p, "dcg.self.state", trust_file, 1, 1);
-	log = pack_room(k);
-	if (pol_log_path(log, PATH_MAX) == 0) {
-		char *old;
+	if (pol_log_path(tmp, PATH_MAX) == 0) {
+		size_t n = strlen(tmp);
 
-		pack_keep(k, log);
-		old = pack_room(k);
-		pol_add_self_rule(p, "dcg.self.log", log, 0, 1);
-		pol_cat3(old, PATH_MAX + 4, log, ".1", ""); /* the rotated generation */
-		pol_add_self_rule(p, "dcg.self.log_rotated", old, 0, 1);
-		pack_keep(k, old);
+		pol_add_self_rule(p, "dcg.self.log", tmp, 0, 1);
+		memcpy(tmp + n, ".1", 3); /* the rotated generation */
+		pol_add_self_rule(p, "dcg.self.log_rotated", tmp, 0, 1);
 	}
 	if (!env->no_system)
 		pol_add_self_rule(p, "dcg.self.system", env->system_file, 0, 0);
@@ -155,10 +130,9 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 	if (!env->no_user)
 		bad |= load_optional(p, user, POL_SCOPE_USER, NULL);
 	if (have_project) {
-		path = pack_room(k);
+		path = tmp;
 		snprintf(path, PATH_MAX + 64, "%s%s.dcg/policy.yaml", root,
 			 strcmp(root, "/") ? "/" : "");
-		pack_keep(k, path);
 		if (load_optional(p, path, POL_SCOPE_PROJECT, trust_file)) {
 			bad = 1;
 			if (!p->project_trust) { /* unreadable: nothing of it was loaded */
@@ -170,7 +144,7 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 		}
 	}
 	if (env->policy_file) {
-		char *abs = pack_room(k);
+		char *abs = tmp;
 
 		if (pol_path_normalize(env->policy_file, env->cwd ? env->cwd : p->root, p->home,
 				       abs, PATH_MAX) < 0)
@@ -186,6 +160,8 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 	/* A file loaded with some bad entries returns 0: its diagnostics say it had errors. */
 	if (pol_diag_count(p) > diags_before)
 		bad = 1;
-	free(k);
+	free(root);
+	free(user);
+	free(trust);
 	return bad ? -EINVAL : 0;
 }

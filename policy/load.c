@@ -80,11 +80,15 @@ int pol_pathpat_expand(const struct pol_policy *p, const char *pat, struct pol_p
 
 /* The canonical form: the literal directory prefix of an anchored pattern resolved
  * through symlinks. */
-void pol_rule_canon_path(struct pol_rule *r)
+void pol_rule_canon_path(struct pol_rule *r, struct pol_resolve_memo *m)
 {
 	const struct pol_pathpat *pp = &r->path;
-	char dir[PATH_MAX], real[PATH_MAX], out[PATH_MAX * 2 + 8];
-	size_t cut;
+	/* one buffer, the folder then what it resolves to (the walk copies its input
+	 * first): every path rule of a first path decision comes here, under the
+	 * decision's own frames, and each page of stack is a page fault */
+	char buf[PATH_MAX];
+	size_t cut, dlen, rlen, tlen;
+	char *out;
 
 	if (pp->basename_only)
 		return;
@@ -92,21 +96,25 @@ void pol_rule_canon_path(struct pol_rule *r)
 	if (cut < pp->glob_len) /* wildcard: resolve only the directories before it */
 		while (cut > 0 && pp->glob[cut - 1] != '/')
 			cut--;
-	if (cut == 0 || cut >= sizeof(dir))
+	if (cut == 0 || cut >= sizeof(buf))
 		return;
-	memcpy(dir, pp->glob, cut);
-	dir[cut] = '\0';
-	if (pol_path_resolve(dir, 0, real, sizeof(real)) < 0)
+	memcpy(buf, pp->glob, cut);
+	buf[cut] = '\0';
+	if (pol_path_resolve_memo(buf, 0, buf, sizeof(buf), m) < 0)
 		return;
-	if (cut > 1 && dir[cut - 1] == '/')
-		dir[cut - 1] = '\0';
-	if (strcmp(real, dir) == 0)
+	dlen = cut > 1 && pp->glob[cut - 1] == '/' ? cut - 1 : cut; /* without its '/' */
+	rlen = strlen(buf);
+	if (rlen == dlen && memcmp(buf, pp->glob, dlen) == 0)
 		return;
-	snprintf(out, sizeof(out), "%s%s%s", real,
-		 (cut < pp->glob_len && strcmp(real, "/")) ? "/" : "", pp->glob + cut);
-	r->path_canon.glob = strdup(out);
-	if (!r->path_canon.glob)
+	const char *sep = cut < pp->glob_len && strcmp(buf, "/") ? "/" : "";
+	tlen = strlen(pp->glob + cut);
+	out = malloc(rlen + strlen(sep) + tlen + 1);
+	if (!out)
 		return;
+	memcpy(out, buf, rlen);
+	memcpy(out + rlen, sep, strlen(sep));
+	memcpy(out + rlen + strlen(sep), pp->glob + cut, tlen + 1);
+	r->path_canon.glob = out;
 	r->path_canon.negate = pp->negate;
 	pol_pathpat_classify(&r->path_canon);
 	r->has_canon = 1;
@@ -128,7 +136,7 @@ static int path_rule_expand(struct pol_policy *p, struct pol_rule *r, const char
 	if (p->flags & POL_LOAD_LAZY)
 		r->canon_pending = p->canon_pending = 1;
 	else
-		pol_rule_canon_path(r);
+		pol_rule_canon_path(r, NULL);
 	return 0;
 }
 
@@ -266,13 +274,51 @@ struct self_block {
 	char text[]; /* the pattern, then the allow suggestion */
 };
 
+void pol_self_rule_fill(struct pol_policy *p, struct pol_rule *r, const struct pol_head_self *s,
+			int index)
+{
+	static char dcg_owner[] = ":dcg";
+	struct self_block *b = s->blk;
+	char *pat = b->text;
+
+	/* as add_path_rule_id() makes a read-only rule, the strings borrowed */
+	r->borrowed = 1;
+	r->path_owned = 1; /* the expanded globs are the rule's */
+	r->kind = POL_RULE_PATH;
+	r->path_kind = POL_PATH_READ_ONLY;
+	r->id = (char *)(uintptr_t)s->id;
+	r->pattern = pat;
+	r->reason = (char *)(uintptr_t)s->reason;
+	r->severity = POL_SEV_HIGH;
+	r->decision = POL_DENY;
+	r->origin = pol_origin_intern(p, "<builtin>");
+	if (index)
+		pol_rule_index_add(p, p->n_rules - 1);
+	if (path_rule_expand(p, r, pat, "<builtin>", 0, 0) < 0)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (s->sugg[k])
+			b->sugg[r->n_suggestions++] = (char *)(uintptr_t)s->sugg[k];
+	b->sugg[r->n_suggestions++] = pat + s->len + 1;
+	r->suggestions = b->sugg;
+	r->guarded = 1; /* no file below may lift it */
+	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
+	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
+	if (s->dcg_owned) {
+		b->owners[0] = dcg_owner;
+		r->owners = b->owners;
+		r->n_owners = 1;
+	}
+}
+
 void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, int folder,
 		       int dcg_owned)
 {
 	static const char head[] = "If intentional: dcg allow ", tail[] = " -r \"reason\"";
-	static char dcg_owner[] = ":dcg";
 	const enum pol_path_kind kind = POL_PATH_READ_ONLY;
 	size_t len, idl = strlen(id);
+	struct pol_head_pend *h = p->head_pend;
+	struct pol_head_self s;
 	struct self_block *b;
 	struct pol_rule *r;
 	char **nb, *pat;
@@ -305,40 +351,29 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 	pat = b->text;
 	memcpy(pat, path, len);
 	pat[len] = '\0';
-	r = pol_rule_new(p);
-	if (!r)
+	memcpy(pat + len + 1, head, sizeof(head) - 1);
+	memcpy(pat + len + 1 + sizeof(head) - 1, id, idl);
+	memcpy(pat + len + 1 + sizeof(head) - 1 + idl, tail, sizeof(tail));
+	s.id = id;
+	s.blk = b;
+	s.len = len;
+	s.reason = pol_path_reason(p, kind);
+	s.sugg[0] = p->path_sugg[kind][0];
+	s.sugg[1] = p->path_sugg[kind][1];
+	s.dcg_owned = (unsigned char)dcg_owned;
+	/* a lazy load's: made with the built-ins before it when something reads them; its
+	 * expansion then cannot fail but for memory (shorter than PATH_MAX - 1), and its
+	 * canonical form waits for the first path decision, as the rule's would */
+	if (h && h->n == p->n_rules && h->n_self < POL_HEAD_SELF && len < PATH_MAX - 1) {
+		h->self[h->n_self++] = s;
+		h->n++;
+		p->n_rules++;
+		p->canon_pending = 1;
 		return;
-	/* as add_path_rule_id() makes a read-only rule, the strings borrowed */
-	r->borrowed = 1;
-	r->path_owned = 1; /* the expanded globs are the rule's */
-	r->kind = POL_RULE_PATH;
-	r->path_kind = kind;
-	r->id = (char *)(uintptr_t)id;
-	r->pattern = pat;
-	r->reason = (char *)(uintptr_t)pol_path_reason(p, kind);
-	r->severity = POL_SEV_HIGH;
-	r->decision = POL_DENY;
-	r->origin = pol_origin_intern(p, "<builtin>");
-	pol_rule_index_add(p, p->n_rules - 1);
-	if (path_rule_expand(p, r, pat, "<builtin>", 0, 0) < 0)
-		return;
-	for (int k = 0; k < 2; k++)
-		if (p->path_sugg[kind][k])
-			b->sugg[r->n_suggestions++] = (char *)(uintptr_t)p->path_sugg[kind][k];
-	b->sugg[r->n_suggestions] = pat + len + 1;
-	memcpy(b->sugg[r->n_suggestions], head, sizeof(head) - 1);
-	memcpy(b->sugg[r->n_suggestions] + sizeof(head) - 1, id, idl);
-	memcpy(b->sugg[r->n_suggestions] + sizeof(head) - 1 + idl, tail, sizeof(tail));
-	r->n_suggestions++;
-	r->suggestions = b->sugg;
-	r->guarded = 1; /* no file below may lift it */
-	/* dcg's own processes (the hook inside dcg run or dcg sandbox) write its state
-	 * and log, as the embedded policy's {path: ~/.local/state/dcg/, owners: [':dcg']} */
-	if (dcg_owned) {
-		b->owners[0] = dcg_owner;
-		r->owners = b->owners;
-		r->n_owners = 1;
 	}
+	r = pol_rule_new(p);
+	if (r)
+		pol_self_rule_fill(p, r, &s, 1);
 }
 
 /* ---- the YAML walker -------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include "dcg_policy.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -86,6 +87,16 @@ struct pol_policy *pol_new(unsigned flags)
 	if (!p->home || !p->root)
 		goto out_free;
 	pol_origin_intern(p, "<builtin>");
+	/* A lazy load's first rules wait in head_pend (pol_head_make), their room taken
+	 * now: making them later cannot fail. */
+	if (flags & POL_LOAD_LAZY) {
+		p->rule_tab = malloc(POL_RULES_FIRST_CAP * sizeof(*p->rule_tab));
+		p->head_pend = malloc(sizeof(*p->head_pend));
+		if (!p->rule_tab || !p->head_pend)
+			goto out_free;
+		p->cap_rules = POL_RULES_FIRST_CAP;
+		memset(p->head_pend, 0, offsetof(struct pol_head_pend, self));
+	}
 	if (pol_shell_register_builtins(p) < 0 ||
 	    pol_rule_add_builtins(p, core_builtins,
 				  sizeof(core_builtins) / sizeof(core_builtins[0])) < 0)
@@ -140,12 +151,14 @@ void pol_free(struct pol_policy *p)
 		return;
 	/* a deferred image's rules not made own nothing (borrowed, no code) */
 	const struct pol_img_pend *q = p->img_pend;
+	size_t head = p->head_pend ? p->head_pend->n : 0; /* not made: nothing of their own */
 
-	for (size_t i = 0; i < p->n_rules; i++)
+	for (size_t i = head; i < p->n_rules; i++)
 		if (!q || i < q->first || q->made[i - q->first])
 			pol_rule_finish(&p->rule_tab[i]);
 	free(p->rule_tab);
 	free(p->img_pend);
+	free(p->head_pend);
 	for (size_t i = 0; i < p->n_allows; i++) {
 		free(p->allows[i].rule);
 		free(p->allows[i].reason);
@@ -165,8 +178,9 @@ void pol_free(struct pol_policy *p)
 	free(p->path_rules);
 	free(p->cmd_rules);
 	pol_cmd_index_free(p);
-	free(p->bucket_start);
-	free(p->bucket_rules);
+	if (p->buckets)
+		free(p->buckets->rules);
+	free(p->buckets);
 	pol_strv_free(p->snap_bufs, p->n_snap_bufs);
 	free(p->home);
 	free(p->root);
@@ -345,14 +359,25 @@ int pol_rule_add_allow_suggestion(struct pol_rule *r)
 	return pol_rule_add_suggestion(r, buf);
 }
 
+/* A record as pol_rule_new() starts it. */
+static void rule_start(struct pol_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->enabled = 1;
+	r->active = 1;
+	r->code_index = -1;
+	r->origin = "<builtin>";
+}
+
 struct pol_rule *pol_rule_new(struct pol_policy *p)
 {
-	(void)pol_rules(p); /* a deferred image's records first: they come before this one */
+	/* the deferred records first (the head, an image's): they come before this one */
+	(void)pol_rules(p);
 	if (p->n_rules == p->cap_rules) {
 		/* room at once for the built-ins and the embedded policy (about 300 rules):
 		 * no copy when the embedded snapshot is loaded after them, and pages are
 		 * touched only as rules fill them */
-		size_t cap = p->cap_rules ? p->cap_rules * 2 : 384;
+		size_t cap = p->cap_rules ? p->cap_rules * 2 : POL_RULES_FIRST_CAP;
 		struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));
 
 		if (!nr)
@@ -361,12 +386,45 @@ struct pol_rule *pol_rule_new(struct pol_policy *p)
 		p->cap_rules = cap;
 	}
 	struct pol_rule *r = &pol_rules(p)[p->n_rules++];
-	memset(r, 0, sizeof(*r));
-	r->enabled = 1;
-	r->active = 1;
-	r->code_index = -1;
-	r->origin = "<builtin>";
+	rule_start(r);
 	return r;
+}
+
+/* A built-in's record, as pol_rule_add_builtins() makes it: the strings borrowed. */
+static void builtin_fill(struct pol_rule *r, const struct pol_builtin *b)
+{
+	r->borrowed = 1;
+	r->kind = POL_RULE_BUILTIN;
+	r->id = (char *)(uintptr_t)b->id;
+	r->reason = (char *)(uintptr_t)b->reason;
+	r->severity = b->sev;
+	r->decision = b->sev >= POL_SEV_HIGH	 ? POL_DENY
+		      : b->sev == POL_SEV_MEDIUM ? POL_ASK
+						 : POL_LOG;
+	r->suggestions = (char **)(uintptr_t)b->sugg;
+	r->n_suggestions = 2;
+}
+
+void pol_head_make(struct pol_policy *p)
+{
+	struct pol_head_pend *h = p->head_pend;
+	size_t i = 0;
+
+	if (!h)
+		return;
+	p->head_pend = NULL;
+	/* in the room pol_new() took (rules_room() keeps it): not indexed by ID, as
+	 * pol_rule_index_add() left them (at most ID_LINEAR_MAX) */
+	for (int k = 0; k < POL_HEAD_TABS; k++)
+		for (size_t j = 0; j < h->n_tab[k]; j++) {
+			rule_start(&p->rule_tab[i]);
+			builtin_fill(&p->rule_tab[i++], &h->tab[k][j]);
+		}
+	for (size_t j = 0; j < h->n_self; j++) {
+		rule_start(&p->rule_tab[i]);
+		pol_self_rule_fill(p, &p->rule_tab[i++], &h->self[j], 0);
+	}
+	free(h);
 }
 
 const char *pol_language_intern(const char *name)
@@ -525,11 +583,14 @@ void pol_rules_refresh(struct pol_policy *p)
 	}
 	p->n_path_rules = p->n_cmd_rules = 0;
 	/* a deferred image's rules are read in the image, where active is enabled: with
-	 * packs: or disable: they are made into records first */
-	if (p->img_pend && (p->n_enable || p->n_disable))
+	 * packs: or disable: they are made into records first (and the head's) */
+	if ((p->img_pend || p->head_pend) && (p->n_enable || p->n_disable))
 		pol_rules_materialise(p);
 	const struct pol_img_pend *q = p->img_pend;
+	const struct pol_head_pend *h = p->head_pend;
 	size_t made = q ? q->first : p->n_rules, n_walk = p->n_rules, before = 0;
+	/* the head's: the built-ins, then dcg's own path rules, all on */
+	size_t head = h ? h->n : 0, head_builtins = h ? h->n - h->n_self : 0;
 	/* a sealed image that ends the rules, without packs: or disable:, brings its lists */
 	const uint32_t *lists = q && q->lists && q->first + q->n == p->n_rules && !p->n_enable &&
 					!p->n_disable && pr && cr
@@ -541,7 +602,10 @@ void pol_rules_refresh(struct pol_policy *p)
 	for (size_t i = 0; i < n_walk; i++) {
 		unsigned char active, kind;
 
-		if (i < made) {
+		if (i < head) {
+			active = 1;
+			kind = i < head_builtins ? POL_RULE_BUILTIN : POL_RULE_PATH;
+		} else if (i < made) {
 			struct pol_rule *r = &p->rule_tab[i];
 			/* without packs: and disable: a rule is on as loaded (pol_rule_is_enabled's
 			 * first test, without a call per rule at every start) */
@@ -622,9 +686,19 @@ ssize_t pol_rule_find(const struct pol_policy *p, const char *id)
 	 * the index holds only rules before them, so the first with the ID wins still.
 	 * A deferred image's IDs are read in the image. */
 	const struct pol_img_pend *q = p->img_pend;
-	size_t made = q ? q->first : p->n_rules;
+	const struct pol_head_pend *h = p->head_pend;
+	size_t made = q ? q->first : p->n_rules, i = p->id_indexed;
 
-	for (size_t i = p->id_indexed; i < p->n_rules; i++) {
+	if (h) { /* the head's IDs where they are (nothing is indexed while it waits) */
+		for (int k = 0; k < POL_HEAD_TABS; k++)
+			for (size_t j = 0; j < h->n_tab[k]; j++, i++)
+				if (h->tab[k][j].id[0] == id[0] && !strcmp(h->tab[k][j].id, id))
+					return (ssize_t)i;
+		for (size_t j = 0; j < h->n_self; j++, i++)
+			if (!strcmp(h->self[j].id, id))
+				return (ssize_t)i;
+	}
+	for (; i < p->n_rules; i++) {
 		const char *rid =
 		    i < made ? p->rule_tab[i].id : q->str + (uintptr_t)q->recs[i - made].id - 1;
 		if (rid && rid[0] == id[0] && strcmp(rid, id) == 0)
@@ -679,22 +753,23 @@ int pol_rule_add_builtins(struct pol_policy *p, const struct pol_builtin *b, siz
 {
 	/* pol_new()'s two tables, into a policy with no other rule: their IDs are distinct
 	 * (test_rule_ids), no lookup needed */
+	struct pol_head_pend *h = p->head_pend;
+
+	if (h && h->n == p->n_rules && !h->n_self)
+		for (int k = 0; k < POL_HEAD_TABS; k++)
+			if (!h->n_tab[k]) { /* made when something reads them */
+				h->tab[k] = b;
+				h->n_tab[k] = n;
+				h->n += n;
+				p->n_rules += n;
+				return 0;
+			}
 	for (size_t i = 0; i < n; i++) {
 		struct pol_rule *r = pol_rule_new(p);
 
 		if (!r)
 			return -ENOMEM;
-		/* as pol_rule_add_builtin() makes it, the strings borrowed */
-		r->borrowed = 1;
-		r->kind = POL_RULE_BUILTIN;
-		r->id = (char *)(uintptr_t)b[i].id;
-		r->reason = (char *)(uintptr_t)b[i].reason;
-		r->severity = b[i].sev;
-		r->decision = b[i].sev >= POL_SEV_HIGH	   ? POL_DENY
-			      : b[i].sev == POL_SEV_MEDIUM ? POL_ASK
-							   : POL_LOG;
-		r->suggestions = (char **)(uintptr_t)b[i].sugg;
-		r->n_suggestions = 2;
+		builtin_fill(r, &b[i]);
 		pol_rule_index_add(p, p->n_rules - 1);
 	}
 	return 0;

@@ -404,7 +404,7 @@ static int load_path(struct pol_policy *p, struct pol_rule *r, const char *glob,
 				return -EINVAL;
 			r->path = pp;
 			r->path_owned = 1;
-			pol_rule_canon_path(r);
+			pol_rule_canon_path(r, NULL);
 		}
 	} else {
 		r->path.glob = (char *)glob;
@@ -532,6 +532,8 @@ void pol_paths_ready(const struct pol_policy *cp)
 		p->home = p->lazy_home;
 		p->root = p->lazy_root;
 	}
+	/* out of memory: no memo, every folder asked */
+	struct pol_resolve_memo *memo = pol_resolve_memo_new();
 	for (size_t i = 0; i < p->n_rules; i++) {
 		struct pol_rule *r = &p->rule_tab[i];
 
@@ -540,7 +542,7 @@ void pol_paths_ready(const struct pol_policy *cp)
 
 		if (r->canon_pending) { /* expanded at load, not resolved yet */
 			r->canon_pending = 0;
-			pol_rule_canon_path(r);
+			pol_rule_canon_path(r, memo);
 		}
 		if (!r->path_pending)
 			continue;
@@ -549,8 +551,9 @@ void pol_paths_ready(const struct pol_policy *cp)
 		if (pol_pathpat_expand(p, r->pattern, &r->path) < 0)
 			continue;
 		r->path_owned = 1;
-		pol_rule_canon_path(r);
+		pol_rule_canon_path(r, memo);
 	}
+	pol_resolve_memo_free(memo);
 	p->home = home;
 	p->root = root;
 	p->paths_pending = 0;
@@ -560,7 +563,9 @@ void pol_paths_ready(const struct pol_policy *cp)
 
 void pol_prepare(const struct pol_policy *p)
 {
-	/* shared with threads from now on: no record left to make while deciding */
+	/* shared with threads from now on: no record left to make while deciding, the
+	 * codes attached */
+	pol_embedded_attach_pending(p);
 	pol_rules_materialise((struct pol_policy *)p);
 	pol_paths_ready(p);
 	pol_rule_index_complete((struct pol_policy *)p);
@@ -1374,7 +1379,7 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	const uint32_t *ix = h + 4, *recs = image_ptrs(ih) + ih->n_ptrs;
 	const char *str = (const char *)(ix + h[2]);
 	size_t first = p->n_rules, n = ih->n_rules;
-	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS], **pool = NULL;
+	char *f[P_KEYWORD + 2 + SNAP_MAX_FIELDS];
 	int rc = rules_room(p, n);
 	/* a sealed image's facts, installed at once into a policy that has none yet */
 	const uint32_t *lw = sealed && ih->lists ? image_list_words(ih) : NULL;
@@ -1393,10 +1398,6 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	}
 	if (rc == 0 && facts)
 		rc = image_install_facts(p, lw, str);
-	/* filled as each record is made (make_record): the slices of rules never made are
-	 * never written */
-	if (rc == 0 && ih->n_ptrs && !(pool = pool_take(p, ih->n_ptrs, 1)))
-		rc = -ENOMEM;
 	if (rc == 0 && ih->lazy)
 		rc = keep_lazy_root(p); /* before the rules: it may expand earlier ones */
 	if (rc)
@@ -1411,7 +1412,8 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	image_origins(p, ih, str);
 	pend->recs = image_rules(ih);
 	pend->str = str;
-	pend->pool = pool;
+	pend->pool = NULL; /* taken at the first record made that needs it */
+	pend->n_pool = ih->n_ptrs;
 	pend->ptrs = image_ptrs(ih);
 	if (sealed && ih->lists) {
 		pend->lists = image_list_words(ih);
@@ -1425,7 +1427,12 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 		p->paths_pending = 1;
 	if (ih->zero_access)
 		p->have_zero_access = 1;
-	pol_embedded_attach_numbered(p, first, ih->n_codes);
+	/* a sealed image's codes at its first regex (an allowed command often runs none:
+	 * the container's page not read); another's checked now */
+	if (sealed && ih->n_codes && !p->codes_blob && !p->codes_pending)
+		p->codes_pending = ih->n_codes;
+	else
+		pol_embedded_attach_numbered(p, first, ih->n_codes);
 	pol_rules_refresh(p);
 	return 0;
 }
@@ -1475,6 +1482,15 @@ static void make_record(struct pol_policy *p, struct pol_img_pend *q, size_t i)
 	/* interned at load: found, not added */
 	r->origin = oo ? pol_origin_intern(p, q->str + oo - 1) : NULL;
 	uintptr_t so = image_off(r->suggestions), wo = image_off(r->owners);
+	/* The image's one pool of suggestion and owner arrays, filled as each record is
+	 * made: taken at the first that needs it (an allowed command makes none). Out of
+	 * memory, the rule has neither: no program it names may write what it covers. */
+	if ((so || wo) && !q->pool)
+		q->pool = pool_take(p, q->n_pool, 1);
+	if (!q->pool) {
+		so = wo = 0;
+		r->n_suggestions = r->n_owners = 0;
+	}
 	r->suggestions = so ? q->pool + so - 1 : NULL;
 	r->owners = wo ? q->pool + wo - 1 : NULL;
 	for (size_t k = 0; k < r->n_suggestions; k++)
@@ -1490,6 +1506,8 @@ struct pol_rule *pol_rule_materialise(struct pol_policy *p, size_t i)
 {
 	struct pol_img_pend *q = p->img_pend;
 
+	if (p->head_pend && i < p->head_pend->n)
+		pol_head_make(p);
 	if (q && i >= q->first && !q->made[i - q->first])
 		make_record(p, q, i - q->first);
 	return &p->rule_tab[i];
@@ -1500,6 +1518,7 @@ void pol_path_rules_make(const struct pol_policy *cp)
 	struct pol_policy *p = (struct pol_policy *)cp;
 	struct pol_img_pend *q = p->img_pend;
 
+	pol_head_make(p); /* dcg's own path rules are there */
 	for (size_t i = 0; q && i < q->n; i++)
 		if (!q->made[i] && (q->recs[i].kind == POL_RULE_PATH || q->recs[i].path_pending ||
 				    q->recs[i].canon_pending))
@@ -1510,6 +1529,7 @@ void pol_rules_materialise(struct pol_policy *p)
 {
 	struct pol_img_pend *q = p->img_pend;
 
+	pol_head_make(p);
 	if (!q)
 		return;
 	for (size_t i = 0; i < q->n; i++)

@@ -3,6 +3,7 @@
  * a path, symlinks into a protected tree, dangling links, missing tails, directory file
  * descriptors. Every case runs in a fresh temporary folder holding home/ and proj/. */
 #include "dcg_policy.h"
+#include "internal.h" /* pol_path_resolve_memo */
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -471,6 +472,132 @@ Test(paths, pol_path_resolve_on_real_links)
 	cr_expect_str_eq(out, want);
 	cr_expect_eq(pol_path_resolve("relative", 0, out, sizeof(out)), -EINVAL);
 	cr_expect_lt(pol_path_resolve(b, 0, out, 8), 0, "too small a buffer is an error");
+}
+
+/* One pass's memo (pol_paths_ready) answers as readlink() would: links in the middle,
+ * relative and absolute, a missing tail, a file where a folder should be, "..", each
+ * asked again after others, before and after it lists the home, and more folders than
+ * the memo holds. */
+Test(paths, resolve_memo_answers_as_readlink_does)
+{
+	static const char *const tails[] = {
+	    "/l/d2/x",	     "/l/d2/x/y/z", "/abs/d2/x", "/f/inside", "/missing/a/b",
+	    "/l/d2/../d2/x", "/l/d2/x",	    "/f/inside", "/abs/d2",   "/d1/d2",
+	    "/missing/a",    "/l",	    "/loop/a/b", "/abs/d2/x", "/l/d2/x/y",
+	};
+	char b[PATH_MAX], ln[PATH_MAX], want[PATH_MAX], got[PATH_MAX];
+	struct pol_resolve_memo *m = pol_resolve_memo_new();
+
+	cr_assert(m);
+	snprintf(b, sizeof(b), "%s/d1/d2", root);
+	mkpath(b);
+	snprintf(ln, sizeof(ln), "%s/d1", root);
+	snprintf(b, sizeof(b), "%s/abs", home);
+	link_to(ln, b);
+	snprintf(b, sizeof(b), "%s/l", home);
+	link_to("../proj/d1", b);
+	snprintf(b, sizeof(b), "%s/loop", home);
+	link_to("loop", b);
+	snprintf(b, sizeof(b), "%s/f", home);
+	touch(b);
+	/* more of the home's entries asked about than the memo asks one by one: it lists
+	 * the home (folders, files, the links above, names it does not hold) */
+	for (int k = 0; k < 12; k++) {
+		snprintf(b, sizeof(b), "%s/e%d/sub", home, k);
+		if (k % 3 == 0)
+			mkpath(b);
+		else if (k % 3 == 1) {
+			snprintf(b, sizeof(b), "%s/e%d", home, k);
+			touch(b);
+		}
+	}
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]) + 12; i++) {
+			char tail[32];
+
+			if (i >= sizeof(tails) / sizeof(tails[0]))
+				snprintf(tail, sizeof(tail), "/e%zu/sub/x",
+					 i - sizeof(tails) / sizeof(tails[0]));
+			else
+				snprintf(tail, sizeof(tail), "%s", tails[i]);
+			int rw, rg;
+
+			snprintf(b, sizeof(b), "%s%s", home, tail);
+			rw = pol_path_resolve(b, 0, want, sizeof(want));
+			rg = pol_path_resolve_memo(b, 0, got, sizeof(got), m);
+			cr_expect_eq(rg, rw, "%s: %d, not %d", b, rg, rw);
+			if (rw == 0 && rg == 0)
+				cr_expect_str_eq(got, want, "%s", b);
+		}
+	/* a full memo asks readlink() again: the same answers */
+	for (int k = 0; k < 600; k++) {
+		snprintf(b, sizeof(b), "%s/d1/d2/n%d/x", root, k);
+		cr_assert_eq(pol_path_resolve_memo(b, 0, got, sizeof(got), m), 0);
+		cr_expect_str_eq(got, b);
+	}
+	snprintf(b, sizeof(b), "%s/l/d2/x", home);
+	snprintf(want, sizeof(want), "%s/d1/d2/x", root);
+	cr_assert_eq(pol_path_resolve_memo(b, 0, got, sizeof(got), m), 0);
+	cr_expect_str_eq(got, want);
+	pol_resolve_memo_free(m);
+	pol_resolve_memo_free(NULL);
+}
+
+/* The path index (only the filled buckets, by rank) decides as trying every rule: for
+ * paths made from each embedded path rule's own pattern, each operation. */
+Test(paths, path_index_decides_as_every_rule)
+{
+	static const enum pol_op ops[] = {POL_OP_READ, POL_OP_WRITE, POL_OP_DELETE};
+	static const char *const tails[] = {"", "x", "/x", "/a/b.pem", ".env", "/.git/config"};
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+	size_t tried = 0, refused = 0;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	pol_paths_ready(p);
+	cr_assert_not_null(p->buckets);
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
+		char base[PATH_MAX];
+
+		if (!r->path.glob)
+			continue;
+		if (r->path.basename_only)
+			snprintf(base, sizeof(base), "%s/proj/%.*s", home, (int)r->path.literal_len,
+				 r->path.glob);
+		else
+			snprintf(base, sizeof(base), "%.*s", (int)r->path.literal_len,
+				 r->path.glob);
+		for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++)
+			for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+				struct pol_path_buckets *x = p->buckets;
+				struct pol_result ra, rb;
+				char path[PATH_MAX];
+
+				snprintf(path, sizeof(path), "%s%s", base, tails[t]);
+				if (path[0] != '/')
+					continue;
+				pol_check_path(p, path, ops[o], 0, NULL, &ra);
+				p->buckets = NULL; /* every rule tried */
+				pol_check_path(p, path, ops[o], 0, NULL, &rb);
+				p->buckets = x;
+				cr_expect_eq(ra.decision, rb.decision, "%s %s", pol_op_name(ops[o]),
+					     path);
+				cr_expect(!ra.rule_id == !rb.rule_id &&
+					      (!ra.rule_id || !strcmp(ra.rule_id, rb.rule_id)),
+					  "%s %s: %s vs %s", pol_op_name(ops[o]), path,
+					  ra.rule_id ? ra.rule_id : "-",
+					  rb.rule_id ? rb.rule_id : "-");
+				tried++;
+				refused += ra.decision == POL_DENY;
+				pol_result_release(&ra);
+				pol_result_release(&rb);
+			}
+	}
+	cr_expect_gt(tried, 300);
+	cr_expect_gt(refused, 100, "the paths must reach the rules");
+	pol_free(p);
 }
 
 /* ---- directory file descriptors ------------------------------------------------------ */

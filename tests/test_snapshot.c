@@ -1011,3 +1011,286 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
 	pol_free(p);
 	free(copy);
 }
+
+/* ---- the head: the built-ins and dcg's own rules of a lazy load ------------------- */
+
+/* A layered lazy load as the hook makes it; at_once: its built-ins and dcg's own rules
+ * made as they are added (the head not deferred). */
+static struct pol_policy *layered_load(int at_once)
+{
+	char cfg[PATH_MAX], sys[PATH_MAX], trust[PATH_MAX], log[PATH_MAX];
+	struct pol_env env = {.home = home,
+			      .cwd = root,
+			      .xdg_config_home = cfg,
+			      .system_file = sys,
+			      .trust_file = trust,
+			      .no_project = 1};
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+
+	cr_assert_not_null(p);
+	/* dcg's files where no embedded rule covers them: only its own rules do */
+	snprintf(cfg, sizeof(cfg), "%s/cfg", home);
+	snprintf(sys, sizeof(sys), "%s/etc/policy.yaml", home);
+	snprintf(trust, sizeof(trust), "%s/state/trust.json", home);
+	snprintf(log, sizeof(log), "%s/log/audit.jsonl", home);
+	if (at_once)
+		pol_head_make(p);
+	cr_assert_eq(setenv("DCG_LOG", log, 1), 0);
+	pol_load_layers(p, &env);
+	unsetenv("DCG_LOG");
+	cr_assert_eq(p->head_pend != NULL, !at_once);
+	return p;
+}
+
+/* The head a lazy load defers (pol_head_make) is made as it would have been at once,
+ * in the same order under the same IDs: each ID is found at the same index before
+ * anything is made, every field of every rule is the same once made, and decisions
+ * that read them (a path decision on dcg's own files, a refusal by a built-in, each
+ * first thing after the load and after an allowed command) name the same rule. */
+Test(snapshot, deferred_head_rules_are_made_as_at_once)
+{
+	static const char *const ids[] = {
+	    "shell.parse.unterminated",
+	    "system.fork_bomb",
+	    "input.invalid",
+	    "shell.analysis_failed",
+	    "dcg.self.config",
+	    "dcg.self.state",
+	    "dcg.self.log",
+	    "dcg.self.log_rotated",
+	    "dcg.self.system",
+	};
+	static const struct {
+		const char *path; /* under the home */
+		enum pol_op op;
+	} paths[] = {
+	    {"/cfg/dcg/policy.yaml", POL_OP_WRITE},
+	    {"/state/trust.json", POL_OP_WRITE},
+	    {"/state/other", POL_OP_DELETE},
+	    {"/.config/dcg/policy.yaml", POL_OP_WRITE},
+	    {"/.local/state/dcg/other", POL_OP_DELETE},
+	    {"/log/audit.jsonl", POL_OP_WRITE},
+	    {"/log/audit.jsonl.1", POL_OP_DELETE},
+	    {"/etc/policy.yaml", POL_OP_WRITE},
+	    {"/.ssh/id_rsa", POL_OP_READ},
+	    {"/notes.txt", POL_OP_WRITE},
+	};
+	static const char *const cmds[] = {
+	    "echo \"unterminated",
+	    ":(){ :|:& };:",
+	    "git reset --hard",
+	    "ls -la",
+	    "echo x > ~/cfg/dcg/policy.yaml",
+	    "rm -rf ~/log",
+	    "cp a ~/state/trust.json",
+	};
+	struct pol_policy *now = layered_load(1), *p = layered_load(0);
+
+	cr_assert_eq(p->n_rules, now->n_rules);
+	for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		cr_expect_geq(pol_rule_find(now, ids[k]), 0, "%s", ids[k]);
+		cr_expect_eq(pol_rule_find(p, ids[k]), pol_rule_find(now, ids[k]), "%s", ids[k]);
+	}
+	cr_expect_lt(pol_rule_find(p, "dcg.self.nothing"), 0);
+	cr_expect_not_null(p->head_pend, "a lookup made the head");
+	for (int after_allowed = 0; after_allowed < 2; after_allowed++) {
+		for (size_t k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+			struct pol_policy *q = layered_load(0);
+			struct pol_result ra, rb;
+			char path[PATH_MAX];
+
+			if (after_allowed) {
+				pol_check_command(q, "git status", 10, NULL, &ra);
+				cr_expect_eq(ra.decision, POL_ALLOW);
+				pol_result_release(&ra);
+				cr_expect_not_null(q->head_pend,
+						   "an allowed command made the head");
+			}
+			snprintf(path, sizeof(path), "%s%s", home, paths[k].path);
+			pol_check_path(now, path, paths[k].op, 0, NULL, &ra);
+			pol_check_path(q, path, paths[k].op, 0, NULL, &rb);
+			expect_same(&ra, &rb, path);
+			cr_expect(same_str(ra.reason, rb.reason), "%s: reason", path);
+			pol_result_release(&ra);
+			pol_result_release(&rb);
+			pol_free(q);
+		}
+		for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
+			struct pol_policy *q = layered_load(0);
+			struct pol_result ra, rb;
+
+			if (after_allowed) {
+				pol_check_command(q, "git status", 10, NULL, &ra);
+				pol_result_release(&ra);
+			}
+			pol_check_command(now, cmds[k], strlen(cmds[k]), NULL, &ra);
+			pol_check_command(q, cmds[k], strlen(cmds[k]), NULL, &rb);
+			expect_same(&ra, &rb, cmds[k]);
+			cr_expect(same_str(ra.reason, rb.reason), "%s: reason", cmds[k]);
+			cr_expect_eq(ra.n_suggestions, rb.n_suggestions, "%s", cmds[k]);
+			for (size_t s = 0; s < ra.n_suggestions && s < rb.n_suggestions; s++)
+				cr_expect(same_str(ra.suggestions[s], rb.suggestions[s]), "%s",
+					  cmds[k]);
+			pol_result_release(&ra);
+			pol_result_release(&rb);
+			pol_free(q);
+		}
+	}
+	/* the refusals above name dcg's own rules and built-ins, not only allow */
+	struct pol_result r;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/state/trust.json", home);
+	pol_check_path(p, path, POL_OP_WRITE, 0, NULL, &r);
+	cr_expect(r.decision == POL_DENY && same_str(r.rule_id, "dcg.self.state"), "%s",
+		  r.rule_id ? r.rule_id : "-");
+	pol_result_release(&r);
+	pol_check_command(p, "echo \"x", 7, NULL, &r);
+	cr_expect(r.decision == POL_DENY && same_str(r.rule_id, "shell.parse.unterminated"));
+	pol_result_release(&r);
+	pol_free(now);
+	pol_free(p);
+	/* every field, once made, of two loads that decided nothing */
+	now = layered_load(1);
+	p = layered_load(0);
+	pol_prepare(now);
+	pol_prepare(p);
+	cr_expect_null(p->head_pend);
+	expect_same_rules(p, now);
+	pol_free(now);
+	pol_free(p);
+}
+
+/* A sealed image's regex codes are attached at the first regex decoded, not at load:
+ * the decision is the same, and a count that does not hold then leaves the rules to
+ * compile their patterns, as a rule without a code does. */
+Test(snapshot, sealed_image_codes_attach_at_the_first_regex)
+{
+	size_t len = (size_t)(pol_embedded_snapshot_end - pol_embedded_snapshot) - 1;
+	size_t ilen = (size_t)(pol_embedded_rules_end - pol_embedded_rules);
+	char *copy = malloc(ilen);
+
+	cr_assert_not_null(copy);
+	for (int bad = 0; bad < 2; bad++) {
+		struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+		struct pol_result r;
+
+		cr_assert_not_null(p);
+		memcpy(copy, pol_embedded_rules, ilen);
+		if (bad)
+			copy[52] ^= 0x40; /* another count of codes, still marked sealed */
+		cr_assert_eq(pol_snapshot_load_sealed(p, pol_embedded_snapshot, len, copy, ilen),
+			     0);
+		cr_expect_null(p->codes_blob, "attached at load");
+		pol_check_command(p, "git status", 10, NULL, &r);
+		cr_expect_eq(r.decision, POL_ALLOW);
+		pol_result_release(&r);
+		pol_check_command(p, "git reset --hard", 16, NULL, &r);
+		cr_expect(r.decision == POL_DENY && same_str(r.rule_id, "core.git.reset_hard"),
+			  "%s", r.rule_id ? r.rule_id : "-");
+		pol_result_release(&r);
+		if (bad)
+			cr_expect_null(p->codes_blob, "a count that does not hold attached codes");
+		else
+			cr_expect_not_null(p->codes_blob, "not attached at the first regex");
+		pol_free(p);
+	}
+	free(copy);
+}
+
+#if !defined(__SANITIZE_ADDRESS__)
+/* ---- allocation failures after a lazy load -------------------------------------------
+ * malloc, calloc, realloc, strdup and strndup of this test binary fail at the chosen
+ * call while armed; the sanitizers have their own. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static int oom_armed;
+static long oom_calls, oom_fail_at = -1;
+
+static int oom_now(void)
+{
+	return oom_armed && oom_calls++ == oom_fail_at;
+}
+
+void *malloc(size_t n)
+{
+	return oom_now() ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t a, size_t n)
+{
+	return oom_now() ? NULL : __libc_calloc(a, n);
+}
+
+void *realloc(void *p, size_t n)
+{
+	return oom_now() ? NULL : __libc_realloc(p, n);
+}
+
+/* glibc's own allocate without the calls above */
+char *strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	return d ? memcpy(d, s, n) : NULL;
+}
+
+char *strndup(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+/* The decisions a lazy load defers work to (dcg's own rules and the built-ins made, the
+ * path rules expanded and resolved through the memo, the path index, a rule's record
+ * and its pool, a regex code), each first thing after the load: a failed allocation at
+ * any point of them never lets a refused call through. */
+Test(snapshot, allocation_failures_after_a_lazy_load_never_allow)
+{
+	static const char *const cmds[] = {"git reset --hard", "cat ~/.ssh/id_rsa",
+					   "echo \"unterminated"};
+	static const struct {
+		const char *path; /* under the home */
+		enum pol_op op;
+	} paths[] = {
+	    {"/.ssh/id_rsa", POL_OP_READ},
+	    {"/state/trust.json", POL_OP_WRITE},
+	    {"/.bashrc", POL_OP_WRITE},
+	};
+	long total = -1;
+
+	for (long at = -1; total < 0 || at < total; at++) {
+		for (size_t k = 0; k < 3 + 3; k++) {
+			struct pol_policy *p = layered_load(0);
+			struct pol_result r;
+			char path[PATH_MAX];
+
+			oom_calls = 0;
+			oom_fail_at = at;
+			oom_armed = 1;
+			if (k < 3) {
+				pol_check_command(p, cmds[k], strlen(cmds[k]), NULL, &r);
+			} else {
+				snprintf(path, sizeof(path), "%s%s", home, paths[k - 3].path);
+				pol_check_path(p, path, paths[k - 3].op, 0, NULL, &r);
+			}
+			oom_armed = 0;
+			if (at < 0 && oom_calls > total)
+				total = oom_calls; /* the most allocations one of them makes */
+			cr_expect(r.decision == POL_DENY, "%s: allocation %ld failed: %s (%s)",
+				  k < 3 ? cmds[k] : paths[k - 3].path, at,
+				  pol_decision_name(r.decision), r.rule_id ? r.rule_id : "-");
+			pol_result_release(&r);
+			pol_free(p);
+		}
+	}
+	cr_expect_gt(total, 10, "the decisions allocated almost nothing: %ld", total);
+}
+#endif

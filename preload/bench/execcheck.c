@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {sizeof(filter) / sizeof(filter[0]), filter};
-	int rounds = argc > 2 ? atoi(argv[2]) : 2000, fds[2];
+	int rounds = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 2000, fds[2];
 	char *args[2];
 	long *d;
 

@@ -5,7 +5,11 @@
  * (RTLD_NEXT is relative to the caller).
  *
  * The real dlsym cannot be found with dlsym: it is read from libc's own dynamic symbol
- * table (dl_iterate_phdr and its GNU hash table), once. */
+ * table (its GNU hash table), once. libc's link map is found next to the guest's own in
+ * the loader's list (the objects loaded at start, which no dlopen reorders), without
+ * the loader's locks: the first resolution may run in the child of a fork no wrapper
+ * saw (daemon()) whose parent had another thread inside dlopen, and dl_iterate_phdr's
+ * lock is not one libc's fork resets. dl_iterate_phdr is the fallback. */
 #include "guard.h"
 
 #include <dlfcn.h>
@@ -34,24 +38,20 @@ static uint32_t gnu_hash(const char *s)
 	return h;
 }
 
-/* The address of a defined symbol name in one loaded object, through its GNU hash
- * table; NULL when absent. */
-static void *object_lookup(const struct dl_phdr_info *info, const char *name)
+/* The address of a defined symbol name in one loaded object (its load address and
+ * dynamic section), through its GNU hash table; NULL when absent. */
+static void *object_lookup(ElfW(Addr) base, const ElfW(Dyn) * dyn, const char *name)
 {
 	const ElfW(Sym) *symtab = NULL;
 	const uint32_t *gh = NULL;
 	const char *strtab = NULL;
-	const ElfW(Dyn) *dyn = NULL;
 
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
 	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
 		/* The loader has made these absolute; an unrelocated one is an offset. */
 		ElfW(Addr) a = dyn->d_un.d_ptr;
 
-		if (a < info->dlpi_addr)
-			a += info->dlpi_addr;
+		if (a < base)
+			a += base;
 		if (dyn->d_tag == DT_SYMTAB)
 			symtab = (const ElfW(Sym) *)a;
 		else if (dyn->d_tag == DT_STRTAB)
@@ -78,33 +78,64 @@ static void *object_lookup(const struct dl_phdr_info *info, const char *name)
 
 		if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_value &&
 		    strcmp(strtab + s->st_name, name) == 0)
-			return (void *)(info->dlpi_addr + s->st_value);
+			return (void *)(base + s->st_value);
 		if (h2 & 1)
 			return NULL;
 	}
 }
 
+static int is_libc(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	return base && strncmp(base, "libc.so", 7) == 0;
+}
+
 static int find_in_libc(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct lookup *l = arg;
-	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	const ElfW(Dyn) *dyn = NULL;
 
 	(void)size;
-	base = base ? base + 1 : info->dlpi_name;
-	if (!base || strncmp(base, "libc.so", 7) != 0)
+	if (!is_libc(info->dlpi_name))
 		return 0;
-	l->addr = object_lookup(info, l->name);
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	l->addr = object_lookup(info->dlpi_addr, dyn, l->name);
 	return 1;
+}
+
+/* libc's link map, searched both ways from the guest's own. */
+static const struct link_map *libc_map(void)
+{
+	const struct link_map *self = guard_self_map;
+
+	for (const struct link_map *m = self; m; m = m->l_next)
+		if (is_libc(m->l_name))
+			return m;
+	for (const struct link_map *m = self ? self->l_prev : NULL; m; m = m->l_prev)
+		if (is_libc(m->l_name))
+			return m;
+	return NULL;
 }
 
 static void dl_resolve(void)
 {
 	struct lookup a = {"dlsym", NULL}, b = {"dlvsym", NULL};
+	const struct link_map *m;
 
 	if (real_dlsym && real_dlvsym)
 		return;
-	dl_iterate_phdr(find_in_libc, &a);
-	dl_iterate_phdr(find_in_libc, &b);
+	if ((m = libc_map())) {
+		a.addr = object_lookup(m->l_addr, m->l_ld, a.name);
+		b.addr = object_lookup(m->l_addr, m->l_ld, b.name);
+	}
+	if (!a.addr || !b.addr) {
+		dl_iterate_phdr(find_in_libc, &a);
+		dl_iterate_phdr(find_in_libc, &b);
+	}
 	__atomic_store_n(&real_dlsym, (dlsym_fn)a.addr, __ATOMIC_RELEASE);
 	__atomic_store_n(&real_dlvsym, (dlvsym_fn)b.addr, __ATOMIC_RELEASE);
 }

@@ -493,6 +493,20 @@ GUARD_EXPORT pid_t fork(void)
 	return guard_real_fork();
 }
 
+/* A process about to have a second thread: the fork handler for the forks no wrapper
+ * sees is registered first (guard_atfork_once()). */
+GUARD_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+				void *(*start)(void *), void *arg)
+{
+	int saved = errno;
+
+	guard_atfork_once();
+	if (!GUARD_REAL(pthread_create))
+		return ENOSYS;
+	errno = saved;
+	return guard_real_pthread_create(thread, attr, start, arg);
+}
+
 /* The folder a posix_spawn child will be in when it performs its next open, after an
  * addchdir_np/addfchdir_np on the same file actions: a few slots keyed by the
  * actions' address, cleared by init and destroy (no malloc, no lock: a slot is taken

@@ -57,7 +57,18 @@ static struct {
 	_Atomic int session_read;
 } g;
 
+/* The guest's .bss written out in the file (zeros): this one section of contents makes
+ * the linker write the whole output .bss, so the loader maps the writable segment from
+ * the file alone. A .bss reaching past the page where the file's data ends is one more
+ * mmap (anonymous) at every start, and one more memory area in every process, which
+ * each fork copies and each exec tears down: 4 to 6 us of every /bin/true here. Nothing
+ * moves (the output sections keep their order); untouched pages cost nothing either
+ * way. ("R": kept by --gc-sections.) test_preload_exports.sh checks the segment. */
+__asm__(".pushsection .bss.guard_in_file,\"awR\",@progbits\n\t.zero 8\n\t.popsection");
+
+struct link_map *guard_self_map;
 static _Atomic int g_resolved;
+static _Atomic int g_atfork;	 /* the fork handler is registered */
 static _Atomic int g_no_openat2; /* set once openat2 proved unavailable */
 
 void guard_resolve(void)
@@ -70,6 +81,9 @@ void guard_resolve(void)
 				 __ATOMIC_RELEASE);
 #include "wrap.def"
 #undef GUARD_WRAP
+	/* threads started before without the pthread_create wrapper (thrd_create) */
+	if (!__libc_single_threaded)
+		guard_atfork_once();
 	atomic_store_explicit(&g_resolved, 1, memory_order_release);
 }
 
@@ -132,14 +146,7 @@ static int start_fstat(int fd, struct stat *st)
 #endif
 }
 
-/* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
- * of this object's code: a page fault of its own at every start). Its last argument
- * names the object the handler belongs to (pthread_atfork passes __dso_handle, which
- * the C run-time's start files define; this object is linked without them, see
- * module.mk): any address inside it does, since a preloaded object is never unloaded. */
-extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
-			     void *dso) __attribute__((noplt));
-/* The two functions every start calls, called through the GOT (bound with the other
+/* The function every start calls, called through the GOT (bound with the other
  * relocations), not a lazily bound PLT slot: no trip through the loader's trampoline,
  * which saves and restores the vector registers. */
 extern __typeof__(_dl_find_object) _dl_find_object __attribute__((noplt));
@@ -155,14 +162,17 @@ static void guard_init(void)
 	/* errno is left alone rather than saved and restored: nothing here sets it but the
 	 * relative path's getcwd below (which keeps it), and reading it would bind libc's
 	 * __errno_location() at every start, through the loader's trampoline (830
-	 * instructions of /bin/true's 152 k). (__register_atfork() only sets it when it
-	 * cannot allocate, and its first few dozen handlers need no allocation.) */
+	 * instructions of /bin/true's 152 k). */
 	t_busy = 1;
 	/* The real functions are resolved at the first wrapped call (GUARD_REAL,
 	 * guard_enter), not here: a process that never makes one (most of a build's)
-	 * saves some 70 dlsym() calls. A fork resolves them in the parent first, so that
-	 * no child has to take the loader's lock another thread may have held. */
-	__register_atfork(guard_resolve, NULL, NULL, (void *)&g);
+	 * saves some 70 dlsym() calls. The fork wrapper resolves them in the parent
+	 * first. A fork that bypasses it (daemon(), forkpty(): libc's internal fork) in a
+	 * threaded process gets the fork handler guard_atfork_once() registers when the
+	 * first thread starts; a single-threaded process's child resolves them itself,
+	 * no other thread having held a lock (the real dlsym is found without one: dl.c).
+	 * Registering the handler at every start cost every process two page faults
+	 * (__register_atfork's code and libc's handler list): 5 to 7 us of /bin/true. */
 	if (start_fstat(2, &st) == 0) {
 		g.err_known = 1;
 		g.err_dev = st.st_dev;
@@ -170,10 +180,11 @@ static void guard_init(void)
 	}
 	/* This object's path: _dl_find_object() is a lookup in a sorted table, dladdr()
 	 * a walk over every loaded object's symbols. */
-	if (_dl_find_object((void *)guard_init, &fo) == 0 && fo.dlfo_link_map &&
-	    fo.dlfo_link_map->l_name && fo.dlfo_link_map->l_name[0])
-		g.self_path = fo.dlfo_link_map->l_name;
-	else if (dladdr((void *)guard_init, &info) && info.dli_fname)
+	if (_dl_find_object((void *)guard_init, &fo) == 0 && fo.dlfo_link_map) {
+		guard_self_map = fo.dlfo_link_map;
+		if (fo.dlfo_link_map->l_name && fo.dlfo_link_map->l_name[0])
+			g.self_path = fo.dlfo_link_map->l_name;
+	} else if (dladdr((void *)guard_init, &info) && info.dli_fname)
 		g.self_path = info.dli_fname;
 	if (g.self_path)
 		guard_env_capture(environ, g.self_path);
@@ -199,6 +210,35 @@ static void guard_init(void)
 	}
 	atomic_store_explicit(&g.ready, 1, memory_order_release);
 	t_busy = 0;
+}
+
+/* What pthread_atfork() calls (its code lies in libc_nonshared.a, linked at the end
+ * of this object's code: a page fault of its own). Its last argument names the object
+ * the handler belongs to (pthread_atfork passes __dso_handle, which the C run-time's
+ * start files define; this object is linked without them, see module.mk): any address
+ * inside it does, since a preloaded object is never unloaded. */
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+			     void *dso);
+
+/* Before a fork of a threaded process, whichever way it comes: what the fork wrapper
+ * does (guard_warm() is cheap once done). errno kept. */
+static void fork_prepare(void)
+{
+	int saved = errno;
+
+	if (guard_enter()) {
+		guard_warm();
+		guard_leave();
+	}
+	errno = saved;
+}
+
+void guard_atfork_once(void)
+{
+	int expected = 0;
+
+	if (atomic_compare_exchange_strong(&g_atfork, &expected, 1))
+		__register_atfork(fork_prepare, NULL, NULL, (void *)&g);
 }
 
 /* ---- messages ------------------------------------------------------------------- */
@@ -786,6 +826,121 @@ static int exec_file_settled(const char *file, int fd, int canonical)
 	return exec_file_settled_in(x, file, fd, canonical, buf, sizeof(buf));
 }
 
+/* Whether p (len bytes) is an absolute path of plain components: no empty one (no
+ * "//", no trailing '/'), no "." or "..", not under /proc (whose magic links name
+ * files no path walk reaches the same way). */
+static int exec_path_plain(const char *p, size_t len)
+{
+	if (len < 2 || p[0] != '/' || p[len - 1] == '/' ||
+	    (len >= 5 && !memcmp(p, proc_fd_dir, 5) && (len == 5 || p[5] == '/')))
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (p[i] != '/')
+			continue;
+		if (p[i + 1] == '/' ||
+		    (p[i + 1] == '.' &&
+		     (p[i + 2] == '/' || p[i + 2] == '\0' ||
+		      (p[i + 2] == '.' && (p[i + 3] == '/' || p[i + 3] == '\0')))))
+			return 0;
+	}
+	return 1;
+}
+
+/* The end of p's k-th component (1: the first), p absolute and plain. */
+static size_t exec_comp_end(const char *p, size_t len, int k)
+{
+	size_t i = 1;
+
+	for (; i < len; i++)
+		if (p[i] == '/' && --k == 0)
+			return i;
+	return len;
+}
+
+#define EXEC_RESOLVE_PROBES 6
+
+/* The program's resolution for an absolute path that openat2(RESOLVE_NO_SYMLINKS)
+ * refused (ELOOP: a symlink on the way), found in userspace rather than read back from
+ * /proc/self/fd: in a fork child, that readlink instantiates the new process's /proc
+ * entries (about 13 us here, against about 1.5 us a readlink of a plain path). A link
+ * is looked for at the first component (/bin -> usr/bin), the last (python3 ->
+ * python3.11), then the others in order; its target replaces it (a relative one in
+ * the link's folder), and the new path is opened with no symlink allowed on the way
+ * again: when that succeeds, it holds no symlink, so it is the name the kernel's
+ * resolution would read back (no "." or "..", which a symlink before them would make
+ * mean another folder, and nothing under /proc: those go the old way). execve walks
+ * the path again anyway, as before. Returns the descriptor (*clean set when the index
+ * shows no rule of an exec's kinds covers the resolution), or -1 when this could not
+ * settle it (any other error, a path or target not plain or not fitting, more than a
+ * few lookups): the caller takes the plain open and reads the kernel's resolution back.
+ * Apart, so that only a child exec'ing through a symlink carries its buffers. */
+static __attribute__((noinline)) int exec_resolve(const struct pol_pidx *x, const char *file,
+						  int *clean)
+{
+	char p[256], t[256];
+	size_t plen = guard_strnlen(file, sizeof(p)), end, off, rest;
+	int probes = 0, step = 0, comps = 1, k;
+	struct open_how how;
+	long n, r;
+
+	if (plen >= sizeof(p) || !exec_path_plain(file, plen))
+		return -1;
+	memcpy(p, file, plen + 1);
+	for (size_t i = 1; i < plen; i++)
+		comps += p[i] == '/';
+	memset(&how, 0, sizeof(how));
+	how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	while (probes++ < EXEC_RESOLVE_PROBES) {
+		char c;
+
+		/* the components in the order they are looked at: the first, the last, then
+		 * the second, the third, ... */
+		k = step == 0 ? 1 : step == 1 ? (comps > 1 ? comps : 0) : (step < comps ? step : 0);
+		if (!k)
+			return -1; /* no link found: changed meanwhile */
+		step++;
+		end = exec_comp_end(p, plen, k);
+		c = p[end];
+		p[end] = '\0';
+		n = guard_sys(SYS_readlink, (long)p, (long)t, (long)sizeof(t) - 1, 0L);
+		p[end] = c;
+		if (n < 0 && errno == EINVAL)
+			continue; /* not a link */
+		if (n <= 0 || n >= (long)sizeof(t) - 1)
+			return -1;
+		/* t: the target, then what followed the link; p: the link's folder (for a
+		 * relative target) and t */
+		rest = plen - end;
+		if ((size_t)n + rest >= sizeof(t))
+			return -1;
+		memcpy(t + n, p + end, rest + 1);
+		off = 0;
+		if (t[0] != '/')
+			for (off = end; p[off - 1] != '/'; off--)
+				;
+		if (off + (size_t)n + rest >= sizeof(p))
+			return -1;
+		memcpy(p + off, t, (size_t)n + rest + 1);
+		plen = off + (size_t)n + rest;
+		if (!exec_path_plain(p, plen))
+			return -1;
+		r = guard_sys(SYS_openat2, (long)AT_FDCWD, (long)p, (long)&how, (long)sizeof(how));
+		if (r >= 0) {
+			*clean = !pol_pidx_may_refuse(x, p, POL_OP_EXEC, 0);
+			return (int)r;
+		}
+		if (errno != ELOOP)
+			return -1;
+		/* another link on the new path: from its first component again */
+		step = 0;
+		comps = 1;
+		for (size_t i = 1; i < plen; i++)
+			comps += p[i] == '/';
+	}
+	return -1;
+}
+
 /* The program about to be executed, opened once (reading it has no effect): judged
  * on the path as written and where it leads, which the index settles for most
  * programs (execve walks the path again anyway: no resolution made here would be
@@ -795,12 +950,14 @@ static int exec_file_settled(const char *file, int fd, int canonical)
  * when the index settled it. */
 static int check_exec_file(const char *call, int dirfd, const char *file, int *settled)
 {
-	int fd = -1, rc = 0, canonical = 0;
+	int fd = -1, rc = 0, canonical = 0, unsettled = 0;
 
 	*settled = 0;
 	/* Opened with no symlink allowed on the way, the path as written (in normal form)
-	 * is where it leads: nothing to read back. A symlink on the way: the plain open. */
+	 * is where it leads: nothing to read back. A symlink on the way: the resolution
+	 * found with a few readlinks (exec_resolve()), else the plain open. */
 	if (!atomic_load_explicit(&g_no_openat2, memory_order_relaxed)) {
+		const struct pol_pidx *x;
 		struct open_how how;
 		long r;
 
@@ -813,6 +970,13 @@ static int check_exec_file(const char *call, int dirfd, const char *file, int *s
 			canonical = 1;
 		} else if (errno == ENOSYS || errno == EPERM) {
 			atomic_store_explicit(&g_no_openat2, 1, memory_order_relaxed);
+		} else if (errno == ELOOP && file[0] == '/' && (x = index_get())) {
+			int clean = 0;
+
+			fd = exec_resolve(x, file, &clean);
+			/* the resolution settled: the path as written is left to judge */
+			canonical = fd >= 0 && clean;
+			unsettled = fd >= 0 && !clean;
 		}
 	}
 	if (fd < 0)
@@ -820,9 +984,9 @@ static int check_exec_file(const char *call, int dirfd, const char *file, int *s
 				    (long)(O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), 0L);
 	if (fd < 0)
 		return guard_check_path(call, dirfd, file, POL_OP_EXEC, 0);
-	if (file[0] == '/'
-		? exec_file_settled(file, fd, canonical)
-		: index_allows(dirfd, file, POL_OP_EXEC, canonical ? POL_PATH_CANONICAL : 0))
+	if (!unsettled && (file[0] == '/' ? exec_file_settled(file, fd, canonical)
+					  : index_allows(dirfd, file, POL_OP_EXEC,
+							 canonical ? POL_PATH_CANONICAL : 0)))
 		*settled = 1;
 	else
 		rc = guard_verify_fd(call, dirfd, file, fd, POL_OP_EXEC);

@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -75,6 +76,17 @@ int __openat64_2(int dirfd, const char *path, int flags);
 
 /* Resolves every real symbol once; idempotent, lock-free, safe from any thread. */
 void guard_resolve(void);
+/* This object's link map, from the loader at start (NULL when unknown): dl.c finds
+ * libc's next to it without taking a loader lock. */
+struct link_map;
+extern struct link_map *guard_self_map;
+/* Registers, once, the fork handler that gets a threaded process ready before a fork
+ * no wrapper sees (daemon(), forkpty()): the real functions resolved and the engine
+ * loaded in the parent (guard_warm()), so that the child, whose parent's other threads
+ * may have held the loader's locks, never has to dlopen. Called when the process
+ * starts a thread (the pthread_create wrapper) or resolves the real functions with
+ * threads running; a single-threaded process never pays for it. */
+void guard_atfork_once(void);
 
 /* Returns 1 and marks the thread busy when the caller should check this call; 0 when
  * the guard is not loaded yet or the thread is already inside the guard. */

@@ -126,10 +126,15 @@ $(BUILD)/preload/bench/libdcg-empty.so: preload/bench/empty.c
 $(BUILD)/preload/bench/spawn: preload/bench/spawn.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static $< -o $@
+# The exec check alone in fresh fork children (execve refused by seccomp after it).
+$(BUILD)/preload/bench/execcheck: preload/bench/execcheck.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $< -o $@
 
 .PHONY: bench-preload
 bench-preload: $(PRELOAD_SO) $(PRELOAD_ENGINE_SO) $(BUILD)/dcg $(BUILD)/progs/openloop \
-		$(BUILD)/preload/bench/libdcg-empty.so $(BUILD)/preload/bench/spawn
+		$(BUILD)/preload/bench/libdcg-empty.so $(BUILD)/preload/bench/spawn \
+		$(BUILD)/preload/bench/execcheck
 	@preload/bench.sh $(BUILD)
 bench: bench-preload
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # libdcg-preload.so exports exactly the wrapped libc names: the list in
 # preload/wrap.def, the version script preload/exports.map and `nm -D` agree, nothing
-# of policy/, PCRE2 or libyaml leaks out, and the guard needs no library but libc.
+# of policy/, PCRE2 or libyaml leaks out, the guard needs no library but libc, and its
+# writable segment needs no anonymous mapping.
 set -u
 BUILD=${BUILD:-build}
 SO=$BUILD/libdcg-preload.so
@@ -24,4 +25,17 @@ case $needed in
 "" | *libpcre2* | *libyaml*) ;; # libc only; shared PCRE2/libyaml when no archives exist
 *) echo "unexpected libraries: $needed"; fail=1 ;;
 esac
+# The writable segment is mapped from the file alone: no .bss past the page where the
+# file's data ends (an anonymous mapping at every start, a memory area in every process).
+n=0
+while read -r _ _ vaddr _ filesz memsz flags _; do
+	case $flags in *W*) ;; *) continue ;; esac
+	n=$((n + 1))
+	end_file=$((vaddr + filesz)) end_mem=$((vaddr + memsz))
+	if [ $end_mem -gt $(((end_file + 4095) / 4096 * 4096)) ]; then
+		echo "the writable segment needs an anonymous mapping ($((end_mem - end_file)) bytes of .bss past the file)"
+		fail=1
+	fi
+done < <(readelf -lW "$SO" | grep -E '^ +LOAD ')
+[ $n -eq 1 ] || { echo "expected one writable segment, found $n"; fail=1; }
 exit $fail

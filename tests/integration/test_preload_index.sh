@@ -41,6 +41,15 @@ setup() {
 	mkdir -p "$W/za/$LONG" "$W/free/$LONG"
 	cp "$W/za/tool" "$W/za/$LONG/tool" && cp "$W/za/tool" "$W/free/$LONG/tool"
 	ln -s ../za "$W/free/zl"
+	# a program that opens nothing of its own (not a script, which its interpreter
+	# would read), reached through symlinks: a folder (absolute target), the file
+	# itself, a relative link to a link, an allowed one
+	cp "$ROOT/$BUILD/progs/openloop" "$W/za/elf"
+	cp "$ROOT/$BUILD/progs/openloop" "$W/free/sub/elf"
+	ln -s "$W/za" "$W/free/zabs"
+	ln -s "$W/za/elf" "$W/free/zelf"
+	ln -s zabs/elf "$W/free/chain"
+	ln -s "$W/free/sub/elf" "$W/free/okelf"
 	rm -rf "$T/orig" && cp -a "$W" "$T/orig"
 }
 
@@ -84,6 +93,19 @@ step exec-za "\$1/za/tool"
 step exec-za-long "\$1/za/$LONG/tool"
 step exec-za-long-link "\$1/free/zl/$LONG/tool"
 step exec-free-long "\$1/free/$LONG/tool"
+step exec-za-elf "\$1/za/elf" 0 x
+step exec-za-abslink "\$1/free/zabs/elf" 0 x
+step exec-za-filelink "\$1/free/zelf" 0 x
+step exec-za-chain "\$1/free/chain" 0 x
+step exec-za-dotlink "\$1/free/zl/elf" 0 x
+step exec-free-link "\$1/free/okelf" 0 x
+# the same shell, a folder link swapped between two of its execs
+ln -sfn "\$1/free/sub" "\$1/free/sw"
+step exec-swap-free "\$1/free/sw/elf" 0 x
+ln -sfn "\$1/za" "\$1/free/sw"
+step exec-swap-za "\$1/free/sw/elf" 0 x
+ln -sfn "\$1/free/sub" "\$1/free/sw"
+step exec-swap-back "\$1/free/sw/elf" 0 x
 SH
 
 # run LABEL [SNAPSHOT]: the work under dcg run, with the snapshot dcg run writes, or
@@ -123,12 +145,14 @@ run engine "$T/plain/snap"
 for label in indexed engine; do
 	for s in py-append-ro py-read-za py-unlink-nd py-rename-nd py-replace-ro py-chmod-ro \
 		py-listdir-za sh-redirect-ro cp-into-ro sed-ro rm-nd mv-nd-dir exec-mkfs exec-za \
-		exec-za-long exec-za-long-link; do
+		exec-za-long exec-za-long-link exec-za-elf exec-za-abslink exec-za-filelink \
+		exec-za-chain exec-za-dotlink exec-swap-za; do
 		grep -qx "refused $s" "$T/$label.out" ||
 			fail "$label: $s was not refused: $(cat "$T/$label.out" "$T/$label.err")"
 	done
 	for s in py-read-ro py-append-free py-listdir-free sh-redirect-free cp-from-ro sed-free \
-		rm-free mkdir-free exec-plain exec-free-long; do
+		rm-free mkdir-free exec-plain exec-free-long exec-free-link exec-swap-free \
+		exec-swap-back; do
 		grep -qx "ok $s" "$T/$label.out" ||
 			fail "$label: $s failed: $(cat "$T/$label.out" "$T/$label.err")"
 	done

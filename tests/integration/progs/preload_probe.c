@@ -1,8 +1,10 @@
 /* preload_probe.c - calls the guard's hard cases directly, for
  * tests/integration/test_preload_stress.sh: vfork, posix_spawn with an empty envp,
  * raw syscall(), system() after clearenv(), execle, a closed fd 2 reused by a data
- * file, errno preservation, and threads opening files while another forks and execs.
+ * file, errno preservation, threads opening files while another forks and execs, and
+ * the child of libc's own fork (daemon()) in a process whose threads load libraries.
  * Usage: preload_probe MODE ARGS... ; exit 0 when the guard behaved. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -227,6 +229,49 @@ static int mode_stress(const char *nd, const char *za, const char *dir, int fork
 	return fails;
 }
 
+/* ---- the child of libc's internal fork, threads busy in the loader ---------------- */
+
+static void *loader(void *arg)
+{
+	(void)arg;
+	/* dlopen and dlclose only (no wrapped call): the loader's lock is taken over and
+	 * over, and the guard has resolved nothing in this process yet. */
+	for (;;) {
+		void *h = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
+
+		if (h)
+			dlclose(h);
+	}
+	return NULL;
+}
+
+/* daemon() forks through libc's internal fork (no wrapper of the guard sees it) while
+ * four threads load and unload a library; the child's first guarded calls resolve the
+ * real functions themselves. It must neither hang nor let a refused call through; it
+ * writes what it saw into out (the parent exits at once). */
+static int mode_daemon(const char *za, const char *out)
+{
+	pthread_t th[4];
+	char line[128];
+	int fd, n;
+
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, loader, NULL);
+	for (volatile int i = 0; i < 200000; i++)
+		;
+	if (daemon(1, 1) != 0)
+		return 1;
+	/* the child, alone now */
+	fd = open(za, O_RDONLY);
+	n = snprintf(line, sizeof(line), "%s\n",
+		     fd < 0 && errno == EACCES ? "refused" : "NOT REFUSED");
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, line, (size_t)n) != n)
+		_exit(1);
+	close(fd);
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -255,7 +300,9 @@ int main(int argc, char **argv)
 		return mode_execle(argv[2]);
 	if (!strcmp(m, "stress") && argc == 6)
 		return mode_stress(argv[2], argv[3], argv[4], (int)strtol(argv[5], NULL, 10));
-	fprintf(stderr,
-		"usage: preload_probe errno|fd2|vfork|spawn|syscall|system|execle|stress ...\n");
+	if (!strcmp(m, "daemon") && argc == 4)
+		return mode_daemon(argv[2], argv[3]);
+	fprintf(stderr, "usage: preload_probe "
+			"errno|fd2|vfork|spawn|syscall|system|execle|stress|daemon ...\n");
 	return 2;
 }

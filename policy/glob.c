@@ -599,6 +599,36 @@ static int append_comp(char *buf, size_t *len, size_t size, const char *c, size_
 }
 
 /* readlink(), as the walk asks it without a memo. */
+/* The next component of a path being walked from s: its start past the slashes (NULL
+ * at the end), its end in *end, and in *last whether only slashes follow it. */
+static inline const char *walk_comp(const char *s, const char **end, int *last)
+{
+	const char *e;
+
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return NULL;
+	for (e = s; *e && *e != '/'; e++)
+		;
+	*end = e;
+	*last = 1;
+	for (const char *t = e; *t; t++)
+		if (*t != '/') {
+			*last = 0;
+			break;
+		}
+	return s;
+}
+
+/* Whether a walk asks whether component s (clen bytes) is a link: not "." or "..", not
+ * after a missing folder, not the last one of a walk that does not follow it. */
+static inline int walk_asks(const char *s, size_t clen, int last, int nofollow, int missing)
+{
+	return !(missing || (clen == 1 && s[0] == '.') ||
+		 (clen == 2 && s[0] == '.' && s[1] == '.') || (last && nofollow));
+}
+
 static ssize_t plain_readlink(void *ctx, const char *path, size_t len, size_t dir_len, char *buf,
 			      size_t size)
 {
@@ -646,30 +676,14 @@ static __attribute__((noinline)) int walk_rest(char *rest, char *out, size_t ole
 					       size_t links, int nofollow, pol_readlink_fn ask,
 					       void *ctx)
 {
-	const char *s = rest;
-	int missing = 0;
+	const char *s = rest, *e;
+	int missing = 0, last;
 
-	while (*s) {
-		const char *e;
-		size_t clen;
-		int last, rc;
+	while ((s = walk_comp(s, &e, &last))) {
+		size_t clen = (size_t)(e - s);
+		int rc;
 
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		e = s;
-		while (*e && *e != '/')
-			e++;
-		clen = (size_t)(e - s);
-		last = 1;
-		for (const char *t = e; *t; t++)
-			if (*t != '/') {
-				last = 0;
-				break;
-			}
-		if (missing || (clen == 1 && s[0] == '.') ||
-		    (clen == 2 && s[0] == '.' && s[1] == '.') || (last && nofollow)) {
+		if (!walk_asks(s, clen, last, nofollow, missing)) {
 			rc = append_comp(out, &olen, size, s, clen);
 			if (rc)
 				return rc;
@@ -777,9 +791,9 @@ int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t 
 	 * target that may not fit that room) goes on in the frames above, with the buffers
 	 * of a copy. The same answers as a walk of a copy: nothing is written to out that
 	 * the walk reads later, and walk_rest() takes over in the state this loop reached. */
-	const char *s = abs_path;
+	const char *s = abs_path, *e;
 	size_t olen = 1, rlen;
-	int missing = 0;
+	int missing = 0, last;
 
 	if (abs_path[0] != '/' || size < 2)
 		return -EINVAL;
@@ -791,27 +805,11 @@ int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t 
 		return walk_copy(abs_path, rlen, out, size, nofollow, ask, ctx);
 	out[0] = '/';
 	out[1] = '\0';
-	while (*s) {
-		const char *e;
-		size_t clen;
-		int last, rc;
+	while ((s = walk_comp(s, &e, &last))) {
+		size_t clen = (size_t)(e - s);
+		int rc;
 
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		e = s;
-		while (*e && *e != '/')
-			e++;
-		clen = (size_t)(e - s);
-		last = 1;
-		for (const char *t = e; *t; t++)
-			if (*t != '/') {
-				last = 0;
-				break;
-			}
-		if (missing || (clen == 1 && s[0] == '.') ||
-		    (clen == 2 && s[0] == '.' && s[1] == '.') || (last && nofollow)) {
+		if (!walk_asks(s, clen, last, nofollow, missing)) {
 			rc = append_comp(out, &olen, size, s, clen);
 			if (rc)
 				return rc;

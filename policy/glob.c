@@ -599,34 +599,41 @@ static int append_comp(char *buf, size_t *len, size_t size, const char *c, size_
 }
 
 /* readlink(), as the walk asks it without a memo. */
-/* The next component of a path being walked from s: its start past the slashes (NULL
- * at the end), its end in *end, and in *last whether only slashes follow it. */
-static inline const char *walk_comp(const char *s, const char **end, int *last)
+/* One step of a path walk from *s: the next component appended to out (*olen bytes,
+ * *save its length before). Returns 1 when the walk asks whether that component is a
+ * link (*s its start, *end its end), after skipping the ones it does not ask about
+ * ("." and "..", any after a missing folder, the last of a walk that does not follow
+ * it); 0 at the end of the path; a negative errno. */
+static inline __attribute__((always_inline)) int walk_step(const char **s, const char **end,
+							   char *out, size_t *olen, size_t size,
+							   size_t *save, int nofollow, int missing)
 {
-	const char *e;
+	for (const char *c = *s;;) {
+		const char *e, *t;
+		size_t clen;
+		int rc;
 
-	while (*s == '/')
-		s++;
-	if (!*s)
-		return NULL;
-	for (e = s; *e && *e != '/'; e++)
-		;
-	*end = e;
-	*last = 1;
-	for (const char *t = e; *t; t++)
-		if (*t != '/') {
-			*last = 0;
-			break;
+		while (*c == '/')
+			c++;
+		if (!*c)
+			return 0;
+		for (e = c; *e && *e != '/'; e++)
+			;
+		clen = (size_t)(e - c);
+		*save = *olen;
+		rc = append_comp(out, olen, size, c, clen);
+		if (rc)
+			return rc;
+		for (t = e; *t == '/'; t++)
+			;
+		if (!(missing || (clen == 1 && c[0] == '.') ||
+		      (clen == 2 && c[0] == '.' && c[1] == '.') || (!*t && nofollow))) {
+			*s = c;
+			*end = e;
+			return 1;
 		}
-	return s;
-}
-
-/* Whether a walk asks whether component s (clen bytes) is a link: not "." or "..", not
- * after a missing folder, not the last one of a walk that does not follow it. */
-static inline int walk_asks(const char *s, size_t clen, int last, int nofollow, int missing)
-{
-	return !(missing || (clen == 1 && s[0] == '.') ||
-		 (clen == 2 && s[0] == '.' && s[1] == '.') || (last && nofollow));
+		c = e;
+	}
 }
 
 static ssize_t plain_readlink(void *ctx, const char *path, size_t len, size_t dir_len, char *buf,
@@ -676,24 +683,11 @@ static __attribute__((noinline)) int walk_rest(char *rest, char *out, size_t ole
 					       size_t links, int nofollow, pol_readlink_fn ask,
 					       void *ctx)
 {
-	const char *s = rest, *e;
-	int missing = 0, last;
+	const char *s = rest, *e = NULL;
+	size_t save;
+	int missing = 0, rc;
 
-	while ((s = walk_comp(s, &e, &last))) {
-		size_t clen = (size_t)(e - s);
-		int rc;
-
-		if (!walk_asks(s, clen, last, nofollow, missing)) {
-			rc = append_comp(out, &olen, size, s, clen);
-			if (rc)
-				return rc;
-			s = e;
-			continue;
-		}
-		size_t save = olen;
-		rc = append_comp(out, &olen, size, s, clen);
-		if (rc)
-			return rc;
+	while ((rc = walk_step(&s, &e, out, &olen, size, &save, nofollow, missing)) > 0) {
 		/* as readlink(out, link, PATH_MAX - 1) into a buffer of PATH_MAX would */
 		size_t room = size - olen - 1, cap = room > PATH_MAX ? PATH_MAX - 1 : room - 1;
 		char *link = out + olen + 1;
@@ -740,7 +734,7 @@ static __attribute__((noinline)) int walk_rest(char *rest, char *out, size_t ole
 			}
 		}
 	}
-	return 0;
+	return rc; /* 0 at the end of the path, or walk_step()'s error */
 }
 
 /* The whole walk in walk_rest(), its input copied first (out may be abs_path itself). */
@@ -791,9 +785,9 @@ int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t 
 	 * target that may not fit that room) goes on in the frames above, with the buffers
 	 * of a copy. The same answers as a walk of a copy: nothing is written to out that
 	 * the walk reads later, and walk_rest() takes over in the state this loop reached. */
-	const char *s = abs_path, *e;
-	size_t olen = 1, rlen;
-	int missing = 0, last;
+	const char *s = abs_path, *e = NULL;
+	size_t olen = 1, rlen, save;
+	int missing = 0, rc;
 
 	if (abs_path[0] != '/' || size < 2)
 		return -EINVAL;
@@ -805,21 +799,7 @@ int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t 
 		return walk_copy(abs_path, rlen, out, size, nofollow, ask, ctx);
 	out[0] = '/';
 	out[1] = '\0';
-	while ((s = walk_comp(s, &e, &last))) {
-		size_t clen = (size_t)(e - s);
-		int rc;
-
-		if (!walk_asks(s, clen, last, nofollow, missing)) {
-			rc = append_comp(out, &olen, size, s, clen);
-			if (rc)
-				return rc;
-			s = e;
-			continue;
-		}
-		size_t save = olen;
-		rc = append_comp(out, &olen, size, s, clen);
-		if (rc)
-			return rc;
+	while ((rc = walk_step(&s, &e, out, &olen, size, &save, nofollow, missing)) > 0) {
 		/* the target goes past out's NUL; a room under 2 bytes, or a target that fills
 		 * it (it may be cut short), and the walk starts again on a copy */
 		size_t room = size - olen - 1;
@@ -838,5 +818,5 @@ int pol_path_resolve_with(const char *abs_path, int nofollow, char *out, size_t 
 		link[n] = '\0';
 		return walk_link(link, (size_t)n, e, out, save, size, nofollow, ask, ctx);
 	}
-	return 0;
+	return rc;
 }

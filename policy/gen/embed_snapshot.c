@@ -221,9 +221,16 @@ int main(int argc, char **argv)
 		void *img = pol_snapshot_image(x, xlen, &ilen, &why);
 		/* checked whole here, once: the binaries' loads of it then skip the check */
 		if (img && pol_snapshot_image_seal(x, xlen, img, ilen) != 0) {
-			fprintf(stderr, "%s: the rule image does not pass its check\n", argv[0]);
+			fprintf(stderr,
+				"%s: the rule image made for %s does not pass the check every "
+				"load makes (policy/snapshot.c: its image writer and its checker "
+				"disagree): not embedded; mend the writer (pol_snapshot_image) "
+				"or the checker, then build again\n",
+				argv[0], argv[5]);
 			free(img);
-			img = NULL;
+			free(x);
+			free(snap);
+			goto out_policy;
 		}
 		out = img ? fopen(argv[5], "wb") : NULL;
 		if (!out || fwrite(img, 1, ilen, out) != ilen || fclose(out) != 0) {

@@ -231,9 +231,13 @@ void pol_path_index_build(struct pol_policy *p)
 	uint32_t *rules = NULL, filled = 0, total = 0;
 
 	path_index_free(p);
-	if (p->paths_pending || p->canon_pending)
-		return;		/* built by pol_paths_ready() */
-	pol_path_rules_make(p); /* read in p->rule_tab below and by the path decisions */
+	/* of the groups ready: pol_paths_ready_for() builds it again as more are */
+	unsigned ready = pol_pg_ready(p);
+	if (!ready)
+		return;
+	/* read in p->rule_tab below and by the path decisions (a group ready has them) */
+	if (ready == POL_PG_ALL)
+		pol_path_rules_make(p);
 	/* Which buckets are filled (a rule sits in its pattern's bucket and, when its
 	 * canonical form differs, in that one's too), then how many rules each holds,
 	 * then the rules, in order: only the filled buckets take room (not 13 KB). */
@@ -243,8 +247,10 @@ void pol_path_index_build(struct pol_policy *p)
 		return;
 	for (size_t i = 0; i < p->n_path_rules; i++) {
 		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
-		unsigned b0 = pol_pathpat_bucket(&r->path),
-			 b1 = r->has_canon ? pol_pathpat_bucket(&r->path_canon) : POL_PI_BUCKETS;
+		int in = (ready & pol_path_group_at(p, p->path_rules[i])) != 0;
+		unsigned b0 = in ? pol_pathpat_bucket(&r->path) : POL_PI_BUCKETS,
+			 b1 = in && r->has_canon ? pol_pathpat_bucket(&r->path_canon)
+						 : POL_PI_BUCKETS;
 
 		pair[2 * i] = (uint16_t)(b0 < POL_PI_BUCKETS ? b0 : POL_PI_BUCKETS);
 		pair[2 * i + 1] = (uint16_t)(b1 < POL_PI_BUCKETS && b1 != b0 ? b1 : POL_PI_BUCKETS);
@@ -351,6 +357,7 @@ struct hit_scan {
 	const char *path;
 	const struct pol_path_sig *sig;
 	unsigned kinds;
+	unsigned ready; /* the groups ready (pol_pg_ready): no other rule is read */
 	const struct pol_ctx *ctx;
 	const struct pol_rule *last[3][HIT__N];
 	const struct pol_rule *beneath[3];
@@ -369,7 +376,7 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 {
 	const struct pol_rule **slot;
 
-	if (!(hs->kinds & (1u << r->path_kind)))
+	if (!(hs->kinds & (1u << r->path_kind)) || !(hs->ready & pol_rule_group(r)))
 		return;
 	if (r->n_owners && pol_rule_owned_by(hs->p, r, hs->ctx))
 		return; /* its owner manages what it covers */
@@ -426,6 +433,31 @@ static void scan_bucket(unsigned b, void *arg)
 		try_rule(hs, &p->rule_tab[x->rules[i]]);
 }
 
+/* Tries the rules the path selects in the index, or every one (a folder's "beneath"
+ * check, an index that could not be built, a path of too many components). */
+static void scan_rules(struct hit_scan *hs, int beneath)
+{
+	const struct pol_policy *p = hs->p;
+
+	if (p->buckets && !beneath && !hs->sig->overflow) {
+		for (unsigned b = 0; b < hs->sig->n_buckets; b++)
+			scan_bucket(hs->sig->buckets[b], hs);
+		return;
+	}
+	for (size_t i = 0; i < p->n_path_rules; i++) {
+		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
+
+		if (!(hs->ready & pol_path_group_at(p, p->path_rules[i])))
+			continue; /* not ready: its record may not be made */
+		try_rule(hs, r);
+		if (beneath && !r->path.negate && (hs->kinds & (1u << r->path_kind)) &&
+		    !hs->beneath[r->path_kind] &&
+		    !(r->n_owners && pol_rule_owned_by(p, r, hs->ctx)) &&
+		    covers_beneath(r, hs->path))
+			hs->beneath[r->path_kind] = r;
+	}
+}
+
 /* Which rule refuses an operation on path? Within a kind the last matching rule (in
  * load order) wins. The index means only rules whose trigger the path has are tried;
  * the "beneath" check for folders looks at every rule. */
@@ -442,22 +474,24 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	hs.kinds = kinds;
 	hs.ctx = ctx;
 
-	pol_paths_ready(p);
+	pol_paths_ready_for(p, pol_pg_rules(kinds));
 	pol_path_sig_init(&sig, path);
-	if (p->buckets && !beneath && !sig.overflow) {
-		for (unsigned b = 0; b < sig.n_buckets; b++)
-			scan_bucket(sig.buckets[b], &hs);
-	} else {
-		for (size_t i = 0; i < p->n_path_rules; i++) {
-			const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
-
-			try_rule(&hs, r);
-			if (beneath && !r->path.negate && (kinds & (1u << r->path_kind)) &&
-			    !hs.beneath[r->path_kind] &&
-			    !(r->n_owners && pol_rule_owned_by(p, r, ctx)) &&
-			    covers_beneath(r, path))
-				hs.beneath[r->path_kind] = r;
-		}
+	for (int again = 0;; again = 1) {
+		hs.ready = pol_pg_ready(p);
+		scan_rules(&hs, beneath);
+		/* A kind's exclusions lift only a rule of that kind that matched: they are
+		 * readied only then, and the scan made again. (Were they still not ready,
+		 * the rule would stand: refused, never let through.) */
+		unsigned neg = 0;
+		for (unsigned k = 0; k < 3; k++)
+			if (hs.last[k][HIT_POS_GUARDED] || hs.last[k][HIT_POS_LOW] ||
+			    hs.last[k][HIT_POS_HIGH])
+				neg |= 2u << (2 * k);
+		if (again || !(neg & ~hs.ready))
+			break;
+		pol_paths_ready_for(p, neg);
+		memset(hs.last, 0, sizeof(hs.last));
+		memset(hs.beneath, 0, sizeof(hs.beneath));
 	}
 	for (int k = 0; k < 3; k++) {
 		const struct pol_rule *hit = kind_hit(hs.last[k]);
@@ -492,13 +526,10 @@ struct dirent64_raw {
  * (up to 20,000 entries for "rm -rf ~") cannot find anything. */
 static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 {
-	pol_paths_ready(p);
-	for (size_t i = 0; i < p->n_path_rules; i++) {
-		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
-
-		if ((kinds & (1u << r->path_kind)) && !r->path.negate)
+	pol_paths_ready_for(p, pol_pg_rules(kinds));
+	for (size_t i = 0; i < p->n_path_rules; i++)
+		if (pol_pg_rules(kinds) & pol_path_group_at(p, p->path_rules[i]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -797,7 +828,7 @@ check_path_getcwd(const struct pol_policy *p, const char *path, enum pol_op op, 
 enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
 				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r)
 {
-	pol_paths_ready(p);
+	pol_paths_ready_for(p, pol_pg_rules(pol_op_refusing_kinds(op, flags)));
 	return check_path_cwd(p, path, op, flags, ctx, r);
 }
 

@@ -163,6 +163,9 @@ struct pol_policy {
 	 * which expands them with the home and root they were loaded under. */
 	int paths_pending;
 	int canon_pending; /* some rule's canon_pending is set (pol_paths_ready) */
+	/* while some are pending: the groups (pol_rule_group) whose rules are all expanded,
+	 * resolved and in the path index; set to 0 wherever a rule is left pending */
+	unsigned path_groups_ready;
 	char *lazy_home, *lazy_root;
 	size_t bash_count[5]; /* damage-control numbering per scope */
 	size_t path_count[5][3];
@@ -333,6 +336,39 @@ static inline uint16_t pol_keyword_bigram(const char *kw)
 /* snapshot.c: expands the path rules POL_LOAD_LAZY left pending and builds the path
  * index; a no-op when none is pending. Not thread-safe (see POL_LOAD_LAZY). */
 void pol_paths_ready(const struct pol_policy *p);
+
+/* Path rule groups: a kind's rules (bit 2 * kind) and its exclusions (bit 2 * kind + 1).
+ * A decision reads only the groups of the kinds that may refuse it, and a kind's
+ * exclusions only once one of its rules matched: a lazy load readies no more (each
+ * rule's folders are read back, a readlink per component, 40 for the embedded policy's
+ * certificate stores and system folders). */
+#define POL_PG_ALL 0x3fu
+static inline unsigned pol_rule_group(const struct pol_rule *r)
+{
+	return 1u << (2u * r->path_kind + (r->path.negate ? 1u : 0u));
+}
+/* The rules' groups (not their exclusions') of kinds, a mask of 1 << pol_path_kind. */
+static inline unsigned pol_pg_rules(unsigned kinds)
+{
+	return (kinds & 1u) | (kinds & 2u) << 1 | (kinds & 4u) << 2;
+}
+/* The groups ready to be read: all of them unless a lazy load left some pending. */
+static inline unsigned pol_pg_ready(const struct pol_policy *p)
+{
+	return p->paths_pending || p->canon_pending ? p->path_groups_ready : POL_PG_ALL;
+}
+/* pol_paths_ready() for these groups only; the path index then holds the groups ready. */
+void pol_paths_ready_for(const struct pol_policy *p, unsigned groups);
+/* The group of path rule i (an index into rule_tab), read in the deferred image while
+ * its record is not made: a group ready has every record made. */
+static inline unsigned pol_path_group_at(const struct pol_policy *p, size_t i)
+{
+	const struct pol_img_pend *q = p->img_pend;
+
+	if (q && i >= q->first && !q->made[i - q->first])
+		return pol_rule_group(&q->recs[i - q->first]);
+	return pol_rule_group(&p->rule_tab[i]);
+}
 
 /* load.c */
 void pol_diag_add(struct pol_policy *p, const char *file, unsigned line, unsigned col,

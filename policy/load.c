@@ -161,9 +161,10 @@ static int path_rule_expand(struct pol_policy *p, struct pol_rule *r, const char
 		r->enabled = 0;
 		return rc;
 	}
-	if (p->flags & POL_LOAD_LAZY)
+	if (p->flags & POL_LOAD_LAZY) {
 		r->canon_pending = p->canon_pending = 1;
-	else
+		p->path_groups_ready = 0;
+	} else
 		pol_rule_canon_path(r, NULL);
 	return 0;
 }
@@ -397,6 +398,7 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 		h->n++;
 		p->n_rules++;
 		p->canon_pending = 1;
+		p->path_groups_ready = 0;
 		return;
 	}
 	r = pol_rule_new(p);

@@ -399,6 +399,7 @@ static int load_path(struct pol_policy *p, struct pol_rule *r, const char *glob,
 			r->path.negate = r->pattern[0] == '!';
 			r->path_pending = 1;
 			p->paths_pending = 1;
+			p->path_groups_ready = 0;
 		} else {
 			if (pol_pathpat_expand(p, r->pattern, &pp) < 0)
 				return -EINVAL;
@@ -536,15 +537,50 @@ static char *snap_buf_new(struct pol_policy *p, size_t size)
 	return b;
 }
 
-void pol_paths_ready(const struct pol_policy *cp)
+static void make_record(struct pol_policy *p, struct pol_img_pend *q, size_t i);
+
+/* The records of the path rules in these groups (pol_paths_ready_for). */
+static void path_rules_make_groups(struct pol_policy *p, unsigned groups)
+{
+	struct pol_img_pend *q = p->img_pend;
+
+	pol_head_make(p); /* dcg's own path rules are there */
+	for (size_t j = 0; q && j < p->n_path_rules; j++) {
+		size_t i = p->path_rules[j];
+
+		if (i >= q->first && !q->made[i - q->first] &&
+		    (groups & pol_rule_group(&q->recs[i - q->first])))
+			make_record(p, q, i - q->first);
+	}
+}
+
+void pol_paths_ready(const struct pol_policy *p)
+{
+	pol_paths_ready_for(p, POL_PG_ALL);
+}
+
+void pol_paths_ready_for(const struct pol_policy *cp, unsigned want)
 {
 	struct pol_policy *p = (struct pol_policy *)cp;
 	char *home = p->home, *root = p->root;
 	const struct pol_img_pend *q = p->img_pend;
 
-	pol_path_rules_make(p); /* the path decisions read p->rule_tab */
-	if (!p->paths_pending && !p->canon_pending)
+	want &= POL_PG_ALL;
+	if (!p->paths_pending && !p->canon_pending) {
+		pol_path_rules_make(p); /* the path decisions read p->rule_tab */
 		return;
+	}
+	if ((p->path_groups_ready & want) == want)
+		return;
+	/* The pass that readies the last groups readies every rule pending (a rule not
+	 * in the path lists too), so that nothing stays pending once the flags are off. */
+	int full = (p->path_groups_ready | want) == POL_PG_ALL;
+	if (full) {
+		want = POL_PG_ALL;
+		pol_path_rules_make(p);
+	} else {
+		path_rules_make_groups(p, want);
+	}
 	if (p->paths_pending) {
 		p->home = p->lazy_home;
 		p->root = p->lazy_root;
@@ -562,6 +598,8 @@ void pol_paths_ready(const struct pol_policy *cp)
 
 		if (q && i >= q->first && !q->made[i - q->first])
 			continue; /* a deferred command rule: nothing pending */
+		if (!full && (r->kind != POL_RULE_PATH || !(want & pol_rule_group(r))))
+			continue; /* not read yet: it waits */
 
 		if (r->canon_pending) { /* expanded at load, not resolved yet */
 			r->canon_pending = 0;
@@ -597,8 +635,11 @@ void pol_paths_ready(const struct pol_policy *cp)
 	pol_resolve_memo_free(memo);
 	p->home = home;
 	p->root = root;
-	p->paths_pending = 0;
-	p->canon_pending = 0;
+	p->path_groups_ready |= want;
+	if (full) {
+		p->paths_pending = 0;
+		p->canon_pending = 0;
+	}
 	pol_path_index_build(p);
 }
 
@@ -1464,8 +1505,10 @@ static int image_load(struct pol_policy *p, const uint32_t *h, const struct imag
 	pend->n = n;
 	p->img_pend = pend;
 	p->n_rules = first + n;
-	if (ih->lazy)
+	if (ih->lazy) {
 		p->paths_pending = 1;
+		p->path_groups_ready = 0;
+	}
 	if (ih->zero_access)
 		p->have_zero_access = 1;
 	/* a sealed image's codes at its first regex (an allowed command often runs none:

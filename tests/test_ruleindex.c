@@ -399,9 +399,116 @@ Test(ruleindex, lazy_policy_covers_a_linked_folder_as_an_eager_one_does)
 		cr_expect_eq(pol_check_path(p, target, POL_OP_READ, 0, NULL, &r), POL_DENY,
 			     "flags %u: %s not covered through the link", flags, target);
 		pol_result_release(&r);
-		cr_expect_eq(p->canon_pending, 0);
+		/* a read readies the zero-access rules (not their exclusions: none matched) */
+		cr_expect(pol_pg_ready(p) & 1u, "flags %u: zero-access rules not ready", flags);
 		pol_free(p);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", real);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* A lazy policy readies only the path rules a decision can read: the kinds that may
+ * refuse the operation, and a kind's exclusions only once one of its rules matched.
+ * Each rule and exclusion below names a link, so it covers what it covers only once
+ * resolved: every decision must be the eager policy's, whatever was decided before it
+ * (the table runs in order on one policy, and once more on a fresh policy per row). */
+struct group_case {
+	const char *path; /* under the test folder */
+	enum pol_op op;
+	enum pol_decision want;
+};
+
+static const struct group_case group_cases[] = {
+    {"plain/file.txt", POL_OP_READ, POL_ALLOW},
+    {"real/secret", POL_OP_READ, POL_DENY},		/* zero-access through zlink */
+    {"pubreal/a.pem", POL_OP_READ, POL_ALLOW},		/* *.pem, lifted through publink */
+    {"plain/a.pem", POL_OP_READ, POL_DENY},		/* *.pem, not lifted */
+    {"pubreal/a.pem", POL_OP_WRITE, POL_ALLOW},		/* lifted for a write too */
+    {"roreal/notes", POL_OP_READ, POL_ALLOW},		/* read-only: read */
+    {"roreal/notes", POL_OP_WRITE, POL_DENY},		/* read-only through rolink */
+    {"roreal/keep/notes", POL_OP_WRITE, POL_ALLOW},	/* lifted through keeplink */
+    {"plain/file.txt", POL_OP_WRITE, POL_ALLOW},
+    {"ndreal/log", POL_OP_WRITE, POL_ALLOW},		/* no-delete: may be edited */
+    {"ndreal/log", POL_OP_DELETE, POL_DENY},		/* no-delete through ndlink */
+    {"real/secret", POL_OP_WRITE, POL_DENY},
+};
+
+static void group_tree(const char *real)
+{
+	static const char *const dirs[] = {"real", "pubreal", "roreal", "roreal/keep", "ndreal",
+					   "plain"};
+	static const char *const links[][2] = {
+	    {"real", "zlink"},	    {"pubreal", "publink"}, {"roreal", "rolink"},
+	    {"roreal/keep", "keeplink"}, {"ndreal", "ndlink"}};
+	char a[PATH_MAX + 32], b[PATH_MAX + 32];
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(a, sizeof(a), "%s/%s", real, dirs[i]);
+		cr_assert_eq(mkdir(a, 0700), 0, "%s", a);
+	}
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(a, sizeof(a), "%s/%s", real, links[i][0]);
+		snprintf(b, sizeof(b), "%s/%s", real, links[i][1]);
+		cr_assert_eq(symlink(a, b), 0, "%s", b);
+	}
+}
+
+static struct pol_policy *group_policy(unsigned flags, const char *yaml, size_t n)
+{
+	struct pol_policy *p = pol_new(flags);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_load_buffer(p, "groups.yaml", yaml, n), 0);
+	return p;
+}
+
+static enum pol_decision group_decide(struct pol_policy *p, const char *real,
+				      const struct group_case *c)
+{
+	char path[PATH_MAX + 64];
+	struct pol_result r;
+
+	snprintf(path, sizeof(path), "%s/%s", real, c->path);
+	enum pol_decision d = pol_check_path(p, path, c->op, 0, NULL, &r);
+	pol_result_release(&r);
+	return d;
+}
+
+Test(ruleindex, lazy_policy_readies_only_the_groups_a_decision_reads)
+{
+	char dir[] = "/tmp/dcg-test-groups.XXXXXX", real[PATH_MAX], yaml[PATH_MAX * 8];
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(realpath(dir, real));
+	group_tree(real);
+	int n = snprintf(yaml, sizeof(yaml),
+			 "zeroAccessPaths: ['%s/zlink/', '*.pem', '!%s/publink/']\n"
+			 "readOnlyPaths: ['%s/rolink/', '!%s/keeplink/']\n"
+			 "noDeletePaths: ['%s/ndlink/']\n",
+			 real, real, real, real, real);
+	cr_assert(n > 0 && (size_t)n < sizeof(yaml));
+	size_t nc = sizeof(group_cases) / sizeof(group_cases[0]);
+	struct pol_policy *eager = group_policy(0, yaml, (size_t)n);
+	struct pol_policy *lazy = group_policy(POL_LOAD_LAZY, yaml, (size_t)n);
+
+	/* nothing ready at load; a read that matches nothing readies the zero-access
+	 * rules alone */
+	cr_expect_eq(pol_pg_ready(lazy), 0u);
+	cr_expect_eq(group_decide(lazy, real, &group_cases[0]), POL_ALLOW);
+	cr_expect_eq(pol_pg_ready(lazy), 1u);
+	for (size_t i = 0; i < nc; i++) {
+		const struct group_case *c = &group_cases[i];
+		struct pol_policy *fresh = group_policy(POL_LOAD_LAZY, yaml, (size_t)n);
+
+		cr_expect_eq(group_decide(eager, real, c), c->want, "eager: %s", c->path);
+		cr_expect_eq(group_decide(lazy, real, c), c->want, "lazy, in order: %s op %d",
+			     c->path, (int)c->op);
+		cr_expect_eq(group_decide(fresh, real, c), c->want, "lazy, first: %s op %d",
+			     c->path, (int)c->op);
+		pol_free(fresh);
+	}
+	pol_free(eager);
+	pol_free(lazy);
+	snprintf(yaml, sizeof(yaml), "rm -rf '%s'", real);
+	cr_assert_eq(system(yaml), 0);
 }

@@ -374,6 +374,74 @@ Test(snapshot, lazy_paths_decide_as_eager_ones)
 	pol_free(eager);
 }
 
+/* A lazy load readies only the path rules a decision reads (pol_paths_ready_for): a
+ * fresh one whose first decision is about a folder (a delete or a move, which looks at
+ * every rule and beneath the folder) decides as a policy expanded at load does, while
+ * the other groups' records are not made yet; and so does one that decided a read of
+ * another file first. */
+Test(snapshot, lazy_first_folder_decisions_decide_as_eager_ones)
+{
+	static const char *const dirs[] = {"$R", "$R/tree", "$R/tree/.git", "$H", "$H/.ssh",
+					   "$R/plain"};
+	static const enum pol_op ops[] = {POL_OP_DELETE, POL_OP_RENAME_FROM, POL_OP_RENAME_TO,
+					  POL_OP_WRITE, POL_OP_READ};
+	char path[PATH_MAX + 16];
+	struct pol_policy *eager = pol_new(0);
+
+	cr_assert_not_null(eager);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", dirs[i][1] == 'H' ? home : root,
+			 dirs[i] + 2);
+		mkdir(path, 0700); /* each after its parent; $R and $H are there */
+	}
+	cr_assert_eq(pol_set_home(eager, home), 0);
+	cr_assert_eq(pol_set_root(eager, root), 0);
+	cr_assert_eq(pol_load_embedded(eager), 0);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+			for (int warm = 0; warm < 2; warm++) {
+				struct pol_policy *lazy = pol_new(POL_LOAD_LAZY);
+				struct pol_result ra, rb;
+
+				cr_assert_not_null(lazy);
+				cr_assert_eq(pol_set_home(lazy, home), 0);
+				cr_assert_eq(pol_set_root(lazy, root), 0);
+				cr_assert_eq(pol_load_embedded(lazy), 0);
+				if (warm) {
+					snprintf(path, sizeof(path), "%s/notes.txt", root);
+					pol_check_path(lazy, path, POL_OP_READ, 0, NULL, &rb);
+					pol_result_release(&rb);
+				}
+				snprintf(path, sizeof(path), "%s%s",
+					 dirs[i][1] == 'H' ? home : root, dirs[i] + 2);
+				pol_check_path(eager, path, ops[o], POL_PATH_IS_DIR, NULL, &ra);
+				pol_check_path(lazy, path, ops[o], POL_PATH_IS_DIR, NULL, &rb);
+				expect_same(&ra, &rb, path);
+				pol_result_release(&ra);
+				pol_result_release(&rb);
+				pol_free(lazy);
+			}
+	{
+		struct pol_policy *lazy = pol_new(POL_LOAD_LAZY);
+		struct pol_result r;
+
+		cr_assert_not_null(lazy);
+		cr_assert_eq(pol_set_home(lazy, home), 0);
+		cr_assert_eq(pol_set_root(lazy, root), 0);
+		cr_assert_eq(pol_load_embedded(lazy), 0);
+		snprintf(path, sizeof(path), "%s/tree", root);
+		cr_expect_eq(pol_check_path(lazy, path, POL_OP_DELETE, POL_PATH_IS_DIR, NULL, &r),
+			     POL_DENY, "a folder holding a .git/ is not deleted");
+		pol_result_release(&r);
+		snprintf(path, sizeof(path), "%s/plain", root);
+		cr_expect_eq(pol_check_path(lazy, path, POL_OP_DELETE, POL_PATH_IS_DIR, NULL, &r),
+			     POL_ALLOW, "an empty folder may be deleted");
+		pol_result_release(&r);
+		pol_free(lazy);
+	}
+	pol_free(eager);
+}
+
 /* A lazy load keeps its expanded globs in blocks of 1 KiB (pol_paths_ready): a home so
  * long that a glob under it does not fit one is expanded on its own, and decides as a
  * policy expanded at load does; freeing either leaks nothing (ASan). */

@@ -420,26 +420,28 @@ struct group_case {
 
 static const struct group_case group_cases[] = {
     {"plain/file.txt", POL_OP_READ, POL_ALLOW},
-    {"real/secret", POL_OP_READ, POL_DENY},		/* zero-access through zlink */
-    {"pubreal/a.pem", POL_OP_READ, POL_ALLOW},		/* *.pem, lifted through publink */
-    {"plain/a.pem", POL_OP_READ, POL_DENY},		/* *.pem, not lifted */
-    {"pubreal/a.pem", POL_OP_WRITE, POL_ALLOW},		/* lifted for a write too */
-    {"roreal/notes", POL_OP_READ, POL_ALLOW},		/* read-only: read */
-    {"roreal/notes", POL_OP_WRITE, POL_DENY},		/* read-only through rolink */
-    {"roreal/keep/notes", POL_OP_WRITE, POL_ALLOW},	/* lifted through keeplink */
+    {"real/secret", POL_OP_READ, POL_DENY},	    /* zero-access through zlink */
+    {"pubreal/a.pem", POL_OP_READ, POL_ALLOW},	    /* *.pem, lifted through publink */
+    {"plain/a.pem", POL_OP_READ, POL_DENY},	    /* *.pem, not lifted */
+    {"pubreal/a.pem", POL_OP_WRITE, POL_ALLOW},	    /* lifted for a write too */
+    {"roreal/notes", POL_OP_READ, POL_ALLOW},	    /* read-only: read */
+    {"roreal/notes", POL_OP_WRITE, POL_DENY},	    /* read-only through rolink */
+    {"roreal/keep/notes", POL_OP_WRITE, POL_ALLOW}, /* lifted through keeplink */
     {"plain/file.txt", POL_OP_WRITE, POL_ALLOW},
-    {"ndreal/log", POL_OP_WRITE, POL_ALLOW},		/* no-delete: may be edited */
-    {"ndreal/log", POL_OP_DELETE, POL_DENY},		/* no-delete through ndlink */
+    {"ndreal/log", POL_OP_WRITE, POL_ALLOW}, /* no-delete: may be edited */
+    {"ndreal/log", POL_OP_DELETE, POL_DENY}, /* no-delete through ndlink */
     {"real/secret", POL_OP_WRITE, POL_DENY},
 };
 
 static void group_tree(const char *real)
 {
-	static const char *const dirs[] = {"real", "pubreal", "roreal", "roreal/keep", "ndreal",
-					   "plain"};
-	static const char *const links[][2] = {
-	    {"real", "zlink"},	    {"pubreal", "publink"}, {"roreal", "rolink"},
-	    {"roreal/keep", "keeplink"}, {"ndreal", "ndlink"}};
+	static const char *const dirs[] = {"real",	  "pubreal", "roreal",
+					   "roreal/keep", "ndreal",  "plain"};
+	static const char *const links[][2] = {{"real", "zlink"},
+					       {"pubreal", "publink"},
+					       {"roreal", "rolink"},
+					       {"roreal/keep", "keeplink"},
+					       {"ndreal", "ndlink"}};
 	char a[PATH_MAX + 32], b[PATH_MAX + 32];
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {

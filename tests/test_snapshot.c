@@ -381,8 +381,8 @@ Test(snapshot, lazy_paths_decide_as_eager_ones)
  * another file first. */
 Test(snapshot, lazy_first_folder_decisions_decide_as_eager_ones)
 {
-	static const char *const dirs[] = {"$R", "$R/tree", "$R/tree/.git", "$H", "$H/.ssh",
-					   "$R/plain"};
+	static const char *const dirs[] = {"$R", "$R/tree", "$R/tree/.git",
+					   "$H", "$H/.ssh", "$R/plain"};
 	static const enum pol_op ops[] = {POL_OP_DELETE, POL_OP_RENAME_FROM, POL_OP_RENAME_TO,
 					  POL_OP_WRITE, POL_OP_READ};
 	char path[PATH_MAX + 16];
@@ -390,8 +390,7 @@ Test(snapshot, lazy_first_folder_decisions_decide_as_eager_ones)
 
 	cr_assert_not_null(eager);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s", dirs[i][1] == 'H' ? home : root,
-			 dirs[i] + 2);
+		snprintf(path, sizeof(path), "%s%s", dirs[i][1] == 'H' ? home : root, dirs[i] + 2);
 		mkdir(path, 0700); /* each after its parent; $R and $H are there */
 	}
 	cr_assert_eq(pol_set_home(eager, home), 0);

@@ -224,6 +224,12 @@ static void path_index_free(struct pol_policy *p)
 	p->buckets = NULL;
 }
 
+void pol_path_index_drop(struct pol_policy *p)
+{
+	path_index_free(p);
+	p->path_scans_unindexed = 0;
+}
+
 void pol_path_index_build(struct pol_policy *p)
 {
 	struct pol_path_buckets *x = NULL;
@@ -247,7 +253,7 @@ void pol_path_index_build(struct pol_policy *p)
 		return;
 	for (size_t i = 0; i < p->n_path_rules; i++) {
 		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
-		int in = (ready & pol_path_group_at(p, p->path_rules[i])) != 0;
+		int in = pol_path_rule_in(p, p->path_rules[i], ready) != NULL;
 		unsigned b0 = in ? pol_pathpat_bucket(&r->path) : POL_PI_BUCKETS,
 			 b1 = in && r->has_canon ? pol_pathpat_bucket(&r->path_canon)
 						 : POL_PI_BUCKETS;
@@ -445,9 +451,9 @@ static void scan_rules(struct hit_scan *hs, int beneath)
 		return;
 	}
 	for (size_t i = 0; i < p->n_path_rules; i++) {
-		const struct pol_rule *r = &p->rule_tab[p->path_rules[i]];
+		const struct pol_rule *r = pol_path_rule_in(p, p->path_rules[i], hs->ready);
 
-		if (!(hs->ready & pol_path_group_at(p, p->path_rules[i])))
+		if (!r)
 			continue; /* not ready: its record may not be made */
 		try_rule(hs, r);
 		if (beneath && !r->path.negate && (hs->kinds & (1u << r->path_kind)) &&
@@ -475,6 +481,13 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	hs.ctx = ctx;
 
 	pol_paths_ready_for(p, pol_pg_rules(kinds));
+	/* A lazy load (one process, no threads: pol_prepare() readies all) tries the rules
+	 * ready one by one in its first decisions, which the hook's call makes one or two
+	 * of, and builds the index for the third (a folder walked, a command of many
+	 * paths). */
+	if (!p->buckets && (p->paths_pending || p->canon_pending) &&
+	    ++((struct pol_policy *)p)->path_scans_unindexed > 2)
+		pol_path_index_build((struct pol_policy *)p);
 	pol_path_sig_init(&sig, path);
 	for (int again = 0;; again = 1) {
 		hs.ready = pol_pg_ready(p);
@@ -528,7 +541,7 @@ static int has_path_rules(const struct pol_policy *p, unsigned kinds)
 {
 	pol_paths_ready_for(p, pol_pg_rules(kinds));
 	for (size_t i = 0; i < p->n_path_rules; i++)
-		if (pol_pg_rules(kinds) & pol_path_group_at(p, p->path_rules[i]))
+		if (pol_path_rule_in(p, p->path_rules[i], pol_pg_rules(kinds)))
 			return 1;
 	return 0;
 }

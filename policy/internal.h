@@ -166,6 +166,9 @@ struct pol_policy {
 	/* while some are pending: the groups (pol_rule_group) whose rules are all expanded,
 	 * resolved and in the path index; set to 0 wherever a rule is left pending */
 	unsigned path_groups_ready;
+	/* while some are pending: path decisions made since the path index was dropped
+	 * (a lazy load builds it only for a process that makes several) */
+	unsigned path_scans_unindexed;
 	char *lazy_home, *lazy_root;
 	size_t bash_count[5]; /* damage-control numbering per scope */
 	size_t path_count[5][3];
@@ -359,15 +362,16 @@ static inline unsigned pol_pg_ready(const struct pol_policy *p)
 }
 /* pol_paths_ready() for these groups only; the path index then holds the groups ready. */
 void pol_paths_ready_for(const struct pol_policy *p, unsigned groups);
-/* The group of path rule i (an index into rule_tab), read in the deferred image while
- * its record is not made: a group ready has every record made. */
-static inline unsigned pol_path_group_at(const struct pol_policy *p, size_t i)
+/* Path rule i (an index into rule_tab) if its group is one of groups and ready, else
+ * NULL: a group ready has every record made, and a record not made is not read. */
+static inline const struct pol_rule *pol_path_rule_in(const struct pol_policy *p, size_t i,
+						      unsigned groups)
 {
 	const struct pol_img_pend *q = p->img_pend;
 
 	if (q && i >= q->first && !q->made[i - q->first])
-		return pol_rule_group(&q->recs[i - q->first]);
-	return pol_rule_group(&p->rule_tab[i]);
+		return NULL;
+	return groups & pol_pg_ready(p) & pol_rule_group(&p->rule_tab[i]) ? &p->rule_tab[i] : NULL;
 }
 
 /* load.c */
@@ -515,6 +519,8 @@ struct pol_path_buckets {
 /* Builds the path index over p->path_rules; on allocation failure it is left NULL and
  * decisions try every rule. */
 void pol_path_index_build(struct pol_policy *p);
+/* Frees the path index: decisions try every rule ready until it is built again. */
+void pol_path_index_drop(struct pol_policy *p);
 /* pol_pathpat_covers() after a cheap rejection through sig (which must describe path). */
 int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *abs_path,
 			   const struct pol_path_sig *sig);

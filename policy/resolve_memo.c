@@ -23,8 +23,8 @@
  * holds is known to be a link or not, and a name it does not hold is missing, as
  * readlink() would have said. A folder of more than MEMO_LIST_MAX entries, or one
  * that cannot be read, is not listed. */
-#define MEMO_MAX	512
-#define MEMO_SLOTS	1024 /* a power of two, twice MEMO_MAX */
+#define MEMO_MAX	256
+#define MEMO_SLOTS	512 /* a power of two, twice MEMO_MAX */
 #define MEMO_LIST_AFTER 8
 #define MEMO_LIST_MAX	256
 enum { M_PLAIN, M_FAILED, M_LISTED, M_ASK }; /* M_LISTED: plain, every entry known */

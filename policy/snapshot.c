@@ -639,8 +639,10 @@ void pol_paths_ready_for(const struct pol_policy *cp, unsigned want)
 	if (full) {
 		p->paths_pending = 0;
 		p->canon_pending = 0;
+		pol_path_index_build(p);
+	} else {
+		pol_path_index_drop(p); /* path_rule_hit() builds it when it pays */
 	}
-	pol_path_index_build(p);
 }
 
 void pol_prepare(const struct pol_policy *p)

@@ -509,6 +509,18 @@ Test(ruleindex, lazy_policy_readies_only_the_groups_a_decision_reads)
 			     c->path, (int)c->op);
 		pol_free(fresh);
 	}
+	/* A lazy policy tries the rules ready one by one in its first two decisions and
+	 * builds the path index for the third; a group readied later drops it again. */
+	struct pol_policy *once = group_policy(POL_LOAD_LAZY, yaml, (size_t)n);
+	for (int k = 0; k < 4; k++) {
+		cr_expect_eq(group_decide(once, real, &group_cases[0]), group_cases[0].want,
+			     "decision %d", k);
+		cr_expect_eq(once->buckets != NULL, k >= 2, "decision %d: index %s", k,
+			     once->buckets ? "built" : "not built");
+	}
+	cr_expect_eq(group_decide(once, real, &group_cases[6]), group_cases[6].want);
+	cr_expect_null(once->buckets, "a group readied keeps a stale index");
+	pol_free(once);
 	pol_free(eager);
 	pol_free(lazy);
 	snprintf(yaml, sizeof(yaml), "rm -rf '%s'", real);

@@ -363,7 +363,9 @@ struct hit_scan {
 	const char *path;
 	const struct pol_path_sig *sig;
 	unsigned kinds;
-	unsigned ready; /* the groups ready (pol_pg_ready): no other rule is read */
+	/* the groups ready (pol_pg_ready): the linear scan reads no other rule, and the
+	 * index holds no other (it is dropped whenever another group is readied) */
+	unsigned ready;
 	const struct pol_ctx *ctx;
 	const struct pol_rule *last[3][HIT__N];
 	const struct pol_rule *beneath[3];
@@ -382,7 +384,7 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 {
 	const struct pol_rule **slot;
 
-	if (!(hs->kinds & (1u << r->path_kind)) || !(hs->ready & pol_rule_group(r)))
+	if (!(hs->kinds & (1u << r->path_kind)))
 		return;
 	if (r->n_owners && pol_rule_owned_by(hs->p, r, hs->ctx))
 		return; /* its owner manages what it covers */

@@ -673,6 +673,17 @@ static __attribute__((noinline)) int relink(char *rest, const char *tail, const 
 	return 0;
 }
 
+/* Where the walk goes on after a link: from the root for an absolute target, else from
+ * the folder that held the link (save: the resolved length before its name; the root
+ * when that is empty). The new length of out. */
+static inline __attribute__((always_inline)) size_t link_restart(char *out, size_t save, int abs)
+{
+	size_t olen = abs || save == 0 ? 1 : save;
+
+	out[olen] = '\0';
+	return olen;
+}
+
 /* The walk from a symlink on: rest (PATH_MAX * 2 bytes) holds what is left to walk, out
  * the olen bytes resolved so far; rest is rebuilt each time a symlink is met, from the
  * target read into out's room past its end (or, when that room may cut it short, by
@@ -720,19 +731,8 @@ static __attribute__((noinline)) int walk_rest(char *rest, char *out, size_t ole
 			memmove(rest + n, e, tail + 1);
 			memcpy(rest, link, (size_t)n);
 		}
-		int abs = n > 0 && rest[0] == '/';
 		s = rest;
-		if (abs) {
-			olen = 1;
-			out[1] = '\0';
-		} else {
-			olen = save;
-			out[olen] = '\0';
-			if (olen == 0) {
-				olen = 1;
-				out[1] = '\0';
-			}
-		}
+		olen = link_restart(out, save, n > 0 && rest[0] == '/');
 	}
 	return rc; /* 0 at the end of the path, or walk_step()'s error */
 }
@@ -763,17 +763,7 @@ static __attribute__((noinline)) int walk_link(const char *target, size_t n, con
 		return -ENAMETOOLONG;
 	memcpy(rest, target, n); /* before out is cut: the target lies past its end */
 	memcpy(rest + n, tail, tlen + 1);
-	if (target[0] == '/') {
-		olen = 1;
-		out[1] = '\0';
-	} else {
-		olen = save;
-		out[olen] = '\0';
-		if (olen == 0) {
-			olen = 1;
-			out[1] = '\0';
-		}
-	}
+	olen = link_restart(out, save, target[0] == '/');
 	return walk_rest(rest, out, olen, size, 1, nofollow, ask, ctx);
 }
 

@@ -857,6 +857,16 @@ static size_t exec_comp_end(const char *p, size_t len, int k)
 	return len;
 }
 
+/* How many components p (absolute and plain, len bytes) has. */
+static int exec_comps(const char *p, size_t len)
+{
+	int n = 1;
+
+	for (size_t i = 1; i < len; i++)
+		n += p[i] == '/';
+	return n;
+}
+
 #define EXEC_RESOLVE_PROBES 6
 
 /* The program's resolution for an absolute path that openat2(RESOLVE_NO_SYMLINKS)
@@ -879,15 +889,14 @@ static __attribute__((noinline)) int exec_resolve(const struct pol_pidx *x, cons
 {
 	char p[256], t[256];
 	size_t plen = guard_strnlen(file, sizeof(p)), end, off, rest;
-	int probes = 0, step = 0, comps = 1, k;
+	int probes = 0, step = 0, comps, k;
 	struct open_how how;
 	long n, r;
 
 	if (plen >= sizeof(p) || !exec_path_plain(file, plen))
 		return -1;
 	memcpy(p, file, plen + 1);
-	for (size_t i = 1; i < plen; i++)
-		comps += p[i] == '/';
+	comps = exec_comps(p, plen);
 	memset(&how, 0, sizeof(how));
 	how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 	how.resolve = RESOLVE_NO_SYMLINKS;
@@ -934,9 +943,7 @@ static __attribute__((noinline)) int exec_resolve(const struct pol_pidx *x, cons
 			return -1;
 		/* another link on the new path: from its first component again */
 		step = 0;
-		comps = 1;
-		for (size_t i = 1; i < plen; i++)
-			comps += p[i] == '/';
+		comps = exec_comps(p, plen);
 	}
 	return -1;
 }

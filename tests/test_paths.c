@@ -474,23 +474,12 @@ Test(paths, pol_path_resolve_on_real_links)
 	cr_expect_lt(pol_path_resolve(b, 0, out, 8), 0, "too small a buffer is an error");
 }
 
-/* One pass's memo (pol_paths_ready) answers as readlink() would: links in the middle,
- * relative and absolute, a missing tail, a file where a folder should be, "..", each
- * asked again after others, before and after it lists the home, and more folders than
- * the memo holds. */
-Test(paths, resolve_memo_answers_as_readlink_does)
+/* The links both walks below are asked about: root/d1/d2; in the home, abs (absolute,
+ * to root/d1), l (relative, to ../proj/d1), loop (to itself) and f (a file). */
+static void link_tree(void)
 {
-	static const char *const tails[] = {
-	    "/l/d2/x",	     "/l/d2/x/y/z", "/abs/d2/x", "/f/inside", "/missing/a/b",
-	    "/l/d2/../d2/x", "/l/d2/x",	    "/f/inside", "/abs/d2",   "/d1/d2",
-	    "/missing/a",    "/l",	    "/loop/a/b", "/abs/d2/x", "/l/d2/x/y",
-	};
-	char b[PATH_MAX], ln[PATH_MAX], want[PATH_MAX], got[PATH_MAX];
-	struct pol_resolve_memo *m = pol_resolve_memo_new(), *m1 = pol_resolve_memo_new();
+	char b[PATH_MAX], ln[PATH_MAX];
 
-	cr_assert(m && m1);
-	/* m1 lists the home at the first of its entries asked about */
-	pol_resolve_memo_list_first(m1, home);
 	snprintf(b, sizeof(b), "%s/d1/d2", root);
 	mkpath(b);
 	snprintf(ln, sizeof(ln), "%s/d1", root);
@@ -502,6 +491,26 @@ Test(paths, resolve_memo_answers_as_readlink_does)
 	link_to("loop", b);
 	snprintf(b, sizeof(b), "%s/f", home);
 	touch(b);
+}
+
+/* One pass's memo (pol_paths_ready) answers as readlink() would: links in the middle,
+ * relative and absolute, a missing tail, a file where a folder should be, "..", each
+ * asked again after others, before and after it lists the home, and more folders than
+ * the memo holds. */
+Test(paths, resolve_memo_answers_as_readlink_does)
+{
+	static const char *const tails[] = {
+	    "/l/d2/x",	     "/l/d2/x/y/z", "/abs/d2/x", "/f/inside", "/missing/a/b",
+	    "/l/d2/../d2/x", "/l/d2/x",	    "/f/inside", "/abs/d2",   "/d1/d2",
+	    "/missing/a",    "/l",	    "/loop/a/b", "/abs/d2/x", "/l/d2/x/y",
+	};
+	char b[PATH_MAX], want[PATH_MAX], got[PATH_MAX];
+	struct pol_resolve_memo *m = pol_resolve_memo_new(), *m1 = pol_resolve_memo_new();
+
+	cr_assert(m && m1);
+	/* m1 lists the home at the first of its entries asked about */
+	pol_resolve_memo_list_first(m1, home);
+	link_tree();
 	/* more of the home's entries asked about than the memo asks one by one: it lists
 	 * the home (folders, files, the links above, names it does not hold) */
 	for (int k = 0; k < 12; k++) {
@@ -563,24 +572,14 @@ Test(paths, walk_in_place_answers_as_a_walk_of_a_copy)
 	    "/f/inside", "/loop/a",   "/l",	   "/abs",	    "/d1/d2", "/big/x",
 	    "/huge/x",	 "/rel/./d2", "/viabig/x", "/viahuge/x",
 	};
-	char b[PATH_MAX], ln[PATH_MAX], tgt[PATH_MAX], want[PATH_MAX], got[PATH_MAX + 16];
+	char b[PATH_MAX], tgt[PATH_MAX], want[PATH_MAX], got[PATH_MAX + 16];
 	size_t o = 0;
 
-	snprintf(b, sizeof(b), "%s/d1/d2", root);
-	mkpath(b);
-	snprintf(ln, sizeof(ln), "%s/d1", root);
-	snprintf(b, sizeof(b), "%s/abs", home);
-	link_to(ln, b);
-	snprintf(b, sizeof(b), "%s/l", home);
-	link_to("../proj/d1", b);
+	link_tree();
 	snprintf(b, sizeof(b), "%s/chain", home);
 	link_to("l/d2", b);
 	snprintf(b, sizeof(b), "%s/rel", home);
 	link_to("./l", b);
-	snprintf(b, sizeof(b), "%s/loop", home);
-	link_to("loop", b);
-	snprintf(b, sizeof(b), "%s/f", home);
-	touch(b);
 	/* a link to each long one: its target read after a first link */
 	snprintf(b, sizeof(b), "%s/viabig", home);
 	link_to("big", b);

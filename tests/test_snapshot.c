@@ -210,6 +210,31 @@ static void expect_same(const struct pol_result *a, const struct pol_result *b, 
 	cr_expect_str_eq(b->matched, a->matched, "%s", what);
 }
 
+/* The embedded policy loaded at load (flags 0) or lazily, for the home h and the root. */
+static struct pol_policy *embedded_policy(unsigned flags, const char *h)
+{
+	struct pol_policy *p = pol_new(flags);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, h), 0);
+	cr_assert_eq(pol_set_root(p, root), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	return p;
+}
+
+/* The same decision of path by both policies. */
+static void expect_same_path(const struct pol_policy *a, const struct pol_policy *b,
+			     const char *path, enum pol_op op, unsigned flags)
+{
+	struct pol_result ra, rb;
+
+	pol_check_path(a, path, op, flags, NULL, &ra);
+	pol_check_path(b, path, op, flags, NULL, &rb);
+	expect_same(&ra, &rb, path);
+	pol_result_release(&ra);
+	pol_result_release(&rb);
+}
+
 Test(snapshot, loaded_snapshot_decides_every_corpus_command_identically)
 {
 	struct pol_policy *p = source_policy(), *q = round_trip(p);
@@ -348,13 +373,8 @@ Test(snapshot, lazy_paths_decide_as_eager_ones)
 				 s + 2);
 		else
 			snprintf(path, sizeof(path), "%s", s);
-		for (int op = 0; op < POL_OP__COUNT; op++) {
-			struct pol_result ra, rb;
-
-			pol_check_path(eager, path, (enum pol_op)op, 0, NULL, &ra);
-			pol_check_path(lazy, path, (enum pol_op)op, 0, NULL, &rb);
-			expect_same(&ra, &rb, path);
-		}
+		for (int op = 0; op < POL_OP__COUNT; op++)
+			expect_same_path(eager, lazy, path, (enum pol_op)op, 0);
 	}
 	{
 		struct pol_result r;
@@ -385,49 +405,34 @@ Test(snapshot, lazy_first_folder_decisions_decide_as_eager_ones)
 					   "$H", "$H/.ssh", "$R/plain"};
 	static const enum pol_op ops[] = {POL_OP_DELETE, POL_OP_RENAME_FROM, POL_OP_RENAME_TO,
 					  POL_OP_WRITE, POL_OP_READ};
-	char path[PATH_MAX + 16];
-	struct pol_policy *eager = pol_new(0);
+	char path[PATH_MAX + 16], notes[PATH_MAX + 16];
+	struct pol_policy *eager;
 
-	cr_assert_not_null(eager);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s%s", dirs[i][1] == 'H' ? home : root, dirs[i] + 2);
 		mkdir(path, 0700); /* each after its parent; $R and $H are there */
 	}
-	cr_assert_eq(pol_set_home(eager, home), 0);
-	cr_assert_eq(pol_set_root(eager, root), 0);
-	cr_assert_eq(pol_load_embedded(eager), 0);
+	snprintf(notes, sizeof(notes), "%s/notes.txt", root);
+	eager = embedded_policy(0, home);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
 			for (int warm = 0; warm < 2; warm++) {
-				struct pol_policy *lazy = pol_new(POL_LOAD_LAZY);
-				struct pol_result ra, rb;
+				struct pol_policy *lazy = embedded_policy(POL_LOAD_LAZY, home);
+				struct pol_result r;
 
-				cr_assert_not_null(lazy);
-				cr_assert_eq(pol_set_home(lazy, home), 0);
-				cr_assert_eq(pol_set_root(lazy, root), 0);
-				cr_assert_eq(pol_load_embedded(lazy), 0);
 				if (warm) {
-					snprintf(path, sizeof(path), "%s/notes.txt", root);
-					pol_check_path(lazy, path, POL_OP_READ, 0, NULL, &rb);
-					pol_result_release(&rb);
+					pol_check_path(lazy, notes, POL_OP_READ, 0, NULL, &r);
+					pol_result_release(&r);
 				}
 				snprintf(path, sizeof(path), "%s%s",
 					 dirs[i][1] == 'H' ? home : root, dirs[i] + 2);
-				pol_check_path(eager, path, ops[o], POL_PATH_IS_DIR, NULL, &ra);
-				pol_check_path(lazy, path, ops[o], POL_PATH_IS_DIR, NULL, &rb);
-				expect_same(&ra, &rb, path);
-				pol_result_release(&ra);
-				pol_result_release(&rb);
+				expect_same_path(eager, lazy, path, ops[o], POL_PATH_IS_DIR);
 				pol_free(lazy);
 			}
 	{
-		struct pol_policy *lazy = pol_new(POL_LOAD_LAZY);
+		struct pol_policy *lazy = embedded_policy(POL_LOAD_LAZY, home);
 		struct pol_result r;
 
-		cr_assert_not_null(lazy);
-		cr_assert_eq(pol_set_home(lazy, home), 0);
-		cr_assert_eq(pol_set_root(lazy, root), 0);
-		cr_assert_eq(pol_load_embedded(lazy), 0);
 		snprintf(path, sizeof(path), "%s/tree", root);
 		cr_expect_eq(pol_check_path(lazy, path, POL_OP_DELETE, POL_PATH_IS_DIR, NULL, &r),
 			     POL_DENY, "a folder holding a .git/ is not deleted");
@@ -450,29 +455,17 @@ Test(snapshot, lazy_globs_longer_than_a_block_decide_as_eager_ones)
 					    "/.bashrc", "/.config/dcg/policy.yaml"};
 	char longhome[1400], path[1600];
 	size_t o = (size_t)snprintf(longhome, sizeof(longhome), "%s", home);
-	struct pol_policy *eager = pol_new(0), *lazy = pol_new(POL_LOAD_LAZY);
+	struct pol_policy *eager, *lazy;
 
 	while (o + 40 < 1300)
 		o += (size_t)snprintf(longhome + o, sizeof(longhome) - o, "/%s",
 				      "a-folder-name-of-thirty-two-bytes");
-	cr_assert_not_null(eager);
-	cr_assert_not_null(lazy);
-	for (int k = 0; k < 2; k++) {
-		struct pol_policy *p = k ? lazy : eager;
-
-		cr_assert_eq(pol_set_home(p, longhome), 0);
-		cr_assert_eq(pol_set_root(p, root), 0);
-		cr_assert_eq(pol_load_embedded(p), 0);
-	}
+	eager = embedded_policy(0, longhome);
+	lazy = embedded_policy(POL_LOAD_LAZY, longhome);
 	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
 		snprintf(path, sizeof(path), "%s%s", longhome, tails[i]);
-		for (int op = 0; op < POL_OP__COUNT; op++) {
-			struct pol_result ra, rb;
-
-			pol_check_path(eager, path, (enum pol_op)op, 0, NULL, &ra);
-			pol_check_path(lazy, path, (enum pol_op)op, 0, NULL, &rb);
-			expect_same(&ra, &rb, path);
-		}
+		for (int op = 0; op < POL_OP__COUNT; op++)
+			expect_same_path(eager, lazy, path, (enum pol_op)op, 0);
 	}
 	{
 		struct pol_result r;

@@ -95,10 +95,15 @@ $(BUILD)/bench/dcg-floor: $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) cli/hook.o
 	$(CC) $(ALL_LDFLAGS) $(DCG_LDFLAGS) $(BUILD)/bench/cmd_hook_floor.o $(DCG_OBJS) \
 		$(DCG_BIN_LIBS) -o $@
 
+# The floor below dcg's own: a program that only loads libcjson, reads the call and
+# parses it (cli/bench/cjson_floor.c), what any hook reading its call with cJSON pays.
+$(BUILD)/bench/cjson-floor: $(BUILD)/cli/bench/cjson_floor.o
+	$(CC) $(ALL_LDFLAGS) $^ $(shell $(PKG_CONFIG) --libs libcjson) -o $@
+
 .PHONY: bench-hook
-bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook $(BUILD)/bench/dcg-floor
+bench-hook: $(BUILD)/dcg $(BUILD)/bench_hook $(BUILD)/bench/dcg-floor $(BUILD)/bench/cjson-floor
 	$(BUILD)/bench_hook $(BUILD)/dcg $(BENCH_HOOK_CALLS) $(BUILD)/bench/dcg-floor \
-		$(BENCH_HOOK_OTHERS)
+		$(BUILD)/bench/cjson-floor $(BENCH_HOOK_OTHERS)
 
 bench: bench-hook
 

@@ -29,6 +29,10 @@ int cmd_run(int argc, char **argv);
 int cmd_run_shell_prefix(int argc, char **argv); /* cli/cmd_run.c */
 int cmd_sandbox(int argc, char **argv);		 /* cli/cmd_sandbox.c */
 
+/* The hook's own allocator from here on (cli/hook_alloc.c, in the dcg binary only):
+ * main calls it for `dcg hook`, before the call is read. */
+void hook_alloc_start(void);
+
 /* The --policy FILE given before the subcommand (`dcg --policy F check ...`), or NULL:
  * commands use it when they get no --policy of their own. */
 extern const char *dcg_global_policy;

@@ -188,6 +188,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int c = find_command(argv[a]);
+	if (c == CMD_hook)
+		hook_alloc_start(); /* one short process: no glibc malloc to start */
 	if (c >= 0)
 		return run_command(c, argc - a, argv + a);
 	fprintf(stderr, "dcg: unknown command '%s' (see dcg help)\n", argv[a]);

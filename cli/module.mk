@@ -1,9 +1,10 @@
 # cli/: the dcg binary (the agent hook, the launchers of dcg run and dcg sandbox, the
 # everyday commands).
-#   $(BUILD)/libdcgcli.a   every cli/*.c but the two mains, so that tests link it directly
+#   $(BUILD)/libdcgcli.a   every cli/*.c but the two mains and the hook's allocator
+#                          (hook_alloc.c, dcg's own malloc), so that tests link it directly
 #   $(BUILD)/dcg           main.o + libdcgcli.a + libdcgsandbox.a + libdcgpolicy.a
 #   $(BUILD)/sandbox/sbx-run  `dcg sandbox` alone (sbx_main.c), for sandbox/bench.sh
-CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c cli/seccomp_dl.c,$(wildcard cli/*.c cli/agents/*.c))
+CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c cli/seccomp_dl.c cli/hook_alloc.c,$(wildcard cli/*.c cli/agents/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 # `dcg hook` starts once per tool call: link PCRE2 (BSD) and libyaml (MIT) statically
@@ -44,7 +45,7 @@ DCG_BIN_LIBS := -Wl,--no-as-needed -lc $(filter-out -lseccomp,$(DCG_LIBS)) \
 # 8 KiB more of file): .data, .got.plt and the .bss a call writes then share one page
 # instead of two, one copy-on-write fault less at every start.
 # HOOK_ORDER=0, or no lld, links as before with the default linker.
-DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(BUILD)/cli/hook_alloc.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
 # The few libc and cJSON functions every hook call runs, bound at start rather than
 # lazily (cli/hook_bind.h). HOOK_BIND=0: every function lazily, as before.
 HOOK_BIND ?= 1
@@ -54,6 +55,9 @@ HOOK_BIND_CFLAGS := $(if $(filter 1,$(HOOK_BIND)),-include cli/hook_bind.h)
 # last lines: 4 page faults fewer.
 $(BUILD)/cli/main.o $(CLI_OBJS) $(POLICY_CORE_OBJS): ALL_CFLAGS += -ffunction-sections \
 	-fdata-sections $(HOOK_BIND_CFLAGS)
+# The hook's allocator (cli/hook_alloc.c) defines malloc itself: a section per function
+# and variable for the order, without hook_bind.h's declarations of libc's.
+$(BUILD)/cli/hook_alloc.o: ALL_CFLAGS += -ffunction-sections -fdata-sections
 # main.c's switch of commands as compares, not a jump table: a table lands in .rodata
 # where hook.order cannot place it, one more page fault at every start.
 $(BUILD)/cli/main.o: ALL_CFLAGS += -fno-jump-tables

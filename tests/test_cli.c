@@ -352,6 +352,31 @@ Test(cli, hook_refuses_a_100_mb_call_without_reading_it_all)
 	free(in);
 }
 
+/* 300,000 words: the call's input, its parse and the shell analysis's many small blocks
+ * fill the hook's 1 MiB allocation area (cli/hook_alloc.c) and go on in glibc's heap.
+ * The call is still decided, with an exit of 0: a block placed past the area's end
+ * corrupted glibc's heap and ended in the fail-closed handler's exit 2. */
+Test(cli, hook_decides_a_call_that_fills_its_allocation_area)
+{
+	const char *head = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"echo ";
+	const char *tail = "; rm -rf ~\"}}";
+	size_t words = 300000, len = strlen(head) + 2 * words + strlen(tail), at;
+	char *in = malloc(len);
+	struct run r;
+
+	cr_assert(in);
+	memcpy(in, head, strlen(head));
+	for (at = strlen(head); at < strlen(head) + 2 * words; at += 2)
+		memcpy(in + at, "a ", 2);
+	memcpy(in + at, tail, strlen(tail));
+	run_dcg(&r, hook_args, in, len, NULL, NULL);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err.s);
+	assert_deny_json(r.out.s, "shell.parse.too_complex");
+	cr_assert_null(strstr(r.err.s, "internal error"), "%s", r.err.s);
+	run_free(&r);
+	free(in);
+}
+
 Test(cli, hook_unknown_agent_refuses_with_exit_2)
 {
 	const char *const args[] = {"hook", "--agent", "nonesuch", NULL};

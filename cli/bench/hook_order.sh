@@ -56,6 +56,8 @@ grep -xFf "$tmp/big" "$tmp/hot2" || true
 # the two it reads (policy/util.c's allocator, NULL for libc's: read before anything
 # else on their page is written, they would cost a fault of their own):
 # first, on the page the loader already writes at start (the end of .got.plt), the
-# call's record last, since only its head is written before its 8 KiB of scratch.
+# call's record last, since only its head is written before its 8 KiB of scratch; then
+# the hook's allocation area (cli/hook_alloc.c), whose first blocks share the record's
+# last page.
 printf '%s\n' kept_policy kept_state kept_release dcg_global_policy cache completed.0 free_fn \
-	alloc_fn hook_the_call
+	alloc_fn alloc_on alloc_top alloc_dirty alloc_lists hook_the_call alloc_area

@@ -133,8 +133,10 @@ HOOK_ALLOC_API void HOOK_ALLOC_FN(free)(void *ptr)
 {
 	size_t at, cap;
 
+	if (!ptr) /* not even a lazy binding of __libc_free for it */
+		return;
 	if (!in_area(ptr)) {
-		__libc_free(ptr); /* NULL too */
+		__libc_free(ptr);
 		return;
 	}
 	at = (size_t)((unsigned char *)ptr - alloc_area);

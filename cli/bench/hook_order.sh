@@ -10,11 +10,27 @@ dcg=$(realpath "$1")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/home/proj"
+# The calls an agent makes most: everyday commands (each with its command's handler),
+# a refused one, the file tools. Every function these run is placed, most-shared first.
 calls=(
 	'"tool_name":"Bash","tool_input":{"command":"git status"}'
 	'"tool_name":"Bash","tool_input":{"command":"rm -rf ~/projects"}'
 	'"tool_name":"Read","tool_input":{"file_path":"@/proj/src/main.c"}'
 	'"tool_name":"Write","tool_input":{"file_path":"@/.bashrc","content":"x"}'
+	'"tool_name":"Edit","tool_input":{"file_path":"@/proj/src/main.c","old_string":"a","new_string":"b"}'
+	'"tool_name":"Bash","tool_input":{"command":"ls -la"}'
+	'"tool_name":"Bash","tool_input":{"command":"git log --oneline -5"}'
+	'"tool_name":"Bash","tool_input":{"command":"make -j2"}'
+	'"tool_name":"Bash","tool_input":{"command":"npm test"}'
+	'"tool_name":"Bash","tool_input":{"command":"grep -rn TODO src"}'
+	'"tool_name":"Bash","tool_input":{"command":"cat README.md | head -20"}'
+	'"tool_name":"Bash","tool_input":{"command":"python3 -m pytest -q tests/"}'
+	'"tool_name":"Bash","tool_input":{"command":"echo hello > out.txt && wc -l out.txt"}'
+	'"tool_name":"Bash","tool_input":{"command":"find . -name \u0027*.c\u0027 -newer Makefile"}'
+	'"tool_name":"Bash","tool_input":{"command":"sed -i s/a/b/ src/main.c"}'
+	'"tool_name":"Bash","tool_input":{"command":"cp src/main.c /tmp/main.c.bak"}'
+	'"tool_name":"Bash","tool_input":{"command":"curl -sL https://example.com -o page.html"}'
+	'"tool_name":"Bash","tool_input":{"command":"tar xzf dist.tar.gz"}'
 )
 for i in "${!calls[@]}"; do
 	c=${calls[$i]//@/$tmp/home}
@@ -23,17 +39,25 @@ for i in "${!calls[@]}"; do
 			valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$i" "$dcg" hook \
 			>/dev/null 2>&1) || true
 done
-# "Ir file:function [object]" lines of dcg's own functions, summed over the calls
+# "Ir file:function [object]" lines of dcg's own functions: the functions that more of the
+# calls run first, so that what every call runs lies together, then what every shell
+# command runs, and so on; among equals, most instructions first.
 for f in "$tmp"/cg.*; do
+	echo @call
 	callgrind_annotate --threshold=100 "$f" 2>/dev/null
 done | awk -v obj="[$dcg]" '
+	$0 == "@call" { call++; next }
 	index($0, obj) {
 		ir = $1; gsub(",", "", ir)
 		fn = $0; sub(/ \[.*/, "", fn); sub(/^ *[0-9,]+ *(\([^)]*\))? */, "", fn)
 		sub(/^[^:]*:/, "", fn); sub(/'"'"'.*/, "", fn)
-		if (fn ~ /^[A-Za-z_][A-Za-z_0-9.]*$/) sum[fn] += ir
+		if (fn ~ /^[A-Za-z_][A-Za-z_0-9.]*$/) {
+			sum[fn] += ir
+			if (seen[fn] != call) { seen[fn] = call; calls[fn]++ }
+		}
 	}
-	END { for (fn in sum) print sum[fn], fn }' | sort -k1,1nr -k2 | awk '{print $2}' >"$tmp/hot"
+	END { for (fn in sum) print calls[fn], sum[fn], fn }' |
+	sort -k1,1nr -k2,2nr -k3 | awk '{print $3}' >"$tmp/hot"
 # A function over 16 KiB (PCRE2's interpreter: 73 KiB) goes last, so that it does not
 # keep the small ones apart: only a part of it runs. So does pcre2_match_8: Debian's
 # PCRE2 archive has no section per function, and the interpreter comes with it (an

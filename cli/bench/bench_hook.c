@@ -10,15 +10,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "spawn_timed.h"
 
 extern char **environ;
 
@@ -87,21 +85,6 @@ struct sample {
 	size_t answered; /* calls that printed an answer (deny/ask) */
 };
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double pct(double *v, size_t n, double p)
 {
 	size_t i = (size_t)(p * (double)(n - 1) + 0.5);
@@ -117,26 +100,22 @@ static void input_for(enum kind k, size_t i, const char *home, char *buf, size_t
 	switch (k) {
 	case K_ALLOWED:
 	case K_TRUE:
-		snprintf(buf, size,
-			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/"
-			 "proj\",\"tool_name\":\"Bash\","
-			 "\"tool_input\":{\"command\":\"%s\"}}",
-			 home, allowed[i % (sizeof(allowed) / sizeof(allowed[0]))]);
-		break;
 	case K_DENIED:
+	case K_HEREDOC: {
+		const char *const *cmds = k == K_DENIED	   ? denied
+					  : k == K_HEREDOC ? heredocs
+							   : allowed;
+		size_t n = k == K_DENIED    ? sizeof(denied) / sizeof(denied[0])
+			   : k == K_HEREDOC ? sizeof(heredocs) / sizeof(heredocs[0])
+					    : sizeof(allowed) / sizeof(allowed[0]);
+
 		snprintf(buf, size,
 			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/"
 			 "proj\",\"tool_name\":\"Bash\","
 			 "\"tool_input\":{\"command\":\"%s\"}}",
-			 home, denied[i % (sizeof(denied) / sizeof(denied[0]))]);
+			 home, cmds[i % n]);
 		break;
-	case K_HEREDOC:
-		snprintf(buf, size,
-			 "{\"hook_event_name\":\"PreToolUse\",\"cwd\":\"%s/"
-			 "proj\",\"tool_name\":\"Bash\","
-			 "\"tool_input\":{\"command\":\"%s\"}}",
-			 home, heredocs[i % (sizeof(heredocs) / sizeof(heredocs[0]))]);
-		break;
+	}
 	case K_FILE: {
 		size_t j = i % (sizeof(files) / sizeof(files[0]));
 		const char *t = files[j][1];
@@ -163,51 +142,21 @@ static void input_for(enum kind k, size_t i, const char *home, char *buf, size_t
 }
 
 /* Runs prog with input on stdin; returns the microseconds from spawn to reaped exit,
- * or a negative value on failure. *answered: stdout was not empty. */
+ * or a negative value on failure (-2: a non-zero exit). *answered: stdout was not empty. */
 static double run_once(const char *prog, char *const argv[], const char *input, int outfd,
 		       int nullfd, int *answered, double *cpu)
 {
-	struct rusage ru;
-	posix_spawn_file_actions_t fa;
 	struct stat st;
-	int p[2], status;
-	size_t len = strlen(input);
-	double t0, t1;
-	pid_t pid;
+	double wall;
+	int status;
 
-	if (pipe(p) < 0)
+	if (ftruncate(outfd, 0) < 0 || lseek(outfd, 0, SEEK_SET) < 0 ||
+	    spawn_timed(prog, argv, environ, input, outfd, nullfd, &wall, cpu, &status) < 0)
 		return -1;
-	/* The input is far smaller than a pipe's buffer: it waits there before the start. */
-	if (write(p[1], input, len) != (ssize_t)len) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	close(p[1]);
-	if (ftruncate(outfd, 0) < 0 || lseek(outfd, 0, SEEK_SET) < 0) {
-		close(p[0]);
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, p[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, outfd, 1);
-	posix_spawn_file_actions_adddup2(&fa, nullfd, 2);
-	t0 = now_us();
-	if (posix_spawn(&pid, prog, &fa, NULL, argv, environ) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(p[0]);
-		return -1;
-	}
-	wait4(pid, &status, 0, &ru);
-	t1 = now_us();
-	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[0]);
 	*answered = fstat(outfd, &st) == 0 && st.st_size > 0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return -2;
-	return t1 - t0;
+	return wall;
 }
 
 int main(int argc, char **argv)

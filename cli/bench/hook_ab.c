@@ -16,37 +16,20 @@
  * a throwaway HOME holding proj/src, as bench_hook's, so only the embedded policy is
  * active. */
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "spawn_timed.h"
+
 #define MAX_BUILDS 8
-
-static double now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static double median(const double *v, size_t n, double *tmp)
 {
 	memcpy(tmp, v, n * sizeof(*v));
-	qsort(tmp, n, sizeof(*tmp), by_value);
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
 	return tmp[n / 2];
 }
 
@@ -62,42 +45,16 @@ static void evict(const char *path)
 	close(fd);
 }
 
-/* One call of build with input on stdin: wall and CPU microseconds; -1 on failure. */
-static int run_once(const char *build, const char *input, char *const env[], double *wall,
-		    double *cpu)
+/* One call of build with input on stdin, its output to outfd: wall and CPU
+ * microseconds; -1 on failure. */
+static int run_once(const char *build, const char *input, char *const env[], int outfd,
+		    double *wall, double *cpu)
 {
 	char *argv[] = {(char *)build, "hook", "--agent", "claude", NULL};
-	posix_spawn_file_actions_t fa;
-	struct rusage ru;
-	int p[2], status;
-	size_t len = strlen(input);
-	double t0;
-	pid_t pid;
+	int status;
 
-	if (pipe(p) < 0)
+	if (spawn_timed(build, argv, env, input, outfd, -1, wall, cpu, &status) < 0)
 		return -1;
-	/* far smaller than a pipe's buffer: it waits there before the start */
-	if (write(p[1], input, len) != (ssize_t)len) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	close(p[1]);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, p[0], 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	t0 = now_us();
-	if (posix_spawn(&pid, build, &fa, NULL, argv, env) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(p[0]);
-		return -1;
-	}
-	wait4(pid, &status, 0, &ru);
-	*wall = now_us() - t0;
-	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[0]);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
@@ -107,6 +64,7 @@ int main(int argc, char **argv)
 	static double wall[MAX_BUILDS][100000], cpu[MAX_BUILDS][100000];
 	double *d, *e, *tmp;
 	char *env[2];
+	int nullfd;
 	long rounds;
 	int nb = argc - 2;
 
@@ -158,12 +116,18 @@ int main(int argc, char **argv)
 			 "\"Bash\",\"tool_input\":{\"command\":\"%s\"}}",
 			 proj, esc);
 	}
+	nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (nullfd < 0) {
+		perror("hook_ab: /dev/null");
+		return 1;
+	}
 	for (int b = 0; b < nb; b++)
 		evict(argv[2 + b]);
 	for (long r = 0; r < rounds; r++)
 		for (int k = 0; k < nb; k++) {
 			int b = (int)((k + r) % nb);
-			if (run_once(argv[2 + b], input, env, &wall[b][r], &cpu[b][r]) < 0) {
+			if (run_once(argv[2 + b], input, env, nullfd, &wall[b][r], &cpu[b][r]) <
+			    0) {
 				fprintf(stderr, "hook_ab: %s failed\n", argv[2 + b]);
 				return 1;
 			}

@@ -689,6 +689,45 @@ Test(paths, path_index_decides_as_every_rule)
 	pol_free(p);
 }
 
+/* The embedded default's *.pem and *.key stay secret, but public CA bundles do not: the
+ * copy of certifi's cacert.pem that importlib.resources makes in the temporary folder
+ * when pip runs from its wheel (python -m venv, ensurepip), named tmp + 8 characters +
+ * the bundle's name, is read as the bundle itself is. */
+Test(paths, default_policy_lets_tls_clients_read_public_ca_bundles)
+{
+	static const struct {
+		const char *tail; /* under root: the exceptions are names, wherever they lie */
+		enum pol_op op;
+		enum pol_decision want;
+	} cases[] = {
+	    {"/tmp/tmpk2x_9q1dcacert.pem", POL_OP_READ, POL_ALLOW},
+	    {"/tmp/tmpk2x_9q1dcacert.pem", POL_OP_WRITE, POL_ALLOW},
+	    {"/venv/lib/python3.11/site-packages/certifi/cacert.pem", POL_OP_READ, POL_ALLOW},
+	    {"/certs/ca-bundle.pem", POL_OP_READ, POL_ALLOW},
+	    {"/tmp/tmpk2x_9q1d.pem", POL_OP_READ, POL_DENY},
+	    {"/tmp/tmpk2x_9q1dserver.pem", POL_OP_READ, POL_DENY},
+	    {"/certs/cacert.pem.key", POL_OP_READ, POL_DENY},
+	    {"/certs/server.pem", POL_OP_READ, POL_DENY},
+	    {"/certs/cacert-and-key.pem", POL_OP_READ, POL_DENY},
+	};
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[PATH_MAX];
+		struct pol_result r;
+
+		snprintf(path, sizeof(path), "%s%s", root, cases[i].tail);
+		cr_expect_eq(pol_check_path(p, path, cases[i].op, 0, NULL, &r), cases[i].want,
+			     "%s %s: %s", pol_op_name(cases[i].op), path,
+			     r.rule_id ? r.rule_id : "allowed");
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}
+
 /* ---- directory file descriptors ------------------------------------------------------ */
 
 Test(paths, dirfd_of_a_protected_folder_is_resolved)

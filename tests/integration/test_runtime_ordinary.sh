@@ -2,7 +2,8 @@
 # Ordinary work under both runtime layers (dcg run, dcg sandbox) with the embedded
 # default policy: a real Makefile built and cleaned (rm -rf build, rm -f), sed -i,
 # perl -pi, Python's atomic save and git commits inside a no-delete folder, a Python
-# venv, TLS clients reading the system CA store, tar, cp -r, mktemp and cleanup.
+# venv, pip's copy of certifi's CA bundle, TLS clients reading the system CA store, tar,
+# cp -r, mktemp and cleanup.
 # Each must succeed with no `dcg:` line on stderr and nothing in the audit log; and a
 # pre-existing no-delete file still cannot be deleted or replaced by an older file.
 set -u
@@ -43,6 +44,24 @@ cd nd/repo && echo change >> file && git add file && git commit -qm change && cd
 # a Python virtual environment (no network)
 python3 -m venv --without-pip venv && venv/bin/python -c 'import sys; print(sys.prefix)' >/dev/null
 rm -rf venv
+# What pip does when it runs from its wheel (python -m venv with pip, ensurepip, pip.pyz):
+# certifi's CA bundle is copied out of the zip by importlib.resources into the temporary
+# folder, as tmpXXXXXXXXcacert.pem, and read there (a *.pem file the default's
+# zero-access rules must let through, as they let certifi's own cacert.pem)
+python3 - <<'PY'
+import importlib.resources, os, sys, tempfile, zipfile
+d = tempfile.mkdtemp()
+whl = os.path.join(d, "bundle.whl")
+with zipfile.ZipFile(whl, "w") as z:
+    z.writestr("certs/__init__.py", "")
+    z.writestr("certs/cacert.pem", "-----BEGIN CERTIFICATE-----\npublic\n-----END CERTIFICATE-----\n")
+sys.path.insert(0, whl)
+with importlib.resources.as_file(importlib.resources.files("certs") / "cacert.pem") as p:
+    assert os.path.basename(p).startswith("tmp") and p.name.endswith("cacert.pem"), p
+    assert open(p).read().startswith("-----BEGIN CERTIFICATE-----")
+os.remove(whl)
+os.rmdir(d)
+PY
 # TLS clients read the system CA store (public *.pem files)
 python3 -c 'import ssl; c = ssl.create_default_context(); c.load_verify_locations(capath="/etc/ssl/certs")'
 if command -v openssl >/dev/null && [ -f /etc/ssl/certs/ca-certificates.crt ]; then

@@ -1628,6 +1628,15 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			if (!is_script && rule->runtime_paths && st->ctx &&
 			    (st->ctx->flags & POL_CTX_RUNTIME) && !catastrophic_target(u, p))
 				continue;
+			/* At runtime an owner of the rule may run the command as part of its
+			 * own work: the system's git runs `git reset --hard` for `git stash`
+			 * and `git worktree add`, `git reflog expire` for `git gc`. The
+			 * command a shell, an interpreter or the agent runs is still checked:
+			 * ctx's exe is the program making the call. */
+			if (!is_script && rule->n_owners && st->ctx &&
+			    (st->ctx->flags & POL_CTX_RUNTIME) &&
+			    pol_rule_owned_by(p, rule, st->ctx))
+				continue;
 			/* A dry run changes nothing; deleting in a temporary folder is what
 			 * it is for (the analyser says which command units are either). */
 			if (!is_script && (u->dry_run || (u->temp_only && temp_exempt(rule))))

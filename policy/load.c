@@ -626,7 +626,7 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	int damage_control = arg != NULL;
 	const char *key = damage_control ? "bashToolPatterns" : "rules";
 	const char *pattern = NULL, *reason = NULL, *id = NULL, *sev = NULL, *lang = NULL;
-	yaml_node_t *sugg = NULL, *pattern_node = item;
+	yaml_node_t *sugg = NULL, *owners = NULL, *pattern_node = item;
 	int ask = 0, enabled = 1, caseless = damage_control, bad = 0, runtime_paths = 0;
 	struct pol_rule *r;
 	char idbuf[64];
@@ -649,6 +649,10 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 		}
 		if (!strcmp(ks, "suggestions")) {
 			sugg = v;
+			continue;
+		}
+		if (!damage_control && !strcmp(ks, "owners")) {
+			owners = v;
 			continue;
 		}
 		if (!vs) {
@@ -750,6 +754,10 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 		r->decision = POL_LOG;
 	if (sugg)
 		each_item(l, sugg, "suggestions", suggestion_item, r);
+	/* owners of a command rule: at runtime, a program of theirs may run the command
+	 * (git's own `git reset --hard` inside `git stash`); the agent's commands may not */
+	if (owners)
+		each_item(l, owners, "owners", owner_item, r);
 	pol_rule_add_allow_suggestion(r);
 	pol_rule_prepare_regex(l->p, r, l->file, LINE(pattern_node), COL(pattern_node));
 }

@@ -1034,3 +1034,86 @@ Test(decide, failing_allocations_never_allow_a_refused_command)
 	}
 	pol_free(p);
 }
+
+/* ---- command rules with owners --------------------------------------------------------- */
+
+/* The exec of argv by the program exe, as a runtime layer checks it (exe NULL: the hook's
+ * check, or a runtime layer that has not read it). */
+static enum pol_decision exec_by(const struct pol_policy *p, char *const argv[], const char *exe,
+				 unsigned flags)
+{
+	struct pol_ctx ctx = {.cwd = root, .flags = flags, .exe = exe};
+	struct pol_result r;
+	enum pol_decision d = pol_check_argv(p, argv, &ctx, &r);
+
+	pol_result_release(&r);
+	return d;
+}
+
+/* At runtime the system's git may run what its own work needs (`git reset --hard` for
+ * `git stash`, `git reflog expire` for `git gc`): the embedded default's rules name it as
+ * their owner. The same command from a shell, from a copy of git outside the owner
+ * folders, or seen by the hook is still refused. A file's own rule with owners works the
+ * same, also through a snapshot. */
+Test(decide, a_command_rules_owner_may_run_it_at_runtime_only)
+{
+	char *const reset[] = {"git", "reset", "--hard", "-q", NULL};
+	char *const reflog[] = {"git", "reflog", "expire", "--all", NULL};
+	char *const wipe[] = {"wipe-cache", "--all", NULL};
+	static const char yaml[] = "rules:\n"
+				   "  - id: t.wipe\n"
+				   "    pattern: '^wipe-cache\\b'\n"
+				   "    reason: loses the cache\n"
+				   "    owners: [git]\n";
+	const unsigned rt = POL_CTX_RUNTIME;
+	struct pol_policy *p = new_policy(), *q = new_policy();
+	size_t len;
+	char *snap;
+
+	cr_assert_eq(pol_load_embedded(p), 0);
+	cr_assert_eq(pol_load_buffer(p, "decide-test.yaml", yaml, strlen(yaml)), 0);
+	cr_assert_eq(pol_diag_count(p), 0);
+	snap = pol_snapshot_save(p, &len);
+	cr_assert_not_null(snap);
+	cr_assert_eq(pol_snapshot_load(q, snap, len), 0);
+	free(snap);
+	for (int i = 0; i < 2; i++) {
+		const struct pol_policy *x = i ? q : p;
+
+		for (int k = 0; k < 3; k++) {
+			char *const *argv = k == 0 ? reset : k == 1 ? reflog : wipe;
+
+			cr_expect_eq(exec_by(x, argv, "/usr/bin/git", rt), POL_ALLOW, "%d %s", i,
+				     argv[0]);
+			cr_expect_eq(
+			    exec_by(x, argv, "/usr/lib/git-core/git-submodule--helper", rt),
+			    POL_ALLOW, "%d %s", i, argv[0]);
+			cr_expect_eq(exec_by(x, argv, "/bin/bash", rt), POL_DENY, "%d %s", i,
+				     argv[0]);
+			cr_expect_eq(exec_by(x, argv, "/tmp/proj/git", rt), POL_DENY, "%d %s", i,
+				     argv[0]);
+			cr_expect_eq(exec_by(x, argv, "/usr/bin/gitk-evil", rt), POL_DENY, "%d %s",
+				     i, argv[0]);
+			cr_expect_eq(exec_by(x, argv, NULL, rt), POL_DENY, "%d %s", i, argv[0]);
+			cr_expect_eq(exec_by(x, argv, "/usr/bin/git", 0), POL_DENY, "%d %s", i,
+				     argv[0]);
+		}
+	}
+	pol_free(p);
+	pol_free(q);
+}
+
+Test(decide, owners_of_a_command_rule_must_be_programs)
+{
+	static const char yaml[] = "rules:\n"
+				   "  - id: t.x\n"
+				   "    pattern: '^x\\b'\n"
+				   "    reason: r\n"
+				   "    owners: [':nobody']\n";
+	struct pol_policy *p = new_policy();
+
+	pol_load_buffer(p, "decide-test.yaml", yaml, strlen(yaml));
+	cr_expect_eq(pol_diag_count(p), 1);
+	cr_expect(pol_diag_count(p) && strstr(pol_diag_get(p, 0)->msg, "owners must be"));
+	pol_free(p);
+}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Ordinary work under both runtime layers (dcg run, dcg sandbox) with the embedded
 # default policy: a real Makefile built and cleaned (rm -rf build, rm -f), sed -i,
-# perl -pi, Python's atomic save and git commits inside a no-delete folder, a Python
+# perl -pi, Python's atomic save and git commits inside a no-delete folder, git stash,
+# worktrees, gc and a clone with submodules, a Python
 # venv, pip's copy of certifi's CA bundle, TLS clients reading the system CA store, tar,
 # cp -r, mktemp and cleanup.
 # Each must succeed with no `dcg:` line on stderr and nothing in the audit log; and a
@@ -41,6 +42,13 @@ grep -q ONE nd/notes.txt && grep -q TWO nd/notes.txt && grep -q three nd/notes.t
 echo scratch > nd/scratch.tmp && rm nd/scratch.tmp
 # git inside the no-delete folder: lock files renamed over index and refs
 cd nd/repo && echo change >> file && git add file && git commit -qm change && cd ../..
+# git's own plumbing, which the system's git may run (owners: [git]): git stash and
+# git worktree add run `git reset --hard`, git gc `git reflog expire`, a clone with
+# submodules `git checkout -f`
+cd sup && echo wip >> .gitmodules && git stash -q && ! grep -q wip .gitmodules &&
+	git stash pop -q && grep -q wip .gitmodules && git checkout -q .gitmodules &&
+	git worktree add -q ../wt && git worktree remove ../wt && git gc -q && cd ..
+git -c protocol.file.allow=always clone -q --recurse-submodules sup sup2 && test -f sup2/sub/s
 # a Python virtual environment (no network)
 python3 -m venv --without-pip venv && venv/bin/python -c 'import sys; print(sys.prefix)' >/dev/null
 rm -rf venv
@@ -87,6 +95,10 @@ C
 	printf 'an older file\n' >"$w/older"
 	(cd "$w/nd" && mkdir repo && cd repo && git init -q && echo a >file && git add file &&
 		git commit -qm init) || fail "git set-up"
+	(cd "$w" && git init -q sub && cd sub && echo s >s && git add s && git commit -qm s &&
+		cd .. && git init -q sup && cd sup &&
+		git -c protocol.file.allow=always submodule add -q "$w/sub" sub &&
+		git commit -qm sup) || fail "submodule set-up"
 	printf "noDeletePaths: ['%s/nd/']\n" "$w" >"$w/policy.yaml"
 	# Everything above existed before the session.
 	touch -d '2 minutes ago' "$w/nd/keep" "$w/older" "$w/nd/notes.txt"
@@ -121,5 +133,12 @@ for layer in run sandbox; do
 	grep -q "^dcg: blocked .* of $w/nd/keep: noDeletePaths" "$T/$layer.neg" ||
 		{ cat "$T/$layer.neg"; fail "dcg $layer: no refusal line naming the whole path"; }
 	[ -s "$log" ] || fail "dcg $layer: the refusal is not in the audit log"
+	# git reset --hard from a shell is still refused: the uncommitted change stays
+	echo unsaved >>"$w/sup/.gitmodules"
+	"$DCG" $layer --policy "$w/policy.yaml" -- bash -c "cd '$w/sup' && git reset -q --hard" \
+		2>"$T/$layer.reset" && fail "dcg $layer let a shell run git reset --hard"
+	grep -q "core.git.reset_hard" "$T/$layer.reset" ||
+		{ cat "$T/$layer.reset"; fail "dcg $layer: no refusal of git reset --hard"; }
+	grep -q unsaved "$w/sup/.gitmodules" || fail "dcg $layer: git reset --hard lost the change"
 	echo "dcg $layer: ordinary work quiet, protected file kept"
 done

@@ -907,6 +907,8 @@ struct cmd_state {
 	int prev_unknown, prev_no_dir;
 	int path_allows; /* the policy has allow entries with paths (else the above are unused) */
 	size_t n_units;	 /* units seen so far */
+	const char *cmd; /* the whole command, as given */
+	size_t cmd_len;
 	/* after the fields cleared at once: set by pol_result_init (1.5 KB each) */
 	struct pol_result best;
 	struct pol_result cand;
@@ -1519,6 +1521,40 @@ static int catastrophic_target(const struct pol_unit *u, const struct pol_policy
 	return 0;
 }
 
+/* Might an inline script aim at the root, the home folder or a disk? Its words are not
+ * known as a command's are, so the whole command (the script and its arguments, which
+ * a shell has already expanded) is searched for what could name one: ~, HOME or home
+ * in any spelling (expanduser, homedir, Path.home, /home/...), the home folder's own
+ * path, a root literal (a quoted slash, with or without a star; os.sep; .root), a disk
+ * (the policy's catastrophic prefixes: /dev/sd ...); not in the first word, the interpreter's path. A false alarm keeps the refusal
+ * at exec that every such script had before; what none of these names still meets the
+ * runtime checks of each file. */
+static int script_aims_wide(const struct cmd_state *st)
+{
+	static const char marks[] = "~\0expanduser\0USERPROFILE\0os.sep\0path.sep\0.root\0"
+				    "'/'\0\"/\"\0`/`\0'/*'\0\"/*\"\0";
+	const char *c = st->cmd, *home = st->p->home, *sp;
+	size_t n = st->cmd_len, hl = home ? strlen(home) : 0;
+
+	/* not the program's own path (an interpreter under the home folder: pyenv, uv) */
+	if ((sp = memchr(c, ' ', n)) != NULL) {
+		n -= (size_t)(sp - c);
+		c = sp;
+	}
+
+	for (size_t i = 0; i + 4 <= n; i++)
+		if ((c[i] | 0x20) == 'h' && (c[i + 1] | 0x20) == 'o' && (c[i + 2] | 0x20) == 'm' &&
+		    (c[i + 3] | 0x20) == 'e')
+			return 1;
+	for (const char *m = marks; *m; m += strlen(m) + 1)
+		if (memmem(c, n, m, strlen(m)))
+			return 1;
+	for (size_t k = 0; k < st->p->n_cata_prefixes; k++) /* a disk: /dev/sd ... */
+		if (memmem(c, n, st->p->cata_prefixes[k], strlen(st->p->cata_prefixes[k])))
+			return 1;
+	return hl > 1 && memmem(c, n, home, hl) != NULL;
+}
+
 static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st);
 
 /* The rules that guard against deleting or overwriting files: a command whose every
@@ -1622,11 +1658,12 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 				continue;
 			if (!rule->active)
 				continue;
-			/* At runtime a rule whose harm is deleting or overwriting files leaves
-			 * the decision to the checks of each file the command touches, unless
-			 * it aims at the root, the home folder or a disk. */
-			if (!is_script && rule->runtime_paths && st->ctx &&
-			    (st->ctx->flags & POL_CTX_RUNTIME) && !catastrophic_target(u, p))
+			/* At runtime a rule whose harm is deleting or overwriting files (or an
+			 * inline script's running of a command, whose own exec is checked in
+			 * turn) leaves the decision to the checks of each file the command
+			 * touches, unless it aims at the root, the home folder or a disk. */
+			if (rule->runtime_paths && st->ctx && (st->ctx->flags & POL_CTX_RUNTIME) &&
+			    !(is_script ? script_aims_wide(st) : catastrophic_target(u, p)))
 				continue;
 			/* At runtime an owner of the rule may run the command as part of its
 			 * own work: the system's git runs `git reset --hard` for `git stash`
@@ -1754,6 +1791,8 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	st.p = p;
 	st.ctx = ctx;
 	st.a = &a;
+	st.cmd = cmd;
+	st.cmd_len = len;
 	st.stop_on_deny = !(ctx && ctx->trace);
 	for (size_t i = 0; i < p->n_allows && !st.path_allows; i++)
 		st.path_allows = p->allows[i].n_paths > 0;

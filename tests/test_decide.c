@@ -1117,3 +1117,56 @@ Test(decide, owners_of_a_command_rule_must_be_programs)
 	cr_expect(pol_diag_count(p) && strstr(pol_diag_get(p, 0)->msg, "owners must be"));
 	pol_free(p);
 }
+
+/* ---- inline scripts at runtime ---------------------------------------------------------- */
+
+static enum pol_decision exec_check(const struct pol_policy *p, char *const argv[], unsigned flags)
+{
+	struct pol_ctx ctx = {.cwd = root, .flags = flags};
+	struct pol_result r;
+	enum pol_decision d = pol_check_argv(p, argv, &ctx, &r);
+
+	pol_result_release(&r);
+	return d;
+}
+
+/* Under the runtime layers an inline script that deletes files or runs a command is
+ * judged by each file it touches and each command it runs (`npm run clean` as
+ * `node -e "fs.rmSync('dist', ...)"`), unless it could aim at the root, the home folder
+ * or a disk, which is still refused at exec; the hook still refuses all of them. */
+Test(decide, inline_scripts_are_judged_by_their_calls_at_runtime)
+{
+	static const struct {
+		const char *argv[5];
+		enum pol_decision runtime;
+	} cases[] = {
+	    {{"python3", "-c", "import shutil; shutil.rmtree(\"build\")"}, POL_ALLOW},
+	    {{"node", "-e", "require('fs').rmSync('dist',{recursive:true,force:true})"}, POL_ALLOW},
+	    {{"node", "-e", "require('child_process').execFileSync('ls')"}, POL_ALLOW},
+	    {{"python3", "-c", "import os; os.system('ls > /dev/null')"}, POL_ALLOW},
+	    {{"/home/someone/.pyenv/versions/3.11.7/bin/python3", "-c",
+	      "import shutil; shutil.rmtree('build')"},
+	     POL_ALLOW},
+	    {{"python3", "-c", "import shutil, os; shutil.rmtree(os.path.expanduser('~'))"},
+	     POL_DENY},
+	    {{"python3", "-c", "import shutil, pathlib; shutil.rmtree(pathlib.Path.home())"},
+	     POL_DENY},
+	    {{"node", "-e", "require('fs').rmSync(require('os').homedir(),{recursive:true})"},
+	     POL_DENY},
+	    {{"python3", "-c", "import shutil; shutil.rmtree('/')"}, POL_DENY},
+	    {{"python3", "-c", "import os; os.system('dd if=/dev/zero of=/dev/sda')"}, POL_DENY},
+	    {{"python3", "-c", "import shutil, sys; shutil.rmtree(sys.argv[1])", "$H"}, POL_DENY},
+	};
+	struct pol_policy *p = new_policy();
+
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[5] = {NULL};
+
+		for (size_t k = 0; k < 4 && cases[i].argv[k]; k++)
+			argv[k] = strcmp(cases[i].argv[k], "$H") ? (char *)cases[i].argv[k] : home;
+		cr_expect_eq(exec_check(p, argv, POL_CTX_RUNTIME), cases[i].runtime, "%s", argv[2]);
+		cr_expect_eq(exec_check(p, argv, 0), POL_DENY, "the hook: %s", argv[2]);
+	}
+	pol_free(p);
+}

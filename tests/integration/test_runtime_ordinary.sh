@@ -3,8 +3,8 @@
 # default policy: a real Makefile built and cleaned (rm -rf build, rm -f), sed -i,
 # perl -pi, Python's atomic save and git commits inside a no-delete folder, git stash,
 # worktrees, gc and a clone with submodules, a Python
-# venv, pip's copy of certifi's CA bundle, TLS clients reading the system CA store, tar,
-# cp -r, mktemp and cleanup.
+# venv, pip's copy of certifi's CA bundle, clean scripts as python -c and node -e, TLS
+# clients reading the system CA store, tar, cp -r, mktemp and cleanup.
 # Each must succeed with no `dcg:` line on stderr and nothing in the audit log; and a
 # pre-existing no-delete file still cannot be deleted or replaced by an older file.
 set -u
@@ -75,6 +75,13 @@ python3 -c 'import ssl; c = ssl.create_default_context(); c.load_verify_location
 if command -v openssl >/dev/null && [ -f /etc/ssl/certs/ca-certificates.crt ]; then
 	openssl storeutl -noout -certs /etc/ssl/certs/ca-certificates.crt >/dev/null
 fi
+# clean scripts as inline code: judged by the files they delete and the commands they run
+mkdir -p pyclean/x && python3 -c 'import shutil; shutil.rmtree("pyclean")' && test ! -e pyclean
+python3 -c 'import os, sys; sys.exit(os.system("ls > /dev/null"))'
+if command -v node >/dev/null; then
+	mkdir -p dist/x && node -e "require('fs').rmSync('dist', {recursive: true, force: true})" &&
+		test ! -e dist
+fi
 # tar, cp -r, mktemp and cleanup
 tar -cf src.tar src && mkdir -p x && tar -xf src.tar -C x && rm -rf x src.tar
 cp -r src src2 && rm -rf src2
@@ -133,6 +140,14 @@ for layer in run sandbox; do
 	grep -q "^dcg: blocked .* of $w/nd/keep: noDeletePaths" "$T/$layer.neg" ||
 		{ cat "$T/$layer.neg"; fail "dcg $layer: no refusal line naming the whole path"; }
 	[ -s "$log" ] || fail "dcg $layer: the refusal is not in the audit log"
+	# an inline script aimed at the home folder is still refused at exec
+	mkdir -p "$HOME/keepme"
+	"$DCG" $layer --policy "$w/policy.yaml" -- python3 -c \
+		'import os, shutil; shutil.rmtree(os.path.expanduser("~/keepme"))' 2>"$T/$layer.home" &&
+		fail "dcg $layer let an inline script delete in the home folder"
+	grep -q "heredoc.python.shutil_rmtree" "$T/$layer.home" ||
+		{ cat "$T/$layer.home"; fail "dcg $layer: no refusal of the script aimed at ~"; }
+	[ -d "$HOME/keepme" ] || fail "dcg $layer: the script deleted ~/keepme"
 	# git reset --hard from a shell is still refused: the uncommitted change stays
 	echo unsaved >>"$w/sup/.gitmodules"
 	"$DCG" $layer --policy "$w/policy.yaml" -- bash -c "cd '$w/sup' && git reset -q --hard" \

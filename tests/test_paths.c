@@ -961,3 +961,38 @@ Test(paths, normalize_is_lexical)
 	cr_expect_eq(pol_path_normalize("/aaaa", NULL, NULL, out, 5), -ENAMETOOLONG);
 	cr_expect_eq(pol_path_normalize("b", "/aaaa", NULL, out, 5), -ENAMETOOLONG);
 }
+
+/* A repository's hooks are its tools, not its history: hook installers (pre-commit's
+ * rename to .legacy) may replace them; the rest of .git/ stays no-delete. */
+Test(paths, default_policy_lets_hook_installers_replace_git_hooks)
+{
+	static const struct {
+		const char *tail;
+		enum pol_op op;
+		enum pol_decision want;
+	} cases[] = {
+	    {"/.git/hooks/pre-commit", POL_OP_DELETE, POL_ALLOW},
+	    {"/.git/hooks/pre-commit", POL_OP_RENAME_FROM, POL_ALLOW},
+	    {"/sub/.git/hooks/commit-msg", POL_OP_DELETE, POL_ALLOW},
+	    {"/.git/HEAD", POL_OP_DELETE, POL_DENY},
+	    {"/.git/hooks/../HEAD", POL_OP_DELETE, POL_DENY},
+	    {"/.git/refs/heads/main", POL_OP_RENAME_FROM, POL_DENY},
+	    {"/.git/objects/ab/cdef", POL_OP_DELETE, POL_DENY},
+	};
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[PATH_MAX];
+		struct pol_result r;
+
+		snprintf(path, sizeof(path), "%s%s", root, cases[i].tail);
+		cr_expect_eq(pol_check_path(p, path, cases[i].op, 0, NULL, &r), cases[i].want,
+			     "%s %s: %s", pol_op_name(cases[i].op), path,
+			     r.rule_id ? r.rule_id : "allowed");
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}

@@ -70,7 +70,9 @@ enum sbx_walk_mode {
  * path it checked. fd is an O_PATH descriptor (FOLLOW/NOFOLLOW: the object; PARENT:
  * the directory). name is the last component for PARENT mode (may end in '/' when
  * the path did), empty otherwise. abs is the canonical path of the object (PARENT:
- * of the directory, then "/" and name without the trailing slash). */
+ * of the directory, then "/" and name without the trailing slash). A PARENT path
+ * whose last component is "." or ".." (sbx_pin_dots()) names an existing directory:
+ * fd and abs are that directory, and name is "." or ".." as written. */
 struct sbx_pin {
 	int fd;
 	char name[NAME_MAX + 2];
@@ -98,6 +100,8 @@ int sbx_walk(struct sbx_who *who, int start, const char *path, enum sbx_walk_mod
 int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const char *path,
 		  enum sbx_walk_mode mode, struct sbx_pin *pin);
 void sbx_pin_init(struct sbx_pin *pin);
+/* 1 when pin's name is "." or ".." (a PARENT walk of "x/." or "x/.."), else 0. */
+int sbx_pin_dots(const struct sbx_pin *pin);
 void sbx_pin_release(struct sbx_pin *pin);
 /* The canonical path of a descriptor (readlink of /proc/self/fd/N) into out. */
 int sbx_fd_path(int fd, char *out, size_t size);

@@ -1102,6 +1102,8 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		/* Create: pin the parent, check the new name, create it exclusively and
 		 * without following, so nothing swapped in meanwhile is opened instead. */
 		rc = sbx_walk_arg(c, &a, &start, &path, SBX_WALK_PARENT, &pin);
+		if (rc == 0 && sbx_pin_dots(&pin))
+			rc = -EEXIST; /* "x/." with O_EXCL: the directory exists */
 		if (rc < 0)
 			goto out;
 		rc = sbx_still_valid(c);
@@ -1167,7 +1169,7 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		      enum pol_op op, unsigned flags, int empty_ok, struct sbx_target *t)
 {
 	const char *path;
-	int start, rc = sbx_path_arg_read(c, dirfd, addr, &t->a, empty_ok);
+	int start, dots, rc = sbx_path_arg_read(c, dirfd, addr, &t->a, empty_ok);
 	if (rc < 0)
 		return rc;
 	sbx_creds_enter(c, 0);
@@ -1203,20 +1205,26 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		return rc;
 	if (mode == SBX_WALK_PARENT)
 		flags |= POL_PATH_NOFOLLOW;
+	/* "x/." or "x/..": the directory it names, pinned (sbx_walk). A new name there
+	 * already exists (the kernel's EEXIST, before any other check); any other call
+	 * is judged on that directory and then made, to get the kernel's own error. */
+	dots = mode == SBX_WALK_PARENT && sbx_pin_dots(&t->pin);
+	if (dots && op == POL_OP_CREATE)
+		return -EEXIST;
 	if ((flags & POL_PATH_IS_DIR) == 0 && mode == SBX_WALK_PARENT &&
 	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO)) {
 		struct stat st;
-		if (fstatat(t->pin.fd, t->pin.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(st.st_mode))
+		if (dots || (fstatat(t->pin.fd, t->pin.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			     S_ISDIR(st.st_mode)))
 			flags |= POL_PATH_IS_DIR;
 	}
 	if (mode == SBX_WALK_PARENT && (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
-	    rt_created_since(t->pin.fd, t->pin.name, c->s->session_start)) {
+	    rt_created_since(t->pin.fd, dots ? "." : t->pin.name, c->s->session_start)) {
 		/* made during the session: no-delete lets it go (an atomic save's file) */
 		struct stat dir;
 
 		flags |= POL_PATH_SESSION_NEW;
-		if (op == POL_OP_RENAME_FROM && fstat(t->pin.fd, &dir) == 0) {
+		if (op == POL_OP_RENAME_FROM && !dots && fstat(t->pin.fd, &dir) == 0) {
 			c->src_new = 1;
 			c->src_dev = dir.st_dev;
 			c->src_ino = dir.st_ino;
@@ -1320,7 +1328,7 @@ static long long sbx_h_link(struct sbx_call *c, const struct sbx_parg p[2], int 
 		rc = sbx_parg_target(c, &p[1], 0, &n);
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
-		if (o.pin.name[0] == '\0') {
+		if (o.pin.name[0] == '\0' || sbx_pin_dots(&o.pin)) {
 			/* A pinned object: link it through its /proc/self/fd name. */
 			sbx_proc_fd_path(o.pin.fd, magic, sizeof magic);
 			rc = linkat(AT_FDCWD, magic, n.pin.fd, n.pin.name, AT_SYMLINK_FOLLOW);
@@ -1396,9 +1404,10 @@ static long long sbx_meta_apply(struct sbx_target *t, enum sbx_meta what,
 				const struct sbx_meta_args *m)
 {
 	char p[PATH_MAX + 64];
-	int rc, nofollow = t->pin.name[0] != '\0';
+	int rc, nofollow = t->pin.name[0] != '\0' && !sbx_pin_dots(&t->pin);
 
-	/* PARENT-pinned (no-follow variants): act on dir fd + name; else on the object. */
+	/* PARENT-pinned (no-follow variants): act on dir fd + name; else on the object
+	 * (also the directory "x/." or "x/.." names, pinned itself). */
 	if (nofollow)
 		snprintf(p, sizeof p, "/proc/self/fd/%d/%s", t->pin.fd, t->pin.name);
 	else
@@ -1566,6 +1575,8 @@ static long long sbx_h_bind(struct sbx_call *c, const struct sbx_parg *p, sockle
 					p->op, p->pflags};
 
 		rc = sbx_parg_target(c, &name, 0, &t);
+		if (rc == -EEXIST)
+			rc = -EADDRINUSE; /* what bind says of a name that exists */
 		if (rc == 0 && snprintf(magic, sizeof magic, "/proc/self/fd/%d/%s", t.pin.fd,
 					t.pin.name) >= (int)sizeof magic)
 			rc = -ENAMETOOLONG;

@@ -35,6 +35,13 @@ void sbx_pin_init(struct sbx_pin *pin)
 	pin->abs[0] = '\0';
 }
 
+int sbx_pin_dots(const struct sbx_pin *pin)
+{
+	const char *n = pin->name;
+
+	return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
+}
+
 void sbx_pin_release(struct sbx_pin *pin)
 {
 	if (pin->fd >= 0)
@@ -386,8 +393,6 @@ int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const c
 		return -ENAMETOOLONG;
 	memcpy(pin->name, path + base, end - base);
 	pin->name[end - base] = '\0';
-	if (strcmp(pin->name, ".") == 0 || strcmp(pin->name, "..") == 0)
-		return -EINVAL;
 
 	if (base == 0) {
 		fd = fcntl(start, F_DUPFD_CLOEXEC, 0);
@@ -406,6 +411,28 @@ int sbx_walk_from(struct sbx_who *who, int start, const char *start_abs, const c
 	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		close(fd);
 		return -ENOTDIR;
+	}
+	if (sbx_pin_dots(pin)) {
+		/* "x/." and "x/.." name a directory that exists: pin that one, to be judged
+		 * as itself. The kernel creates, removes or renames nothing under such a
+		 * name, so a call made through the pin gets the kernel's own answer. */
+		if (pin->name[1] == '.') {
+			int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+			rc = up < 0 ? -errno : 0;
+			close(fd);
+			if (up < 0)
+				return rc;
+			fd = up;
+			direct = 0; /* its name is the kernel's to say */
+		}
+		rc = sbx_pin_abs(fd, direct, canon, start_abs, dir, pin->abs, sizeof pin->abs);
+		if (rc < 0 || pin->abs[0] != '/') {
+			close(fd);
+			return rc < 0 ? rc : -ENOENT;
+		}
+		pin->fd = fd;
+		return 0;
 	}
 	rc = sbx_pin_abs(fd, direct, canon, start_abs, dir, pin->abs, sizeof pin->abs);
 	if (rc < 0 || pin->abs[0] != '/') {

@@ -89,7 +89,13 @@ static const struct walk_case walk_cases[] = {
     {"dir/file/x", SBX_WALK_PARENT, NULL, NULL, ENOTDIR},
     {"loop1", SBX_WALK_FOLLOW, NULL, NULL, ELOOP},
     {"loop1", SBX_WALK_NOFOLLOW, "/loop1", "", 0},
-    {"dir/.", SBX_WALK_PARENT, NULL, NULL, EINVAL},
+    {"dir/.", SBX_WALK_PARENT, "/dir", ".", 0},
+    {".", SBX_WALK_PARENT, "", ".", 0},
+    {"dir/sub/..", SBX_WALK_PARENT, "/dir", "..", 0},
+    {"dir/sub/../", SBX_WALK_PARENT, "/dir", "..", 0},
+    {"dirlink/sub/..", SBX_WALK_PARENT, "/dir", "..", 0},
+    {"missing/..", SBX_WALK_PARENT, NULL, NULL, ENOENT},
+    {"dir/file/..", SBX_WALK_PARENT, NULL, NULL, ENOTDIR},
     {"", SBX_WALK_FOLLOW, NULL, NULL, ENOENT},
 };
 

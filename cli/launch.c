@@ -6,6 +6,7 @@
 #include "hook.h"
 #include "argvidx.h"
 #include "pathidx.h"
+#include "rt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -326,18 +327,18 @@ static int set_snapshot(struct pol_policy *p, const char *name)
 static int set_environment(const struct launch_args *a, const char *policy_abs, const char *lib)
 {
 	char sess[96], logp[PATH_MAX];
-	struct timespec now;
+	long long start = rt_session_now();
 
 	if (policy_abs && setenv("DCG_POLICY", policy_abs, 1) != 0)
 		return -1;
 	/* One session per launch: the guard says once per session that a program it
 	 * cannot follow (static, set-uid) ran; the wrapped agent's pid (dcg run execs it;
 	 * dcg sandbox's child puts its own) and the start, to the nanosecond, which tells
-	 * the session's own new files (atomic saves) from older ones (runtime/rt.h). */
-	clock_gettime(CLOCK_REALTIME, &now);
+	 * the session's own new files (atomic saves) from older ones: on the clock the
+	 * kernel stamps files with (runtime/rt.h). */
 	/* Under an agent's shell prefix the wrapped process is a tool's shell: no agent. */
-	snprintf(sess, sizeof(sess), "%ld.%lld.%09ld", a->no_agent ? 0L : (long)getpid(),
-		 (long long)now.tv_sec, (long)now.tv_nsec);
+	snprintf(sess, sizeof(sess), "%ld.%lld.%09lld", a->no_agent ? 0L : (long)getpid(),
+		 start / 1000000000LL, start % 1000000000LL);
 	if (setenv("DCG_SESSION", sess, 1) != 0)
 		return -1;
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */

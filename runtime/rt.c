@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef RENAME_EXCHANGE
@@ -141,6 +142,27 @@ int rt_created_since(int dirfd, const char *path, long long start_ns)
 	}
 	born = (stx.stx_mask & STATX_BTIME) ? &stx.stx_btime : &stx.stx_ctime;
 	return (long long)born->tv_sec * 1000000000LL + born->tv_nsec >= start_ns;
+}
+
+long long rt_session_now(void)
+{
+	struct timespec now, tick = {0, 10000000};
+
+	/* The kernel stamps a new file with its coarse clock (current_time()), which
+	 * lags CLOCK_REALTIME by up to a tick (10 ms at HZ=100): a start read from the
+	 * fine clock is often later than the times of the files the session makes in
+	 * its first milliseconds, which then pass for files that were there before
+	 * (not deletable in a no-delete folder). The coarse clock is what the kernel
+	 * reads; one tick less also covers a file system that rounds its times down.
+	 * A file that existed before the session still counts as older, except one
+	 * made in the last tick before the session began, by a process started
+	 * before dcg: a window of a few ms, and the file could have been deleted by
+	 * the same process just before. */
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0)
+		clock_gettime(CLOCK_REALTIME, &now);
+	if (clock_getres(CLOCK_REALTIME_COARSE, &tick) != 0 || tick.tv_sec != 0)
+		tick.tv_sec = 0, tick.tv_nsec = 10000000;
+	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec - tick.tv_nsec;
 }
 
 int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)

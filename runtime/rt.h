@@ -118,6 +118,12 @@ enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags);
  * that existed before does not. */
 int rt_created_since(int dirfd, const char *path, long long start_ns);
 
+/* The start of a session that begins now, in nanoseconds since the epoch: a time no
+ * file created from now on can carry as its birth or change time (the coarse clock,
+ * one of its ticks back). The launcher writes it to $DCG_SESSION; the supervisor
+ * uses it when no launcher did. */
+long long rt_session_now(void);
+
 /* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS", set by the
  * launcher): the wrapped agent's pid (0: none, under a shell prefix) and the session's
  * start in nanoseconds. Without

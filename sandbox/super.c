@@ -2014,15 +2014,12 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->err_fd = opts->err_fd;
 	s->self = getpid();
 	{
-		struct timespec now;
 		pid_t agent;
 
 		/* The launcher's start (DCG_SESSION), else ours: files born since are the
 		 * session's own. */
-		clock_gettime(CLOCK_REALTIME, &now);
-		s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 		if (rt_session_parse(getenv("DCG_SESSION"), &agent, &s->session_start) < 0)
-			s->session_start = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+			s->session_start = rt_session_now();
 	}
 	sbx_log_prepare(s);
 	s->self_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -303,6 +303,16 @@ Test(sandbox_filter, refuses_escape_hatches_and_unknown_syscalls)
 
 static char sup_tmp[PATH_MAX];
 
+/* A supervisor's session starts one tick of the coarse clock before it is made
+ * (rt_session_now()): the files a set-up makes must be older than that to count as
+ * pre-existing (not deletable in a no-delete folder). */
+static void wait_session_tick(void)
+{
+	struct timespec older = {0, 50000000};
+
+	nanosleep(&older, NULL);
+}
+
 static void sup_setup(void)
 {
 	char t[] = "/tmp/dcg-test-sup-XXXXXX";
@@ -316,6 +326,7 @@ static void sup_setup(void)
 	cr_assert(fd >= 0);
 	cr_assert_eq(write(fd, "keep\n", 5), 5);
 	close(fd);
+	wait_session_tick();
 	snprintf(p, sizeof p, "%s/audit.jsonl", sup_tmp);
 	setenv("DCG_LOG", p, 1);
 }
@@ -499,6 +510,7 @@ static void ct_setup(void)
 	close(fd);
 	snprintf(p, sizeof p, "%s/audit.jsonl", ct);
 	setenv("DCG_LOG", p, 1);
+	wait_session_tick();
 }
 
 static void ct_teardown(void)

@@ -26,6 +26,9 @@ echo data > ro/a.txt
 echo keep > nd/f1
 printf 'zeroAccessPaths: [za/]\nreadOnlyPaths: [ro/]\nnoDeletePaths: [nd/]\n' > policy.yaml
 ino=$(stat -c %i nd/f1)
+# Older than any session started from now on: a session starts one tick of the
+# kernel's coarse clock back (rt_session_now() in runtime/rt.h).
+sleep 0.05
 
 # Runs the probe under the guard; a run still going after its time is a hang: the
 # threads' kernel wait channels and user stacks are printed before it is killed.

@@ -26,6 +26,9 @@ tar czf "$W/a.tgz" -C "$W/src" .
 printf "noDeletePaths: ['%s/nd/']\n" "$W" >"$W/policy.yaml"
 touch -d '2 minutes ago' "$W/nd" "$W/nd/sub"
 nd_inode=$(stat -c %i "$W/nd")
+# Older than any session started from now on: a session starts one tick of the
+# kernel's coarse clock back (rt_session_now() in runtime/rt.h).
+sleep 0.05
 
 # What the kernel says, and what the layers must say, for each call: "errno" names.
 cat >"$T/dots.py" <<'PY'

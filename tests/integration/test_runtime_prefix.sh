@@ -22,6 +22,9 @@ readOnlyPaths:
   - {path: '$W/own.json', owners: [':agent']}
 POL
 touch -d '1 minute ago' "$W/nd/keep" "$W/own.json"
+# Older than any session started from now on: a session starts one tick of the
+# kernel's coarse clock back (rt_session_now() in runtime/rt.h).
+sleep 0.05
 
 # the wrapped process itself keeps its own file; a child it starts may not
 "$DCG" run --policy "$W/policy.yaml" -- bash -c "echo '{\"a\":1}' > '$W/own.json'" 2>"$T/e1" ||

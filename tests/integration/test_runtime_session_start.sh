@@ -1,0 +1,53 @@
+#!/bin/bash
+# A file made in a no-delete folder in the session's first milliseconds is the
+# session's own, under both runtime layers: the kernel stamps it from its coarse clock,
+# which lags the fine one by up to a tick (10 ms), so a session start read from the fine
+# clock made such a file look older than the session, and its deletion was refused
+# most of the time. Each layer makes, renames and deletes one at once, 30 times; a file
+# made a tenth of a second before the session still cannot be deleted.
+set -u
+: "${BUILD:=build}"
+: "${TMPDIR_TEST:=$(mktemp -d)}"
+ROOT=$PWD
+DCG=${DCG_BIN:-$ROOT/$BUILD/dcg}
+T=$TMPDIR_TEST
+fail() { echo "FAIL: $*"; exit 1; }
+export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config XDG_STATE_HOME=$T/home/.local/state
+export DCG_LOG=$T/audit.jsonl
+unset DCG_POLICY LD_PRELOAD
+mkdir -p "$HOME"
+
+W=$T/ws
+mkdir -p "$W/nd"
+printf "noDeletePaths: ['%s/nd/']\n" "$W" >"$W/policy.yaml"
+
+sandbox_ok=1
+if ! out=$("$DCG" sandbox -- /bin/true 2>&1); then
+	case $out in
+	*"without protection"*) echo "no dcg sandbox here: $out"; sandbox_ok=0 ;;
+	*) fail "dcg sandbox -- /bin/true failed: $out" ;;
+	esac
+fi
+
+for layer in run sandbox "sandbox --no-preload"; do
+	[ "$layer" != run ] && [ $sandbox_ok = 0 ] && continue
+	failed=0
+	for i in $(seq 30); do
+		(cd "$W" && "$DCG" $layer --policy policy.yaml -- \
+			sh -c 'echo x > nd/f && mv nd/f nd/g && rm nd/g') 2>"$T/err" || {
+			failed=$((failed + 1))
+			sed 's/^/    /' "$T/err"
+			rm -f "$W/nd/f" "$W/nd/g"
+		}
+	done
+	[ $failed = 0 ] || fail "dcg $layer: $failed of 30 files made at the session's start were kept"
+
+	echo old >"$W/nd/old"
+	sleep 0.1
+	(cd "$W" && "$DCG" $layer --policy policy.yaml -- rm -f nd/old) 2>"$T/err"
+	[ -f "$W/nd/old" ] || fail "dcg $layer let a file made before the session go"
+	grep -q "^dcg: blocked .* of $W/nd/old: noDeletePaths" "$T/err" ||
+		{ cat "$T/err"; fail "dcg $layer: no refusal line for the older file"; }
+	rm -f "$W/nd/old"
+	echo "dcg $layer: 30 files made at the session's start deleted, an older one kept"
+done

@@ -692,8 +692,9 @@ Test(paths, path_index_decides_as_every_rule)
 /* The embedded default's *.pem and *.key stay secret, but public CA bundles do not: the
  * copy of certifi's cacert.pem that importlib.resources makes in the temporary folder
  * when pip runs from its wheel (python -m venv, ensurepip), named tmp + 8 characters +
- * the bundle's name, is read as the bundle itself is. */
-Test(paths, default_policy_lets_tls_clients_read_public_ca_bundles)
+ * the bundle's name, is read as the bundle itself is; so are gRPC's root certificates.
+ * A Python virtual environment named .env runs; .env files stay secret. */
+Test(paths, default_policy_lets_tls_clients_read_public_ca_bundles_and_venvs_run)
 {
 	static const struct {
 		const char *tail; /* under root: the exceptions are names, wherever they lie */
@@ -709,6 +710,18 @@ Test(paths, default_policy_lets_tls_clients_read_public_ca_bundles)
 	    {"/certs/cacert.pem.key", POL_OP_READ, POL_DENY},
 	    {"/certs/server.pem", POL_OP_READ, POL_DENY},
 	    {"/certs/cacert-and-key.pem", POL_OP_READ, POL_DENY},
+	    {"/venv/lib/python3.11/site-packages/grpc/_cython/_credentials/roots.pem", POL_OP_READ,
+	     POL_ALLOW},
+	    {"/certs/roots.pem", POL_OP_READ, POL_DENY},
+	    /* a virtual environment named .env: usable; a .env file or folder of secrets: not */
+	    {"/.env/bin/python3", POL_OP_EXEC, POL_ALLOW},
+	    {"/.env/bin/activate", POL_OP_READ, POL_ALLOW},
+	    {"/.env/lib/python3.11/site-packages/x.py", POL_OP_WRITE, POL_ALLOW},
+	    {"/.env/pyvenv.cfg", POL_OP_READ, POL_ALLOW},
+	    {"/.env", POL_OP_READ, POL_DENY},
+	    {"/.env/production", POL_OP_READ, POL_DENY},
+	    {"/.env/secrets/bin", POL_OP_READ, POL_DENY},
+	    {"/app/.env.production", POL_OP_READ, POL_DENY},
 	};
 	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
 

@@ -37,6 +37,7 @@ struct loaded {
 static struct {
 	struct loaded *loaded;
 	struct guard_host host;
+	unsigned told; /* refusal lines printed by this process (RT_TOLD_MAX) */
 } g;
 
 static void say(const char *line, size_t len)
@@ -217,6 +218,7 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 	char line[1536];
 	struct rt_msg m;
 	int refuse = 0;
+	unsigned told;
 
 	switch (d) {
 	case POL_ALLOW:
@@ -238,9 +240,15 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 	case POL_DENY:
 	default:
 		rt_msg_init(&m, line, sizeof(line) - 1);
-		rt_describe(&m, "blocked", call, input, r);
-		rt_msg_add(&m, "\n");
-		say(m.buf, m.len);
+		told = __atomic_fetch_add(&g.told, 1, __ATOMIC_RELAXED);
+		if (told < RT_TOLD_MAX) {
+			rt_describe(&m, "blocked", call, input, r);
+			rt_msg_add(&m, "\n");
+			say(m.buf, m.len);
+		} else if (told == RT_TOLD_MAX) {
+			rt_msg_add(&m, RT_TOLD_MORE "\n");
+			say(m.buf, m.len);
+		}
 		log_result(call, input, r);
 		refuse = 1;
 		break;

@@ -163,6 +163,13 @@ int rt_audit(const char *layer, const char *call, const char *input, const struc
 
 #define RT_ASK_TIMEOUT_MS 30000
 
+/* Refusal lines one process prints before it says, once, that the rest go to the audit
+ * log only: `rm -rf` of a protected tree meets one refusal per file (40,000 for a
+ * repository's .git/), which would bury the agent's output and the user's terminal. */
+#define RT_TOLD_MAX 20
+/* That last line. */
+#define RT_TOLD_MORE "dcg: further refusals of this process go to the audit log only (dcg log)"
+
 /* Asks question on /dev/tty and waits RT_ASK_TIMEOUT_MS for an answer. Returns 1 for
  * y/Y, 0 for anything else, a timeout or no terminal (and then says "denied"). */
 int rt_ask_tty(const char *question);

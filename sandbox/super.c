@@ -84,6 +84,10 @@ struct sbx_super {
 	int listener;
 	int quiet;
 	int err_fd;
+	/* refusal lines printed for the process refused last (RT_TOLD_MAX): a race between
+	 * notifications only moves that count by one */
+	pid_t told_tgid;
+	unsigned told;
 	pid_t self;
 	uid_t euid;
 	gid_t egid;
@@ -473,18 +477,32 @@ out:
 	close(fd);
 }
 
-/* A refusal: the runtime core's line on our stderr and the refused process's, and the
- * audit line. */
+/* A refusal: the runtime core's line on our stderr and the refused process's (up to
+ * RT_TOLD_MAX for one process, then one line saying the rest are in the audit log), and
+ * the audit line. */
 static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_result *r)
 {
 	char line[PATH_MAX + 1024];
 	struct rt_msg m;
 
+	pid_t tgid = sbx_who_tgid(&c->who);
+	unsigned told;
+
+	if (c->s->told_tgid != tgid) {
+		c->s->told_tgid = tgid;
+		c->s->told = 0;
+	}
+	told = c->s->told++;
 	rt_msg_init(&m, line, sizeof line - 1);
-	rt_describe(&m, "blocked", c->name, shown, r);
-	rt_msg_add(&m, "\n");
-	sbx_say(c->s, "%s", m.buf);
-	sbx_tell_tracee(c, m.buf, strlen(m.buf));
+	if (told < RT_TOLD_MAX)
+		rt_describe(&m, "blocked", c->name, shown, r);
+	else if (told == RT_TOLD_MAX)
+		rt_msg_add(&m, RT_TOLD_MORE);
+	if (told <= RT_TOLD_MAX) {
+		rt_msg_add(&m, "\n");
+		sbx_say(c->s, "%s", m.buf);
+		sbx_tell_tracee(c, m.buf, strlen(m.buf));
+	}
 	sbx_audit(c, shown, r);
 }
 

@@ -330,6 +330,11 @@ struct pol_ctx {
 	/* This session's dcg binary (the launcher's): path rules owned by ":dcg" (dcg's
 	 * log and state) do not refuse a process running it. NULL: none. */
 	const char *dcg_exe;
+	/* The running program's own arguments, NUL-separated as /proc/PID/cmdline, for
+	 * owners that name a subcommand ("git stash": the system's git running its stash);
+	 * NULL: unknown, and such an owner never matches. */
+	const char *args;
+	size_t args_len;
 };
 
 /* Decides whether a shell command may run: every regex rule, the shell analysis

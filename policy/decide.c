@@ -308,6 +308,37 @@ int pol_exe_may_refuse(const struct pol_policy *p)
 	return 0;
 }
 
+/* The subcommand a program runs, from its arguments (NUL-separated): what a dashed
+ * helper's name carries (git-stash), else the first word after argv[0] that is not an
+ * option; -c and -C take the word after them (git -C DIR -c K=V stash). NULL: none. */
+static const char *args_subcommand(const char *args, size_t len, size_t *out_len)
+{
+	const char *end = args + len, *w = args, *base;
+	int skip = 0;
+
+	if (!args || !len || end[-1] != '\0')
+		return NULL;
+	base = strrchr(w, '/');
+	base = base ? base + 1 : w;
+	if (!strncmp(base, "git-", 4) && base[4]) {
+		*out_len = strlen(base + 4);
+		return base + 4;
+	}
+	for (w += strlen(w) + 1; w < end; w += strlen(w) + 1) {
+		if (skip) {
+			skip = 0;
+			continue;
+		}
+		if (w[0] == '-') {
+			skip = !strcmp(w, "-c") || !strcmp(w, "-C");
+			continue;
+		}
+		*out_len = strlen(w);
+		return w;
+	}
+	return NULL;
+}
+
 int pol_rule_owned_by(const struct pol_policy *p, const struct pol_rule *r,
 		      const struct pol_ctx *ctx)
 {
@@ -334,11 +365,20 @@ int pol_rule_owned_by(const struct pol_policy *p, const struct pol_rule *r,
 			continue;
 		}
 		/* A name: a system program of that name or its helpers (git, git-*), never a
-		 * copy of that name elsewhere (an agent could make ./git). */
+		 * copy of that name elsewhere (an agent could make ./git). "NAME SUB": that
+		 * program running its subcommand SUB (git stash), never an alias of the
+		 * user's, which git would run as a command of its own (alias.x = !git). */
 		if (!pol_owner_folder(p, exe))
 			continue;
-		n = strlen(o);
-		if (strncmp(base, o, n) == 0 && (base[n] == '\0' || base[n] == '-'))
+		const char *sp = strchr(o, ' ');
+		n = sp ? (size_t)(sp - o) : strlen(o);
+		if (strncmp(base, o, n) != 0 || (base[n] != '\0' && base[n] != '-'))
+			continue;
+		if (!sp)
+			return 1;
+		size_t sl;
+		const char *sub = args_subcommand(ctx->args, ctx->args_len, &sl);
+		if (sub && sl == strlen(sp + 1) && !memcmp(sub, sp + 1, sl))
 			return 1;
 	}
 	return 0;

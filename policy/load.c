@@ -491,11 +491,14 @@ static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
 	struct pol_rule *r = arg;
 	const char *s = pol_yaml_scalar(item);
+	const char *sp = s ? strchr(s, ' ') : NULL;
 	char **no;
 
-	if (!s || !s[0] || (s[0] == ':' && strcmp(s, ":agent") != 0 && strcmp(s, ":dcg") != 0)) {
+	if (!s || !s[0] || (s[0] == ':' && strcmp(s, ":agent") != 0 && strcmp(s, ":dcg") != 0) ||
+	    (sp && (s[0] == '/' || s[0] == ':' || sp == s || !sp[1] || strchr(sp + 1, ' ')))) {
 		err(l, item, r->pattern,
-		    "owners must be program names, absolute paths, :agent or :dcg");
+		    "owners must be program names (or a name and its subcommand: git stash), "
+		    "absolute paths, :agent or :dcg");
 		return;
 	}
 	no = realloc(r->owners, (r->n_owners + 1) * sizeof(*no));

@@ -314,6 +314,7 @@ static int check_argv(const char *call, char *const argv[])
 	enum pol_decision d;
 	char cwd[4096];
 	char joined[1024];
+	char args[1024];
 	struct rt_msg m;
 
 	const struct pol_policy *p = policy_get();
@@ -325,6 +326,16 @@ static int check_argv(const char *call, char *const argv[])
 	ctx.cwd = getcwd(cwd, sizeof(cwd));
 	pol_result_init(&r);
 	d = pol_check_argv(p, argv, &ctx, &r);
+	/* An owner that names a subcommand (git stash, whose `git reset --hard` this may
+	 * be) needs this program's own arguments: read only when they could change a
+	 * refusal. */
+	if (d != POL_ALLOW &&
+	    (ctx.args_len = rt_read_args("/proc/self/cmdline", args, sizeof(args))) > 0) {
+		ctx.args = args;
+		pol_result_release(&r);
+		pol_result_init(&r);
+		d = pol_check_argv(p, argv, &ctx, &r);
+	}
 	if (d == POL_ALLOW) {
 		pol_result_release(&r);
 		return 0;

@@ -165,6 +165,23 @@ long long rt_session_now(void)
 	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec - tick.tv_nsec;
 }
 
+size_t rt_read_args(const char *path, char *buf, size_t size)
+{
+	int saved = errno, fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd >= 0) {
+		while (got + 1 < size && (n = read(fd, buf + got, size - 1 - got)) > 0)
+			got += (size_t)n;
+		close(fd);
+	}
+	if (got && buf[got - 1] != '\0')
+		buf[got++] = '\0';
+	errno = saved;
+	return got;
+}
+
 int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)
 {
 	unsigned long long pid = 0, t = 0, ns = 0;

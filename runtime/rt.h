@@ -123,6 +123,10 @@ int rt_created_since(int dirfd, const char *path, long long start_ns);
  * one of its ticks back). The launcher writes it to $DCG_SESSION; the supervisor
  * uses it when no launcher did. */
 long long rt_session_now(void);
+/* A process's arguments (path: /proc/self/cmdline or /proc/PID/cmdline) into buf,
+ * NUL-separated and NUL-ended (a last word cut short is ended too), for owners that
+ * name a subcommand (pol_ctx.args). Returns the length, 0 when unreadable; errno kept. */
+size_t rt_read_args(const char *path, char *buf, size_t size);
 
 /* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS", set by the
  * launcher): the wrapped agent's pid (0: none, under a shell prefix) and the session's

@@ -1649,15 +1649,19 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 		ctx.flags |= POL_CTX_RUNTIME;
 		pol_result_init(&r);
 		enum pol_decision d = pol_check_argv(c->s->policy, argv, &ctx, &r);
-		/* The calling program, for command rules with owners (the system's git runs
-		 * `git reset --hard` for `git stash`): owners only let pass, so it is read
-		 * only when the decision without it is not allow. */
-		char exe_link[64], exe[PATH_MAX];
+		/* The calling program and its arguments, for command rules with owners (the
+		 * system's git runs `git reset --hard` for `git stash`): owners only let
+		 * pass, so they are read only when the decision without them is not allow. */
+		char exe_link[64], exe[PATH_MAX], args[1024];
 		snprintf(exe_link, sizeof exe_link, "/proc/%u/exe", c->req->pid);
 		ssize_t en;
 		if (d != POL_ALLOW && (en = readlink(exe_link, exe, sizeof exe - 1)) > 0) {
 			exe[en] = '\0';
 			ctx.exe = exe;
+			/* and its arguments, for owners that name a subcommand (git stash) */
+			snprintf(exe_link, sizeof exe_link, "/proc/%u/cmdline", c->req->pid);
+			ctx.args_len = rt_read_args(exe_link, args, sizeof args);
+			ctx.args = ctx.args_len ? args : NULL;
 			pol_result_release(&r);
 			pol_result_init(&r);
 			d = pol_check_argv(c->s->policy, argv, &ctx, &r);

@@ -1037,12 +1037,14 @@ Test(decide, failing_allocations_never_allow_a_refused_command)
 
 /* ---- command rules with owners --------------------------------------------------------- */
 
-/* The exec of argv by the program exe, as a runtime layer checks it (exe NULL: the hook's
- * check, or a runtime layer that has not read it). */
+/* The exec of argv by the program exe running with the arguments args (NUL-separated,
+ * as /proc/PID/cmdline; NULL: unknown), as a runtime layer checks it (exe NULL: the
+ * hook's check, or a runtime layer that has not read it). */
 static enum pol_decision exec_by(const struct pol_policy *p, char *const argv[], const char *exe,
-				 unsigned flags)
+				 const char *args, size_t args_len, unsigned flags)
 {
-	struct pol_ctx ctx = {.cwd = root, .flags = flags, .exe = exe};
+	struct pol_ctx ctx = {
+	    .cwd = root, .flags = flags, .exe = exe, .args = args, .args_len = args_len};
 	struct pol_result r;
 	enum pol_decision d = pol_check_argv(p, argv, &ctx, &r);
 
@@ -1050,21 +1052,29 @@ static enum pol_decision exec_by(const struct pol_policy *p, char *const argv[],
 	return d;
 }
 
-/* At runtime the system's git may run what its own work needs (`git reset --hard` for
- * `git stash`, `git reflog expire` for `git gc`): the embedded default's rules name it as
- * their owner. The same command from a shell, from a copy of git outside the owner
- * folders, or seen by the hook is still refused. A file's own rule with owners works the
+#define ARGS(s) s, sizeof(s)
+
+/* At runtime the system's git, running its own stash, may run the `git reset --hard`
+ * that stash needs: the embedded default's rule names 'git stash' among its owners. The
+ * same command from a shell, from a copy of git outside the owner folders, from git
+ * running an alias of the user's (alias.x = !git, which git runs as a command of its
+ * own), or seen by the hook is still refused. A file's own rule with owners works the
  * same, also through a snapshot. */
 Test(decide, a_command_rules_owner_may_run_it_at_runtime_only)
 {
 	char *const reset[] = {"git", "reset", "--hard", "-q", NULL};
-	char *const reflog[] = {"git", "reflog", "expire", "--all", NULL};
 	char *const wipe[] = {"wipe-cache", "--all", NULL};
 	static const char yaml[] = "rules:\n"
 				   "  - id: t.wipe\n"
 				   "    pattern: '^wipe-cache\\b'\n"
 				   "    reason: loses the cache\n"
-				   "    owners: [git]\n";
+				   "    owners: ['git stash']\n";
+	static const char stash[] = "git\0stash\0push\0-q";
+	static const char stash_opts[] = "/usr/bin/git\0-C\0/tmp/r\0-c\0a=b\0stash";
+	static const char dashed[] = "/usr/lib/git-core/git-stash\0push";
+	static const char alias[] = "git\0-c\0alias.x=!git\0x\0reset\0--hard";
+	static const char alias_stash_arg[] = "git\0x\0stash";
+	static const char status[] = "git\0status";
 	const unsigned rt = POL_CTX_RUNTIME;
 	struct pol_policy *p = new_policy(), *q = new_policy();
 	size_t len;
@@ -1080,25 +1090,40 @@ Test(decide, a_command_rules_owner_may_run_it_at_runtime_only)
 	for (int i = 0; i < 2; i++) {
 		const struct pol_policy *x = i ? q : p;
 
-		for (int k = 0; k < 3; k++) {
-			char *const *argv = k == 0 ? reset : k == 1 ? reflog : wipe;
+		for (int k = 0; k < 2; k++) {
+			char *const *argv = k ? wipe : reset;
+			const char *git = "/usr/bin/git";
 
-			cr_expect_eq(exec_by(x, argv, "/usr/bin/git", rt), POL_ALLOW, "%d %s", i,
+			cr_expect_eq(exec_by(x, argv, git, ARGS(stash), rt), POL_ALLOW, "%d %s", i,
 				     argv[0]);
+			cr_expect_eq(exec_by(x, argv, git, ARGS(stash_opts), rt), POL_ALLOW,
+				     "%d %s", i, argv[0]);
 			cr_expect_eq(
-			    exec_by(x, argv, "/usr/lib/git-core/git-submodule--helper", rt),
+			    exec_by(x, argv, "/usr/lib/git-core/git-stash", ARGS(dashed), rt),
 			    POL_ALLOW, "%d %s", i, argv[0]);
-			cr_expect_eq(exec_by(x, argv, "/bin/bash", rt), POL_DENY, "%d %s", i,
+			cr_expect_eq(exec_by(x, argv, git, ARGS(alias), rt), POL_DENY, "%d %s", i,
 				     argv[0]);
-			cr_expect_eq(exec_by(x, argv, "/tmp/proj/git", rt), POL_DENY, "%d %s", i,
+			cr_expect_eq(exec_by(x, argv, git, ARGS(alias_stash_arg), rt), POL_DENY,
+				     "%d %s", i, argv[0]);
+			cr_expect_eq(exec_by(x, argv, git, ARGS(status), rt), POL_DENY, "%d %s", i,
 				     argv[0]);
-			cr_expect_eq(exec_by(x, argv, "/usr/bin/gitk-evil", rt), POL_DENY, "%d %s",
-				     i, argv[0]);
-			cr_expect_eq(exec_by(x, argv, NULL, rt), POL_DENY, "%d %s", i, argv[0]);
-			cr_expect_eq(exec_by(x, argv, "/usr/bin/git", 0), POL_DENY, "%d %s", i,
+			cr_expect_eq(exec_by(x, argv, git, NULL, 0, rt), POL_DENY, "%d %s", i,
+				     argv[0]);
+			cr_expect_eq(exec_by(x, argv, "/bin/bash", ARGS(stash), rt), POL_DENY,
+				     "%d %s", i, argv[0]);
+			cr_expect_eq(exec_by(x, argv, "/tmp/proj/git", ARGS(stash), rt), POL_DENY,
+				     "%d %s", i, argv[0]);
+			cr_expect_eq(exec_by(x, argv, NULL, ARGS(stash), rt), POL_DENY, "%d %s", i,
+				     argv[0]);
+			cr_expect_eq(exec_by(x, argv, git, ARGS(stash), 0), POL_DENY, "%d %s", i,
 				     argv[0]);
 		}
 	}
+	/* git gc may run with gc.reflogExpire=now from the agent: the reflog's rule has
+	 * no owner */
+	char *const reflog[] = {"git", "reflog", "expire", "--all", NULL};
+	static const char gc[] = "git\0gc";
+	cr_expect_eq(exec_by(p, reflog, "/usr/bin/git", ARGS(gc), rt), POL_DENY);
 	pol_free(p);
 	pol_free(q);
 }

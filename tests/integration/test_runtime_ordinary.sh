@@ -2,7 +2,7 @@
 # Ordinary work under both runtime layers (dcg run, dcg sandbox) with the embedded
 # default policy: a real Makefile built and cleaned (rm -rf build, rm -f), sed -i,
 # perl -pi, Python's atomic save and git commits inside a no-delete folder, git stash,
-# worktrees, gc and a clone with submodules, a Python
+# worktrees and a clone with submodules, a Python
 # venv, pip's copy of certifi's CA bundle, clean scripts as python -c and node -e, TLS
 # clients reading the system CA store, tar, cp -r, mktemp and cleanup.
 # Each must succeed with no `dcg:` line on stderr and nothing in the audit log; and a
@@ -42,12 +42,12 @@ grep -q ONE nd/notes.txt && grep -q TWO nd/notes.txt && grep -q three nd/notes.t
 echo scratch > nd/scratch.tmp && rm nd/scratch.tmp
 # git inside the no-delete folder: lock files renamed over index and refs
 cd nd/repo && echo change >> file && git add file && git commit -qm change && cd ../..
-# git's own plumbing, which the system's git may run (owners: [git]): git stash and
-# git worktree add run `git reset --hard`, git gc `git reflog expire`, a clone with
-# submodules `git checkout -f`
+# git's own plumbing, which the system's git may run (owners: ['git stash', ...]): git
+# stash and git worktree add run `git reset --hard`, a clone with submodules
+# `git checkout -f`
 cd sup && echo wip >> .gitmodules && git stash -q && ! grep -q wip .gitmodules &&
 	git stash pop -q && grep -q wip .gitmodules && git checkout -q .gitmodules &&
-	git worktree add -q ../wt && git worktree remove ../wt && git gc -q && cd ..
+	git worktree add -q ../wt && git worktree remove ../wt && cd ..
 git -c protocol.file.allow=always clone -q --recurse-submodules sup sup2 && test -f sup2/sub/s
 # a Python virtual environment (no network)
 python3 -m venv --without-pip venv && venv/bin/python -c 'import sys; print(sys.prefix)' >/dev/null
@@ -155,5 +155,10 @@ for layer in run sandbox; do
 	grep -q "core.git.reset_hard" "$T/$layer.reset" ||
 		{ cat "$T/$layer.reset"; fail "dcg $layer: no refusal of git reset --hard"; }
 	grep -q unsaved "$w/sup/.gitmodules" || fail "dcg $layer: git reset --hard lost the change"
+	# nor through an alias that git runs as a command of its own (no shell between)
+	"$DCG" $layer --policy "$w/policy.yaml" -- bash -c \
+		"cd '$w/sup' && git -c alias.x='!git' x reset -q --hard" 2>"$T/$layer.alias" &&
+		fail "dcg $layer let git run git reset --hard for an alias"
+	grep -q unsaved "$w/sup/.gitmodules" || fail "dcg $layer: an alias's git reset --hard lost the change"
 	echo "dcg $layer: ordinary work quiet, protected file kept"
 done

@@ -306,7 +306,16 @@ enum pol_ctx_flags {
 	 * agent itself, not a process its tools start): path rules owned by ":agent"
 	 * (the agent's own state and settings) do not refuse it. */
 	POL_CTX_AGENT = 1 << 3,
+	/* The running program carries code from outside the system folders (an object
+	 * preloaded into it, an anonymous executable mapping): owners given by name or
+	 * path (git, /usr/bin/git) do not count for it, since that code acts as the
+	 * program. ":agent" and ":dcg" still do. */
+	POL_CTX_FOREIGN_CODE = 1 << 4,
 };
+
+/* Does exe (an absolute path) lie in one of the policy's owner folders (ownerFolders:
+ * /usr/, /bin/, /sbin/), where programs named as owners must live? */
+int pol_owner_folder(const struct pol_policy *p, const char *exe);
 
 /* One step of an explanation, for `dcg explain`. */
 struct pol_trace_event {

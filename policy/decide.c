@@ -356,7 +356,7 @@ int pol_rule_owned_by(const struct pol_policy *p, const struct pol_rule *r,
 			return 1;
 		if (!strcmp(o, ":dcg") && ctx && ctx->dcg_exe && exe && !strcmp(exe, ctx->dcg_exe))
 			return 1;
-		if (!exe || exe[0] != '/' || o[0] == ':')
+		if (!exe || exe[0] != '/' || o[0] == ':' || (ctx->flags & POL_CTX_FOREIGN_CODE))
 			continue;
 		base = strrchr(exe, '/') + 1;
 		if (o[0] == '/') {

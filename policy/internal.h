@@ -571,8 +571,6 @@ void pol_facts_free(struct pol_policy *p);
 /* Is the command word w a catastrophic target: one of the words, starting with one of
  * the prefixes (also after "of="), or, when any word is set, the home folder itself? */
 int pol_catastrophic_word(const struct pol_policy *p, const char *w);
-/* Does exe (an absolute path) lie in one of the owner folders? */
-int pol_owner_folder(const struct pol_policy *p, const char *exe);
 /* Adds a suggestion (copied) to r; the allow suggestion is "If intentional: dcg allow
  * ID -r \"reason\"", which every rule ends with. 0 or -ENOMEM. */
 int pol_rule_add_suggestion(struct pol_rule *r, const char *s);

@@ -95,12 +95,13 @@ struct sbx_super {
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	struct sbx_stats stats;
-	long long session_start; /* ns: files born since then are the session's */
-	pid_t agent_tgid;	 /* the first process that called: the command dcg sandbox ran */
-	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
-	int exe_first;		 /* the tracee's program is needed before every decision */
-	char log_path[PATH_MAX]; /* the audit log: the preload in every tracee appends to it */
-	int self_fds;		 /* /proc/self/fd, to reopen a pinned file by its number */
+	long long session_start;  /* ns: files born since then are the session's */
+	pid_t agent_tgid;	  /* the first process that called: the command dcg sandbox ran */
+	char dcg_exe[PATH_MAX];	  /* our own binary: rules owned by ":dcg" let it pass */
+	char guard_dir[PATH_MAX]; /* the folder of the preloaded guard (LD_PRELOAD's first) */
+	int exe_first;		  /* the tracee's program is needed before every decision */
+	char log_path[PATH_MAX];  /* the audit log: the preload in every tracee appends to it */
+	int self_fds;		  /* /proc/self/fd, to reopen a pinned file by its number */
 };
 
 /* What the handler decided to answer. */
@@ -542,6 +543,61 @@ static void sbx_intents_load(void)
 	sbx_intents = pol_intent_open_env();
 }
 
+/* Does the tracee carry code from outside the system folders (an object preloaded into
+ * it, a library found through LD_LIBRARY_PATH, an anonymous executable mapping)? Then an
+ * owner given by name (git) does not count for it: that code would act as the owner
+ * (POL_CTX_FOREIGN_CODE). The guard's own objects are not foreign. Read only when an
+ * owner is what lets a call pass; unreadable counts as foreign. */
+static int sbx_foreign_code(struct sbx_call *c)
+{
+	char path[64], buf[8192], *line, *nl;
+	size_t have = 0, gl = strlen(c->s->guard_dir);
+	ssize_t n;
+	int fd, foreign = 0, any = 0;
+
+	snprintf(path, sizeof path, "/proc/%u/maps", c->req->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	while (!foreign && (n = read(fd, buf + have, sizeof buf - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = '\0';
+		for (line = buf; !foreign && (nl = strchr(line, '\n')); line = nl + 1) {
+			/* ADDR PERMS OFFSET DEV INODE PATH */
+			char perms[8] = "", *name = NULL;
+			int field = 0;
+
+			*nl = '\0';
+			any = 1;
+			for (char *t = line; *t && !name; field++) {
+				while (*t == ' ')
+					t++;
+				if (field == 1)
+					snprintf(perms, sizeof perms, "%.4s", t);
+				if (field == 5) {
+					name = t;
+					break;
+				}
+				while (*t && *t != ' ')
+					t++;
+			}
+			if (strlen(perms) < 3 || perms[2] != 'x')
+				continue;
+			if (!name || !*name)
+				foreign = 1; /* anonymous executable memory */
+			else if (name[0] != '[' && !pol_owner_folder(c->s->policy, name) &&
+				 !(gl && !strncmp(name, c->s->guard_dir, gl)))
+				foreign = 1;
+		}
+		have = strlen(line);
+		if (have == sizeof buf - 1) /* a line longer than the buffer */
+			foreign = 1;
+		memmove(buf, line, have);
+	}
+	close(fd);
+	return foreign || !any;
+}
+
 /* Decides op on path (already absolute). Returns 0 when allowed, -EACCES when refused
  * (after the stderr line and the audit line). */
 static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, enum pol_op op,
@@ -568,9 +624,19 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	ctx.dcg_exe = c->s->dcg_exe[0] ? c->s->dcg_exe : NULL;
 	pol_result_init(&r);
 	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+	int owned = c->s->exe_first && ctx.exe; /* an owner may be what let it pass */
 	if (d != POL_ALLOW && !ctx.exe && (n = readlink(exe_link, exe, sizeof exe - 1)) > 0) {
 		exe[n] = '\0';
 		ctx.exe = exe;
+		pol_result_release(&r);
+		pol_result_init(&r);
+		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
+		owned = 1;
+	}
+	/* An owner let it pass: not when foreign code runs in the owner (LD_PRELOAD of an
+	 * agent's object into git) */
+	if (owned && d < POL_ASK && sbx_foreign_code(c)) {
+		ctx.flags |= POL_CTX_FOREIGN_CODE;
 		pol_result_release(&r);
 		pol_result_init(&r);
 		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
@@ -1665,6 +1731,13 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 			pol_result_release(&r);
 			pol_result_init(&r);
 			d = pol_check_argv(c->s->policy, argv, &ctx, &r);
+			/* an owner let it pass: not with foreign code in the owner */
+			if (d < POL_ASK && sbx_foreign_code(c)) {
+				ctx.flags |= POL_CTX_FOREIGN_CODE;
+				pol_result_release(&r);
+				pol_result_init(&r);
+				d = pol_check_argv(c->s->policy, argv, &ctx, &r);
+			}
 		}
 		if (d == POL_ASK)
 			d = sbx_ask_tty(c, t.a.path, &r) ? POL_ALLOW : POL_DENY;
@@ -2047,8 +2120,21 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->self_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	{
 		ssize_t n = readlink("/proc/self/exe", s->dcg_exe, sizeof s->dcg_exe - 1);
+		const char *pre = getenv("LD_PRELOAD"), *end, *slash = NULL;
 
 		s->dcg_exe[n > 0 ? n : 0] = '\0';
+		/* the guard the launcher preloads first (cli/launch.c), and its engine beside
+		 * it: their folder is not foreign code (sbx_foreign_code) */
+		if (pre && pre[0] == '/') {
+			end = pre + strcspn(pre, ": ");
+			for (const char *t = pre; t < end; t++)
+				if (*t == '/')
+					slash = t;
+			if (slash && (size_t)(slash - pre) + 2 < sizeof s->guard_dir &&
+			    strstr(pre, "libdcg-preload") && strstr(pre, "libdcg-preload") < end)
+				snprintf(s->guard_dir, sizeof s->guard_dir, "%.*s/",
+					 (int)(slash - pre), pre);
+		}
 	}
 	s->euid = geteuid();
 	s->egid = getegid();

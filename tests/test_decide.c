@@ -1117,8 +1117,23 @@ Test(decide, a_command_rules_owner_may_run_it_at_runtime_only)
 				     argv[0]);
 			cr_expect_eq(exec_by(x, argv, git, ARGS(stash), 0), POL_DENY, "%d %s", i,
 				     argv[0]);
+			/* code from outside the system folders runs in that git */
+			cr_expect_eq(exec_by(x, argv, git, ARGS(stash), rt | POL_CTX_FOREIGN_CODE),
+				     POL_DENY, "%d %s", i, argv[0]);
 		}
 	}
+	/* the same for a path rule's owner: git keeps .git/ up to date, code preloaded
+	 * into it does not */
+	char head[PATH_MAX];
+	struct pol_ctx gctx = {.cwd = root, .flags = rt, .exe = "/usr/bin/git"};
+	struct pol_result pr;
+
+	snprintf(head, sizeof(head), "%s/.git/HEAD", root);
+	cr_expect_eq(pol_check_path(p, head, POL_OP_DELETE, 0, &gctx, &pr), POL_ALLOW);
+	pol_result_release(&pr);
+	gctx.flags |= POL_CTX_FOREIGN_CODE;
+	cr_expect_eq(pol_check_path(p, head, POL_OP_DELETE, 0, &gctx, &pr), POL_DENY);
+	pol_result_release(&pr);
 	/* git gc may run with gc.reflogExpire=now from the agent: the reflog's rule has
 	 * no owner */
 	char *const reflog[] = {"git", "reflog", "expire", "--all", NULL};

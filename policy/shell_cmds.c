@@ -1206,6 +1206,11 @@ static __attribute__((noinline)) void h_git_remove(struct sh_an *P, struct nc *x
 {
 	struct opscan o;
 
+	/* git rm --cached only untracks: no file of the work tree goes (git rm -r --cached .
+	 * re-applies a .gitignore) */
+	for (size_t i = 2; !clean && i < x->n && !weq(x->v[i], "--"); i++)
+		if (weq(x->v[i], "--cached"))
+			return;
 	scan_opts(x->v, x->n, 2, "e", NULL, &o);
 	int dir = clean || o.seen['r'];
 	ops_path(P, x, &o, 0, o.nop, POL_OP_DELETE, dir);

@@ -5,29 +5,12 @@
 # clock made such a file look older than the session, and its deletion was refused
 # most of the time. Each layer makes, renames and deletes one at once, 30 times; a file
 # made a tenth of a second before the session still cannot be deleted.
-set -u
-: "${BUILD:=build}"
-: "${TMPDIR_TEST:=$(mktemp -d)}"
-ROOT=$PWD
-DCG=${DCG_BIN:-$ROOT/$BUILD/dcg}
-T=$TMPDIR_TEST
-fail() { echo "FAIL: $*"; exit 1; }
-export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config XDG_STATE_HOME=$T/home/.local/state
-export DCG_LOG=$T/audit.jsonl
-unset DCG_POLICY LD_PRELOAD
-mkdir -p "$HOME"
+. "$(dirname "$0")/lib.sh"
 
 W=$T/ws
 mkdir -p "$W/nd"
 printf "noDeletePaths: ['%s/nd/']\n" "$W" >"$W/policy.yaml"
 
-sandbox_ok=1
-if ! out=$("$DCG" sandbox -- /bin/true 2>&1); then
-	case $out in
-	*"without protection"*) echo "no dcg sandbox here: $out"; sandbox_ok=0 ;;
-	*) fail "dcg sandbox -- /bin/true failed: $out" ;;
-	esac
-fi
 
 for layer in run sandbox "sandbox --no-preload"; do
 	[ "$layer" != run ] && [ $sandbox_ok = 0 ] && continue

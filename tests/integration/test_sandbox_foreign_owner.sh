@@ -3,26 +3,11 @@
 # inherit git's owner rights (.git/ is no-delete, owned by git). The object's
 # constructor unlinks .git/HEAD and .git/index; both must survive, with a refusal. git
 # itself, with only the system's and the guard's code, still manages .git/ (git stash).
-set -u
-: "${BUILD:=build}"
-: "${TMPDIR_TEST:=$(mktemp -d)}"
-ROOT=$PWD
-DCG=${DCG_BIN:-$ROOT/$BUILD/dcg}
-T=$TMPDIR_TEST
-fail() { echo "FAIL: $*"; exit 1; }
-export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config XDG_STATE_HOME=$T/home/.local/state
-export DCG_LOG=$T/audit.jsonl
-unset DCG_POLICY LD_PRELOAD
-mkdir -p "$HOME"
+. "$(dirname "$0")/lib.sh"
 git config --global user.email t@example.invalid
 git config --global user.name t
 
-if ! out=$("$DCG" sandbox -- /bin/true 2>&1); then
-	case $out in
-	*"without protection"*) echo "no dcg sandbox here: $out"; exit 0 ;;
-	*) fail "dcg sandbox -- /bin/true failed: $out" ;;
-	esac
-fi
+[ "$sandbox_ok" = 1 ] || exit 0
 command -v git >/dev/null || { echo "no git here"; exit 0; }
 case $(command -v git) in /usr/* | /bin/*) ;; *) echo "git is not a system program here"; exit 0 ;; esac
 

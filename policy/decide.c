@@ -1597,6 +1597,20 @@ static int script_aims_wide(const struct cmd_state *st)
 
 static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st);
 
+/* ls .env, ls -la key.pem: listing a file shows its name and its metadata, which no path
+ * rule keeps (the runtime layers let stat through); only a folder's listing shows what
+ * it holds. 1 when path (relative to the command's folder: not after a cd, where that is
+ * not known) is there and not a folder. */
+static int lists_a_file(const struct cmd_state *st, const char *path)
+{
+	char abs[PATH_MAX];
+	struct stat sb;
+	int n = path[0] == '/' ? snprintf(abs, sizeof(abs), "%s", path)
+			       : snprintf(abs, sizeof(abs), "%s/%s", st->cwd ? st->cwd : "/", path);
+
+	return n > 0 && (size_t)n < sizeof(abs) && lstat(abs, &sb) == 0 && !S_ISDIR(sb.st_mode);
+}
+
 /* The rules that guard against deleting or overwriting files: a command whose every
  * such target lies in a temporary folder passes them. */
 static int temp_exempt(const struct pol_rule *r)
@@ -1752,6 +1766,9 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 	}
 	case POL_UNIT_PATH: {
 		unsigned pflags = u->is_dir_op ? POL_PATH_IS_DIR : 0;
+
+		if (u->op == POL_OP_LIST && !st->saw_cd && lists_a_file(st, u->path))
+			return 0;
 
 		/* At runtime each real deletion and rename is checked when it happens, when
 		 * it is known whether the file is the session's own (an atomic save's): the

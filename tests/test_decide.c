@@ -1210,3 +1210,47 @@ Test(decide, inline_scripts_are_judged_by_their_calls_at_runtime)
 	}
 	pol_free(p);
 }
+
+/* An empty file at path: 0, or -1. */
+static int empty_file(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	return f && fclose(f) == 0 ? 0 : -1;
+}
+
+/* Listing a file shows its name and metadata, as stat does at runtime: ls -la .env
+ * passes; listing a zero-access folder, or reading the file, does not. */
+Test(decide, listing_a_secret_file_is_not_reading_it)
+{
+	static const struct {
+		const char *cmd;
+		enum pol_decision want;
+	} cases[] = {
+	    {"ls -la .env", POL_ALLOW},	   {"ls -l certs/server.pem", POL_ALLOW},
+	    {"cat .env", POL_DENY},	   {"ls -la ~/.ssh", POL_DENY},
+	    {"cd ~ && ls .ssh", POL_DENY}, {"ls -la missing.pem", POL_DENY},
+	};
+	struct pol_policy *p = new_policy();
+	char f[PATH_MAX];
+
+	snprintf(f, sizeof(f), "%s/.env", root);
+	cr_assert_eq(empty_file(f), 0);
+	snprintf(f, sizeof(f), "%s/certs", root);
+	cr_assert_eq(mkdir(f, 0700), 0);
+	snprintf(f, sizeof(f), "%s/certs/server.pem", root);
+	cr_assert_eq(empty_file(f), 0);
+	snprintf(f, sizeof(f), "%s/.ssh", home);
+	cr_assert_eq(mkdir(f, 0700), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pol_ctx ctx = {.cwd = root};
+		struct pol_result r;
+
+		cr_expect_eq(pol_check_command(p, cases[i].cmd, strlen(cases[i].cmd), &ctx, &r),
+			     cases[i].want, "%s: %s", cases[i].cmd,
+			     r.rule_id ? r.rule_id : "allowed");
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}

@@ -1216,6 +1216,44 @@ static __attribute__((noinline)) void h_git_remove(struct sh_an *P, struct nc *x
 	ops_path(P, x, &o, 0, o.nop, POL_OP_DELETE, dir);
 }
 
+/* git show REV:PATH, git cat-file -p REV:PATH, and the paths after -- of git show, git
+ * diff and git log -p print a file's content from the repository or the work tree: a
+ * read of that path (git show HEAD:.env reads the secret as cat .env would). PATH is
+ * taken from the command's folder, the repository's top in the usual case; :/TEXT (a
+ * commit search) and REV: alone name no file. */
+static __attribute__((noinline)) void h_git_show(struct sh_an *P, struct nc *x, int log)
+{
+	int patch = !log, dashdash = 0;
+
+	for (size_t i = 2; log && i < x->n && !weq(x->v[i], "--"); i++)
+		patch |= weq(x->v[i], "-p") || weq(x->v[i], "--patch") || weq(x->v[i], "-u");
+	for (size_t i = 2; i < x->n; i++) {
+		const struct sh_word *w = x->v[i];
+		const char *colon;
+
+		if (dashdash) {
+			if (patch)
+				sh_emit_path(P, w, POL_OP_READ, 0, x->remote, x->depth);
+			continue;
+		}
+		if (weq(w, "--")) {
+			dashdash = 1;
+			continue;
+		}
+		if (w->len && w->s[0] == '-')
+			continue;
+		colon = memchr(w->s, ':', w->len);
+		if (!log && colon && colon + 1 < w->s + w->len && colon[1] != '/') {
+			struct sh_word sub = *w;
+
+			sub.s = (char *)colon + 1;
+			sub.len = w->len - (size_t)(colon + 1 - w->s);
+			sub.nhome = 0;
+			sh_emit_path(P, &sub, POL_OP_READ, 0, x->remote, x->depth);
+		}
+	}
+}
+
 static void h_git(struct sh_an *P, struct nc *x)
 {
 	/* v[1] is the subcommand (global options were stripped) */
@@ -1254,6 +1292,8 @@ static void h_git(struct sh_an *P, struct nc *x)
 	} else if (weq(sub, "clean") || weq(sub, "rm")) {
 		h_git_remove(P, x, weq(sub, "clean"));
 	}
+	if (weq(sub, "show") || weq(sub, "cat-file") || weq(sub, "diff") || weq(sub, "log"))
+		h_git_show(P, x, weq(sub, "log"));
 }
 
 static void h_gh(struct sh_an *P, struct nc *x)

@@ -1566,9 +1566,9 @@ static int catastrophic_target(const struct pol_unit *u, const struct pol_policy
  * a shell has already expanded) is searched for what could name one: ~, HOME or home
  * in any spelling (expanduser, homedir, Path.home, /home/...), the home folder's own
  * path, a root literal (a quoted slash, with or without a star; os.sep; .root), a disk
- * (the policy's catastrophic prefixes: /dev/sd ...); not in the first word, the interpreter's path. A false alarm keeps the refusal
- * at exec that every such script had before; what none of these names still meets the
- * runtime checks of each file. */
+ * (the policy's catastrophic prefixes: /dev/sd ...); not in the first word, the
+ * interpreter's path. A false alarm keeps the refusal at exec that every such script had
+ * before; what none of these names still meets the runtime checks of each file. */
 static int script_aims_wide(const struct cmd_state *st)
 {
 	static const char marks[] = "~\0expanduser\0USERPROFILE\0os.sep\0path.sep\0.root\0"
@@ -1581,7 +1581,6 @@ static int script_aims_wide(const struct cmd_state *st)
 		n -= (size_t)(sp - c);
 		c = sp;
 	}
-
 	for (size_t i = 0; i + 4 <= n; i++)
 		if ((c[i] | 0x20) == 'h' && (c[i + 1] | 0x20) == 'o' && (c[i + 2] | 0x20) == 'm' &&
 		    (c[i + 3] | 0x20) == 'e')

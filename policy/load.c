@@ -501,6 +501,14 @@ static void owner_item(struct ldr *l, yaml_node_t *item, void *arg)
 		    "absolute paths, :agent or :dcg");
 		return;
 	}
+	if (sp && r->kind == POL_RULE_PATH) {
+		/* a path decision never knows the program's subcommand: it would never match */
+		err(l, item, r->pattern,
+		    "an owner with a subcommand ('%s') applies to command rules only; a path "
+		    "entry names the program alone (%.*s)",
+		    s, (int)(sp - s), s);
+		return;
+	}
 	no = realloc(r->owners, (r->n_owners + 1) * sizeof(*no));
 	if (!no)
 		return;

@@ -485,7 +485,6 @@ static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_r
 {
 	char line[PATH_MAX + 1024];
 	struct rt_msg m;
-
 	pid_t tgid = sbx_who_tgid(&c->who);
 	unsigned told;
 
@@ -598,6 +597,46 @@ static int sbx_foreign_code(struct sbx_call *c)
 	return foreign || !any;
 }
 
+/* One question to the policy: a path and an operation, or (argv set) an exec. */
+struct sbx_question {
+	const char *path;
+	enum pol_op op;
+	unsigned flags;
+	char *const *argv;
+};
+
+static enum pol_decision sbx_ask_policy(struct sbx_call *c, const struct sbx_question *q,
+					const struct pol_ctx *ctx, struct pol_result *r)
+{
+	return q->argv ? pol_check_argv(c->s->policy, q->argv, ctx, r)
+		       : pol_check_path(c->s->policy, q->path, q->op, q->flags, ctx, r);
+}
+
+/* d, decided with the tracee's program in ctx: when an owner given by name or path (git)
+ * is what let it pass and foreign code runs in that program (sbx_foreign_code), the
+ * decision without such owners stands, in r, and ctx keeps POL_CTX_FOREIGN_CODE. The
+ * maps are read only when the owner made the difference. */
+static enum pol_decision sbx_owner_checked(struct sbx_call *c, const struct sbx_question *q,
+					   struct pol_ctx *ctx, struct pol_result *r,
+					   enum pol_decision d)
+{
+	struct pol_result alt;
+	enum pol_decision da;
+
+	if (!ctx->exe || d >= POL_ASK)
+		return d;
+	ctx->flags |= POL_CTX_FOREIGN_CODE;
+	da = sbx_ask_policy(c, q, ctx, &alt);
+	if (da == d || !sbx_foreign_code(c)) {
+		ctx->flags &= ~(unsigned)POL_CTX_FOREIGN_CODE;
+		pol_result_release(&alt);
+		return d;
+	}
+	pol_result_release(r);
+	*r = alt;
+	return da;
+}
+
 /* Decides op on path (already absolute). Returns 0 when allowed, -EACCES when refused
  * (after the stderr line and the audit line). */
 static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, enum pol_op op,
@@ -622,25 +661,18 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 		ctx.exe = exe;
 	}
 	ctx.dcg_exe = c->s->dcg_exe[0] ? c->s->dcg_exe : NULL;
+	const struct sbx_question q = {path, op, flags, NULL};
 	pol_result_init(&r);
 	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
-	int owned = c->s->exe_first && ctx.exe; /* an owner may be what let it pass */
 	if (d != POL_ALLOW && !ctx.exe && (n = readlink(exe_link, exe, sizeof exe - 1)) > 0) {
 		exe[n] = '\0';
 		ctx.exe = exe;
 		pol_result_release(&r);
 		pol_result_init(&r);
 		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
-		owned = 1;
 	}
-	/* An owner let it pass: not when foreign code runs in the owner (LD_PRELOAD of an
-	 * agent's object into git) */
-	if (owned && d < POL_ASK && sbx_foreign_code(c)) {
-		ctx.flags |= POL_CTX_FOREIGN_CODE;
-		pol_result_release(&r);
-		pol_result_init(&r);
-		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
-	}
+	/* not an owner with an agent's object preloaded into it (LD_PRELOAD=x.so git) */
+	d = sbx_owner_checked(c, &q, &ctx, &r, d);
 	/* The wrapped agent's own process keeps its own state and settings (":agent"):
 	 * looked up only on a refusal. */
 	if (d >= POL_ASK && r.detection == POL_DET_PATH && c->s->agent_tgid &&
@@ -1731,13 +1763,8 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 			pol_result_release(&r);
 			pol_result_init(&r);
 			d = pol_check_argv(c->s->policy, argv, &ctx, &r);
-			/* an owner let it pass: not with foreign code in the owner */
-			if (d < POL_ASK && sbx_foreign_code(c)) {
-				ctx.flags |= POL_CTX_FOREIGN_CODE;
-				pol_result_release(&r);
-				pol_result_init(&r);
-				d = pol_check_argv(c->s->policy, argv, &ctx, &r);
-			}
+			const struct sbx_question q = {NULL, POL_OP_EXEC, 0, argv};
+			d = sbx_owner_checked(c, &q, &ctx, &r, d);
 		}
 		if (d == POL_ASK)
 			d = sbx_ask_tty(c, t.a.path, &r) ? POL_ALLOW : POL_DENY;
@@ -2120,18 +2147,17 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->self_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	{
 		ssize_t n = readlink("/proc/self/exe", s->dcg_exe, sizeof s->dcg_exe - 1);
-		const char *pre = getenv("LD_PRELOAD"), *end, *slash = NULL;
+		const char *pre = getenv("LD_PRELOAD");
 
 		s->dcg_exe[n > 0 ? n : 0] = '\0';
 		/* the guard the launcher preloads first (cli/launch.c), and its engine beside
 		 * it: their folder is not foreign code (sbx_foreign_code) */
 		if (pre && pre[0] == '/') {
-			end = pre + strcspn(pre, ": ");
-			for (const char *t = pre; t < end; t++)
-				if (*t == '/')
-					slash = t;
-			if (slash && (size_t)(slash - pre) + 2 < sizeof s->guard_dir &&
-			    strstr(pre, "libdcg-preload") && strstr(pre, "libdcg-preload") < end)
+			size_t len = strcspn(pre, ": ");
+			const char *slash = memrchr(pre, '/', len);
+
+			if (!strncmp(slash + 1, "libdcg-preload", 14) &&
+			    (size_t)(slash - pre) + 2 < sizeof s->guard_dir)
 				snprintf(s->guard_dir, sizeof s->guard_dir, "%.*s/",
 					 (int)(slash - pre), pre);
 		}

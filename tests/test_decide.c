@@ -1158,6 +1158,22 @@ Test(decide, owners_of_a_command_rule_must_be_programs)
 	pol_free(p);
 }
 
+/* A path decision never knows the program's subcommand: a path entry's owner with one
+ * would never match, and is said, naming the program alone as the way to write it. */
+Test(decide, a_path_entrys_owner_has_no_subcommand)
+{
+	static const char yaml[] = "noDeletePaths:\n"
+				   "  - {path: build/, owners: ['make clean']}\n";
+	struct pol_policy *p = new_policy();
+
+	pol_load_buffer(p, "decide-test.yaml", yaml, strlen(yaml));
+	cr_expect_eq(pol_diag_count(p), 1);
+	cr_expect(pol_diag_count(p) &&
+		  strstr(pol_diag_get(p, 0)->msg, "applies to command rules only") &&
+		  strstr(pol_diag_get(p, 0)->msg, "(make)"));
+	pol_free(p);
+}
+
 /* ---- inline scripts at runtime ---------------------------------------------------------- */
 
 static enum pol_decision exec_check(const struct pol_policy *p, char *const argv[], unsigned flags)

@@ -37,7 +37,8 @@ struct loaded {
 static struct {
 	struct loaded *loaded;
 	struct guard_host host;
-	unsigned told; /* refusal lines printed by this process (RT_TOLD_MAX) */
+	unsigned told;	    /* refusal lines printed by this process (RT_TOLD_MAX) */
+	uint64_t told_last; /* the last one's rt_line_hash() */
 } g;
 
 static void say(const char *line, size_t len)
@@ -219,6 +220,7 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 	struct rt_msg m;
 	int refuse = 0;
 	unsigned told;
+	uint64_t hash;
 
 	switch (d) {
 	case POL_ALLOW:
@@ -240,12 +242,17 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 	case POL_DENY:
 	default:
 		rt_msg_init(&m, line, sizeof(line) - 1);
-		told = __atomic_fetch_add(&g.told, 1, __ATOMIC_RELAXED);
+		rt_describe(&m, "blocked", call, input, r);
+		hash = rt_line_hash(m.buf, m.len);
+		if (__atomic_exchange_n(&g.told_last, hash, __ATOMIC_RELAXED) == hash)
+			told = RT_TOLD_MAX + 1; /* the line just said: said once */
+		else
+			told = __atomic_fetch_add(&g.told, 1, __ATOMIC_RELAXED);
 		if (told < RT_TOLD_MAX) {
-			rt_describe(&m, "blocked", call, input, r);
 			rt_msg_add(&m, "\n");
 			say(m.buf, m.len);
 		} else if (told == RT_TOLD_MAX) {
+			rt_msg_init(&m, line, sizeof(line) - 1);
 			rt_msg_add(&m, RT_TOLD_MORE "\n");
 			say(m.buf, m.len);
 		}

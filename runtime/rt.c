@@ -261,6 +261,23 @@ const char *rt_shown(const char *input, const struct pol_result *r)
 	return input ? input : "?";
 }
 
+uint64_t rt_line_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Whether call starts a program, whose check also judges the paths its words name. */
+static int rt_call_runs(const char *call)
+{
+	return strncmp(call, "exec", 4) == 0 || strcmp(call, "fexecve") == 0 ||
+	       strncmp(call, "posix_spawn", 11) == 0 || strcmp(call, "system") == 0 ||
+	       strcmp(call, "popen") == 0;
+}
+
 void rt_describe(struct rt_msg *m, const char *what, const char *call, const char *input,
 		 const struct pol_result *r)
 {
@@ -272,7 +289,32 @@ void rt_describe(struct rt_msg *m, const char *what, const char *call, const cha
 	rt_msg_add(m, " ");
 	rt_msg_add(m, call);
 	rt_msg_add(m, " of ");
-	if (r->detection == POL_DET_PATH) {
+	if (r->detection == POL_DET_PATH && r->op != POL_OP_EXEC && input && input != shown &&
+	    rt_call_runs(call)) {
+		/* A program refused for a path its command line names (`cat .env`): the
+		 * command, then what it would do to which file, not the file alone, which
+		 * would read as an attempt to run it. */
+		size_t n = pol_redact_secrets(
+		    input, strlen(input), r->path_kind == POL_PATH_ZERO_ACCESS, red, sizeof(red));
+		size_t all = n;
+
+		if (n > RT_SHOWN_COMMAND) {
+			n = RT_SHOWN_COMMAND;
+			while (n && ((unsigned char)red[n] & 0xc0) == 0x80)
+				n--; /* not inside a UTF-8 sequence */
+		}
+		rt_msg_addn(m, red, n);
+		if (n < all)
+			rt_msg_add(m, "...");
+		rt_msg_add(m, ": it would ");
+		rt_msg_add(m, pol_op_name(r->op));
+		rt_msg_add(m, " ");
+		rt_msg_add(m, shown);
+		rt_msg_add(m, ": ");
+		rt_msg_add(m, pol_path_kind_name(r->path_kind));
+		rt_msg_add(m, " ");
+		rt_msg_add(m, r->pattern ? r->pattern : "?");
+	} else if (r->detection == POL_DET_PATH) {
 		rt_msg_add(m, shown);
 		rt_msg_add(m, ": ");
 		rt_msg_add(m, pol_path_kind_name(r->path_kind));

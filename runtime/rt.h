@@ -11,6 +11,7 @@
 #define DCG_RT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
@@ -154,7 +155,11 @@ const char *rt_shown(const char *input, const struct pol_result *r);
 
 /* Appends "dcg: WHAT CALL of PATH: KIND PATTERN [RULE]" (path rules), "...: REASON
  * [RULE]" (scopes, commands, built-in rules) to m, without a newline. what is
- * "blocked", "asks: allow", ... */
+ * "blocked", "asks: allow", ... When a call that starts a program (exec*, system,
+ * popen, posix_spawn*) is refused for a path its words name, the line is "dcg: WHAT
+ * CALL of COMMAND: it would OP PATH: KIND PATTERN [RULE]", the command with secrets
+ * redacted and cut after RT_SHOWN_COMMAND bytes. */
+#define RT_SHOWN_COMMAND 120
 void rt_describe(struct rt_msg *m, const char *what, const char *call, const char *input,
 		 const struct pol_result *r);
 
@@ -173,6 +178,10 @@ int rt_audit(const char *layer, const char *call, const char *input, const struc
 #define RT_TOLD_MAX 20
 /* That last line. */
 #define RT_TOLD_MORE "dcg: further refusals of this process go to the audit log only (dcg log)"
+/* A refusal line's hash (FNV-1a), so that a process told a line is not told it again
+ * at once: a PATH search (execvp, bash's, Python's os.execvp) tries each folder's copy
+ * of a refused program, and merged /usr has two. The audit log keeps every one. */
+uint64_t rt_line_hash(const char *s, size_t n);
 
 /* Asks question on /dev/tty and waits RT_ASK_TIMEOUT_MS for an answer. Returns 1 for
  * y/Y, 0 for anything else, a timeout or no terminal (and then says "denied"). */

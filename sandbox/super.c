@@ -88,6 +88,7 @@ struct sbx_super {
 	 * notifications only moves that count by one */
 	pid_t told_tgid;
 	unsigned told;
+	uint64_t told_last; /* rt_line_hash() of its last line */
 	pid_t self;
 	uid_t euid;
 	gid_t egid;
@@ -487,17 +488,24 @@ static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_r
 	struct rt_msg m;
 	pid_t tgid = sbx_who_tgid(&c->who);
 	unsigned told;
+	uint64_t hash;
 
+	rt_msg_init(&m, line, sizeof line - 1);
+	rt_describe(&m, "blocked", c->name, shown, r);
+	hash = rt_line_hash(m.buf, m.len);
 	if (c->s->told_tgid != tgid) {
 		c->s->told_tgid = tgid;
 		c->s->told = 0;
+	} else if (c->s->told_last == hash) {
+		sbx_audit(c, shown, r); /* the line just said: said once */
+		return;
 	}
+	c->s->told_last = hash;
 	told = c->s->told++;
-	rt_msg_init(&m, line, sizeof line - 1);
-	if (told < RT_TOLD_MAX)
-		rt_describe(&m, "blocked", c->name, shown, r);
-	else if (told == RT_TOLD_MAX)
+	if (told == RT_TOLD_MAX) {
+		rt_msg_init(&m, line, sizeof line - 1);
 		rt_msg_add(&m, RT_TOLD_MORE);
+	}
 	if (told <= RT_TOLD_MAX) {
 		rt_msg_add(&m, "\n");
 		sbx_say(c->s, "%s", m.buf);
@@ -1766,13 +1774,28 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 			const struct sbx_question q = {NULL, POL_OP_EXEC, 0, argv};
 			d = sbx_owner_checked(c, &q, &ctx, &r, d);
 		}
+		/* A path its words name refused it (`cat .env`): the line shows the command,
+		 * as the preload's does, and is the same for each folder a PATH search
+		 * tries (said once). */
+		char joined[1024];
+		const char *shown = t.a.path;
+		if (d != POL_ALLOW && r.detection == POL_DET_PATH) {
+			struct rt_msg jm;
+			rt_msg_init(&jm, joined, sizeof joined);
+			for (int i = 0; i < n && jm.len < sizeof joined - 1; i++) {
+				if (i)
+					rt_msg_add(&jm, " ");
+				rt_msg_add(&jm, argv[i]);
+			}
+			shown = joined;
+		}
 		if (d == POL_ASK)
-			d = sbx_ask_tty(c, t.a.path, &r) ? POL_ALLOW : POL_DENY;
+			d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY;
 		if (d == POL_DENY) {
 			r.decision = d;
-			sbx_report(c, t.a.path, &r);
+			sbx_report(c, shown, &r);
 		} else if (d == POL_WARN || d == POL_LOG) {
-			sbx_audit(c, t.a.path, &r);
+			sbx_audit(c, shown, &r);
 		}
 		pol_result_release(&r);
 		if (d == POL_DENY) {

@@ -180,6 +180,54 @@ Test(runtime, refusal_line_names_the_whole_path)
 			 "/srv/dcg-corpus/nd/ [policy.no_delete.1]");
 }
 
+/* A program refused for a file its words name: the command and what it would do,
+ * not "execve of FILE", which reads as running the file. */
+Test(runtime, refusal_of_a_program_names_its_command_and_the_operation)
+{
+	char line[1024], longcmd[400];
+	struct pol_result r;
+	struct rt_msg m;
+
+	pol_result_init(&r);
+	r.decision = POL_DENY;
+	r.detection = POL_DET_PATH;
+	r.path_kind = POL_PATH_ZERO_ACCESS;
+	r.op = POL_OP_READ;
+	r.pattern = ".env";
+	r.rule_id = "default.zero_access.env";
+	snprintf(r.path, sizeof(r.path), "%s", "/srv/p/.env");
+	rt_msg_init(&m, line, sizeof(line));
+	rt_describe(&m, "blocked", "execve", "cat .env", &r);
+	cr_expect_str_eq(line, "dcg: blocked execve of cat .env: it would read /srv/p/.env: "
+			       "zeroAccessPaths .env [default.zero_access.env]");
+	/* a secret among the words is redacted; a long command is cut, with "..." */
+	rt_msg_init(&m, line, sizeof(line));
+	rt_describe(&m, "blocked", "system",
+		    "TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 cat .env", &r);
+	cr_expect_null(strstr(line, "ghp_abc"), "%s", line);
+	cr_expect(strstr(line, "of TOKEN=*** cat .env: it would read") != NULL, "%s", line);
+	memset(longcmd, 'a', sizeof(longcmd) - 1);
+	memcpy(longcmd, "cat ", 4);
+	longcmd[sizeof(longcmd) - 1] = '\0';
+	rt_msg_init(&m, line, sizeof(line));
+	rt_describe(&m, "blocked", "execvpe", longcmd, &r);
+	cr_expect(strstr(line, "...: it would read /srv/p/.env") != NULL, "%s", line);
+	cr_expect_lt(strlen(line), RT_SHOWN_COMMAND + 120, "%s", line);
+	/* running the file itself, and calls that are not execs, keep their form */
+	r.op = POL_OP_EXEC;
+	rt_msg_init(&m, line, sizeof(line));
+	rt_describe(&m, "blocked", "execve", "/srv/p/.env", &r);
+	cr_expect_str_eq(line, "dcg: blocked execve of /srv/p/.env: zeroAccessPaths .env "
+			       "[default.zero_access.env]");
+	r.op = POL_OP_READ;
+	rt_msg_init(&m, line, sizeof(line));
+	rt_describe(&m, "blocked", "openat", ".env", &r);
+	cr_expect_str_eq(line, "dcg: blocked openat of /srv/p/.env: zeroAccessPaths .env "
+			       "[default.zero_access.env]");
+	cr_expect_eq(rt_line_hash("a", 1), rt_line_hash("a", 1));
+	cr_expect_neq(rt_line_hash("a", 1), rt_line_hash("b", 1));
+}
+
 Test(runtime, builtin_runtime_rules_are_listed_and_allowable)
 {
 	static const char *const ids[] = {RT_RULE_MOUNT, RT_RULE_RAW_WRITE, RT_RULE_MKNOD_DEVICE};

@@ -32,7 +32,7 @@ sleep 0.05
 grep -q '"a"' "$W/own.json" || fail "own.json not written by the agent itself"
 "$DCG" run --policy "$W/policy.yaml" -- bash -c "bash -c \"echo x > '$W/own.json'\"; true" 2>"$T/e2"
 grep -q '"a"' "$W/own.json" || fail "a child of the agent wrote the agent's settings"
-grep -q "^dcg: blocked .* of $W/own.json" "$T/e2" || { cat "$T/e2"; fail "no refusal line for the child"; }
+grep -q "^dcg: blocked .* $W/own.json: readOnlyPaths" "$T/e2" || { cat "$T/e2"; fail "no refusal line for the child"; }
 
 # Claude Code's form: '<prefix executable>' <options> '<command>'
 out=$(cd "$W" && bash -c "'$DCG' --policy '$W/policy.yaml' --shell-prefix 'echo hello from the tool'" 2>"$T/e3") ||
@@ -44,7 +44,7 @@ if grep -q '^dcg:' "$T/e3"; then cat "$T/e3"; fail "the shell prefix said someth
 grep -q "^dcg: blocked .* of $W/nd/keep" "$T/e4" || { cat "$T/e4"; fail "no refusal line under the shell prefix"; }
 (cd "$W" && bash -c "'$DCG' --policy '$W/policy.yaml' --shell-prefix 'echo {} > own.json'") 2>"$T/e5"
 grep -q '"a"' "$W/own.json" || fail "under a shell prefix the tool's shell counted as the agent"
-grep -q "^dcg: blocked .* of $W/own.json" "$T/e5" || { cat "$T/e5"; fail "no refusal line naming own.json"; }
+grep -q "^dcg: blocked .* $W/own.json: readOnlyPaths" "$T/e5" || { cat "$T/e5"; fail "no refusal line naming own.json"; }
 
 # dcg install --agent claude --shell-prefix sets Claude Code's prefix to this binary;
 # uninstall takes it out again and leaves the user's other settings alone.

@@ -26,3 +26,26 @@ for layer in run sandbox "sandbox --no-preload"; do
 	[ "$(ls "$W/nd/deep" | wc -l)" = 60 ] || fail "dcg $layer: files of the no-delete tree are gone"
 	echo "dcg $layer: 20 lines, then the audit log ($logged refusals)"
 done
+
+# A program refused for a file its words name (`cat key.pem`) is told so: the command,
+# what it would do, the whole path; never "execve of key.pem", which reads as running
+# the key. A PATH search (Python's os.execvp here) tries the program in each folder,
+# and each try is refused: the line is said once, every try is in the audit log.
+mkdir -p "$T/b1" "$T/b2"
+cp /bin/cat "$T/b1/cat"
+cp /bin/cat "$T/b2/cat"
+echo 'SECRET-KEY' >"$W/key.pem"
+for layer in run sandbox "sandbox --no-preload"; do
+	[ "$layer" != run ] && [ $sandbox_ok = 0 ] && continue
+	rm -f "$DCG_LOG"
+	(cd "$W" && "$DCG" $layer -- env PATH="$T/b1:$T/b2:/usr/bin:/bin" python3 -c \
+		'import os, sys; os.execvp("cat", ["cat", sys.argv[1]])' key.pem) >"$T/out" 2>"$T/err" &&
+		fail "dcg $layer: cat of a zero-access file ran"
+	grep -q SECRET-KEY "$T/out" && fail "dcg $layer: the key was printed"
+	lines=$(grep -c '^dcg: blocked' "$T/err")
+	grep -q "^dcg: blocked execve of cat key.pem: it would read $W/key.pem: zeroAccessPaths \*.pem \[" "$T/err" &&
+		[ "$lines" = 1 ] || { cat "$T/err"; fail "dcg $layer: not one line naming the command and the read"; }
+	logged=$(grep -c '"decision":"deny"' "$DCG_LOG")
+	[ "$logged" -ge 2 ] || fail "dcg $layer: $logged refusals in the audit log, not one per folder tried"
+	echo "dcg $layer: one line for a PATH search refused twice ($logged in the audit log)"
+done

@@ -170,13 +170,36 @@ static void merge(struct pol_result *best, struct pol_result *cand)
 /* Which rule refuses an operation on path? Within a kind, the last pattern that
  * matches wins, as in .gitignore: a later "!pattern" (e.g. !.env.example) lifts an
  * earlier rule, and a later file can protect again what an earlier one lifted. */
+/* Is the literal root of anchored pattern pp there (its wildcard-free folders, or the
+ * whole path of a literal pattern)? Only asked of a root deeper than the folder's n
+ * bytes; a failed lookup other than "no such entry" counts as there. */
+static int root_is_there(const struct pol_pathpat *pp, size_t n)
+{
+	char root[PATH_MAX];
+	size_t cut = pp->literal_len;
+	struct stat st;
+
+	if (cut < pp->glob_len) /* up to the last '/' before the first wildcard */
+		while (cut > n && pp->glob[cut - 1] != '/')
+			cut--;
+	while (cut > n + 1 && pp->glob[cut - 1] == '/')
+		cut--; /* a folder pattern's trailing '/' */
+	if (cut <= n + 1 || cut >= sizeof(root))
+		return 1;
+	memcpy(root, pp->glob, cut);
+	root[cut] = '\0';
+	return lstat(root, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
 static int covers_beneath(const struct pol_rule *r, const char *path)
 {
 	size_t n = strlen(path);
 	const struct pol_pathpat *pps[2] = {&r->path, r->has_canon ? &r->path_canon : NULL};
 
 	/* A folder being deleted or moved holds a protected path: an anchored rule whose
-	 * literal root lies beneath it, or a named entry directly inside it. */
+	 * literal root lies beneath it and is there, or a named entry directly inside it.
+	 * A root that is not there protects nothing yet: `find . -delete` in a project
+	 * without `.claude/settings.json` is not a deletion of the agent's settings. */
 	for (int k = 0; k < 2; k++) {
 		const struct pol_pathpat *pp = pps[k];
 
@@ -184,7 +207,7 @@ static int covers_beneath(const struct pol_rule *r, const char *path)
 			continue;
 		if (!pp->basename_only) {
 			if (pp->literal_len > n && strncmp(pp->glob, path, n) == 0 &&
-			    (pp->glob[n] == '/' || n == 1))
+			    (pp->glob[n] == '/' || n == 1) && root_is_there(pp, n))
 				return 1;
 		} else if (pp->shape == PP_LITERAL) {
 			char child[PATH_MAX];
@@ -678,8 +701,14 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 				     const struct pol_ctx *ctx, struct pol_result *r)
 {
 	unsigned kinds = pol_op_refusing_kinds(op, flags);
-	int beneath = (flags & POL_PATH_IS_DIR) &&
-		      (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
+	/* A folder deleted or moved is judged by what it holds, except a deletion the
+	 * runtime layers judge at exec (PATH_NO_WALK): the recursive delete's own unlinks
+	 * are each checked as they come, so `find . -delete` in a project that has
+	 * .claude/settings.json deletes the rest and the settings survive. A rename
+	 * moves a whole tree in one call: still judged whole. */
+	int beneath =
+	    (flags & POL_PATH_IS_DIR) && ((op == POL_OP_DELETE && !(flags & PATH_NO_WALK)) ||
+					  op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
 	const struct pol_rule *hit;
 
 	/* An atomic save's temporary file, or any file made during the session, may be

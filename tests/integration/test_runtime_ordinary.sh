@@ -160,5 +160,29 @@ for layer in run sandbox; do
 		"cd '$w/sup' && git -c alias.x='!git' x reset -q --hard" 2>"$T/$layer.alias" &&
 		fail "dcg $layer let git run git reset --hard for an alias"
 	grep -q unsaved "$w/sup/.gitmodules" || fail "dcg $layer: an alias's git reset --hard lost the change"
+	# A session started in the project: `find . -delete` and a Makefile's clean step with
+	# find are judged by each file find deletes, not refused at exec for what the project
+	# folder holds. The agent's settings there (.claude/settings.json) survive byte for
+	# byte, and so does the rest once a find aims at them.
+	p=$T/proj-$layer
+	rm -rf "$p" && mkdir -p "$p/a/__pycache__" "$p/b" "$p/.claude"
+	printf '{"hooks":1}\n' >"$p/.claude/settings.json"
+	touch -d '2 minutes ago' "$p/.claude/settings.json"
+	touch "$p/a/__pycache__/m.pyc" "$p/b/x.o" "$p/b/y.o"
+	printf 'clean:\n\tfind . -name "*.o" -delete\n' >"$p/Makefile"
+	(cd "$p" && "$DCG" $layer -- bash -c 'find . -name "*.pyc" -delete && make -s clean &&
+		find . -type d -empty -delete') 2>"$T/$layer.find" ||
+		{ cat "$T/$layer.find"; fail "dcg $layer refused find -delete from the project's root"; }
+	if grep -a '^dcg:' "$T/$layer.find"; then fail "dcg $layer said something for find -delete"; fi
+	[ ! -e "$p/a" ] && [ ! -e "$p/b/x.o" ] || fail "dcg $layer: find -delete left files"
+	# (not the last command of `bash -c`, which bash would exec in its own process: the
+	# wrapped agent's, which may write its own settings)
+	(cd "$p" && "$DCG" $layer -- bash -c 'find . -name "*.json" -delete; exit $?') \
+		2>"$T/$layer.find2" &&
+		fail "dcg $layer let find -delete take the agent's settings"
+	[ "$(cat "$p/.claude/settings.json")" = '{"hooks":1}' ] ||
+		fail "dcg $layer: find -delete deleted .claude/settings.json"
+	grep -q "^dcg: blocked unlinkat of $p/.claude/settings.json: readOnlyPaths" "$T/$layer.find2" ||
+		{ cat "$T/$layer.find2"; fail "dcg $layer: no refusal line for the settings"; }
 	echo "dcg $layer: ordinary work quiet, protected file kept"
 done

@@ -855,6 +855,43 @@ Test(decide, catastrophic_targets_are_data)
 	}
 }
 
+/* The default's other local deleters are judged by their files at runtime too: `npm run
+ * clean` running rimraf, a backup step with tar --remove-files. Aimed at the home folder
+ * or the root they are still refused at exec; the hook still refuses them all. */
+Test(decide, local_deleters_are_judged_by_their_files_at_runtime)
+{
+	static const struct {
+		const char *cmd, *id;
+	} cases[] = {
+	    {"rimraf dist coverage", "core.filesystem.rimraf"},
+	    {"del-cli 'dist/**' '!dist/keep'", "core.filesystem.del_cli"},
+	    {"tar --remove-files -czf logs.tgz logs", "core.filesystem.archive_remove_sources"},
+	    {"zip -m old.zip old.log", "core.filesystem.zip_move"},
+	    {"7z a -sdel old.7z old", "core.filesystem.sevenzip_sdel"},
+	    {"rsync -a --delete src/ backup/", "core.filesystem.rsync_delete"},
+	};
+	struct pol_ctx rt = {.cwd = root, .flags = POL_CTX_RUNTIME}, hook = {.cwd = root};
+	struct pol_result r;
+	struct pol_policy *p = new_policy();
+
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *c = cases[i].cmd;
+
+		cr_expect_eq(pol_check_command(p, c, strlen(c), &rt, &r), POL_ALLOW, "%s", c);
+		pol_result_release(&r);
+		cr_expect_eq(pol_check_command(p, c, strlen(c), &hook, &r), POL_DENY, "%s", c);
+		cr_expect_str_eq(r.rule_id ? r.rule_id : "", cases[i].id, "%s", c);
+		pol_result_release(&r);
+	}
+	cr_expect_eq(pol_check_command(p, "rimraf ~", 8, &rt, &r), POL_DENY);
+	cr_expect_str_eq(r.rule_id ? r.rule_id : "", "core.filesystem.rimraf");
+	pol_result_release(&r);
+	cr_expect_eq(pol_check_command(p, "rimraf /", 8, &rt, &r), POL_DENY);
+	pol_result_release(&r);
+	pol_free(p);
+}
+
 /* The same through the embedded defaults: a user file adding a target makes rm -rf on
  * it refused at the runtime exec check, which otherwise leaves it to the file checks. */
 Test(decide, a_policy_file_adds_a_catastrophic_target)

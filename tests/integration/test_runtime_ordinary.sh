@@ -4,7 +4,8 @@
 # perl -pi, Python's atomic save and git commits inside a no-delete folder, git stash,
 # worktrees and a clone with submodules, a Python
 # venv, pip's copy of certifi's CA bundle, clean scripts as python -c and node -e, TLS
-# clients reading the system CA store, tar, cp -r, mktemp and cleanup.
+# clients reading the system CA store, tar (also --remove-files), cp -r, mktemp and
+# cleanup.
 # Each must succeed with no `dcg:` line on stderr and nothing in the audit log; and a
 # pre-existing no-delete file still cannot be deleted or replaced by an older file.
 set -u
@@ -85,6 +86,10 @@ fi
 # tar, cp -r, mktemp and cleanup
 tar -cf src.tar src && mkdir -p x && tar -xf src.tar -C x && rm -rf x src.tar
 cp -r src src2 && rm -rf src2
+# an archiver that deletes what it packed (tar --remove-files, like rimraf and zip -m a
+# local deleter): judged by the files it deletes
+mkdir -p logs && echo a >logs/a.log && tar --remove-files -cf logs.tar logs && test ! -e logs &&
+	rm logs.tar
 d=$(mktemp -d) && f=$(mktemp) && echo x >"$f" && cp "$f" "$d/" && rm -rf "$d" "$f"
 SH
 

@@ -656,6 +656,19 @@ static __attribute__((noinline)) void note_say(const char *file, enum guard_exe_
 static char sandbox_var[] GUARD_HOT_DATA = "DCG_SANDBOX";
 static char proc_fd_dir[] GUARD_HOT_DATA = "/proc/self/fd/";
 
+/* Is this the wrapped agent ($DCG_SESSION's pid) or a process it started? Under a shell
+ * prefix (no agent pid) every process is. */
+static int agent_or_its_child(void)
+{
+	pid_t agent;
+	long long start;
+
+	if (rt_session_parse(getenv("DCG_SESSION"), &agent, &start) != 0 || agent <= 0)
+		return 1;
+	return (pid_t)guard_sys(SYS_getpid, 0L, 0L, 0L, 0L) == agent ||
+	       (pid_t)guard_sys(SYS_getppid, 0L, 0L, 0L, 0L) == agent;
+}
+
 static void note_uncovered(const char *file, int fd)
 {
 	enum guard_exe_kind k;
@@ -664,6 +677,12 @@ static void note_uncovered(const char *file, int fd)
 	 * supervisor sees inside static and set-uid programs: nothing to say, and no
 	 * marker to write in dcg's folder, which the sandbox keeps read-only. */
 	if (g.noted_exe || guard_env_owned(sandbox_var))
+		return;
+	/* Said for a program the wrapped agent starts itself (`dcg run -- codex`: node
+	 * starting codex's static binary), not for every static or set-uid tool deep in
+	 * its work (esbuild, TypeScript 7's tsc, go, sudo), whose line would reach the
+	 * agent's output in every session: DESIGN's "quiet". */
+	if (!agent_or_its_child())
 		return;
 	k = guard_exe_kind_sys(fd, guard_sys);
 	if (k == GUARD_EXE_STATIC || k == GUARD_EXE_SETUID) {

@@ -212,12 +212,17 @@ if have git; then
 	cd "$WS" || exit 1
 fi
 
-# A static program: said once per session, however many processes run it.
+# A static program the agent starts: said once per session, however many processes run it.
 printf 'int main(void) { return 0; }\n' > "$T/st.c"
 if cc -static -o "$T/static_true" "$T/st.c" 2>/dev/null; then
 	"$DCG" run --policy "$WS/policy.yaml" -- bash -c "'$T/static_true'; '$T/static_true'; bash -c '$T/static_true'" 2>"$T/static.log"
 	[ "$(grep -c "dcg: note: $T/static_true is statically linked" "$T/static.log")" -eq 1 ] ||
 		{ bad "the static-binary note was not given exactly once"; cat "$T/static.log"; }
+	# one that a tool deeper in the agent's work starts (esbuild, go, sudo) is not said:
+	# its line would reach the agent's output in every session
+	"$DCG" run --policy "$WS/policy.yaml" -- bash -c "bash -c '$T/static_true; true'; true" 2>"$T/static2.log"
+	! grep -q "dcg: note:" "$T/static2.log" ||
+		{ bad "the static-binary note was given for a grandchild of the agent"; cat "$T/static2.log"; }
 fi
 
 if [ $fail -ne 0 ]; then

@@ -367,6 +367,14 @@ enum pol_path_flags {
 	 * no-delete rules let it be deleted or renamed away; on RENAME_TO, the source
 	 * is such a file in the same folder (DESIGN.md "Atomic saves are edits"). */
 	POL_PATH_SESSION_NEW = 1 << 3,
+	/* With POL_OP_CREATE (not POL_PATH_IS_DIR): the call creates a file that does not
+	 * exist and cannot meet one that does (O_CREAT|O_EXCL). It reads no secret and
+	 * overwrites nothing, so a zero-access rule that names a file anywhere (a name
+	 * pattern without '/': *.pem, .env) does not refuse it when it matches the new
+	 * name alone; an anchored zero-access rule (~/.ssh/), a name pattern matching a
+	 * folder above it, and every other kind still do. Opening the file afterwards is
+	 * judged as for any zero-access file. Never for mkdir, symlink, link or rename. */
+	POL_PATH_CREATE_EXCL = 1 << 4,
 };
 enum pol_decision pol_check_path(const struct pol_policy *p, const char *path, enum pol_op op,
 				 unsigned flags, const struct pol_ctx *ctx, struct pol_result *r);

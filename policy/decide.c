@@ -429,6 +429,7 @@ struct hit_scan {
 	/* the groups ready (pol_pg_ready): the linear scan reads no other rule, and the
 	 * index holds no other (it is dropped whenever another group is readied) */
 	unsigned ready;
+	int new_file; /* POL_PATH_CREATE_EXCL: a name pattern naming the new file spares it */
 	const struct pol_ctx *ctx;
 	const struct pol_rule *last[3][HIT__N];
 	const struct pol_rule *beneath[3];
@@ -462,8 +463,12 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 		return;
 	}
 	if (pol_pathpat_covers_sig(&r->path, hs->path, hs->sig) ||
-	    (r->has_canon && pol_pathpat_covers(&r->path_canon, hs->path)))
+	    (r->has_canon && pol_pathpat_covers(&r->path_canon, hs->path))) {
+		if (hs->new_file && !r->has_canon &&
+		    pol_pathpat_spares_new_file(&r->path, r->path_kind, hs->path))
+			return; /* *.pem names the file being created: no secret to read */
 		*slot = r;
+	}
 }
 
 /* Is the positive rule pos lifted by a later exclusion that may lift it? */
@@ -531,9 +536,11 @@ static void scan_rules(struct hit_scan *hs, int beneath)
 
 /* Which rule refuses an operation on path? Within a kind the last matching rule (in
  * load order) wins. The index means only rules whose trigger the path has are tried;
- * the "beneath" check for folders looks at every rule. */
+ * the "beneath" check for folders looks at every rule. new_file: the operation is the
+ * exclusive creation of a new file (POL_PATH_CREATE_EXCL). */
 static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const char *path,
-					    unsigned kinds, int beneath, const struct pol_ctx *ctx)
+					    unsigned kinds, int beneath, int new_file,
+					    const struct pol_ctx *ctx)
 {
 	struct pol_path_sig sig;
 	struct hit_scan hs;
@@ -543,6 +550,7 @@ static const struct pol_rule *path_rule_hit(const struct pol_policy *p, const ch
 	hs.path = path;
 	hs.sig = &sig;
 	hs.kinds = kinds;
+	hs.new_file = new_file;
 	hs.ctx = ctx;
 
 	pol_paths_ready_for(p, pol_pg_rules(kinds));
@@ -649,7 +657,7 @@ static const struct pol_rule *walk_beneath(const struct pol_policy *p, char *pat
 			if (sep)
 				path[len] = '/';
 			memcpy(path + len + sep, d->d_name, nl + 1);
-			hit = path_rule_hit(p, path, kinds, 0, ctx);
+			hit = path_rule_hit(p, path, kinds, 0, 0, ctx);
 			if (!hit && is_dir)
 				hit = walk_beneath(p, path, len + sep + nl, kinds, depth + 1,
 						   budget, ctx);
@@ -709,16 +717,20 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	int beneath =
 	    (flags & POL_PATH_IS_DIR) && ((op == POL_OP_DELETE && !(flags & PATH_NO_WALK)) ||
 					  op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
+	/* a file that does not exist, created so that it cannot meet one that does: a
+	 * name pattern (*.pem) that names it alone reads and overwrites nothing */
+	int new_file =
+	    (flags & POL_PATH_CREATE_EXCL) && op == POL_OP_CREATE && !(flags & POL_PATH_IS_DIR);
 	const struct pol_rule *hit;
 
 	/* An atomic save's temporary file, or any file made during the session, may be
 	 * deleted or renamed away, and may replace a no-delete name (the layer says so
 	 * only for a rename within one folder): pol_op_refusing_kinds leaves ND out. */
-	hit = path_rule_hit(p, lexical, kinds, beneath, ctx);
+	hit = path_rule_hit(p, lexical, kinds, beneath, new_file, ctx);
 	const char *which = lexical;
 
 	if (!hit && resolved && strcmp(resolved, lexical) != 0) {
-		hit = path_rule_hit(p, resolved, kinds, beneath, ctx);
+		hit = path_rule_hit(p, resolved, kinds, beneath, new_file, ctx);
 		which = resolved;
 	}
 	/* Not for rename onto a folder: that replaces only an empty one (and "mv x /tmp/"
@@ -745,7 +757,8 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	/* An entry that lets the path as written pass must not let through where it
 	 * really leads (a link in an allowed folder to a protected one). */
 	if (r->decision == POL_ALLOW && which == lexical && resolved && strcmp(resolved, lexical)) {
-		const struct pol_rule *real = path_rule_hit(p, resolved, kinds, beneath, ctx);
+		const struct pol_rule *real =
+		    path_rule_hit(p, resolved, kinds, beneath, new_file, ctx);
 
 		if (real)
 			refuse_real(p, real, resolved, op, ctx, r);

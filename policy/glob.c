@@ -197,30 +197,35 @@ static int component_match(const struct pol_pathpat *pp, const char *c, size_t l
 
 /* A pattern covers a path when it matches the path or one of its ancestors: a
  * protected folder protects everything beneath it. */
+/* A basename pattern covers [path, path + n) when it matches one of its components. */
+static int basename_covers(const struct pol_pathpat *pp, const char *path, size_t n)
+{
+	const char *s = path, *end = path + n;
+
+	while (s < end) {
+		const char *e;
+
+		while (s < end && *s == '/')
+			s++;
+		e = s;
+		while (e < end && *e != '/')
+			e++;
+		/* Undecided (work budget) protects: it matches a rule but never an
+		 * exclusion. */
+		int r = e > s ? component_match(pp, s, (size_t)(e - s)) : 0;
+		if (r > 0 || (r < 0 && !pp->negate))
+			return 1;
+		s = e;
+	}
+	return 0;
+}
+
 int pol_pathpat_covers(const struct pol_pathpat *pp, const char *path)
 {
 	size_t n = strlen(path);
 
-	if (pp->basename_only) {
-		const char *s = path, *end = path + n;
-
-		while (s < end) {
-			const char *e;
-
-			while (s < end && *s == '/')
-				s++;
-			e = s;
-			while (e < end && *e != '/')
-				e++;
-			/* Undecided (work budget) protects: it matches a rule but never
-			 * an exclusion. */
-			int r = e > s ? component_match(pp, s, (size_t)(e - s)) : 0;
-			if (r > 0 || (r < 0 && !pp->negate))
-				return 1;
-			s = e;
-		}
-		return 0;
-	}
+	if (pp->basename_only)
+		return basename_covers(pp, path, n);
 	if (n < pp->literal_len || memcmp(path, pp->glob, pp->literal_len) != 0)
 		return 0;
 	if (pp->shape == PP_LITERAL) {
@@ -420,6 +425,24 @@ int pol_pathpat_covers_sig(const struct pol_pathpat *pp, const char *path,
 		}
 	}
 	return pol_pathpat_covers(pp, path);
+}
+
+int pol_pathpat_spares_new_file(const struct pol_pathpat *pp, unsigned kind, const char *path)
+{
+	size_t last = 0, i;
+
+	if (kind != POL_PATH_ZERO_ACCESS || !pp->glob || !pp->basename_only || pp->negate ||
+	    path[0] != '/')
+		return 0;
+	for (i = 0; path[i]; i++) /* (a loop: the guest links no strrchr) */
+		if (path[i] == '/')
+			last = i;
+	/* "/" itself, or a name ending in "/": no new file's name to spare */
+	if (last + 1 == i)
+		return 0;
+	/* the folders above it: a name pattern that matches one of them (a folder named
+	 * like a secret) covers the new file as a folder entry would */
+	return !basename_covers(pp, path, last);
 }
 
 static unsigned anchor_bucket(const char *comp, size_t len)

@@ -479,6 +479,12 @@ int pol_rule_owned_by(const struct pol_policy *p, const struct pol_rule *r,
 
 /* glob.c */
 int pol_pathpat_covers(const struct pol_pathpat *pp, const char *abs_path);
+/* For the exclusive creation of a new file at abs_path (POL_PATH_CREATE_EXCL): 1 when
+ * pp, a positive zero-access pattern of kind `kind` that covers abs_path, is a name
+ * pattern (basename_only) that covers no folder above it, so that it names the new
+ * file alone and does not refuse its creation; 0 otherwise (it refuses, as ever).
+ * decide.c and the guest's path index (pathidx.c) both ask it. */
+int pol_pathpat_spares_new_file(const struct pol_pathpat *pp, unsigned kind, const char *abs_path);
 
 /* A summary of a path's components, so that most basename patterns are rejected with
  * one bit test instead of a comparison per component. */

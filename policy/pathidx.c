@@ -203,9 +203,13 @@ int pol_pidx_open(struct pol_pidx *x, const void *file, size_t len, void *(*allo
 	return 0;
 }
 
-static int try_pat(const struct pol_pidx *x, uint32_t i, unsigned kinds, const char *path)
+/* new_file: the exclusive creation of a new file (POL_PATH_CREATE_EXCL), which a name
+ * pattern naming that file alone does not refuse, as in the engine's decision. */
+static int try_pat(const struct pol_pidx *x, uint32_t i, unsigned kinds, const char *path,
+		   int new_file)
 {
-	return (kinds & (1u << x->kinds[i])) && pol_pathpat_covers(&x->pats[i], path);
+	return (kinds & (1u << x->kinds[i])) && pol_pathpat_covers(&x->pats[i], path) &&
+	       !(new_file && pol_pathpat_spares_new_file(&x->pats[i], x->kinds[i], path));
 }
 
 /* The non-empty bucket numbered b, or NULL. */
@@ -230,6 +234,8 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 {
 	unsigned kinds = pol_op_refusing_kinds(op, flags);
 	int moves = op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;
+	int new_file =
+	    (flags & POL_PATH_CREATE_EXCL) && op == POL_OP_CREATE && !(flags & POL_PATH_IS_DIR);
 	uint16_t b[32]; /* past 32 buckets that hold rules, every rule is tried */
 	unsigned nb;
 
@@ -244,7 +250,7 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 	nb = pol_path_buckets(path, x->present, b, sizeof(b) / sizeof(b[0]));
 	if (nb > sizeof(b) / sizeof(b[0])) {
 		for (uint32_t i = 0; i < x->n_pats; i++)
-			if (try_pat(x, i, kinds, path))
+			if (try_pat(x, i, kinds, path, new_file))
 				return 1;
 		return 0;
 	}
@@ -254,7 +260,7 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 		if (!e)
 			continue;
 		for (uint32_t j = 0; j < e->count; j++)
-			if (try_pat(x, x->refs[e->first + j], kinds, path))
+			if (try_pat(x, x->refs[e->first + j], kinds, path, new_file))
 				return 1;
 	}
 	return 0;

@@ -40,8 +40,8 @@ char *pol_pidx_save(const struct pol_policy *p, size_t *len);
  * from alloc (x->pats; buf may go). Returns 0, -EINVAL for a malformed index, -ENOMEM. */
 int pol_pidx_open(struct pol_pidx *x, const void *buf, size_t len, void *(*alloc)(size_t));
 /* Whether a path rule may refuse op on abs_path (absolute, in normal form; flags as
- * for pol_check_path: POL_PATH_IS_DIR, POL_PATH_SESSION_NEW). 0 means pol_check_path()
- * on this path allows it. */
+ * for pol_check_path: POL_PATH_IS_DIR, POL_PATH_SESSION_NEW, POL_PATH_CREATE_EXCL). 0
+ * means pol_check_path() on this path allows it. */
 int pol_pidx_may_refuse(const struct pol_pidx *x, const char *abs_path, enum pol_op op,
 			unsigned flags);
 

@@ -66,8 +66,14 @@ static void pair_close(struct pair *pr)
 	pol_free(pr->engine);
 }
 
-static const unsigned flag_sets[] = {0, POL_PATH_NOFOLLOW, POL_PATH_IS_DIR, POL_PATH_SESSION_NEW,
-				     POL_PATH_IS_DIR | POL_PATH_NOFOLLOW};
+static const unsigned flag_sets[] = {0,
+				     POL_PATH_NOFOLLOW,
+				     POL_PATH_IS_DIR,
+				     POL_PATH_SESSION_NEW,
+				     POL_PATH_IS_DIR | POL_PATH_NOFOLLOW,
+				     POL_PATH_CREATE_EXCL,
+				     POL_PATH_CREATE_EXCL | POL_PATH_NOFOLLOW,
+				     POL_PATH_CREATE_EXCL | POL_PATH_IS_DIR};
 
 struct tally {
 	unsigned checked, settled;
@@ -230,6 +236,58 @@ Test(pathidx, default_policy_agrees_with_the_engine)
 	cr_log_info("default policy: %u checks, %u settled by the index", t.checked, t.settled);
 	/* The index is of use: most checks are settled without the engine. */
 	cr_expect_gt(t.settled, t.checked / 2, "%u of %u settled", t.settled, t.checked);
+	pol_free(p);
+}
+
+/* The exclusive creation of a new file named like a secret (POL_PATH_CREATE_EXCL): the
+ * guest settles it in the project without the engine, and leaves to the engine what
+ * an anchored rule or a folder above refuses; both say the same of each case, and a
+ * creation without the flag or any other access is still the engine's to refuse. */
+Test(pathidx, exclusive_creation_of_a_new_file_agrees_with_the_engine)
+{
+	static const struct {
+		const char *path; /* $H home, $R project */
+		enum pol_op op;
+		unsigned flags;
+		int allowed;
+	} cases[] = {
+	    {"$R/fixtures/server.pem", POL_OP_CREATE, POL_PATH_CREATE_EXCL, 1},
+	    {"$R/fixtures/server.key", POL_OP_CREATE, POL_PATH_CREATE_EXCL | POL_PATH_NOFOLLOW, 1},
+	    {"$R/.env.test", POL_OP_CREATE, POL_PATH_CREATE_EXCL, 1},
+	    {"$H/.ssh/new.pem", POL_OP_CREATE, POL_PATH_CREATE_EXCL, 0},
+	    {"$H/.ssh/authorized_keys", POL_OP_CREATE, POL_PATH_CREATE_EXCL, 0},
+	    {"$H/.aws/credentials", POL_OP_CREATE, POL_PATH_CREATE_EXCL, 0},
+	    {"$R/keys.pem/a.txt", POL_OP_CREATE, POL_PATH_CREATE_EXCL, 0},
+	    {"$R/fixtures/server.pem", POL_OP_CREATE, 0, 0},
+	    {"$R/fixtures/server.pem", POL_OP_CREATE, POL_PATH_CREATE_EXCL | POL_PATH_IS_DIR, 0},
+	    {"$R/x.pem", POL_OP_READ, POL_PATH_CREATE_EXCL, 0},
+	    {"$R/x.pem", POL_OP_WRITE, POL_PATH_CREATE_EXCL, 0},
+	    {"$R/x.pem", POL_OP_TRUNCATE, POL_PATH_CREATE_EXCL, 0},
+	    {"$R/x.pem", POL_OP_DELETE, POL_PATH_CREATE_EXCL, 0},
+	};
+	struct pol_policy *p = policy_new();
+	struct pair pr;
+
+	cr_assert_eq(pol_load_embedded(p), 0);
+	pair_open(&pr, p);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pol_ctx ctx = {.cwd = root};
+		struct pol_result r;
+		char path[PATH_MAX];
+		enum pol_decision d;
+		int settled;
+
+		tmp_expand(cases[i].path, path, sizeof(path));
+		settled = pol_pidx_allows(&pr.idx, root, path, cases[i].op, cases[i].flags);
+		d = pol_check_path(pr.engine, path, cases[i].op, cases[i].flags, &ctx, &r);
+		cr_expect_eq(settled, cases[i].allowed, "index: %s %s (flags %#x)",
+			     pol_op_name(cases[i].op), path, cases[i].flags);
+		cr_expect_eq(d == POL_ALLOW, cases[i].allowed, "engine: %s %s (flags %#x): %s",
+			     pol_op_name(cases[i].op), path, cases[i].flags,
+			     r.rule_id ? r.rule_id : "allowed");
+		pol_result_release(&r);
+	}
+	pair_close(&pr);
 	pol_free(p);
 }
 

@@ -160,6 +160,8 @@ Test(paths, path_rule_table)
 			flags |= POL_PATH_NOFOLLOW;
 		if (strstr(fld[3], "dir"))
 			flags |= POL_PATH_IS_DIR;
+		if (strstr(fld[3], "excl"))
+			flags |= POL_PATH_CREATE_EXCL;
 
 		/* One YAML list per kind; within a list the patterns keep their order. */
 		char items[3][2048] = {"", "", ""};
@@ -758,6 +760,74 @@ Test(paths, default_policy_lets_tls_clients_read_public_ca_bundles_and_venvs_run
 	const size_t n = sizeof(cases) / sizeof(cases[0]);
 
 	cr_expect_eq(expect_default_paths(cases, n), n);
+}
+
+/* A checkout, an archive or a package that holds TLS test fixtures (certs/server.pem,
+ * server.key) creates them as new files: the embedded default lets the exclusive
+ * creation of a new file pass when only a name pattern (*.pem, *.key, .env, id_rsa*)
+ * names it, and keeps refusing it under the anchored secret folders, without the
+ * exclusive flag, and every other access to such a file. */
+Test(paths, default_policy_lets_a_new_file_named_like_a_secret_be_created_exclusively)
+{
+	static const struct {
+		const char *path; /* $H home, $R project */
+		enum pol_op op;
+		unsigned flags;
+		enum pol_decision want;
+	} cases[] = {
+	    {"$R/fixtures/server.pem", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_ALLOW},
+	    {"$R/fixtures/server.pem", POL_OP_CREATE, POL_PATH_CREATE_EXCL | POL_PATH_NOFOLLOW,
+	     POL_ALLOW},
+	    {"$R/certs/server.key", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_ALLOW},
+	    {"$R/node_modules/x/test/id_rsa", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_ALLOW},
+	    {"$R/.env", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_ALLOW},
+	    /* anchored secrets: planting a key, a login or credentials is an attack */
+	    {"$H/.ssh/new.pem", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$H/.ssh/authorized_keys", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$H/.ssh/config", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$H/.aws/credentials", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$H/.docker/config.json", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$H/.netrc", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    /* under a folder a name pattern covers */
+	    {"$R/keys.pem/new.txt", POL_OP_CREATE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    /* no exclusive flag, a folder, and every access to an existing file */
+	    {"$R/fixtures/server.pem", POL_OP_CREATE, 0, POL_DENY},
+	    {"$R/fixtures/server.pem", POL_OP_CREATE, POL_PATH_NOFOLLOW, POL_DENY},
+	    {"$R/fixtures/server.pem", POL_OP_CREATE, POL_PATH_CREATE_EXCL | POL_PATH_IS_DIR,
+	     POL_DENY},
+	    {"$R/x.pem", POL_OP_READ, 0, POL_DENY},
+	    {"$R/x.pem", POL_OP_WRITE, 0, POL_DENY},
+	    {"$R/x.pem", POL_OP_TRUNCATE, 0, POL_DENY},
+	    {"$R/x.pem", POL_OP_DELETE, 0, POL_DENY},
+	    {"$R/x.pem", POL_OP_RENAME_TO, 0, POL_DENY},
+	    {"$R/x.pem", POL_OP_READ, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$R/x.pem", POL_OP_WRITE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$R/x.pem", POL_OP_TRUNCATE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$R/x.pem", POL_OP_DELETE, POL_PATH_CREATE_EXCL, POL_DENY},
+	    {"$R/x.pem", POL_OP_RENAME_TO, POL_PATH_CREATE_EXCL, POL_DENY},
+	};
+	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[PATH_MAX];
+		struct pol_result r;
+		enum pol_decision d;
+
+		tmp_expand(cases[i].path, path, sizeof(path));
+		d = pol_check_path(p, path, cases[i].op, cases[i].flags, NULL, &r);
+		cr_expect_eq(d, cases[i].want, "%s %s (flags %#x): %s (%s)",
+			     pol_op_name(cases[i].op), path, cases[i].flags, pol_decision_name(d),
+			     r.rule_id ? r.rule_id : "no rule");
+		/* a refusal of a file that exists names the rule that names the file */
+		if (cases[i].op != POL_OP_CREATE && !strncmp(cases[i].path, "$R/x.pem", 8))
+			cr_expect(r.rule_id && strstr(r.pattern, "*.pem"), "%s: %s", path,
+				  r.pattern ? r.pattern : "no pattern");
+		pol_result_release(&r);
+	}
+	pol_free(p);
 }
 
 /* ---- directory file descriptors ------------------------------------------------------ */

@@ -365,7 +365,10 @@ enum pol_path_flags {
 				      * from /proc/self/fd): no second resolution */
 	/* The object was created during this session (an atomic save's temporary file):
 	 * no-delete rules let it be deleted or renamed away; on RENAME_TO, the source
-	 * is such a file in the same folder (DESIGN.md "Atomic saves are edits"). */
+	 * is such a file in the same folder (DESIGN.md "Atomic saves are edits"). On
+	 * CHMOD (of the object itself: the path canonical or without symlinks), a
+	 * zero-access name pattern naming it alone lets its mode, owner, times and
+	 * extended attributes change, as for POL_PATH_CREATE_EXCL below (tar x). */
 	POL_PATH_SESSION_NEW = 1 << 3,
 	/* With POL_OP_CREATE (not POL_PATH_IS_DIR): the call creates a file that does not
 	 * exist and cannot meet one that does (O_CREAT|O_EXCL). It reads no secret and

@@ -717,10 +717,13 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 	int beneath =
 	    (flags & POL_PATH_IS_DIR) && ((op == POL_OP_DELETE && !(flags & PATH_NO_WALK)) ||
 					  op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO);
-	/* a file that does not exist, created so that it cannot meet one that does: a
-	 * name pattern (*.pem) that names it alone reads and overwrites nothing */
+	/* a file that does not exist, created so that it cannot meet one that does, or
+	 * the mode, owner or times of one made in this session (tar x restoring them): a
+	 * name pattern (*.pem) that names it alone guards no secret there */
 	int new_file =
-	    (flags & POL_PATH_CREATE_EXCL) && op == POL_OP_CREATE && !(flags & POL_PATH_IS_DIR);
+	    ((flags & POL_PATH_CREATE_EXCL) && op == POL_OP_CREATE && !(flags & POL_PATH_IS_DIR)) ||
+	    ((flags & POL_PATH_SESSION_NEW) && op == POL_OP_CHMOD &&
+	     (!resolved || !strcmp(resolved, lexical)));
 	const struct pol_rule *hit;
 
 	/* An atomic save's temporary file, or any file made during the session, may be
@@ -1711,6 +1714,23 @@ static int on_unit(const struct pol_unit *u, void *arg)
 	return rc;
 }
 
+/* Whether a refusal r of op on a command's path unit is one of a write that would
+ * create a file that does not exist (nothing at the path the rule matched, not even a
+ * link): a runtime layer then makes that creation exclusive (POL_PATH_CREATE_EXCL). */
+static int runtime_new_file(enum pol_op op, const struct pol_result *r)
+{
+	struct stat st;
+	int saved = errno, missing;
+
+	if ((op != POL_OP_CREATE && op != POL_OP_TRUNCATE && op != POL_OP_WRITE) ||
+	    r->detection != POL_DET_PATH || r->path_kind != POL_PATH_ZERO_ACCESS ||
+	    r->path[0] != '/')
+		return 0;
+	missing = lstat(r->path, &st) < 0 && errno == ENOENT;
+	errno = saved;
+	return missing;
+}
+
 static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 {
 	const struct pol_policy *p = st->p;
@@ -1819,6 +1839,18 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 		if (st->pg.n)
 			group_add_target(st, u->path);
 		enum pol_decision d = pol_check_path(p, u->path, u->op, pflags, st->ctx, &st->cand);
+		/* At runtime a write to a file that does not exist yet is the creation the
+		 * runtime layers make exclusive when it happens (where the open is checked
+		 * again, knowing whether the file exists then): a name pattern naming the
+		 * new file alone (*.pem) does not refuse the command that writes it. */
+		if (d >= POL_ASK && st->ctx && (st->ctx->flags & POL_CTX_RUNTIME) &&
+		    !u->is_dir_op && runtime_new_file(u->op, &st->cand)) {
+			pol_result_release(&st->cand);
+			pol_result_init(&st->cand);
+			d = pol_check_path(p, u->path, POL_OP_CREATE,
+					   pflags | POL_PATH_CREATE_EXCL | POL_PATH_NOFOLLOW,
+					   st->ctx, &st->cand);
+		}
 		if (d != POL_ALLOW) {
 			st->cand.line = u->line > 1 ? u->line : 0;
 			merge(&st->best, &st->cand);

@@ -234,8 +234,11 @@ int pol_pidx_may_refuse(const struct pol_pidx *x, const char *path, enum pol_op 
 {
 	unsigned kinds = pol_op_refusing_kinds(op, flags);
 	int moves = op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_RENAME_TO;
+	/* as decide.c's decide_path(); a session's file's metadata only on a canonical
+	 * path (the engine also when the path as written has no symlink) */
 	int new_file =
-	    (flags & POL_PATH_CREATE_EXCL) && op == POL_OP_CREATE && !(flags & POL_PATH_IS_DIR);
+	    ((flags & POL_PATH_CREATE_EXCL) && op == POL_OP_CREATE && !(flags & POL_PATH_IS_DIR)) ||
+	    ((flags & POL_PATH_SESSION_NEW) && op == POL_OP_CHMOD && (flags & POL_PATH_CANONICAL));
 	uint16_t b[32]; /* past 32 buckets that hold rules, every rule is tried */
 	unsigned nb;
 

@@ -1272,6 +1272,43 @@ static int empty_file(const char *path)
 	return f && fclose(f) == 0 ? 0 : -1;
 }
 
+/* Under the runtime layers a command that writes a file that does not exist yet is
+ * not refused at exec for a name pattern (*.pem) naming it: the open is checked when it
+ * happens, as the exclusive creation of a new file. A file that exists, a file in an
+ * anchored zero-access folder, and the hook's own answer stay refused. */
+Test(decide, writing_a_new_file_named_like_a_secret_is_judged_at_its_open_at_runtime)
+{
+	static const struct {
+		const char *argv[4];
+		enum pol_decision runtime;
+	} cases[] = {
+	    {{"python3", "-c", "open('new.pem','w').write('a')"}, POL_ALLOW},
+	    {{"sh", "-c", "echo x > fixtures/new.key"}, POL_ALLOW},
+	    {{"sh", "-c", "echo x >> new.pem"}, POL_ALLOW},
+	    {{"python3", "-c", "open('old.pem','w').write('a')"}, POL_DENY},
+	    {{"sh", "-c", "echo x > old.pem"}, POL_DENY},
+	    {{"sh", "-c", "cat new.pem"}, POL_DENY},
+	    {{"sh", "-c", "rm new.pem"}, POL_DENY},
+	    {{"sh", "-c", "echo k > ~/.ssh/authorized_keys"}, POL_DENY},
+	    {{"sh", "-c", "echo k > ~/.ssh/new.pem"}, POL_DENY},
+	};
+	struct pol_policy *p = new_policy();
+	char old[PATH_MAX], ssh[PATH_MAX];
+
+	snprintf(old, sizeof(old), "%s/old.pem", root);
+	snprintf(ssh, sizeof(ssh), "%s/.ssh", home);
+	cr_assert_eq(mkdir(ssh, 0700), 0);
+	cr_assert_eq(empty_file(old), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *const *argv = (char *const *)cases[i].argv;
+
+		cr_expect_eq(exec_check(p, argv, POL_CTX_RUNTIME), cases[i].runtime, "%s", argv[2]);
+		cr_expect_eq(exec_check(p, argv, 0), POL_DENY, "the hook: %s", argv[2]);
+	}
+	pol_free(p);
+}
+
 /* Listing a file shows its name and metadata, as stat does at runtime: ls -la .env
  * passes; listing a zero-access folder, or reading the file, does not. */
 Test(decide, listing_a_secret_file_is_not_reading_it)

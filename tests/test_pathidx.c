@@ -73,7 +73,8 @@ static const unsigned flag_sets[] = {0,
 				     POL_PATH_IS_DIR | POL_PATH_NOFOLLOW,
 				     POL_PATH_CREATE_EXCL,
 				     POL_PATH_CREATE_EXCL | POL_PATH_NOFOLLOW,
-				     POL_PATH_CREATE_EXCL | POL_PATH_IS_DIR};
+				     POL_PATH_CREATE_EXCL | POL_PATH_IS_DIR,
+				     POL_PATH_SESSION_NEW | POL_PATH_CANONICAL};
 
 struct tally {
 	unsigned checked, settled;

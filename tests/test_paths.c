@@ -162,6 +162,8 @@ Test(paths, path_rule_table)
 			flags |= POL_PATH_IS_DIR;
 		if (strstr(fld[3], "excl"))
 			flags |= POL_PATH_CREATE_EXCL;
+		if (strstr(fld[3], "session"))
+			flags |= POL_PATH_SESSION_NEW;
 
 		/* One YAML list per kind; within a list the patterns keep their order. */
 		char items[3][2048] = {"", "", ""};
@@ -827,6 +829,32 @@ Test(paths, default_policy_lets_a_new_file_named_like_a_secret_be_created_exclus
 				  r.pattern ? r.pattern : "no pattern");
 		pol_result_release(&r);
 	}
+	pol_free(p);
+}
+
+/* The metadata of a file made in the session (POL_PATH_SESSION_NEW on CHMOD) passes a
+ * name pattern only for the object itself: through a new symlink named like a secret
+ * to an older key, it is the key's own metadata, and refused. */
+Test(paths, a_new_files_metadata_pass_only_for_the_file_itself)
+{
+	struct pol_policy *p = policy_from("zeroAccessPaths: ['*.pem', '*.key']\n");
+	char key[PATH_MAX], link[PATH_MAX];
+	struct pol_result r;
+
+	snprintf(key, sizeof(key), "%s/old.key", root);
+	snprintf(link, sizeof(link), "%s/new.pem", root);
+	cr_assert_eq(close(open(key, O_CREAT | O_WRONLY, 0600)), 0);
+	cr_assert_eq(symlink("old.key", link), 0);
+	cr_expect_eq(check(p, link, POL_OP_CHMOD, POL_PATH_SESSION_NEW, &r), POL_DENY);
+	pol_result_release(&r);
+	cr_expect_eq(check(p, link, POL_OP_CHMOD, POL_PATH_SESSION_NEW | POL_PATH_NOFOLLOW, &r),
+		     POL_ALLOW, "the link's own metadata");
+	pol_result_release(&r);
+	cr_expect_eq(check(p, key, POL_OP_CHMOD, POL_PATH_SESSION_NEW, &r), POL_ALLOW,
+		     "what the layer says is new (the object, statx'd by the layer)");
+	pol_result_release(&r);
+	cr_expect_eq(check(p, key, POL_OP_CHMOD, 0, &r), POL_DENY);
+	pol_result_release(&r);
 	pol_free(p);
 }
 

@@ -177,7 +177,8 @@ static void ctx_init(struct pol_ctx *ctx)
 
 /* A refusal gets a second look when what the first one could not know cheaply would
  * change it: a no-delete refusal of a file this session created (an atomic save's
- * temporary file may be deleted or renamed away), or any path refusal of the wrapped
+ * temporary file may be deleted or renamed away), a zero-access refusal to change the
+ * metadata of one (tar x restoring a new *.key file's mode), or any path refusal of the wrapped
  * agent's own process (rules owned by ":agent"). Both cost a system call, paid only
  * on refusals. Returns the decision, r updated. */
 static enum pol_decision second_look(const struct pol_policy *p, int dirfd, const char *path,
@@ -192,6 +193,9 @@ static enum pol_decision second_look(const struct pol_policy *p, int dirfd, cons
 	if (r->path_kind == POL_PATH_NO_DELETE && !(flags & POL_PATH_SESSION_NEW) &&
 	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
 	    rt_created_since(dirfd, path, l->session_start))
+		more = POL_PATH_SESSION_NEW;
+	if (r->path_kind == POL_PATH_ZERO_ACCESS && !(flags & POL_PATH_SESSION_NEW) &&
+	    op == POL_OP_CHMOD && rt_created_since(dirfd, path, l->session_start))
 		more = POL_PATH_SESSION_NEW;
 	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid)
 		ctx_more = POL_CTX_AGENT;
@@ -283,23 +287,52 @@ static int check_intent(const char *call, int dirfd, const char *path, enum pol_
 	return conclude(call, path, &r, d);
 }
 
+/* A refused open that the guest may make exclusive (GUARD_MAY_EXCL), decided again as
+ * the exclusive creation of a new file: a name pattern (*.pem) that names the file
+ * alone lets it pass. 1 when it passes, with *r and *d that decision's (the first one
+ * released); 0 otherwise, *r untouched (its refusal is the one said). */
+static int excl_passes(const struct pol_policy *p, int dirfd, const char *path, unsigned flags,
+		       struct pol_ctx *ctx, struct pol_result *r, enum pol_decision *d)
+{
+	struct pol_result r2;
+	enum pol_decision d2;
+
+	flags = (flags & ~(unsigned)POL_PATH_IS_DIR) | POL_PATH_NOFOLLOW | POL_PATH_CREATE_EXCL;
+	pol_result_init(&r2);
+	d2 = pol_check_path_at(p, dirfd, path, POL_OP_CREATE, flags, ctx, &r2);
+	d2 = second_look(p, dirfd, path, POL_OP_CREATE, flags, ctx, &r2, d2);
+	if (d2 >= POL_ASK) {
+		pol_result_release(&r2);
+		return 0;
+	}
+	pol_result_release(r);
+	*r = r2;
+	*d = d2;
+	return 1;
+}
+
 static int check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags)
 {
 	struct pol_result r;
 	struct pol_ctx ctx;
 	enum pol_decision d;
+	unsigned may = flags & GUARD_MAY_EXCL;
+	int excl = 0;
 
 	const struct pol_policy *p;
 
+	flags &= ~GUARD_MAY_EXCL;
 	if (!path || !(p = policy_get()))
 		return 0;
 	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path_at(p, dirfd, path, op, flags, &ctx, &r);
 	d = second_look(p, dirfd, path, op, flags, &ctx, &r, d);
-	if (conclude(call, path, &r, d) < 0)
+	if (d >= POL_ASK && may)
+		excl = excl_passes(p, dirfd, path, flags, &ctx, &r, &d);
+	if (conclude(call, path, &r, d) < 0 || check_intent(call, dirfd, path, op, flags) < 0)
 		return -1;
-	return check_intent(call, dirfd, path, op, flags);
+	return excl;
 }
 
 static int check_builtin(const char *call, const char *rule_id, const char *input)
@@ -436,20 +469,27 @@ static int check_open(const char *call, int dirfd, const char *path, const char 
 	struct pol_result r;
 	struct pol_ctx ctx;
 	enum pol_decision d;
+	unsigned may = pflags & GUARD_MAY_EXCL;
+	int excl = 0;
 
+	pflags &= ~GUARD_MAY_EXCL;
 	if (!p)
 		return 0;
 	ctx_init(&ctx);
 	pol_result_init(&r);
 	d = pol_check_path(p, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r);
 	d = second_look(p, AT_FDCWD, lexical, op, pflags | POL_PATH_CANONICAL, &ctx, &r, d);
+	if (d >= POL_ASK && may)
+		excl = excl_passes(p, AT_FDCWD, lexical, pflags | POL_PATH_CANONICAL, &ctx, &r, &d);
 	if (d != POL_ALLOW) {
 		if (conclude(call, path, &r, d) < 0)
 			return -1;
 	} else {
 		pol_result_release(&r);
 	}
-	return check_intent(call, dirfd, path, op, pflags);
+	if (check_intent(call, dirfd, path, op, pflags) < 0)
+		return -1;
+	return excl;
 }
 
 static void warm(void)

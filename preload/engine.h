@@ -20,7 +20,7 @@
 
 #include "dcg_policy.h"
 
-#define GUARD_ENGINE_ABI  1
+#define GUARD_ENGINE_ABI  2
 #define GUARD_ENGINE_NAME "libdcg-engine.so"
 
 /* What the guest lends the engine. */
@@ -34,7 +34,17 @@ struct guard_host {
 	long (*real_syscall)(long nr, ...); /* libc's syscall(), or NULL */
 };
 
-/* The decisions, as guard.h describes them (the guard_check_* of the same names). */
+/* A bit the guest adds to the flags of an open's check (check_path, check_open; never
+ * a POL_PATH_* flag: the engine takes it off before the policy sees them): the open
+ * has O_CREAT and may be made exclusive (rt_open_may_excl()). When the decision
+ * refuses it, the engine decides it again as the exclusive creation of a new file
+ * (POL_OP_CREATE, POL_PATH_CREATE_EXCL | POL_PATH_NOFOLLOW); when that passes, the
+ * check says nothing and returns 1, and the guest opens with O_EXCL added. */
+#define GUARD_MAY_EXCL (1u << 15)
+
+/* The decisions, as guard.h describes them (the guard_check_* of the same names);
+ * check_path and check_open return 1 for an open allowed only as the creation of a
+ * new file (GUARD_MAY_EXCL). */
 struct guard_engine {
 	unsigned abi;
 	int (*check_path)(const char *call, int dirfd, const char *path, enum pol_op op,

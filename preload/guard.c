@@ -503,15 +503,30 @@ static int index_allows(int dirfd, const char *path, enum pol_op op, unsigned fl
 int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags)
 {
 	const struct guard_engine *e;
+	unsigned may = flags & GUARD_MAY_EXCL;
 	int hold, rc;
 
+	flags &= ~GUARD_MAY_EXCL;
 	if (!path || index_allows(dirfd, path, op, flags))
 		return 0;
+	/* what the engine's second decision (GUARD_MAY_EXCL) would let pass, the index
+	 * settles too: a new file that only a name pattern names */
+	if (may && index_allows(dirfd, path, POL_OP_CREATE,
+				(flags & ~(unsigned)POL_PATH_IS_DIR) | GUARD_EXCL_PFLAGS))
+		return 1;
 	hold = guard_cancel_hold();
-	rc = (e = engine_get()) ? e->check_path(call, dirfd, path, op, flags)
+	rc = (e = engine_get()) ? e->check_path(call, dirfd, path, op, flags | may)
 				: refuse_no_engine(call, path);
 	guard_cancel_release(hold);
 	return rc;
+}
+
+int guard_check_existing(const char *call, int dirfd, const char *path, int oflags)
+{
+	unsigned pflags = 0;
+	enum pol_op op = rt_open_op(oflags, RT_EXISTS_FILE, &pflags);
+
+	return guard_check_path(call, dirfd, path, op, pflags) < 0 ? -1 : 0;
 }
 
 int guard_check_builtin(const char *call, const char *rule_id, const char *input)
@@ -1116,6 +1131,10 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	struct open_how how;
 	long fd;
 
+	unsigned may = pflags & GUARD_MAY_EXCL;
+	int excl = 0;
+
+	pflags &= ~GUARD_MAY_EXCL;
 	*lexical_clean = 0;
 	if (!path || !guard_real_syscall)
 		return -2;
@@ -1125,26 +1144,47 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0)
 		return -2;
 	if (!(x = index_get()) || pol_pidx_may_refuse(x, lexical, op, pflags)) {
-		int hold = guard_cancel_hold(), rc;
+		int hold, rc;
 
-		rc = (e = engine_get()) ? e->check_open(call, dirfd, path, lexical, op, pflags)
-					: refuse_no_engine(call, path);
+		/* a new file that only a name pattern names: settled by the index, made
+		 * with O_EXCL below (what the engine's GUARD_MAY_EXCL would say) */
+		if (x && may &&
+		    !pol_pidx_may_refuse(x, lexical, POL_OP_CREATE, pflags | GUARD_EXCL_PFLAGS)) {
+			excl = 1;
+			goto open;
+		}
+		hold = guard_cancel_hold();
+		rc = (e = engine_get())
+			 ? e->check_open(call, dirfd, path, lexical, op, pflags | may)
+			 : refuse_no_engine(call, path);
 		guard_cancel_release(hold);
 		if (rc < 0) {
 			errno = EACCES;
 			return -1;
 		}
+		excl = rc == 1;
 	} else {
 		*lexical_clean = 1;
 	}
+open:
 	memset(&how, 0, sizeof(how));
-	how.flags = (unsigned)flags;
+	how.flags = (unsigned)flags | (excl ? (unsigned)O_EXCL : 0);
 	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		how.mode = mode & 07777;
 	how.resolve = RESOLVE_NO_SYMLINKS;
 	if (atomic_load_explicit(&g_no_openat2, memory_order_relaxed))
 		return -2;
 	fd = guard_open_sys(dirfd, path, &how);
+	/* made exclusive, it met a file that exists (created meanwhile): an open of
+	 * that file, judged as one */
+	if (fd < 0 && excl && errno == EEXIST && !(flags & O_EXCL)) {
+		if (guard_check_existing(call, dirfd, path, flags) < 0) {
+			errno = EACCES;
+			return -1;
+		}
+		how.flags = (unsigned)flags;
+		fd = guard_open_sys(dirfd, path, &how);
+	}
 	if (fd >= 0)
 		return (int)fd;
 	/* No openat2 here (old kernel, a seccomp filter): never try it again. */
@@ -1174,7 +1214,9 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 	struct open_how how;
 	struct rt_msg m;
 	long fd = -1;
+	unsigned may = pflags & GUARD_MAY_EXCL;
 
+	pflags &= ~GUARD_MAY_EXCL;
 	if (!path || !guard_real_syscall ||
 	    atomic_load_explicit(&g_no_openat2, memory_order_relaxed))
 		return -2;
@@ -1198,14 +1240,27 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 				     sizeof(resolved)) < 0 ||
 		    resolved[0] != '/' || magic_path(resolved))
 			return -2;
-		/* as written (with its own resolution), then as resolved now */
-		if (guard_check_path(call, dirfd, path, op, pflags) < 0 ||
-		    guard_check_path(call, AT_FDCWD, resolved, op, pflags | POL_PATH_CANONICAL) <
-			0) {
+		/* as written (with its own resolution), then as resolved now; either may
+		 * let it pass only as a new file (1), then made with O_EXCL */
+		int rc = guard_check_path(call, dirfd, path, op, pflags | may), rc2 = rc;
+
+		if (rc >= 0)
+			rc2 = guard_check_path(call, AT_FDCWD, resolved, op,
+					       pflags | POL_PATH_CANONICAL | may);
+		if (rc < 0 || rc2 < 0) {
 			errno = EACCES;
 			return -1;
 		}
+		how.flags = (unsigned)flags | (rc == 1 || rc2 == 1 ? (unsigned)O_EXCL : 0);
 		fd = guard_open_sys(AT_FDCWD, resolved, &how);
+		if (fd < 0 && (rc == 1 || rc2 == 1) && errno == EEXIST && !(flags & O_EXCL)) {
+			if (guard_check_existing(call, dirfd, path, flags) < 0) {
+				errno = EACCES;
+				return -1;
+			}
+			how.flags = (unsigned)flags;
+			fd = guard_open_sys(AT_FDCWD, resolved, &how);
+		}
 		if (fd >= 0)
 			return (int)fd;
 		if (errno == ENOSYS || errno == EPERM || errno == EINVAL || errno == E2BIG ||

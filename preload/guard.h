@@ -35,6 +35,7 @@
 #include <utime.h>
 
 #include "dcg_policy.h"
+#include "engine.h" /* GUARD_MAY_EXCL */
 #include "rt.h"
 
 #define GUARD_EXPORT __attribute__((visibility("default")))
@@ -98,6 +99,15 @@ void guard_leave(void);
  * when allowed, -1 when refused: the refusal line and the audit line are written.
  * call names the libc function for the messages ("unlink"). Between enter/leave. */
 int guard_check_path(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags);
+/* With GUARD_MAY_EXCL in flags (an open with O_CREAT, rt_open_may_excl()),
+ * guard_check_path() may also return 1: refused as it is, but allowed as the exclusive
+ * creation of a new file, and nothing said; the caller then opens with O_EXCL added,
+ * and when that meets an existing file (EEXIST, the caller's flags without O_EXCL)
+ * asks guard_check_existing() before it opens as the caller asked. */
+#define GUARD_EXCL_PFLAGS (POL_PATH_CREATE_EXCL | POL_PATH_NOFOLLOW)
+/* Decides the open with oflags of dirfd/path as one of a file that exists (rt_open_op()
+ * with RT_EXISTS_FILE): 0, or -1 refused with the lines written. Between enter/leave. */
+int guard_check_existing(const char *call, int dirfd, const char *path, int oflags);
 /* Decides a call that a built-in runtime rule refuses whatever its path (rule_id, e.g.
  * RT_RULE_MOUNT): refused with the line and the audit line unless the allowlist names
  * the rule. input names the call's path or NULL. Returns 0 or -1. Between enter/leave. */
@@ -219,6 +229,13 @@ size_t guard_strnlen(const char *s, size_t max);
 enum pol_op guard_open_op(int oflags, unsigned *flags);
 /* The same for an fopen() mode string ("r", "w+", "ax", ...). */
 enum pol_op guard_fopen_op(const char *mode, unsigned *flags);
+/* The longest fopen() mode string the guard makes exclusive, NUL included. */
+#define GUARD_FOPEN_MODE_MAX 32
+/* The exclusive form of an fopen() mode that creates ("w" -> "wx", "a+e" -> "ax+e"; one
+ * already exclusive as it is) into out (size bytes; out NULL: only whether there is
+ * one). 1 done, 0 when there is none ("r", too long, no room among the option letters
+ * glibc reads). */
+int guard_fopen_excl_mode(const char *mode, char *out, size_t size);
 
 /* Allocator for decisions (pol_set_allocator): mmap-based, lock-free, usable between
  * fork and exec and in vfork children. Small blocks come from a shared bump region

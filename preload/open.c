@@ -90,14 +90,40 @@ static int opened(int fd, int saved)
 	return fd;
 }
 
+/* The plain path's open of a file the policy lets pass only as a new one (the check
+ * returned 1): made with O_EXCL (creat() as the open it stands for); when that meets a
+ * file and the caller did not ask for O_EXCL, decided again as the open of that file. */
+static int open_new(const char *call, enum which w, int dirfd, const char *path, int flags,
+		    mode_t mode, int saved)
+{
+	enum which x = w == W_CREAT ? W_OPEN : w == W_CREAT64 ? W_OPEN64 : w;
+	int fd = call_real(x, dirfd, path, flags | O_EXCL, mode), rc = -1;
+
+	if (fd >= 0 || errno != EEXIST || (flags & O_EXCL))
+		return fd;
+	if (guard_enter()) {
+		rc = guard_check_existing(call, dirfd, path, flags);
+		guard_leave();
+	}
+	if (rc < 0) {
+		guard_testcancel();
+		errno = EACCES;
+		return -1;
+	}
+	errno = saved;
+	return call_real(w, dirfd, path, flags, mode);
+}
+
 /* Every open wrapper: the fast path (lexical check + openat2 without symlinks), else
  * for reads the open followed by a check of what was opened, else (writes, creations,
- * truncations through a symlink) the full check with resolution before the open. */
+ * truncations through a symlink) the full check with resolution before the open. An
+ * open with O_CREAT that the path rules refuse may pass as the exclusive creation of
+ * a new file (GUARD_MAY_EXCL, rt_open_may_excl()): it is then made with O_EXCL. */
 static int guarded_open(const char *call, enum which w, int dirfd, const char *path, int flags,
 			mode_t mode)
 {
 	char buf[PATH_MAX];
-	unsigned pflags = 0;
+	unsigned pflags = 0, may = rt_open_may_excl(flags) ? GUARD_MAY_EXCL : 0;
 	enum pol_op op;
 	const char *copy;
 	int saved = errno, fd, rc, lexical_clean;
@@ -112,7 +138,7 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 	}
 	op = guard_open_op(flags, &pflags);
 	/* (the open itself is a cancellation point there, guard_open_sys()) */
-	fd = guard_open_fast(call, dirfd, copy, flags, mode, op, pflags, &lexical_clean);
+	fd = guard_open_fast(call, dirfd, copy, flags, mode, op, pflags | may, &lexical_clean);
 	if (fd != -2)
 		return opened(fd, saved);
 	if (op == POL_OP_READ || op == POL_OP_LIST) {
@@ -135,10 +161,10 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 	}
 	/* A write through a symlink: judged on the path it resolves to now, and that very
 	 * path opened with no symlink allowed, so a link flipped meanwhile cannot win. */
-	fd = guard_open_resolved(call, dirfd, copy, flags, mode, op, pflags);
+	fd = guard_open_resolved(call, dirfd, copy, flags, mode, op, pflags | may);
 	if (fd != -2)
 		return opened(fd, saved);
-	rc = guard_check_path(call, dirfd, copy, op, pflags);
+	rc = guard_check_path(call, dirfd, copy, op, pflags | may);
 	guard_leave();
 	if (rc < 0) {
 		guard_testcancel();
@@ -146,6 +172,8 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 		return -1;
 	}
 	errno = saved;
+	if (rc == 1)
+		return open_new(call, w, dirfd, copy, flags, mode, saved);
 	return call_real(w, dirfd, copy, flags, mode);
 }
 
@@ -214,9 +242,11 @@ GUARD_EXPORT int creat64(const char *path, mode_t mode)
 
 /* ---- stdio ----------------------------------------------------------------------- */
 
-/* Like the open wrappers' fast path: 1 means open first, then verify the stream's descriptor. */
+/* Like the open wrappers' fast path: 1 means open first, then verify the stream's
+ * descriptor; 2 (with may, for a mode that creates, "w" or "a"): allowed only as the
+ * exclusive creation of a new file, to be opened with the mode made exclusive. */
 static int check_fopen(const char *call, const char *path, const char *mode, char *buf,
-		       const char **use)
+		       const char **use, int may)
 {
 	unsigned pflags = 0;
 	enum pol_op op;
@@ -234,11 +264,42 @@ static int check_fopen(const char *call, const char *path, const char *mode, cha
 		guard_leave();
 		return 1;
 	}
-	rc = guard_check_path(call, AT_FDCWD, copy, op, pflags);
+	rc = guard_check_path(
+	    call, AT_FDCWD, copy, op,
+	    pflags | (may && guard_fopen_excl_mode(mode, NULL, 0) ? GUARD_MAY_EXCL : 0));
 	guard_leave();
 	if (rc < 0)
 		errno = EACCES;
-	return rc;
+	return rc == 1 ? 2 : rc;
+}
+
+/* fopen()'s answer 2 of check_fopen(): the stream opened with the mode made exclusive
+ * ("w" -> "wx"); when that meets a file and the caller's mode was not exclusive, the
+ * open is decided again as one of that file. real64 picks fopen64. */
+static FILE *fopen_new(const char *call, const char *use, const char *mode, int real64, int saved)
+{
+	char xmode[GUARD_FOPEN_MODE_MAX];
+	unsigned pflags = 0;
+	FILE *f;
+	int rc = -1;
+
+	if (!guard_fopen_excl_mode(mode, xmode, sizeof(xmode))) {
+		errno = EACCES; /* (never: check_fopen() asked the same) */
+		return NULL;
+	}
+	f = real64 ? guard_real_fopen64(use, xmode) : guard_real_fopen(use, xmode);
+	if (f || errno != EEXIST || !strcmp(xmode, mode))
+		return f;
+	if (guard_enter()) {
+		rc = guard_check_path(call, AT_FDCWD, use, guard_fopen_op(mode, &pflags), pflags);
+		guard_leave();
+	}
+	if (rc < 0) {
+		errno = EACCES;
+		return NULL;
+	}
+	errno = saved;
+	return real64 ? guard_real_fopen64(use, mode) : guard_real_fopen(use, mode);
 }
 
 static FILE *verify_stream(const char *call, const char *use, FILE *f, int saved)
@@ -271,11 +332,13 @@ GUARD_EXPORT FILE *fopen(const char *path, const char *mode)
 	const char *use;
 	int saved = errno, how;
 
-	if ((how = check_fopen("fopen", path, mode, buf, &use)) < 0 || !GUARD_REAL(fopen))
+	if ((how = check_fopen("fopen", path, mode, buf, &use, 1)) < 0 || !GUARD_REAL(fopen))
 		return NULL;
 	errno = saved;
 	if (how == 1)
 		return verify_stream("fopen", use, guard_real_fopen(use, mode), saved);
+	if (how == 2)
+		return fopen_new("fopen", use, mode, 0, saved);
 	return guard_real_fopen(use, mode);
 }
 
@@ -285,11 +348,13 @@ GUARD_EXPORT FILE *fopen64(const char *path, const char *mode)
 	const char *use;
 	int saved = errno, how;
 
-	if ((how = check_fopen("fopen", path, mode, buf, &use)) < 0 || !GUARD_REAL(fopen64))
+	if ((how = check_fopen("fopen", path, mode, buf, &use, 1)) < 0 || !GUARD_REAL(fopen64))
 		return NULL;
 	errno = saved;
 	if (how == 1)
 		return verify_stream("fopen", use, guard_real_fopen64(use, mode), saved);
+	if (how == 2)
+		return fopen_new("fopen", use, mode, 1, saved);
 	return guard_real_fopen64(use, mode);
 }
 
@@ -302,7 +367,8 @@ static int check_freopen(const char *path, const char *mode, FILE *stream, char 
 	int rc, fd;
 
 	if (path) {
-		rc = check_fopen("freopen", path, mode, buf, use);
+		/* (the stream is replaced in place: no exclusive retry, refused as ever) */
+		rc = check_fopen("freopen", path, mode, buf, use, 0);
 		if (rc != 1)
 			return rc;
 		/* The stream is replaced in place: judge before, the slow way. */
@@ -389,7 +455,7 @@ GUARD_EXPORT FILE *tmpfile64(void)
 /* ---- temporary names: the template is filled in place, so it is checked as it is
  * (its directory decides) and handed on unchanged. ------------------------------------ */
 
-static int check_template(const char *call, const char *tmpl)
+static int check_template(const char *call, const char *tmpl, int excl)
 {
 	char buf[PATH_MAX];
 	const char *copy;
@@ -398,33 +464,37 @@ static int check_template(const char *call, const char *tmpl)
 	if (!guard_enter())
 		return 0;
 	copy = guard_copy_path(tmpl, buf, sizeof(buf));
-	rc = guard_check_path(call, AT_FDCWD, copy, POL_OP_CREATE, POL_PATH_NOFOLLOW);
+	/* mkstemp and its relatives create with O_CREAT|O_EXCL: a name pattern naming
+	 * the new file alone lets it pass (1); mkdtemp makes a folder (never) */
+	rc = guard_check_path(call, AT_FDCWD, copy, POL_OP_CREATE,
+			      POL_PATH_NOFOLLOW | (excl ? GUARD_MAY_EXCL : 0));
 	guard_leave();
 	if (rc < 0)
 		errno = EACCES;
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
-#define TEMPLATE_WRAP(ret, name, params, args, fail)                      \
-	GUARD_EXPORT ret name params                                      \
-	{                                                                 \
-		int saved = errno;                                        \
-		if (check_template(#name, tmpl) < 0 || !GUARD_REAL(name)) \
-			return fail;                                      \
-		errno = saved;                                            \
-		return guard_real_##name args;                            \
+#define TEMPLATE_WRAP(ret, name, params, args, fail, excl)                      \
+	GUARD_EXPORT ret name params                                            \
+	{                                                                       \
+		int saved = errno;                                              \
+		if (check_template(#name, tmpl, excl) < 0 || !GUARD_REAL(name)) \
+			return fail;                                            \
+		errno = saved;                                                  \
+		return guard_real_##name args;                                  \
 	}
 
-TEMPLATE_WRAP(int, mkstemp, (char *tmpl), (tmpl), -1)
-TEMPLATE_WRAP(int, mkstemp64, (char *tmpl), (tmpl), -1)
-TEMPLATE_WRAP(int, mkostemp, (char *tmpl, int flags), (tmpl, flags), -1)
-TEMPLATE_WRAP(int, mkostemp64, (char *tmpl, int flags), (tmpl, flags), -1)
-TEMPLATE_WRAP(int, mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen), -1)
-TEMPLATE_WRAP(int, mkstemps64, (char *tmpl, int suffixlen), (tmpl, suffixlen), -1)
-TEMPLATE_WRAP(int, mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags), -1)
+TEMPLATE_WRAP(int, mkstemp, (char *tmpl), (tmpl), -1, 1)
+TEMPLATE_WRAP(int, mkstemp64, (char *tmpl), (tmpl), -1, 1)
+TEMPLATE_WRAP(int, mkostemp, (char *tmpl, int flags), (tmpl, flags), -1, 1)
+TEMPLATE_WRAP(int, mkostemp64, (char *tmpl, int flags), (tmpl, flags), -1, 1)
+TEMPLATE_WRAP(int, mkstemps, (char *tmpl, int suffixlen), (tmpl, suffixlen), -1, 1)
+TEMPLATE_WRAP(int, mkstemps64, (char *tmpl, int suffixlen), (tmpl, suffixlen), -1, 1)
+TEMPLATE_WRAP(int, mkostemps, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags), -1,
+	      1)
 TEMPLATE_WRAP(int, mkostemps64, (char *tmpl, int suffixlen, int flags), (tmpl, suffixlen, flags),
-	      -1)
-TEMPLATE_WRAP(char *, mkdtemp, (char *tmpl), (tmpl), NULL)
+	      -1, 1)
+TEMPLATE_WRAP(char *, mkdtemp, (char *tmpl), (tmpl), NULL, 0)
 
 /* ---- listing and handles ------------------------------------------------------------ */
 

@@ -83,10 +83,36 @@ static long openat2_call(long a[6])
 	op = rt_open_op((int)how->flags, RT_EXISTS_UNKNOWN, &pflags);
 	if (op != POL_OP_READ && op != POL_OP_LIST) {
 		char buf[PATH_MAX];
-		struct rt_arg arg = {(int)a[0], (const char *)a[1], op, pflags, 0};
+		/* O_CREAT may pass as a new file's exclusive creation, made with O_EXCL in a
+		 * copy of how (of the size this guard knows: a larger one is refused as
+		 * ever, its further fields unknown here) */
+		unsigned may = rt_open_may_excl((int)how->flags) && (size_t)a[3] == sizeof(*how)
+				   ? GUARD_MAY_EXCL
+				   : 0;
+		struct rt_arg arg = {(int)a[0], (const char *)a[1], op, pflags | may, 0};
+		struct open_how excl;
 
 		if (guard_enter()) {
 			rc = check_arg("openat2", a, 1, &arg, buf);
+			guard_leave();
+		}
+		if (rc < 0) {
+			errno = EACCES;
+			return -1;
+		}
+		errno = saved;
+		if (rc != 1)
+			return guard_real_syscall(SYS_openat2, a[0], a[1], a[2], a[3]);
+		excl = *how;
+		excl.flags |= O_EXCL;
+		fd = guard_real_syscall(SYS_openat2, a[0], a[1], (long)&excl, (long)sizeof(excl));
+		if (fd >= 0 || errno != EEXIST || (how->flags & O_EXCL))
+			return fd;
+		/* it met a file (made meanwhile): an open of that file, judged as one */
+		rc = -1;
+		if (guard_enter()) {
+			rc = guard_check_existing("openat2", (int)a[0], (const char *)a[1],
+						  (int)how->flags);
 			guard_leave();
 		}
 		if (rc < 0) {

@@ -115,6 +115,34 @@ enum pol_op guard_fopen_op(const char *mode, unsigned *flags)
 	}
 }
 
+int guard_fopen_excl_mode(const char *mode, char *out, size_t size)
+{
+	size_t n, opts;
+
+	if (!mode || (mode[0] != 'w' && mode[0] != 'a'))
+		return 0;
+	n = guard_strnlen(mode, GUARD_FOPEN_MODE_MAX);
+	for (opts = 1; opts < n && mode[opts] != ','; opts++)
+		if (mode[opts] == 'x') { /* exclusive already: as it is */
+			if (n >= GUARD_FOPEN_MODE_MAX)
+				return 0;
+			if (out && n < size)
+				memcpy(out, mode, n + 1);
+			return !out || n < size;
+		}
+	/* glibc reads six option letters after the first: one more must still fit */
+	if (opts > 6 || n + 1 >= GUARD_FOPEN_MODE_MAX)
+		return 0;
+	if (!out)
+		return 1;
+	if (n + 2 > size)
+		return 0;
+	out[0] = mode[0];
+	out[1] = 'x';
+	memcpy(out + 2, mode + 1, n); /* the rest and its NUL */
+	return 1;
+}
+
 static int is_executable_file(const char *path)
 {
 	struct stat st;

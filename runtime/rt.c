@@ -121,6 +121,12 @@ enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags)
 	return POL_OP_READ;
 }
 
+int rt_open_may_excl(int oflags)
+{
+	return (oflags & O_CREAT) && (oflags & O_TMPFILE) != O_TMPFILE && !(oflags & O_PATH) &&
+	       !(oflags & O_DIRECTORY);
+}
+
 /* ---- sessions ------------------------------------------------------------------- */
 
 int rt_created_since(int dirfd, const char *path, long long start_ns)
@@ -131,8 +137,9 @@ int rt_created_since(int dirfd, const char *path, long long start_ns)
 
 	if (!start_ns || !path)
 		return 0;
-	if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BTIME | STATX_CTIME,
-		  &stx) != 0) {
+	if (statx(dirfd, path,
+		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (path[0] ? 0 : AT_EMPTY_PATH),
+		  STATX_BTIME | STATX_CTIME, &stx) != 0) {
 		/* Nothing there: nothing to protect (git unlinks MERGE_HEAD whether or not it
 		 * exists); the call gets the kernel's ENOENT. */
 		int missing = errno == ENOENT;

@@ -108,10 +108,19 @@ enum rt_exists { RT_EXISTS_UNKNOWN = 0, RT_EXISTS_FILE, RT_EXISTS_DIR, RT_EXISTS
  * else READ (O_PATH always). Adds POL_PATH_NOFOLLOW to *pflags for O_NOFOLLOW and for
  * O_CREAT|O_EXCL (which never follows a last symlink). */
 enum pol_op rt_open_op(int oflags, enum rt_exists exists, unsigned *pflags);
+/* Whether an open with oflags that the path rules refuse may be decided again as the
+ * exclusive creation of a new file (POL_OP_CREATE with POL_PATH_CREATE_EXCL and
+ * POL_PATH_NOFOLLOW): O_CREAT without O_TMPFILE, O_PATH or O_DIRECTORY. A layer whose
+ * second decision passes makes the open with O_EXCL added, so that it can never meet
+ * an existing file; when that meets one (EEXIST, and the caller did not ask for
+ * O_EXCL), the open is decided again as one of an existing file (rt_open_op() with
+ * RT_EXISTS_FILE). Asked only after a refusal: an allowed open costs nothing more. */
+int rt_open_may_excl(int oflags);
 
 /* ---- sessions ------------------------------------------------------------------- */
 
-/* Whether dirfd/path (not following a last symlink) was created at or after start_ns
+/* Whether dirfd/path (not following a last symlink; path "": dirfd's own object) was
+ * created at or after start_ns
  * (nanoseconds since the epoch): its birth time where the file system keeps one, else
  * its change time; also 1 when there is nothing at that name (ENOENT: nothing to
  * protect, the call will fail by itself). 0 when start_ns is 0 or the file cannot be

@@ -1224,7 +1224,11 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 			goto out;
 		}
 		/* Create: pin the parent, check the new name, create it exclusively and
-		 * without following, so nothing swapped in meanwhile is opened instead. */
+		 * without following, so nothing swapped in meanwhile is opened instead.
+		 * Being exclusive, it reads and overwrites nothing: a zero-access name
+		 * pattern (*.pem) naming the new file alone lets it pass
+		 * (POL_PATH_CREATE_EXCL); a file met meanwhile is judged as existing
+		 * below. */
 		rc = sbx_walk_arg(c, &a, &start, &path, SBX_WALK_PARENT, &pin);
 		if (rc == 0 && sbx_pin_dots(&pin))
 			rc = -EEXIST; /* "x/." with O_EXCL: the directory exists */
@@ -1235,7 +1239,7 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 			rc = sbx_proc_guard(c, pin.abs);
 		if (rc == 0 && !sbx_log_append_ok(c, pin.abs, flags))
 			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE,
-				       POL_PATH_NOFOLLOW);
+				       POL_PATH_NOFOLLOW | POL_PATH_CREATE_EXCL);
 		if (rc < 0)
 			goto out;
 		sbx_creds_enter(c, 1);
@@ -1308,6 +1312,9 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		if (rc < 0)
 			return rc;
 		snprintf(t->a.path, sizeof t->a.path, "%s", t->pin.abs);
+		/* the metadata of a file made in the session (tar x): see below */
+		if (op == POL_OP_CHMOD && rt_created_since(fd, "", c->s->session_start))
+			flags |= POL_PATH_SESSION_NEW;
 		rc = sbx_still_valid(c);
 		if (rc == 0 && t->pin.abs[0] == '/')
 			rc = sbx_decide(c, t->pin.abs, t->pin.abs, op, flags | POL_PATH_CANONICAL,
@@ -1354,6 +1361,12 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 			c->src_ino = dir.st_ino;
 		}
 	}
+	/* a file made during the session: a zero-access name pattern naming it alone
+	 * lets its mode, owner and times change (tar x restores them on a new *.key) */
+	if (op == POL_OP_CHMOD && !dots &&
+	    rt_created_since(t->pin.fd, mode == SBX_WALK_PARENT ? t->pin.name : "",
+			     c->s->session_start))
+		flags |= POL_PATH_SESSION_NEW;
 	if (mode == SBX_WALK_PARENT && op == POL_OP_RENAME_TO && c->src_new) {
 		struct stat dir;
 

@@ -178,6 +178,33 @@ Test(preload, fopen_modes_map_to_operations)
 	}
 }
 
+/* An fopen() mode that creates, made exclusive for a new file the policy lets pass only
+ * as such: "x" after the first letter, within the six option letters glibc reads. */
+Test(preload, fopen_modes_made_exclusive)
+{
+	static const struct {
+		const char *mode, *want; /* want NULL: none */
+	} cases[] = {
+	    {"w", "wx"},       {"w+", "wx+"}, {"wb", "wxb"},	{"a", "ax"},
+	    {"a+e", "ax+e"},   {"wx", "wx"},  {"w+bx", "w+bx"}, {"w,ccs=UTF-8", "wx,ccs=UTF-8"},
+	    {"r", NULL},       {"r+", NULL},  {"", NULL},	{"wbemc+", "wxbemc+"},
+	    {"wbemce+", NULL}, /* x would push + past the six letters glibc reads */
+	};
+	char out[GUARD_FOPEN_MODE_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = guard_fopen_excl_mode(cases[i].mode, out, sizeof(out));
+
+		cr_expect_eq(got, cases[i].want != NULL, "mode %s", cases[i].mode);
+		cr_expect_eq(guard_fopen_excl_mode(cases[i].mode, NULL, 0), got, "mode %s (ask)",
+			     cases[i].mode);
+		if (got && cases[i].want)
+			cr_expect_str_eq(out, cases[i].want, "mode %s", cases[i].mode);
+	}
+	cr_expect_eq(guard_fopen_excl_mode("w", out, 2), 0, "no room");
+	cr_expect_eq(guard_fopen_excl_mode(NULL, out, sizeof(out)), 0);
+}
+
 Test(preload, long_paths_are_not_copied)
 {
 	char big[PATH_MAX + 10], buf[PATH_MAX];

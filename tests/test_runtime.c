@@ -160,6 +160,22 @@ Test(runtime, open_flags_map_to_one_operation)
 	}
 }
 
+/* Which opens refused by the path rules may be decided again as the exclusive creation
+ * of a new file: O_CREAT, but not O_TMPFILE (no name), O_PATH (no creation) nor
+ * O_DIRECTORY (a folder). */
+Test(runtime, opens_that_may_be_made_exclusive)
+{
+	cr_expect(rt_open_may_excl(O_WRONLY | O_CREAT));
+	cr_expect(rt_open_may_excl(O_WRONLY | O_CREAT | O_TRUNC));
+	cr_expect(rt_open_may_excl(O_RDWR | O_CREAT | O_APPEND));
+	cr_expect(rt_open_may_excl(O_WRONLY | O_CREAT | O_EXCL));
+	cr_expect(!rt_open_may_excl(O_WRONLY | O_TRUNC));
+	cr_expect(!rt_open_may_excl(O_RDONLY));
+	cr_expect(!rt_open_may_excl(O_RDWR | O_TMPFILE));
+	cr_expect(!rt_open_may_excl(O_PATH | O_CREAT));
+	cr_expect(!rt_open_may_excl(O_RDONLY | O_CREAT | O_DIRECTORY));
+}
+
 Test(runtime, refusal_line_names_the_whole_path)
 {
 	struct pol_result r;

@@ -1130,11 +1130,8 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	const struct guard_engine *e;
 	struct open_how how;
 	long fd;
-
-	unsigned may = pflags & GUARD_MAY_EXCL;
 	int excl = 0;
 
-	pflags &= ~GUARD_MAY_EXCL;
 	*lexical_clean = 0;
 	if (!path || !guard_real_syscall)
 		return -2;
@@ -1144,6 +1141,9 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 	    pol_path_normalize(path, base, NULL, lexical, sizeof(lexical)) < 0)
 		return -2;
 	if (!(x = index_get()) || pol_pidx_may_refuse(x, lexical, op, pflags)) {
+		/* an O_CREAT open may pass as the exclusive creation of a new file (asked
+		 * only here, where a rule may refuse: an allowed open pays nothing) */
+		unsigned may = rt_open_may_excl(flags) ? GUARD_MAY_EXCL : 0;
 		int hold, rc;
 
 		/* a new file that only a name pattern names: settled by the index, made
@@ -1214,9 +1214,8 @@ int guard_open_resolved(const char *call, int dirfd, const char *path, int flags
 	struct open_how how;
 	struct rt_msg m;
 	long fd = -1;
-	unsigned may = pflags & GUARD_MAY_EXCL;
+	unsigned may = rt_open_may_excl(flags) ? GUARD_MAY_EXCL : 0;
 
-	pflags &= ~GUARD_MAY_EXCL;
 	if (!path || !guard_real_syscall ||
 	    atomic_load_explicit(&g_no_openat2, memory_order_relaxed))
 		return -2;

@@ -130,7 +130,10 @@ int guard_verify_fd_lexical_clean(const char *call, int dirfd, const char *path,
  * path, so no symlink check is traded away. Returns the descriptor; -1 with errno
  * (EACCES when refused, else the open's own error); or -2 when nothing was opened
  * and the caller must take the full path (a symlink on the way, no openat2).
- * *lexical_clean is set to 1 when the index settled the path as written as allowed. */
+ * *lexical_clean is set to 1 when the index settled the path as written as allowed.
+ * Both this and guard_open_resolved(): an O_CREAT open the path rules refuse passes
+ * when they let it pass as the exclusive creation of a new file (GUARD_MAY_EXCL,
+ * asked only then), and is made with O_EXCL added. */
 int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mode_t mode,
 		    enum pol_op op, unsigned pflags, int *lexical_clean);
 /* The open slow path for writes, creations and truncations through a symlink: the path

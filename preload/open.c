@@ -123,7 +123,7 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 			mode_t mode)
 {
 	char buf[PATH_MAX];
-	unsigned pflags = 0, may = rt_open_may_excl(flags) ? GUARD_MAY_EXCL : 0;
+	unsigned pflags = 0;
 	enum pol_op op;
 	const char *copy;
 	int saved = errno, fd, rc, lexical_clean;
@@ -138,7 +138,7 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 	}
 	op = guard_open_op(flags, &pflags);
 	/* (the open itself is a cancellation point there, guard_open_sys()) */
-	fd = guard_open_fast(call, dirfd, copy, flags, mode, op, pflags | may, &lexical_clean);
+	fd = guard_open_fast(call, dirfd, copy, flags, mode, op, pflags, &lexical_clean);
 	if (fd != -2)
 		return opened(fd, saved);
 	if (op == POL_OP_READ || op == POL_OP_LIST) {
@@ -161,10 +161,11 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 	}
 	/* A write through a symlink: judged on the path it resolves to now, and that very
 	 * path opened with no symlink allowed, so a link flipped meanwhile cannot win. */
-	fd = guard_open_resolved(call, dirfd, copy, flags, mode, op, pflags | may);
+	fd = guard_open_resolved(call, dirfd, copy, flags, mode, op, pflags);
 	if (fd != -2)
 		return opened(fd, saved);
-	rc = guard_check_path(call, dirfd, copy, op, pflags | may);
+	rc = guard_check_path(call, dirfd, copy, op,
+			      pflags | (rt_open_may_excl(flags) ? GUARD_MAY_EXCL : 0));
 	guard_leave();
 	if (rc < 0) {
 		guard_testcancel();

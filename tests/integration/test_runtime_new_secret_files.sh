@@ -83,7 +83,8 @@ for layer in run sandbox; do
 	cmp "$T/existing.copy" "$w/existing.pem" || fail "dcg $layer: the existing secret changed"
 	# the files made above are secrets like any other from now on
 	"$DCG" $layer -- cat "$w/x.pem" 2>"$T/$layer.later" >/dev/null && fail "dcg $layer let x.pem be read"
-	grep -q "^dcg: blocked .* of $w/x.pem: zeroAccessPaths \*.pem" "$T/$layer.later" ||
+	# (the usual line: "open of PATH", or "execve of cat PATH: it would read PATH")
+	grep -q "^dcg: blocked .* $w/x.pem: zeroAccessPaths \*.pem" "$T/$layer.later" ||
 		{ cat "$T/$layer.later"; fail "dcg $layer: reading a created .pem: not the usual refusal"; }
 	"$DCG" $layer -- python3 "$T/open.py" "$w/x" .pem trunc 2>/dev/null && fail "dcg $layer: x.pem overwritten"
 	[ "$(cat "$w/x.pem")" = a ] || fail "dcg $layer: x.pem changed"
@@ -101,7 +102,7 @@ for layer in run sandbox; do
 	done
 	[ -e "$HOME/.ssh/authorized_keys" ] && fail "dcg $layer: ~/.ssh/authorized_keys was created"
 	[ -e "$HOME/.ssh/new.pem" ] && fail "dcg $layer: ~/.ssh/new.pem was created"
-	grep -q "^dcg: blocked .* of $HOME/.ssh/authorized_keys: zeroAccessPaths ~/.ssh/" "$T/$layer.ssh" ||
+	grep -q "^dcg: blocked .* $HOME/.ssh/authorized_keys: zeroAccessPaths ~/.ssh/" "$T/$layer.ssh" ||
 		{ cat "$T/$layer.ssh"; fail "dcg $layer: no refusal line for ~/.ssh/authorized_keys"; }
 	echo "dcg $layer: new files named like secrets created, existing ones and ~/.ssh kept"
 done

@@ -746,15 +746,31 @@ static void h_dd(struct sh_an *P, struct nc *x)
 	}
 }
 
+/* truncate -s 0 FILES: a glob or several files emptied at once are as good as deleted,
+ * so they go out as deletions (as rm's operands do: no-delete paths hold); one named
+ * file stays a write that truncates it. */
 static void h_truncate(struct sh_an *P, struct nc *x)
 {
 	struct opscan o;
+	const struct sh_word *size;
+	enum pol_op op = POL_OP_TRUNCATE;
 
 	static const char larg[] = "--size\0"
 				   "--reference\0";
 	scan_opts(x->v, x->n, 1, "sr", larg, &o);
 	sh_path(P, x, opt_val(&o, 'r', "--reference"), POL_OP_READ, 0);
-	ops_path(P, x, &o, 0, o.nop, POL_OP_TRUNCATE, 0);
+	size = opt_val(&o, 's', "--size");
+	if (size && size->len && !(size->flags & (W_UNRESOLVED | W_SUBST))) {
+		size_t z = 0;
+		int many = o.nop > 1;
+		while (z < size->len && size->s[z] == '0')
+			z++;
+		for (size_t k = 0; k < o.nop; k++)
+			many |= (x->v[o.op[k]]->flags & W_GLOB) != 0;
+		if (z == size->len && many)
+			op = POL_OP_DELETE;
+	}
+	ops_path(P, x, &o, 0, o.nop, op, 0);
 }
 
 static void h_chmod(struct sh_an *P, struct nc *x)

@@ -298,6 +298,12 @@ static const struct scase path_cases[] = {
     {"dd if=/dev/zero of=disk.img", {"path:read:/dev/zero", "path:write:disk.img"}},
     {"echo x | tee -a log1 log2", {"path:write:log1", "path:write:log2"}},
     {"truncate -s 0 f", {"path:truncate:f", "!path:truncate:0"}},
+    /* a glob or several files emptied: deleted, as rm's operands are */
+    {"truncate -s 0 src/*", {"path:delete:src/*", "!path:truncate:src/*"}},
+    {"truncate -s0 a b", {"path:delete:a", "path:delete:b"}},
+    {"truncate --size=00 -c a b", {"path:delete:a", "path:delete:b"}},
+    {"truncate -s 1k a b", {"path:truncate:a", "path:truncate:b"}},
+    {"truncate -s $N a b", {"path:truncate:a", "path:truncate:b"}},
     {"sed -i 's/a/b/' f1 f2", {"path:write:f1", "path:write:f2", "cmd:sed -i #s/a/b/ f1 f2"}},
     {"sed -e 's/a/b/' f", {"path:read:f", "cmd:sed -e #s/a/b/ f"}},
     {"chmod -R 755 d", {"path:chmod:d:dir", "!path:chmod:755"}},

@@ -208,6 +208,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"bsdtar", K_TAR, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"builtin", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
     {"bun", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"bundle", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"bunx", K_NONE, F_WRAP, 0, 0, L_NPX_LONG, 0, 1, "p", "", "", ""},
     {"bunzip2", K_NONE, F_DEC | F_DECODE, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"busybox", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -249,6 +250,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"doas", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "uC", "", "", ""},
     {"docker", K_CONTAINER, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"dos2unix", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"dotenv", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"du", K_OPERANDS, 0, POL_OP_LIST, 0, L_NONE, 0, 1, "", "", "", ""},
     {"duckdb", K_NONE, F_DB, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"eatmydata", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -288,6 +290,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"gunzip", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"gzip", K_NONE, F_DEC, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"hash", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"hatch", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"head", K_OPERANDS, 0, POL_OP_READ, 0, L_HEADTAIL_LONG, 0, 1, "ncs", "", "", ""},
     {"help", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"hexdump", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -354,6 +357,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"nodejs", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"nohup", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
     {"notify-send", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"npm", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"npx", K_NONE, F_WRAP, 0, 0, L_NPX_LONG, 0, 1, "pc", "", "", ""},
     {"nsenter", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "tSGwr", "", "", ""},
     {"nvim", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -363,9 +367,13 @@ const struct sh_cmdspec sh_cmds[] = {
     {"parallel", K_NONE, F_WRAP, 0, 0, L_PARALLEL_LONG, 0, 1, "jSaIdEPnNsl", "", "", ""},
     {"paste", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"pcregrep", K_GREP, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"pdm", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"pico", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"pipenv", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
+    {"pnpm", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"pnpx", K_NONE, F_WRAP, 0, 0, L_NPX_LONG, 0, 1, "p", "", "", ""},
     {"podman", K_CONTAINER, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"poetry", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"pr", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"printf", K_ECHO, F_FEED, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"prlimit", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "p", "", "", ""},
@@ -384,6 +392,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"rmdir", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, L_NONE, 0, 1, "", "", "", ""},
     {"rsync", K_RSYNC, 0, 0, 0, L_NONE, 0, 0, "", "ra", "--recursive|--delete", ""},
     {"runuser", K_SU, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"rye", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"say", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"scp", K_RSYNC, F_DL, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"script", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "EOIT", "", "", ""},
@@ -453,6 +462,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"unzip", K_UNZIP, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"unzstd", K_NONE, F_DEC | F_DECODE, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"uudecode", K_NONE, F_DEC | F_DECODE, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"uv", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"valgrind", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
     {"vi", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"view", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -473,6 +483,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"xxd", K_OPERANDS, F_DEC, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"xz", K_NONE, F_DEC, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"xzcat", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"yarn", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"yash", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"yq", K_OPERANDS, 0, POL_OP_READ, O_DATA1, L_JQ_LONG, 0, 1, "f", "", "", ""},
     {"zcat", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -511,6 +522,141 @@ const struct sh_cmdspec *sh_cmd_lookup(const char *s, size_t len)
 			lo = mid + 1;
 	}
 	return NULL;
+}
+
+/* ---- project launchers: LAUNCHER SUBCOMMAND [options] COMMAND ------------------------ */
+
+/* Each launcher's options as its own documentation lists them. An option not listed here
+ * stops the strip (its arity is not known, so the command it would leave is not either);
+ * so do the options that change what runs: uv run -m MODULE / --script, pnpm exec -c
+ * and npm exec -c (a shell string), pdm and rye run --list, dotenv -p / -c. */
+int sh_launcher_words(const char *nm, size_t nl, const char **subs, const char **vals,
+		      const char **flags)
+{
+	*subs = *vals = *flags = "";
+	if (sh_name_is(nm, nl, "uv")) {
+		*subs = "run\0";
+		*vals = "--with\0--with-editable\0--with-requirements\0--python\0-p\0--package\0"
+			"--extra\0--no-extra\0--group\0--no-group\0--only-group\0--env-file\0"
+			"--index\0--default-index\0--index-url\0-i\0--extra-index-url\0"
+			"--find-links\0-f\0--index-strategy\0--keyring-provider\0--resolution\0"
+			"--prerelease\0--config-setting\0-C\0--exclude-newer\0--link-mode\0"
+			"--refresh-package\0--upgrade-package\0-P\0--reinstall-package\0"
+			"--no-build-package\0--no-binary-package\0--python-platform\0"
+			"--cache-dir\0--color\0--config-file\0--directory\0--project\0"
+			"--allow-insecure-host\0";
+		*flags = "--all-extras\0--no-dev\0--dev\0--only-dev\0--all-groups\0"
+			 "--no-default-groups\0--exact\0--isolated\0--active\0--no-active\0"
+			 "--no-sync\0--locked\0--frozen\0--all-packages\0--no-project\0"
+			 "--no-editable\0--no-env-file\0--no-config\0--offline\0--no-cache\0-n\0"
+			 "--quiet\0-q\0--verbose\0-v\0--native-tls\0--preview\0--no-progress\0"
+			 "--refresh\0--upgrade\0-U\0--reinstall\0--compile-bytecode\0"
+			 "--no-build-isolation\0--no-build\0--no-binary\0--no-sources\0"
+			 "--no-python-downloads\0--managed-python\0--no-managed-python\0";
+	} else if (sh_name_is(nm, nl, "poetry")) {
+		*subs = "run\0";
+		*vals = "--directory\0-C\0--project\0-P\0";
+		*flags = "--quiet\0-q\0--verbose\0-v\0-vv\0-vvv\0--no-interaction\0-n\0"
+			 "--no-ansi\0--ansi\0--no-plugins\0--no-cache\0";
+	} else if (sh_name_is(nm, nl, "pipenv")) {
+		*subs = "run\0";
+		*vals = "--python\0--pypi-mirror\0";
+		*flags = "--clear\0--verbose\0-v\0--quiet\0-q\0";
+	} else if (sh_name_is(nm, nl, "pdm")) {
+		*subs = "run\0";
+		*vals = "--project\0-p\0--venv\0";
+		*flags = "--site-packages\0-s\0--recreate\0--global\0-g\0--verbose\0-v\0"
+			 "--quiet\0-q\0";
+	} else if (sh_name_is(nm, nl, "hatch")) {
+		*subs = "run\0";
+	} else if (sh_name_is(nm, nl, "rye")) {
+		*subs = "run\0";
+		*vals = "--pyproject\0";
+		*flags = "--verbose\0-v\0--quiet\0-q\0";
+	} else if (sh_name_is(nm, nl, "bundle")) {
+		*subs = "exec\0";
+		*vals = "--gemfile\0";
+		*flags = "--keep-file-descriptors\0--no-keep-file-descriptors\0--verbose\0-V\0"
+			 "--no-color\0";
+	} else if (sh_name_is(nm, nl, "pnpm")) {
+		*subs = "exec\0dlx\0";
+		*vals = "--filter\0-F\0--filter-prod\0--resume-from\0--dir\0-C\0"
+			"--workspace-concurrency\0--reporter\0--package\0--allow-build\0"
+			"--loglevel\0";
+		*flags = "--recursive\0-r\0--parallel\0--no-bail\0--bail\0--report-summary\0"
+			 "--workspace-root\0-w\0--reverse\0--silent\0-s\0--sort\0--no-sort\0";
+	} else if (sh_name_is(nm, nl, "yarn")) {
+		*subs = "dlx\0";
+		*vals = "--package\0-p\0";
+		*flags = "--quiet\0-q\0";
+	} else if (sh_name_is(nm, nl, "npm")) {
+		*subs = "exec\0x\0";
+		*vals = "--package\0--workspace\0-w\0--loglevel\0--prefix\0";
+		*flags = "--yes\0-y\0--no\0--no-yes\0--workspaces\0-ws\0--include-workspace-root\0"
+			 "--no-include-workspace-root\0--quiet\0-q\0--silent\0-s\0"
+			 "--prefer-offline\0--prefer-online\0--offline\0";
+	} else if (sh_name_is(nm, nl, "dotenv")) {
+		/* dotenv-cli: dotenv [-e FILE] [-v NAME=VALUE] [-o] [--] CMD; python-dotenv:
+		 * dotenv [-f FILE] [-q MODE] [-e BOOL] run [--override] CMD */
+		*vals = "-e\0-v\0-f\0--file\0-q\0--quote\0--export\0";
+		*flags = "-o\0--override\0--no-expand\0";
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+size_t sh_launcher_skip(struct sh_word **v, size_t n, size_t i, const char *nm, size_t nl)
+{
+	const char *subs, *vals, *flags;
+	int dotenv = sh_name_is(nm, nl, "dotenv"), dashes = 0;
+
+	if (!sh_launcher_words(nm, nl, &subs, &vals, &flags))
+		return 0;
+	/* the options, before the subcommand (pnpm -r exec) and after it */
+	for (int sub = subs[0] != '\0'; i < n;) {
+		const struct sh_word *w = v[i];
+		if (weq(w, "--")) {
+			if (sub)
+				return 0;
+			dashes = 1;
+			i++;
+			break;
+		}
+		if (w->len < 2 || w->s[0] != '-') {
+			if (!sub)
+				break;
+			if (!sh_word_is(w, subs))
+				return 0;
+			sub = 0;
+			i++;
+			continue;
+		}
+		if (w->s[1] == '-' && memchr(w->s, '=', w->len))
+			i++; /* --name=value: one word whatever the option */
+		else if (sh_word_is(w, vals))
+			i += 2;
+		else if (sh_word_is(w, flags))
+			i++;
+		else
+			return 0;
+	}
+	if (dotenv && !dashes && i < n) {
+		/* python-dotenv's subcommands: only run runs a command */
+		if (sh_word_is(v[i], "list\0get\0set\0unset\0"))
+			return 0;
+		if (weq(v[i], "run")) {
+			i++;
+			while (i < n && sh_word_is(v[i], "--override\0--no-override\0"))
+				i++;
+			if (i < n && weq(v[i], "--"))
+				i++;
+		}
+	}
+	/* hatch run ENV:SCRIPT runs a script of the project's configuration */
+	if (i < n && sh_name_is(nm, nl, "hatch") && memchr(v[i]->s, ':', v[i]->len))
+		return 0;
+	return i < n ? i : 0;
 }
 
 /* ---- the walk: what each command does ------------------------------------------------ */

@@ -342,6 +342,7 @@ enum {
 	O_DATA1 = 2,   /* the first operand is data, not a path (jq's filter) */
 	O_ONE = 4,     /* only the first operand is a path (mknod NAME TYPE MAJOR MINOR) */
 	O_ASSIGNS = 8, /* F_WRAP: NAME=value words may come before the command (env) */
+	O_SUBCMD = 16, /* F_WRAP: a project launcher (uv run, bundle exec): sh_launcher_skip */
 };
 
 /* One row of the command table (shell_cmds.c): what the walk knows about a command. */
@@ -385,6 +386,17 @@ const struct sh_cmdspec *sh_cmd_lookup(const char *s, size_t len);
 typedef void (*sh_handler)(struct sh_an *P, struct nc *x);
 /* The handler of a kind (enum cmd_kind), NULL for K_NONE. */
 sh_handler sh_handler_of(unsigned kind);
+
+/* A project launcher's words (a row with O_SUBCMD): its subcommands that run a command
+ * (empty: the command follows its options), its options that take the next word as
+ * their value and those that take none (word sets). 0 for a name that is none. */
+int sh_launcher_words(const char *nm, size_t nl, const char **subs, const char **vals,
+		      const char **flags);
+/* LAUNCHER SUBCOMMAND [options] [--] COMMAND ...: v[i] is the word after the launcher's
+ * name. The index of COMMAND, or 0 when the words run none that dcg can name (another
+ * subcommand, an option whose arity is not listed, nothing after the options): the
+ * command then stays as written. */
+size_t sh_launcher_skip(struct sh_word **v, size_t n, size_t i, const char *nm, size_t nl);
 
 /* One word of a command view: text, length, data flag. */
 struct vw {

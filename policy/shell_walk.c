@@ -37,6 +37,13 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 			return i;
 		if (sh_name_is(nm, nl, "busybox") && i + 1 < n && weq(v[i + 1], "sh"))
 			return i + 1;
+		if (wr->oflags & O_SUBCMD) { /* uv run, bundle exec ...: else as written */
+			size_t k = sh_launcher_skip(v, n, i + 1, nm, nl);
+			if (!k)
+				return i;
+			i = k;
+			continue;
+		}
 		i++;
 		int pos = wr->npos;
 		while (i < n) {

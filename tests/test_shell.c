@@ -228,6 +228,27 @@ static const struct scase normalize_cases[] = {
     {"su -c 'rm -rf /x' root", {"cmd:rm -rf /x"}},
     {"busybox rm -rf /x", {"cmd:rm -rf /x"}},
     {"command -v git >/dev/null && git reset --hard", {"cmd:git reset --hard"}},
+    /* project launchers: options skipped by their known arity */
+    {"uv run --with x --frozen python m.py",
+     {"cmd:uv run --with x --frozen python m.py", "cmd:python m.py"}},
+    {"uv --directory app run -- rm -rf /x", {"cmd:rm -rf /x"}},
+    {"poetry run -C app rm -rf /x", {"cmd:rm -rf /x"}},
+    {"bundle exec --gemfile=G rm -rf /x", {"cmd:rm -rf /x"}},
+    {"pnpm -r exec rm -rf /x", {"cmd:rm -rf /x"}},
+    {"yarn dlx -p rimraf rimraf d", {"cmd:rimraf d"}},
+    {"npm exec --yes -- rm -rf /x", {"cmd:rm -rf /x"}},
+    {"dotenv -e .env -v A=1 -- rm -rf /x", {"cmd:rm -rf /x"}},
+    {"dotenv -f .env run --override rm -rf /x", {"cmd:rm -rf /x"}},
+    {"pdm run sudo env A=1 rm -rf /x", {"cmd:rm -rf /x"}},
+    /* an option not listed, another subcommand, nothing to run: as written */
+    {"uv run --unknown x rm -rf /x",
+     {"cmd:uv run --unknown x rm -rf /x", "!cmd:rm -rf /x", "!cmd:x rm -rf /x"}},
+    {"uv run -m http.server", {"cmd:uv run -m http.server", "!cmd:http.server"}},
+    {"pnpm exec -c 'rm -rf /x'", {"!cmd:rm -rf /x"}},
+    {"npm install rm", {"cmd:npm install rm", "!cmd:rm"}},
+    {"hatch run test:rm -rf /x", {"cmd:hatch run test:rm -rf /x", "!cmd:test:rm -rf /x"}},
+    {"dotenv get rm", {"cmd:dotenv get rm", "!cmd:rm"}},
+    {"uv run", {"cmd:uv run"}},
 };
 
 Test(shell, wrappers_and_recursion)
@@ -670,7 +691,16 @@ Test(shell_table, is_sorted_and_complete)
 			cr_expect_eq(r->kind, K_NONE, "%s: a wrapper has no handler", r->name);
 			cr_expect(sh_spec_sarg(r), "%s: which short options take a value?",
 				  r->name);
-		} else {
+		}
+		if (r->oflags & O_SUBCMD) {
+			const char *subs, *vals, *flags;
+			cr_expect(r->flags & F_WRAP, "%s: a launcher is a wrapper", r->name);
+			cr_expect(sh_launcher_words(r->name, strlen(r->name), &subs, &vals, &flags),
+				  "%s: a launcher without its words in sh_launcher_words", r->name);
+			cr_expect(!r->sarg[0] && !r->larg && !r->npos,
+				  "%s: a launcher's options are in sh_launcher_words", r->name);
+		}
+		if (!(r->flags & F_WRAP)) {
 			cr_expect_eq(r->npos, 0, "%s: operands before a command, not a wrapper",
 				     r->name);
 		}

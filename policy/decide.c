@@ -1373,9 +1373,21 @@ static size_t word_at(const struct pol_unit *u, size_t off)
 	return w;
 }
 
+/* A script's call of a shell on one string literal (pol_unit.lit_calls), whose command
+ * line the analyser analysed: a match that starts in it, or on the byte before its
+ * callee ([^\w.:]system), names that call, and the command's own units decide it. The
+ * offset after the call's literal, or 0 when the match is not at one. */
+static size_t lit_call_end(const struct pol_unit *u, size_t ms)
+{
+	for (size_t k = 0; k < u->n_lit_calls; k++)
+		if (ms + 1 >= u->lit_calls[2 * k] && ms < u->lit_calls[2 * k + 1])
+			return u->lit_calls[2 * k + 1];
+	return 0;
+}
+
 /* Runs one regex on a text. Returns 1 on a match (start/end set), 0 none, 2 when a
  * limit was hit (counted as a match). For command units, matches that start inside a
- * data word are skipped. */
+ * data word are skipped; for script units, matches at a call of a shell on a literal. */
 static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct pol_unit *u,
 		     size_t *ms, size_t *me)
 {
@@ -1407,6 +1419,15 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(st->md);
 		*ms = ov[0];
 		*me = ov[1];
+		if (u->kind == POL_UNIT_SCRIPT && u->n_lit_calls) {
+			size_t next = lit_call_end(u, *ms);
+			if (!next)
+				return 1;
+			if (next >= u->len)
+				return 0;
+			off = next; /* the call's command is judged by its own units */
+			continue;
+		}
 		if (u->kind != POL_UNIT_COMMAND || !u->word_is_data || u->argc == 0)
 			return 1;
 		size_t w = word_at(u, *ms);

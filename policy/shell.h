@@ -14,6 +14,7 @@
 #define DCG_SHELL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "arena.h"
 #include "dcg_policy.h"
@@ -43,6 +44,14 @@ struct pol_unit {
 	 * analysed recursively by the analyser itself; their units arrive as COMMANDs. */
 	const char *language;
 	int from_heredoc;
+	/* SCRIPT: the calls that hand a shell one string literal (os.system("make"),
+	 * execSync('npm -v'), `ls`) whose literal the analyser analyses as a command line,
+	 * as the shell would run it (its units follow, COMMAND and PATH at depth + 1):
+	 * [lit_calls[2k], lit_calls[2k + 1]) spans the callee to the literal's closing
+	 * quote. A script rule's match that starts in one (or on the byte before it) is
+	 * that call, which the literal's own units decide; NULL when there is none. */
+	const uint32_t *lit_calls;
+	size_t n_lit_calls;
 	/* PATH: the path as written (after quote removal, ~ and $HOME expanded) and the
 	 * operation. is_dir_op: rm -r / rmdir / mv of something that may be a folder. */
 	const char *path;

@@ -23,7 +23,7 @@ static const struct sh_file *file_lookup(struct sh_an *P, const struct sh_word *
 }
 
 static void file_record(struct sh_an *P, const struct sh_word *w, const char *body, size_t len,
-			unsigned line)
+			unsigned line, int how)
 {
 	size_t plen;
 	char *p = sh_path_form(P, w, &plen);
@@ -38,9 +38,16 @@ static void file_record(struct sh_an *P, const struct sh_word *w, const char *bo
 	P->files[P->nfiles].plen = plen;
 	P->files[P->nfiles].body = body;
 	P->files[P->nfiles].len = len;
-	P->files[P->nfiles].heredoc = 1;
+	P->files[P->nfiles].how = how | SH_CODE_HEREDOC;
 	P->files[P->nfiles].line = line;
 	P->nfiles++;
+}
+
+/* How code in a shell word reaches its interpreter: as written, unless an expansion of
+ * the shell is still in the word's text ($X, $(...), ~). */
+static int word_code_how(const struct sh_word *w)
+{
+	return (w->flags & (W_UNRESOLVED | W_SUBST)) || w->nhome ? 0 : SH_CODE_EXACT;
 }
 
 /* A script file about to be run: when this command line wrote it from a heredoc,
@@ -57,7 +64,7 @@ void sh_run_file(struct sh_an *P, struct nc *x, const struct sh_word *w, int lan
 					x->depth);
 		else if (s->feed)
 			sh_run_code(P, lang == LANG_NONE ? LANG_SHELL : lang, s->feed, s->feed_len,
-				    s->feed_heredoc, s->feed_line, x->depth, x->remote);
+				    s->feed_how, s->feed_line, x->depth, x->remote);
 		return;
 	}
 	f = file_lookup(P, w);
@@ -68,7 +75,7 @@ void sh_run_file(struct sh_an *P, struct nc *x, const struct sh_word *w, int lan
 		if (lang == LANG_NONE)
 			lang = LANG_SHELL;
 	}
-	sh_run_code(P, lang, f->body, f->len, 1, f->line, x->depth, x->remote);
+	sh_run_code(P, lang, f->body, f->len, f->how, f->line, x->depth, x->remote);
 }
 
 /* stdin of a command that runs it as code: heredocs, here-strings, and what a pipe
@@ -85,13 +92,15 @@ void sh_run_stdin(struct sh_an *P, struct nc *x, int lang)
 		if (r->kind == R_HEREDOC && r->hd) {
 			size_t len;
 			const char *t = sh_heredoc_text(P, r->hd, &len);
-			sh_run_code(P, lang, t, len, 1, r->hd->line, x->depth, x->remote);
+			sh_run_code(P, lang, t, len,
+				    SH_CODE_HEREDOC | (r->hd->quoted ? SH_CODE_EXACT : 0),
+				    r->hd->line, x->depth, x->remote);
 		} else if (r->kind == R_HERESTR) {
 			if (r->target.flags & W_DL)
 				sh_emit_finding(P, "remote-exec.pipe_to_shell", r->target.s,
 						r->target.len, x->line, x->depth);
-			sh_run_code(P, lang, r->target.s, r->target.len, 0, x->line, x->depth,
-				    x->remote);
+			sh_run_code(P, lang, r->target.s, r->target.len, word_code_how(&r->target),
+				    x->line, x->depth, x->remote);
 		} else if (r->kind == R_IN && (r->target.flags & W_DL)) {
 			sh_emit_finding(P, "remote-exec.pipe_to_shell", r->target.s, r->target.len,
 					x->line, x->depth);
@@ -106,7 +115,7 @@ void sh_run_stdin(struct sh_an *P, struct nc *x, int lang)
 		sh_emit_finding(P, "remote-exec.decode_to_shell", c->w[0].s, c->w[0].len, x->line,
 				x->depth);
 	else if (p->feed)
-		sh_run_code(P, lang, p->feed, p->feed_len, p->feed_heredoc, p->feed_line, x->depth,
+		sh_run_code(P, lang, p->feed, p->feed_len, p->feed_how, p->feed_line, x->depth,
 			    x->remote);
 }
 
@@ -210,8 +219,9 @@ void sh_h_interp(struct sh_an *P, struct nc *x, int lang)
 			if (k < x->n) {
 				x->data[k] = 1;
 				sh_check_dl_word(P, x, x->v[k]);
-				sh_run_code(P, lang, x->v[k]->s, x->v[k]->len, 0, x->v[k]->line,
-					    x->depth, x->remote);
+				sh_run_code(P, lang, x->v[k]->s, x->v[k]->len,
+					    word_code_how(x->v[k]), x->v[k]->line, x->depth,
+					    x->remote);
 			}
 			return;
 		}
@@ -246,14 +256,15 @@ void sh_h_interp(struct sh_an *P, struct nc *x, int lang)
 					struct sh_word sw;
 					sh_sub_word(w, nl + 1, &sw);
 					x->data[i] = 1;
-					sh_run_code(P, lang, sw.s, sw.len, 0, w->line, x->depth,
-						    x->remote);
+					sh_run_code(P, lang, sw.s, sw.len, word_code_how(&sw),
+						    w->line, x->depth, x->remote);
 				} else if (i + 1 < x->n) {
 					i++;
 					x->data[i] = 1;
 					sh_check_dl_word(P, x, x->v[i]);
-					sh_run_code(P, lang, x->v[i]->s, x->v[i]->len, 0,
-						    x->v[i]->line, x->depth, x->remote);
+					sh_run_code(P, lang, x->v[i]->s, x->v[i]->len,
+						    word_code_how(x->v[i]), x->v[i]->line, x->depth,
+						    x->remote);
 				}
 			} else if (lang == LANG_NODE && !eq &&
 				   ((nl == 9 && !memcmp(w->s, "--require", 9)) ||
@@ -279,14 +290,15 @@ void sh_h_interp(struct sh_an *P, struct nc *x, int lang)
 					struct sh_word sw;
 					sh_sub_word(w, j + 1, &sw);
 					x->data[i] = 1;
-					sh_run_code(P, lang, sw.s, sw.len, 0, w->line, x->depth,
-						    x->remote);
+					sh_run_code(P, lang, sw.s, sw.len, word_code_how(&sw),
+						    w->line, x->depth, x->remote);
 				} else if (i + 1 < x->n) {
 					i++;
 					x->data[i] = 1;
 					sh_check_dl_word(P, x, x->v[i]);
-					sh_run_code(P, lang, x->v[i]->s, x->v[i]->len, 0,
-						    x->v[i]->line, x->depth, x->remote);
+					sh_run_code(P, lang, x->v[i]->s, x->v[i]->len,
+						    word_code_how(x->v[i]), x->v[i]->line, x->depth,
+						    x->remote);
 				}
 				break;
 			}
@@ -482,6 +494,7 @@ void sh_set_feed(struct sh_an *P, struct nc *x)
 			return;
 		c->feed = s;
 		c->feed_len = len;
+		c->feed_how = esc ? SH_CODE_GUESSED : 0;
 		c->feed_line = x->line;
 		return;
 	}
@@ -490,17 +503,19 @@ void sh_set_feed(struct sh_an *P, struct nc *x)
 		if (c->pipe_prev && c->pipe_prev->feed) {
 			c->feed = c->pipe_prev->feed;
 			c->feed_len = c->pipe_prev->feed_len;
-			c->feed_heredoc = c->pipe_prev->feed_heredoc;
+			c->feed_how = c->pipe_prev->feed_how;
 			c->feed_line = c->pipe_prev->feed_line;
 		}
 		for (size_t i = 0; i < c->nr; i++) {
 			if (c->r[i].kind == R_HEREDOC && c->r[i].hd) {
 				c->feed = sh_heredoc_text(P, c->r[i].hd, &c->feed_len);
-				c->feed_heredoc = 1;
+				c->feed_how =
+				    SH_CODE_HEREDOC | (c->r[i].hd->quoted ? SH_CODE_EXACT : 0);
 				c->feed_line = c->r[i].hd->line;
 			} else if (c->r[i].kind == R_HERESTR) {
 				c->feed = c->r[i].target.s;
 				c->feed_len = c->r[i].target.len;
+				c->feed_how = word_code_how(&c->r[i].target);
 				c->feed_line = x->line;
 			}
 		}
@@ -516,12 +531,12 @@ void sh_set_feed(struct sh_an *P, struct nc *x)
 				if (c->r[i].kind == R_OUT || c->r[i].kind == R_CLOBBER ||
 				    c->r[i].kind == R_APPEND)
 					file_record(P, &c->r[i].target, c->feed, c->feed_len,
-						    c->feed_line);
+						    c->feed_line, c->feed_how);
 			if (NM("tee"))
 				for (size_t i = 1; i < x->n; i++)
 					if (x->v[i]->s[0] != '-')
 						file_record(P, x->v[i], c->feed, c->feed_len,
-							    c->feed_line);
+							    c->feed_line, c->feed_how);
 		}
 	}
 }

@@ -145,7 +145,7 @@ struct sh_cmd {
 	int upstream_decode; /* a decoder (base64 -d ...) feeds it */
 	const char *feed;    /* known literal content this command writes to stdout */
 	size_t feed_len;
-	int feed_heredoc;
+	int feed_how; /* SH_CODE_* */
 	unsigned feed_line;
 };
 
@@ -167,7 +167,7 @@ struct sh_file {
 	size_t plen;
 	const char *body;
 	size_t len;
-	int heredoc;
+	int how; /* SH_CODE_* */
 	unsigned line;
 };
 
@@ -477,8 +477,19 @@ int sh_lang_from_name(const char *name, size_t len);
 int sh_lang_from_shebang(const char *s, size_t len);
 /* A heredoc body as the consumer sees it (<<- strips leading tabs). */
 const char *sh_heredoc_text(struct sh_an *P, const struct sh_heredoc *h, size_t *len);
+/* How code reached its interpreter (sh_run_code's and sh_script_units' `how`). */
+enum {
+	SH_CODE_HEREDOC = 1, /* from a heredoc (else an argument, a pipe, a file) */
+	/* the text is what the interpreter reads: no expansion of the outer shell is left in
+	 * it ($X, $(...), backslashes of an unquoted heredoc), as in a quoted heredoc or a
+	 * word without expansions; else only text without $ ` \ is read as written */
+	SH_CODE_EXACT = 2,
+	/* dcg's reading of what a command prints (printf, echo -e: escapes and conversions
+	 * decoded approximately): its literals are not read as command lines */
+	SH_CODE_GUESSED = 4,
+};
 /* Code in a language: shell is analysed here, others become SCRIPT units. */
-void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int heredoc, unsigned line,
+void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int how, unsigned line,
 		 unsigned depth, int remote);
 /* ---- the walk: normalization ------------------------------------------------------- */
 /* Is W one of the words of SET? A set is its words one after the other, each ended by
@@ -539,13 +550,15 @@ void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
  * when v is NULL. name is not copied either. */
 void sh_set_var(struct sh_an *P, const char *name, size_t nlen, const char *v, size_t vlen);
 
-/* One SCRIPT unit out. */
+/* One SCRIPT unit out, with its calls of a shell on a literal (pol_unit.lit_calls: n
+ * pairs, or NULL). */
 void sh_emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
-			 unsigned line, unsigned depth);
+			 unsigned line, unsigned depth, const uint32_t *calls, size_t ncalls);
 /* Code in an interpreter's language (shell_script.c): the SCRIPT unit, again with
- * aliases written out, decoded payloads, and the paths the code names. */
-void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
-		     unsigned line, unsigned depth);
+ * aliases written out, decoded payloads, the paths the code names, and the command
+ * lines it hands a shell as one string literal. how: SH_CODE_*. */
+void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, int how,
+		     unsigned line, unsigned depth, int remote);
 
 /* ---- the shell's own evaluation (shell_eval.c) ---- */
 

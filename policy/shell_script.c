@@ -11,7 +11,14 @@
  *    home folder (Path.home() / ".aws" / "credentials", os.path.join(os.path.expanduser
  *    ("~"), ".ssh"), File.join(Dir.home, ...), $ENV{HOME}."/.ssh") go out as PATH units,
  *    deleted, written or read as the line says, so that path rules hold inside code
- *    exactly as they do in the shell.
+ *    exactly as they do in the shell;
+ *  - command lines handed to a shell as one string literal (os.system("make test"),
+ *    subprocess.run("...", shell=True), execSync('npm -v'), system "rspec", `ls`):
+ *    the literal is analysed as the shell would run it, and the SCRIPT unit carries
+ *    the call's span, so that the script rule that names the call leaves it to the
+ *    command's own units (shell_calls). Anything else handed over (a concatenation, an
+ *    f-string or interpolation, a variable, a literal with escapes, other arguments
+ *    that could change the shell or its folder) leaves the rule as it is.
  * All of it is text scanning, linear in the script, bounded by SH_SCRIPT_MAX. */
 #include "shell_int.h"
 
@@ -19,7 +26,8 @@
 
 #define SH_SCRIPT_MAX  (256 * 1024) /* longer scripts: the plain rules only */
 #define SH_MAX_ALIASES 24
-#define SH_MAX_DECODE  4 /* payloads decoded per script */
+#define SH_MAX_DECODE  4  /* payloads decoded per script */
+#define SH_MAX_LITCALL 16 /* calls of a shell on a literal per script unit */
 
 struct alias {
 	const char *name; /* the name used in the code */
@@ -35,7 +43,15 @@ struct scan {
 	struct alias al[SH_MAX_ALIASES];
 	size_t nal;
 	unsigned line, depth;
-	int heredoc;
+	int how; /* SH_CODE_* */
+	int remote;
+	/* the literals analysed as command lines, so that the second view of the script
+	 * (aliases written out) does not analyse them again */
+	struct {
+		const char *s;
+		size_t len;
+	} lit[SH_MAX_LITCALL];
+	size_t nlit;
 };
 
 static int is_id(int c)
@@ -621,8 +637,8 @@ static void decode_payloads(struct scan *S)
 			if (reads_as_command(d, dl))
 				sh_analyze_string(S->P, d, dl, S->depth + 1, S->line, 0);
 			else
-				sh_script_units(S->P, S->lang, d, dl, S->heredoc, S->line,
-						S->depth + 1);
+				sh_script_units(S->P, S->lang, d, dl, S->how, S->line, S->depth + 1,
+						S->remote);
 			break;
 		}
 	}
@@ -964,16 +980,386 @@ static void find_paths(struct scan *S)
 	}
 }
 
-void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
-		     unsigned line, unsigned depth)
+/* ---- command lines handed to a shell as one string literal ------------------------- */
+
+/* The literal whose opening quote is s[i], when the language hands it over as written:
+ * no backslash (escapes, line continuations), no interpolation ($ in Perl, PHP and JS
+ * templates, #{ #@ #$ in Ruby, @ in Perl), no prefix (the caller sees the quote first:
+ * f"", r"", b"" are not read), no Python triple quote, a line break only where the
+ * language lets a literal hold one. The index after the closing quote, or 0. */
+static size_t plain_literal(int lang, const char *s, size_t n, size_t i)
+{
+	char q = s[i];
+	int interp = q == '`' || (q == '"' && lang != LANG_PYTHON && lang != LANG_NODE);
+	int multiline = lang == LANG_RUBY || lang == LANG_PERL || lang == LANG_PHP ||
+			(lang == LANG_NODE && q == '`');
+	size_t k;
+
+	if (q != '\'' && q != '"' && !(q == '`' && lang != LANG_PYTHON))
+		return 0;
+	if (i + 2 < n && s[i + 1] == q && s[i + 2] == q)
+		return 0; /* """...""" or an empty literal followed by a quote */
+	for (k = i + 1; k < n && s[k] != q; k++) {
+		char c = s[k];
+		if (c == '\\' || (c == '\n' && !multiline))
+			return 0;
+		if (interp && (c == '$' || (lang == LANG_PERL && c == '@') ||
+			       (lang == LANG_RUBY && c == '#' && k + 1 < n &&
+				(s[k + 1] == '{' || s[k + 1] == '@' || s[k + 1] == '$'))))
+			return 0;
+	}
+	return k < n ? k + 1 : 0;
+}
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* A dotted name at s[i] (a.b.c): its end. */
+static size_t dotted(const char *s, size_t n, size_t i)
+{
+	size_t e = i;
+
+	while (e < n && is_id((unsigned char)s[e])) {
+		e = ident(s, n, e, 0);
+		if (e + 1 < n && s[e] == '.' && is_id((unsigned char)s[e + 1]))
+			e++;
+	}
+	return e;
+}
+
+static int name_eq(const char *s, size_t len, const char *set)
+{
+	for (size_t l; (l = strlen(set)) != 0; set += l + 1)
+		if (l == len && !memcmp(s, set, l))
+			return 1;
+	return 0;
+}
+
+/* A simple value of an argument that cannot change which command runs or where: a
+ * plain literal, a number, a constant (True, None, subprocess.PIPE, 'inherit' ...), or
+ * a list of those. Its end, or 0. */
+static size_t simple_value(int lang, const char *s, size_t n, size_t i)
+{
+	size_t e;
+
+	if (i >= n)
+		return 0;
+	if (s[i] == '[') {
+		for (i = skip_ws(s, n, i + 1); i < n && s[i] != ']';) {
+			if (!(e = simple_value(lang, s, n, i)) || s[i] == '[')
+				return 0;
+			i = skip_ws(s, n, e);
+			if (i < n && s[i] == ',')
+				i = skip_ws(s, n, i + 1);
+		}
+		return i < n ? i + 1 : 0;
+	}
+	if (s[i] == '\'' || s[i] == '"')
+		return plain_literal(lang, s, n, i);
+	if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
+		for (e = i + 1;
+		     e < n && ((s[e] >= '0' && s[e] <= '9') || s[e] == '.' || s[e] == '_');)
+			e++;
+		return e;
+	}
+	e = dotted(s, n, i);
+	if (e > i && name_eq(s + i, e - i,
+			     "True\0False\0None\0true\0false\0null\0subprocess.PIPE\0"
+			     "subprocess.DEVNULL\0subprocess.STDOUT\0PIPE\0DEVNULL\0STDOUT\0"))
+		return e;
+	return 0;
+}
+
+/* After a call's literal at s[i]: the keyword arguments of subprocess (shell=True
+ * required; none that sets the folder, the environment, the shell or the input) up to
+ * the closing parenthesis. 1 when that is all there is. */
+static int py_shell_kwargs(const char *s, size_t n, size_t i)
+{
+	int shell = 0;
+
+	for (i = skip_ws(s, n, i); i < n && s[i] == ',';) {
+		size_t k0 = skip_ws(s, n, i + 1), k1 = ident(s, n, k0, 0), v;
+		if (k1 < n && k0 == k1 && s[k1] == ')')
+			break; /* a trailing comma */
+		i = skip_ws(s, n, k1);
+		if (k1 == k0 || i >= n || s[i] != '=' ||
+		    !name_eq(s + k0, k1 - k0,
+			     "shell\0check\0capture_output\0text\0universal_newlines\0encoding\0"
+			     "errors\0timeout\0stdout\0stderr\0stdin\0bufsize\0close_fds\0"))
+			return 0;
+		i = skip_ws(s, n, i + 1);
+		if (!(v = simple_value(LANG_PYTHON, s, n, i)))
+			return 0;
+		if (k1 - k0 == 5 && !memcmp(s + k0, "shell", 5)) {
+			if (v - i != 4 || memcmp(s + i, "True", 4))
+				return 0;
+			shell = 1;
+		}
+		i = skip_ws(s, n, v);
+	}
+	i = skip_ws(s, n, i);
+	return shell && i < n && s[i] == ')';
+}
+
+/* After execSync's or exec's literal at s[i]: nothing, options that cannot change the
+ * shell, its folder or its environment ({encoding: 'utf8', stdio: 'inherit'}), and a
+ * callback. 1 when that is all there is. */
+static int node_exec_rest(const char *s, size_t n, size_t i)
+{
+	i = skip_ws(s, n, i);
+	if (i < n && s[i] == ')')
+		return 1;
+	if (i >= n || s[i] != ',')
+		return 0;
+	i = skip_ws(s, n, i + 1);
+	if (i < n && s[i] == '{') {
+		for (i = skip_ws(s, n, i + 1); i < n && s[i] != '}';) {
+			size_t k0 = i, k1, v;
+			if (s[i] == '\'' || s[i] == '"') {
+				if (!(k1 = plain_literal(LANG_NODE, s, n, i)))
+					return 0;
+				k0++;
+				k1--;
+				i = k1 + 1;
+			} else {
+				i = k1 = ident(s, n, k0, 0);
+			}
+			i = skip_ws(s, n, i);
+			if (k1 == k0 || i >= n || s[i] != ':' ||
+			    !name_eq(
+				s + k0, k1 - k0,
+				"encoding\0stdio\0timeout\0maxBuffer\0windowsHide\0killSignal\0"))
+				return 0;
+			if (!(v = simple_value(LANG_NODE, s, n, skip_ws(s, n, i + 1))))
+				return 0;
+			i = skip_ws(s, n, v);
+			if (i < n && s[i] == ',')
+				i = skip_ws(s, n, i + 1);
+		}
+		if (i >= n)
+			return 0;
+		i = skip_ws(s, n, i + 1);
+		if (i < n && s[i] == ')')
+			return 1;
+		if (i >= n || s[i] != ',')
+			return 0;
+		i = skip_ws(s, n, i + 1);
+	}
+	/* a callback: function, async, (err, out) => ..., err => ... */
+	if (word_at(s, n, i, "function") || word_at(s, n, i, "async"))
+		return 1;
+	if (i < n && s[i] == '(') {
+		const char *c = memchr(s + i, ')', n - i);
+		size_t k = c ? skip_ws(s, n, (size_t)(c - s) + 1) : n;
+		return k + 1 < n && s[k] == '=' && s[k + 1] == '>';
+	}
+	if (i < n && is_id((unsigned char)s[i])) {
+		size_t k = skip_ws(s, n, ident(s, n, i, 0));
+		return k + 1 < n && s[k] == '=' && s[k + 1] == '>';
+	}
+	return 0;
+}
+
+/* After a literal given without parentheses (Ruby's system "x", Perl's system "x"): the
+ * statement ends there. */
+static int statement_ends(int lang, const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || (lang == LANG_PERL && s[i] == '\n')))
+		i++;
+	if (i >= n || s[i] == ';' || s[i] == '\n' || s[i] == '}' || s[i] == '#')
+		return 1;
+	for (const char *kw = "if\0unless\0or\0and\0while\0until\0"; *kw; kw += strlen(kw) + 1)
+		if (word_at(s, n, i, kw))
+			return 1;
+	return 0;
+}
+
+/* The call of a shell on one literal that starts at s[i] (the first byte of its callee,
+ * or of a backtick literal): the literal's opening quote in *q, and the index after its
+ * closing one; 0 when s[i] starts none (see plain_literal and the *_rest readers). */
+static size_t shell_call_at(int lang, const char *s, size_t n, size_t i, size_t *q)
+{
+	size_t e, a, end;
+	int paren;
+
+	if (s[i] == '`') {
+		*q = i;
+		return lang == LANG_RUBY || lang == LANG_PERL || lang == LANG_PHP
+			   ? plain_literal(lang, s, n, i)
+			   : 0;
+	}
+	if (lang == LANG_NODE && word_at(s, n, i, "require")) {
+		/* require('child_process').execSync( */
+		const char *m;
+		size_t ml;
+		a = skip_ws(s, n, i + 7);
+		if (a >= n || s[a] != '(' || !(e = literal_at(s, n, skip_ws(s, n, a + 1), &m, &ml)))
+			return 0;
+		e = skip_ws(s, n, e);
+		if (!((ml == 13 && !memcmp(m, "child_process", 13)) ||
+		      (ml == 18 && !memcmp(m, "node:child_process", 18))) ||
+		    e + 1 >= n || s[e] != ')' || s[e + 1] != '.')
+			return 0;
+		i = e + 2;
+	}
+	e = dotted(s, n, i);
+	if (e == i)
+		return 0;
+	a = e;
+	while (a < n && (s[a] == ' ' || s[a] == '\t'))
+		a++;
+	paren = a < n && s[a] == '(';
+	if (lang == LANG_RUBY && paren && a != e)
+		return 0; /* system ("a") + b: the parentheses group an expression */
+	a = paren ? skip_ws(s, n, a + 1) : a;
+	*q = a;
+	if (a >= n)
+		return 0;
+	switch (lang) {
+	case LANG_PYTHON: {
+		int one = name_eq(s + i, e - i,
+				  "os.system\0os.popen\0subprocess.getoutput\0"
+				  "subprocess.getstatusoutput\0");
+		if (!paren || (!one && !name_eq(s + i, e - i,
+						"subprocess.run\0subprocess.call\0"
+						"subprocess.check_call\0subprocess.check_output\0"
+						"subprocess.Popen\0")))
+			return 0;
+		if (!(end = plain_literal(lang, s, n, a)))
+			return 0;
+		if (one) {
+			size_t k = skip_ws(s, n, end);
+			if (k < n && s[k] == ',')
+				k = skip_ws(s, n, k + 1);
+			return k < n && s[k] == ')' ? end : 0;
+		}
+		return py_shell_kwargs(s, n, end) ? end : 0;
+	}
+	case LANG_NODE: {
+		size_t m = e;
+		while (m > i && s[m - 1] != '.')
+			m--;
+		if (!paren || !name_eq(s + m, e - m, "exec\0execSync\0") ||
+		    !(end = plain_literal(lang, s, n, a)))
+			return 0;
+		return node_exec_rest(s, n, end) ? end : 0;
+	}
+	case LANG_RUBY:
+	case LANG_PERL:
+		if (!name_eq(s + i, e - i,
+			     lang == LANG_PERL ? "system\0exec\0"
+					       : "system\0exec\0spawn\0IO.popen\0Open3.capture2\0"
+						 "Open3.capture2e\0Open3.capture3\0Open3.popen2\0"
+						 "Open3.popen2e\0Open3.popen3\0") ||
+		    (!paren && a == e) || a >= n || s[a] == '`' ||
+		    !(end = plain_literal(lang, s, n, a)))
+			return 0;
+		if (!paren)
+			return statement_ends(lang, s, n, end) ? end : 0;
+		return (a = skip_ws(s, n, end)) < n && s[a] == ')' ? end : 0;
+	case LANG_PHP: {
+		int outvars = name_eq(s + i, e - i, "exec\0system\0passthru\0");
+		if (!paren || (!outvars && !name_eq(s + i, e - i, "shell_exec\0")) || s[a] == '`' ||
+		    !(end = plain_literal(lang, s, n, a)))
+			return 0;
+		/* exec("cmd", $output, $status): variables that receive the result */
+		for (a = skip_ws(s, n, end); outvars && a < n && s[a] == ',';) {
+			size_t v = skip_ws(s, n, a + 1);
+			if (v >= n || s[v] != '$' || ident(s, n, v + 1, 0) == v + 1)
+				return 0;
+			a = skip_ws(s, n, ident(s, n, v + 1, 0));
+		}
+		return a < n && s[a] == ')' ? end : 0;
+	}
+	}
+	return 0;
+}
+
+/* Analyses the literal [b, b + len) as the command line a shell gets, unless the
+ * script's other view did already. */
+static void analyse_literal(struct scan *S, const char *text, const char *b, size_t len)
+{
+	unsigned line = S->line;
+	char *copy;
+
+	for (size_t k = 0; k < S->nlit; k++)
+		if (S->lit[k].len == len && !memcmp(S->lit[k].s, b, len))
+			return;
+	if (S->nlit < SH_MAX_LITCALL) {
+		S->lit[S->nlit].s = b;
+		S->lit[S->nlit].len = len;
+		S->nlit++;
+	}
+	for (const char *c = text; c < b; c++)
+		line += *c == '\n';
+	if (len && (copy = sh_strndup(S->P, b, len)) != NULL)
+		sh_analyze_string(S->P, copy, len, S->depth + 1, line, S->remote);
+}
+
+/* The calls in s (the script, or its view with aliases written out) that hand a shell
+ * one string literal: each literal is analysed as a command line, and the calls' spans
+ * (callee to closing quote) go into calls. Their number; 0 when the script may not be
+ * what the interpreter reads (an expansion of the outer shell left in it, a printf's
+ * output guessed) or changes its folder (the literal's paths would be read in the wrong
+ * one). */
+static size_t shell_calls(struct scan *S, const char *s, size_t n, uint32_t *calls)
+{
+	size_t nc = 0;
+
+	if ((S->how & SH_CODE_GUESSED) || memmem(s, n, "chdir", 5) ||
+	    (!(S->how & SH_CODE_EXACT) &&
+	     (memchr(s, '$', n) || memchr(s, '`', n) || memchr(s, '\\', n))))
+		return 0;
+	for (size_t i = 0; i < n && nc < SH_MAX_LITCALL && !S->P->abort; i++) {
+		size_t q, end;
+		char prev = i ? s[i - 1] : ' ';
+
+		if (s[i] != '`' && !is_id((unsigned char)s[i]))
+			continue;
+		if (s[i] != '`' &&
+		    (is_id((unsigned char)prev) || prev == '.' || prev == ':' || prev == '>' ||
+		     prev == '\\' || (prev == '@' && S->lang != LANG_PHP))) {
+			i = ident(s, n, i, 0) - 1; /* not a callee's start: the rest of the name */
+			continue;
+		}
+		end = shell_call_at(S->lang, s, n, i, &q);
+		if (!end) {
+			if (s[i] == '`') { /* not read: its closing backtick opens nothing */
+				const char *c = memchr(s + i + 1, '`', n - i - 1);
+				if (!c)
+					break;
+				i = (size_t)(c - s);
+			} else {
+				i = ident(s, n, i, 0) - 1;
+			}
+			continue;
+		}
+		analyse_literal(S, s, s + q + 1, end - q - 2);
+		calls[2 * nc] = (uint32_t)i;
+		calls[2 * nc + 1] = (uint32_t)end;
+		nc++;
+		i = end - 1;
+	}
+	return nc;
+}
+
+void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, int how,
+		     unsigned line, unsigned depth, int remote)
 {
 	struct scan S;
-	size_t nl;
+	size_t nl, nc;
 	char *norm;
+	uint32_t calls[2 * SH_MAX_LITCALL];
+	int heredoc = how & SH_CODE_HEREDOC;
 
-	sh_emit_script_unit(P, lang, body, len, heredoc, line, depth);
-	if (P->abort || len > SH_SCRIPT_MAX || depth > SH_MAX_NEST)
+	if (len > SH_SCRIPT_MAX || depth > SH_MAX_NEST) {
+		sh_emit_script_unit(P, lang, body, len, heredoc, line, depth, NULL, 0);
 		return;
+	}
 	memset(&S, 0, sizeof(S));
 	S.P = P;
 	S.lang = lang;
@@ -981,11 +1367,18 @@ void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, in
 	S.n = len;
 	S.line = line;
 	S.depth = depth;
-	S.heredoc = heredoc;
+	S.how = how;
+	S.remote = remote;
+	nc = shell_calls(&S, body, len, calls);
+	sh_emit_script_unit(P, lang, body, len, heredoc, line, depth, calls, nc);
+	if (P->abort)
+		return;
 	find_aliases(&S);
 	norm = rewrite(&S, &nl);
-	if (norm)
-		sh_emit_script_unit(P, lang, norm, nl, heredoc, line, depth);
+	if (norm) {
+		nc = shell_calls(&S, norm, nl, calls);
+		sh_emit_script_unit(P, lang, norm, nl, heredoc, line, depth, calls, nc);
+	}
 	decode_payloads(&S);
 	find_paths(&S);
 }

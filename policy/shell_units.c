@@ -204,7 +204,7 @@ static const char *lang_name(int lang)
 }
 
 void sh_emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len, int heredoc,
-			 unsigned line, unsigned depth)
+			 unsigned line, unsigned depth, const uint32_t *calls, size_t ncalls)
 {
 	struct pol_unit u;
 
@@ -214,6 +214,14 @@ void sh_emit_script_unit(struct sh_an *P, int lang, const char *body, size_t len
 	u.len = len;
 	u.language = lang_name(lang);
 	u.from_heredoc = heredoc;
+	if (ncalls) { /* the unit outlives the caller's array (a repeated unit's copy) */
+		uint32_t *c = sh_alloc(P, 2 * ncalls * sizeof(*c));
+		if (!c)
+			return;
+		memcpy(c, calls, 2 * ncalls * sizeof(*c));
+		u.lit_calls = c;
+		u.n_lit_calls = ncalls;
+	}
 	u.line = line;
 	u.depth = depth;
 	emit(P, &u);
@@ -675,7 +683,7 @@ const char *sh_heredoc_text(struct sh_an *P, const struct sh_heredoc *h, size_t 
 }
 
 /* Code in a language: shell is analysed here, others become SCRIPT units. */
-void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int heredoc, unsigned line,
+void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int how, unsigned line,
 		 unsigned depth, int remote)
 {
 	if (!s || P->abort)
@@ -683,5 +691,5 @@ void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int hered
 	if (lang == LANG_SHELL)
 		sh_analyze_string(P, s, len, depth + 1, line, remote);
 	else if (lang != LANG_NONE)
-		sh_script_units(P, lang, s, len, heredoc, line, depth);
+		sh_script_units(P, lang, s, len, how, line, depth, remote);
 }

@@ -1226,7 +1226,8 @@ static enum pol_decision exec_check(const struct pol_policy *p, char *const argv
 /* Under the runtime layers an inline script that deletes files or runs a command is
  * judged by each file it touches and each command it runs (`npm run clean` as
  * `node -e "fs.rmSync('dist', ...)"`), unless it could aim at the root, the home folder
- * or a disk, which is still refused at exec; the hook still refuses all of them. */
+ * or a disk, which is still refused at exec; the hook still refuses all of them. A
+ * command line handed to a shell as one literal is judged as that command, in both. */
 Test(decide, inline_scripts_are_judged_by_their_calls_at_runtime)
 {
 	static const struct {
@@ -1236,7 +1237,10 @@ Test(decide, inline_scripts_are_judged_by_their_calls_at_runtime)
 	    {{"python3", "-c", "import shutil; shutil.rmtree(\"build\")"}, POL_ALLOW},
 	    {{"node", "-e", "require('fs').rmSync('dist',{recursive:true,force:true})"}, POL_ALLOW},
 	    {{"node", "-e", "require('child_process').execFileSync('ls')"}, POL_ALLOW},
-	    {{"python3", "-c", "import os; os.system('ls > /dev/null')"}, POL_ALLOW},
+	    {{"python3", "-c", "import os, sys; os.system(sys.argv[1])"}, POL_ALLOW},
+	    /* a literal command line is judged as that command: by its files, or at exec */
+	    {{"python3", "-c", "import os; os.system('rm -rf build')"}, POL_ALLOW},
+	    {{"python3", "-c", "import os; os.system('git reset --hard')"}, POL_DENY},
 	    {{"/home/someone/.pyenv/versions/3.11.7/bin/python3", "-c",
 	      "import shutil; shutil.rmtree('build')"},
 	     POL_ALLOW},

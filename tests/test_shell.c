@@ -58,6 +58,14 @@ static int on_unit(const struct pol_unit *u, void *arg)
 			    "word %zu of \"%.*s\" is not at its offset", i, (int)u->len, u->text);
 		break;
 	case POL_UNIT_SCRIPT:
+		/* a call of a shell on one literal: "call:LANG:CALL", its span's text */
+		for (size_t k = 0; k < u->n_lit_calls; k++) {
+			uint32_t a = u->lit_calls[2 * k], b = u->lit_calls[2 * k + 1];
+			cr_assert(a < b && b <= u->len, "call %zu out of the script", k);
+			n = snprintf(line, sizeof(line), "call:%s:%.*s", u->language, (int)(b - a),
+				     u->text + a);
+			rec_add(r, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+		}
 		n = snprintf(line, sizeof(line), "script:%s:%s:%u:%.*s", u->language,
 			     u->from_heredoc ? "h" : "i", u->line, (int)u->len, u->text);
 		break;
@@ -259,6 +267,31 @@ Test(shell, wrappers_and_recursion)
 /* ---- heredocs, inline scripts, pipes into interpreters ---------------------------- */
 
 static const struct scase script_cases[] = {
+    /* a command handed to a shell as one string literal: the call, and the literal's
+     * command line analysed a level deeper */
+    {"python3 -c 'import os; os.system(\"rm -rf /x\")'",
+     {"call:python:os.system(\"rm -rf /x\"", "cmd:rm -rf /x", "path:delete:/x:dir"}},
+    {"python3 -c 'import subprocess as s; s.run(\"git status\", shell=True)'",
+     {"call:python:subprocess.run(\"git status\"", "cmd:git status"}},
+    {"python3 <<'EOF'\nimport os\n\nos.popen('cd /x && cat f')\nEOF",
+     {"call:python:os.popen('cd /x && cat f'", "cmd:cat f", "path:read:/x/f"}},
+    {"node -e 'require(\"child_process\").execSync(\"npm -v\", {encoding: \"utf8\"})'",
+     {"call:node:require(\"child_process\").execSync(\"npm -v\"", "cmd:npm -v"}},
+    {"ruby -e 'system \"make\"; puts `git log`'",
+     {"call:ruby:system \"make\"", "call:ruby:`git log`", "cmd:make", "cmd:git log"}},
+    {"perl -e 'exec(\"make\")'", {"call:perl:exec(\"make\"", "cmd:make"}},
+    {"php -r 'exec(\"make\", $o);'", {"call:php:exec(\"make\"", "cmd:make"}},
+    /* not one plain literal, or not as the interpreter reads it: no call */
+    {"python3 -c 'import os; os.system(\"rm -rf \" + d)'", {"!cmd:rm -rf", "!cmd:rm -rf "}},
+    {"python3 -c 'import os; os.system(\"ls\" \"; rm -rf /x\")'", {"!cmd:ls", "!cmd:rm -rf /x"}},
+    {"python3 -c 'import os; os.system(\"rm -rf /x\", 1)'", {"!cmd:rm -rf /x"}},
+    {"python3 -c 'import subprocess; subprocess.run(\"rm -rf /x\")'", {"!cmd:rm -rf /x"}},
+    {"python3 -c \"import os; os.system('rm -rf $D')\"", {"!cmd:rm -rf $D"}},
+    {"python3 <<EOF\nimport os\nos.system('rm -rf /x')  # $HOME\nEOF", {"!cmd:rm -rf /x"}},
+    {"python3 <<'EOF'\nimport os\nos.system('rm -rf /x')  # $HOME\nEOF", {"cmd:rm -rf /x"}},
+    {"ruby -e 'x.system(\"rm -rf /x\")'", {"!cmd:rm -rf /x"}},
+    {"php -r '$db->exec(\"rm -rf /x\");'", {"!cmd:rm -rf /x"}},
+    {"node -e '`${execSync(\"rm -rf /x\")}`'", {"!cmd:rm -rf /x"}},
     {"python3 -c 'import os; os.system(\"x\")'",
      {"script:python:i:1:import os; os.system(\"x\")",
       "cmd:python3 -c #import os; os.system(\"x\")"}},

@@ -50,6 +50,32 @@ static int word_code_how(const struct sh_word *w)
 	return (w->flags & (W_UNRESOLVED | W_SUBST)) || w->nhome ? 0 : SH_CODE_EXACT;
 }
 
+/* SH_CODE_STDIN when the stdin of x is fed by the command line (a pipe, a redirection
+ * from anything but /dev/null, a here-document or -string), or not known (a command run
+ * by find -exec or su): a command its code starts inherits it. */
+static int stdin_fed(const struct nc *x)
+{
+	const struct sh_cmd *c = x->c;
+
+	if (!c || c->pipe_prev)
+		return SH_CODE_STDIN;
+	for (size_t i = 0; i < c->nr; i++)
+		switch (c->r[i].kind) {
+		case R_IN:
+			if (!weq(&c->r[i].target, "/dev/null"))
+				return SH_CODE_STDIN;
+			break;
+		case R_RW:
+		case R_DUPIN:
+		case R_HEREDOC:
+		case R_HERESTR:
+			return SH_CODE_STDIN;
+		default:
+			break;
+		}
+	return 0;
+}
+
 /* A script file about to be run: when this command line wrote it from a heredoc,
  * its text is known and analysed in lang (or by its shebang when lang is NONE). */
 void sh_run_file(struct sh_an *P, struct nc *x, const struct sh_word *w, int lang)
@@ -75,7 +101,7 @@ void sh_run_file(struct sh_an *P, struct nc *x, const struct sh_word *w, int lan
 		if (lang == LANG_NONE)
 			lang = LANG_SHELL;
 	}
-	sh_run_code(P, lang, f->body, f->len, f->how, f->line, x->depth, x->remote);
+	sh_run_code(P, lang, f->body, f->len, f->how | stdin_fed(x), f->line, x->depth, x->remote);
 }
 
 /* stdin of a command that runs it as code: heredocs, here-strings, and what a pipe
@@ -220,8 +246,8 @@ void sh_h_interp(struct sh_an *P, struct nc *x, int lang)
 				x->data[k] = 1;
 				sh_check_dl_word(P, x, x->v[k]);
 				sh_run_code(P, lang, x->v[k]->s, x->v[k]->len,
-					    word_code_how(x->v[k]), x->v[k]->line, x->depth,
-					    x->remote);
+					    word_code_how(x->v[k]) | stdin_fed(x), x->v[k]->line,
+					    x->depth, x->remote);
 			}
 			return;
 		}
@@ -256,15 +282,16 @@ void sh_h_interp(struct sh_an *P, struct nc *x, int lang)
 					struct sh_word sw;
 					sh_sub_word(w, nl + 1, &sw);
 					x->data[i] = 1;
-					sh_run_code(P, lang, sw.s, sw.len, word_code_how(&sw),
-						    w->line, x->depth, x->remote);
+					sh_run_code(P, lang, sw.s, sw.len,
+						    word_code_how(&sw) | stdin_fed(x), w->line,
+						    x->depth, x->remote);
 				} else if (i + 1 < x->n) {
 					i++;
 					x->data[i] = 1;
 					sh_check_dl_word(P, x, x->v[i]);
 					sh_run_code(P, lang, x->v[i]->s, x->v[i]->len,
-						    word_code_how(x->v[i]), x->v[i]->line, x->depth,
-						    x->remote);
+						    word_code_how(x->v[i]) | stdin_fed(x),
+						    x->v[i]->line, x->depth, x->remote);
 				}
 			} else if (lang == LANG_NODE && !eq &&
 				   ((nl == 9 && !memcmp(w->s, "--require", 9)) ||
@@ -290,15 +317,16 @@ void sh_h_interp(struct sh_an *P, struct nc *x, int lang)
 					struct sh_word sw;
 					sh_sub_word(w, j + 1, &sw);
 					x->data[i] = 1;
-					sh_run_code(P, lang, sw.s, sw.len, word_code_how(&sw),
-						    w->line, x->depth, x->remote);
+					sh_run_code(P, lang, sw.s, sw.len,
+						    word_code_how(&sw) | stdin_fed(x), w->line,
+						    x->depth, x->remote);
 				} else if (i + 1 < x->n) {
 					i++;
 					x->data[i] = 1;
 					sh_check_dl_word(P, x, x->v[i]);
 					sh_run_code(P, lang, x->v[i]->s, x->v[i]->len,
-						    word_code_how(x->v[i]), x->v[i]->line, x->depth,
-						    x->remote);
+						    word_code_how(x->v[i]) | stdin_fed(x),
+						    x->v[i]->line, x->depth, x->remote);
 				}
 				break;
 			}

@@ -487,6 +487,10 @@ enum {
 	/* dcg's reading of what a command prints (printf, echo -e: escapes and conversions
 	 * decoded approximately): its literals are not read as command lines */
 	SH_CODE_GUESSED = 4,
+	/* the interpreter's stdin is fed by the command line (a pipe, a redirection, a
+	 * here-document that is not the code): a shell its code starts may read commands
+	 * there, so its literals are not read as command lines either */
+	SH_CODE_STDIN = 8,
 };
 /* Code in a language: shell is analysed here, others become SCRIPT units. */
 void sh_run_code(struct sh_an *P, int lang, const char *s, size_t len, int how, unsigned line,

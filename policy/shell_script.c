@@ -1075,8 +1075,9 @@ static size_t simple_value(int lang, const char *s, size_t n, size_t i)
 }
 
 /* After a call's literal at s[i]: the keyword arguments of subprocess (shell=True
- * required; none that sets the folder, the environment, the shell or the input) up to
- * the closing parenthesis. 1 when that is all there is. */
+ * required; none that sets the folder, the environment, the shell or its stdin, which
+ * the script could write commands into) up to the closing parenthesis. 1 when that is
+ * all there is. */
 static int py_shell_kwargs(const char *s, size_t n, size_t i)
 {
 	int shell = 0;
@@ -1089,7 +1090,7 @@ static int py_shell_kwargs(const char *s, size_t n, size_t i)
 		if (k1 == k0 || i >= n || s[i] != '=' ||
 		    !name_eq(s + k0, k1 - k0,
 			     "shell\0check\0capture_output\0text\0universal_newlines\0encoding\0"
-			     "errors\0timeout\0stdout\0stderr\0stdin\0bufsize\0close_fds\0"))
+			     "errors\0timeout\0stdout\0stderr\0bufsize\0close_fds\0"))
 			return 0;
 		i = skip_ws(s, n, i + 1);
 		if (!(v = simple_value(LANG_PYTHON, s, n, i)))
@@ -1105,63 +1106,45 @@ static int py_shell_kwargs(const char *s, size_t n, size_t i)
 	return shell && i < n && s[i] == ')';
 }
 
-/* After execSync's or exec's literal at s[i]: nothing, options that cannot change the
- * shell, its folder or its environment ({encoding: 'utf8', stdio: 'inherit'}), and a
- * callback. 1 when that is all there is. */
+/* After execSync's literal at s[i]: nothing, or options that change neither the shell,
+ * its folder, its environment nor its input ({encoding: 'utf8', stdio: 'inherit'}), up
+ * to the closing parenthesis. 1 when that is all there is. (exec and spawn hand the
+ * script the child's stdin, which it could write commands into: not read.) */
 static int node_exec_rest(const char *s, size_t n, size_t i)
 {
 	i = skip_ws(s, n, i);
-	if (i < n && s[i] == ')')
-		return 1;
-	if (i >= n || s[i] != ',')
+	if (i < n && s[i] == ',')
+		i = skip_ws(s, n, i + 1);
+	else
+		return i < n && s[i] == ')';
+	if (i >= n || s[i] != '{')
 		return 0;
-	i = skip_ws(s, n, i + 1);
-	if (i < n && s[i] == '{') {
-		for (i = skip_ws(s, n, i + 1); i < n && s[i] != '}';) {
-			size_t k0 = i, k1, v;
-			if (s[i] == '\'' || s[i] == '"') {
-				if (!(k1 = plain_literal(LANG_NODE, s, n, i)))
-					return 0;
-				k0++;
-				k1--;
-				i = k1 + 1;
-			} else {
-				i = k1 = ident(s, n, k0, 0);
-			}
-			i = skip_ws(s, n, i);
-			if (k1 == k0 || i >= n || s[i] != ':' ||
-			    !name_eq(
-				s + k0, k1 - k0,
-				"encoding\0stdio\0timeout\0maxBuffer\0windowsHide\0killSignal\0"))
+	for (i = skip_ws(s, n, i + 1); i < n && s[i] != '}';) {
+		size_t k0 = i, k1, v;
+		if (s[i] == '\'' || s[i] == '"') {
+			if (!(k1 = plain_literal(LANG_NODE, s, n, i)))
 				return 0;
-			if (!(v = simple_value(LANG_NODE, s, n, skip_ws(s, n, i + 1))))
-				return 0;
-			i = skip_ws(s, n, v);
-			if (i < n && s[i] == ',')
-				i = skip_ws(s, n, i + 1);
+			k0++;
+			k1--;
+			i = k1 + 1;
+		} else {
+			i = k1 = ident(s, n, k0, 0);
 		}
-		if (i >= n)
+		i = skip_ws(s, n, i);
+		if (k1 == k0 || i >= n || s[i] != ':' ||
+		    !name_eq(s + k0, k1 - k0,
+			     "encoding\0stdio\0timeout\0maxBuffer\0windowsHide\0killSignal\0"))
 			return 0;
-		i = skip_ws(s, n, i + 1);
-		if (i < n && s[i] == ')')
-			return 1;
-		if (i >= n || s[i] != ',')
+		if (!(v = simple_value(LANG_NODE, s, n, skip_ws(s, n, i + 1))))
 			return 0;
+		i = skip_ws(s, n, v);
+		if (i < n && s[i] == ',')
+			i = skip_ws(s, n, i + 1);
+	}
+	i = i < n ? skip_ws(s, n, i + 1) : n;
+	if (i < n && s[i] == ',') /* a trailing comma */
 		i = skip_ws(s, n, i + 1);
-	}
-	/* a callback: function, async, (err, out) => ..., err => ... */
-	if (word_at(s, n, i, "function") || word_at(s, n, i, "async"))
-		return 1;
-	if (i < n && s[i] == '(') {
-		const char *c = memchr(s + i, ')', n - i);
-		size_t k = c ? skip_ws(s, n, (size_t)(c - s) + 1) : n;
-		return k + 1 < n && s[k] == '=' && s[k + 1] == '>';
-	}
-	if (i < n && is_id((unsigned char)s[i])) {
-		size_t k = skip_ws(s, n, ident(s, n, i, 0));
-		return k + 1 < n && s[k] == '=' && s[k + 1] == '>';
-	}
-	return 0;
+	return i < n && s[i] == ')';
 }
 
 /* After a literal given without parentheses (Ruby's system "x", Perl's system "x"): the
@@ -1243,7 +1226,7 @@ static size_t shell_call_at(int lang, const char *s, size_t n, size_t i, size_t 
 		size_t m = e;
 		while (m > i && s[m - 1] != '.')
 			m--;
-		if (!paren || !name_eq(s + m, e - m, "exec\0execSync\0") ||
+		if (!paren || !name_eq(s + m, e - m, "execSync\0") ||
 		    !(end = plain_literal(lang, s, n, a)))
 			return 0;
 		return node_exec_rest(s, n, end) ? end : 0;
@@ -1253,8 +1236,7 @@ static size_t shell_call_at(int lang, const char *s, size_t n, size_t i, size_t 
 		if (!name_eq(s + i, e - i,
 			     lang == LANG_PERL ? "system\0exec\0"
 					       : "system\0exec\0spawn\0IO.popen\0Open3.capture2\0"
-						 "Open3.capture2e\0Open3.capture3\0Open3.popen2\0"
-						 "Open3.popen2e\0Open3.popen3\0") ||
+						 "Open3.capture2e\0Open3.capture3\0") ||
 		    (!paren && a == e) || a >= n || s[a] == '`' ||
 		    !(end = plain_literal(lang, s, n, a)))
 			return 0;
@@ -1304,13 +1286,16 @@ static void analyse_literal(struct scan *S, const char *text, const char *b, siz
  * one string literal: each literal is analysed as a command line, and the calls' spans
  * (callee to closing quote) go into calls. Their number; 0 when the script may not be
  * what the interpreter reads (an expansion of the outer shell left in it, a printf's
- * output guessed) or changes its folder (the literal's paths would be read in the wrong
- * one). */
+ * output guessed), changes its folder (the literal's paths would be read in the wrong
+ * one), or has a stdin a shell it starts could read commands from (fed by the command
+ * line; the rest of a script after Perl's or Ruby's __END__, PHP's __halt_compiler). */
 static size_t shell_calls(struct scan *S, const char *s, size_t n, uint32_t *calls)
 {
 	size_t nc = 0;
 
-	if ((S->how & SH_CODE_GUESSED) || memmem(s, n, "chdir", 5) ||
+	if ((S->how & (SH_CODE_GUESSED | SH_CODE_STDIN)) || memmem(s, n, "chdir", 5) ||
+	    memmem(s, n, "__END__", 7) || memmem(s, n, "__DATA__", 8) ||
+	    memmem(s, n, "__halt_compiler", 15) ||
 	    (!(S->how & SH_CODE_EXACT) &&
 	     (memchr(s, '$', n) || memchr(s, '`', n) || memchr(s, '\\', n))))
 		return 0;

@@ -1282,6 +1282,38 @@ static void analyse_literal(struct scan *S, const char *text, const char *b, siz
 		sh_analyze_string(S->P, copy, len, S->depth + 1, line, S->remote);
 }
 
+/* Does the command line [b, b + len) start a shell or an interpreter, which may read its
+ * commands from a stdin the analysis cannot see (a group's here-string, `{ python3 -c
+ * 'os.system("sh")'; } <<< 'rm -rf ~'`)? Such a literal is not judged as the command it
+ * names: the script rule stands, as for any call whose command is not known. */
+static int literal_starts_reader(const char *b, size_t len)
+{
+	static const char readers[] = "sh\0bash\0dash\0zsh\0ksh\0mksh\0ash\0fish\0csh\0tcsh\0"
+				      "busybox\0env\0exec\0eval\0xargs\0python\0python2\0python3\0"
+				      "node\0nodejs\0deno\0bun\0perl\0ruby\0irb\0php\0lua\0tclsh\0"
+				      "Rscript\0osascript\0pwsh\0";
+	size_t i = 0, w, base;
+
+	while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '('))
+		i++;
+	for (w = i, base = i; w < len && b[w] != ' ' && b[w] != '\t' && b[w] != '\n' &&
+			      b[w] != ';' && b[w] != '|' && b[w] != '&' && b[w] != '<';
+	     w++)
+		if (b[w] == '/')
+			base = w + 1;
+	/* python3.11, python3-dbg: the name before its version */
+	for (size_t e = base; e < w; e++)
+		if ((b[e] >= '0' && b[e] <= '9') || b[e] == '.' || b[e] == '-') {
+			if (e > base && (b[e] >= '0' && b[e] <= '9'))
+				w = e;
+			break;
+		}
+	for (const char *r = readers; *r; r += strlen(r) + 1)
+		if (strlen(r) == w - base && !memcmp(b + base, r, w - base))
+			return 1;
+	return 0;
+}
+
 /* The calls in s (the script, or its view with aliases written out) that hand a shell
  * one string literal: each literal is analysed as a command line, and the calls' spans
  * (callee to closing quote) go into calls. Their number; 0 when the script may not be
@@ -1321,6 +1353,10 @@ static size_t shell_calls(struct scan *S, const char *s, size_t n, uint32_t *cal
 			} else {
 				i = ident(s, n, i, 0) - 1;
 			}
+			continue;
+		}
+		if (literal_starts_reader(s + q + 1, end - q - 2)) {
+			i = end - 1; /* its script rule stands */
 			continue;
 		}
 		analyse_literal(S, s, s + q + 1, end - q - 2);

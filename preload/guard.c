@@ -1153,6 +1153,19 @@ int guard_open_fast(const char *call, int dirfd, const char *path, int flags, mo
 			excl = 1;
 			goto open;
 		}
+		/* An open that creates nothing, of a path that is not there: the kernel's
+		 * ENOENT (or ENOTDIR), quietly, whatever a rule says of the name. A program
+		 * probing for ~/.netrc (meson, Python's netrc) learns what stat tells it, and
+		 * a refusal line there only teaches users to switch the guard off. Nothing
+		 * is opened, so nothing made meanwhile is reached. */
+		if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE) {
+			struct stat st;
+
+			if (guard_sys(SYS_newfstatat, (long)AT_FDCWD, (long)lexical, (long)&st,
+				      (long)AT_SYMLINK_NOFOLLOW) < 0 &&
+			    (errno == ENOENT || errno == ENOTDIR))
+				return -1;
+		}
 		hold = guard_cancel_hold();
 		rc = (e = engine_get())
 			 ? e->check_open(call, dirfd, path, lexical, op, pflags | may)

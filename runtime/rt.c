@@ -305,6 +305,9 @@ void rt_describe(struct rt_msg *m, const char *what, const char *call, const cha
 		    input, strlen(input), r->path_kind == POL_PATH_ZERO_ACCESS, red, sizeof(red));
 		size_t all = n;
 
+		for (size_t i = 0; i < n; i++) /* one line: a script's newlines and tabs */
+			if ((unsigned char)red[i] < 0x20 || red[i] == 0x7f)
+				red[i] = ' ';
 		if (n > RT_SHOWN_COMMAND) {
 			n = RT_SHOWN_COMMAND;
 			while (n && ((unsigned char)red[n] & 0xc0) == 0x80)

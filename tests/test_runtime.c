@@ -229,6 +229,11 @@ Test(runtime, refusal_of_a_program_names_its_command_and_the_operation)
 	rt_describe(&m, "blocked", "execvpe", longcmd, &r);
 	cr_expect(strstr(line, "...: it would read /srv/p/.env") != NULL, "%s", line);
 	cr_expect_lt(strlen(line), RT_SHOWN_COMMAND + 120, "%s", line);
+	/* a script's lines make one line */
+	rt_msg_init(&m, line, sizeof(line));
+	rt_describe(&m, "blocked", "execve", "python3 -c \nimport os\n\topen('.env')", &r);
+	cr_expect_null(strchr(line, '\n'), "%s", line);
+	cr_expect_null(strchr(line, '\t'), "%s", line);
 	/* running the file itself, and calls that are not execs, keep their form */
 	r.op = POL_OP_EXEC;
 	rt_msg_init(&m, line, sizeof(line));

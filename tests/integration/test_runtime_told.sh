@@ -49,3 +49,27 @@ for layer in run sandbox "sandbox --no-preload"; do
 	[ "$logged" -ge 2 ] || fail "dcg $layer: $logged refusals in the audit log, not one per folder tried"
 	echo "dcg $layer: one line for a PATH search refused twice ($logged in the audit log)"
 done
+
+# A probe for a secret that is not there (meson and Python's netrc read ~/.netrc if it
+# exists) gets the kernel's ENOENT and no line; one that is there is refused, said once.
+cat >"$T/probe.py" <<'PY'
+import os, sys
+for p in os.environ["PROBE"].split(":"):
+    try:
+        open(p).read()
+        print(p, "read")
+    except OSError as e:
+        print(p, e.errno)
+PY
+echo 'SECRET-PEM' >"$W/there.pem"
+for layer in run sandbox "sandbox --no-preload"; do
+	[ "$layer" != run ] && [ $sandbox_ok = 0 ] && continue
+	(cd "$W" && PROBE="$HOME/.netrc:$HOME/.ssh/config:absent.pem:there.pem" \
+		"$DCG" $layer -- bash -c "python3 '$T/probe.py'; true") >"$T/out" 2>"$T/err"
+	printf '%s\n' "$HOME/.netrc 2" "$HOME/.ssh/config 2" "absent.pem 2" "there.pem 13" |
+		cmp -s - "$T/out" || { cat "$T/out" "$T/err"; fail "dcg $layer: not ENOENT for what is not there, EACCES for what is"; }
+	lines=$(grep -c '^dcg: blocked' "$T/err")
+	[ "$lines" = 1 ] && grep -q "^dcg: blocked open.* of $W/there.pem" "$T/err" ||
+		{ cat "$T/err"; fail "dcg $layer: not one line, for there.pem"; }
+	echo "dcg $layer: a secret that is not there is ENOENT, quietly"
+done

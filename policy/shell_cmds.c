@@ -1652,6 +1652,16 @@ void sh_h_ssh(struct sh_an *P, struct nc *x)
 			break;
 		for (size_t j = 1; j < w->len; j++)
 			if (strchr("BbcDEeFIiJLlmOoPpQRSWw", w->s[j])) {
+				/* -F FILE: ssh reads it as its config and prints, in its
+				 * errors, the first words of each line it cannot parse
+				 * (`ssh -F .env -G x` shows every key and value): a read */
+				if (w->s[j] == 'F' && j + 1 < w->len) {
+					struct sh_word sw;
+					sh_sub_word(w, j + 1, &sw);
+					sh_path(P, x, &sw, POL_OP_READ, 0);
+				} else if (w->s[j] == 'F' && i + 1 < x->n) {
+					sh_path(P, x, x->v[i + 1], POL_OP_READ, 0);
+				}
 				if (j + 1 == w->len)
 					i++;
 				break;

@@ -851,21 +851,21 @@ Test(snapshot, deferred_rule_image_decides_as_the_split_form)
 	cr_assert_eq(pol_set_home(p, home) | pol_set_root(p, root), 0);
 	cr_assert_eq(
 	    pol_snapshot_load_image(p, pol_embedded_snapshot, len, pol_embedded_rules, ilen), 0);
-	/* git prune: the gc rule's prefilter (prune) passes, its regex does not match */
-	cr_expect_eq(pol_check_command(p, "git prune", 9, NULL, &r), POL_ALLOW);
+	/* git prune -n: the gc rule's prefilter (prune) passes, its regex does not match */
+	cr_expect_eq(pol_check_command(p, "git prune -n", 12, NULL, &r), POL_ALLOW);
 	pol_result_release(&r);
 	cr_assert_not_null(p->img_pend, "an allowed call made every record");
 	for (size_t i = 0; i < p->img_pend->n; i++)
 		made += p->img_pend->made[i];
-	cr_expect_gt(made, 0, "git prune tries no rule of the image");
-	cr_expect_lt(made, 10, "git prune made %zu records", made);
+	cr_expect_gt(made, 0, "git prune -n tries no rule of the image");
+	cr_expect_lt(made, 10, "git prune -n made %zu records", made);
 	/* then all of them, those made kept: as the split form after the same call */
 	pol_free(q);
 	q = pol_new(POL_LOAD_LAZY);
 	cr_assert(q);
 	cr_assert_eq(pol_set_home(q, home) | pol_set_root(q, root), 0);
 	cr_assert_eq(pol_snapshot_load_split(q, pol_embedded_snapshot, len), 0);
-	pol_check_command(q, "git prune", 9, NULL, &r);
+	pol_check_command(q, "git prune -n", 12, NULL, &r);
 	pol_result_release(&r);
 	expect_same_rules(p, q);
 	pol_free(p);

@@ -1314,6 +1314,30 @@ static int literal_starts_reader(const char *b, size_t len)
 	return 0;
 }
 
+/* Could [b, b + len) be code rather than one literal? The scanner reads the script's
+ * text, not its strings and comments: `print('os.system("'); os.system(x); print('")')`
+ * or a call inside a comment opens a "literal" that spans a real call. Any quote, any
+ * parenthesis or a line break in it (what code between two calls needs, in every
+ * language scanned) leaves the call's script rule standing; `os.system("git commit -m
+ * 'x'")` is then judged as before the literal analysis. */
+static int literal_spans_code(const char *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		switch (b[i]) {
+		case '\'':
+		case '"':
+		case '`':
+		case '(':
+		case ')':
+		case '\n':
+		case '\r':
+			return 1;
+		default:
+			break;
+		}
+	return 0;
+}
+
 /* The calls in s (the script, or its view with aliases written out) that hand a shell
  * one string literal: each literal is analysed as a command line, and the calls' spans
  * (callee to closing quote) go into calls. Their number; 0 when the script may not be
@@ -1355,7 +1379,8 @@ static size_t shell_calls(struct scan *S, const char *s, size_t n, uint32_t *cal
 			}
 			continue;
 		}
-		if (literal_starts_reader(s + q + 1, end - q - 2)) {
+		if (literal_starts_reader(s + q + 1, end - q - 2) ||
+		    literal_spans_code(s + q + 1, end - q - 2)) {
 			i = end - 1; /* its script rule stands */
 			continue;
 		}

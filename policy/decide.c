@@ -1618,11 +1618,44 @@ static void offer(struct cmd_state *st, const struct pol_unit *u)
 
 /* Is one of a command's words the root, the home folder or a whole disk (the policy's
  * `catastrophic:` section, pol_catastrophic_word)? */
-static int catastrophic_target(const struct pol_unit *u, const struct pol_policy *p)
+/* Is x (absolute, normalized) the root, the home folder or a folder above it? */
+static int wide_folder(const char *x, const char *home)
+{
+	size_t xl = strlen(x), hl = home ? strlen(home) : 0;
+
+	if (!strcmp(x, "/"))
+		return 1;
+	return hl > 1 && xl <= hl && !strncmp(home, x, xl) && (xl == hl || home[xl] == '/');
+}
+
+/* Does word w of a command that deletes files name the root, the home folder or a
+ * folder above it, once joined to the command's folder with its `.`, `..`, `//` and
+ * links folded (`find .. -delete` from ~/proj, `$HOME/.`, `/tmp/..`, a link to /)? The
+ * exact words of the policy's catastrophic list see none of these, and at runtime such
+ * a command is otherwise judged file by file: everything no rule protects would go. A
+ * relative word after a cd is not known here; the command's own exec is checked again
+ * in its folder. */
+static int wide_word(const struct cmd_state *st, const char *w)
+{
+	char norm[PATH_MAX], real[PATH_MAX];
+	const char *home = st->p->home;
+
+	/* (a policy without catastrophic targets has none: they are its data) */
+	if (!st->p->n_cata_words || !w[0] || w[0] == '-' ||
+	    (w[0] != '/' && w[0] != '~' && (st->saw_cd || !st->cwd)))
+		return 0;
+	if (pol_path_normalize(w, st->cwd ? st->cwd : "/", home, norm, sizeof(norm)) < 0)
+		return 0;
+	if (wide_folder(norm, home))
+		return 1;
+	return pol_path_resolve(norm, 0, real, sizeof(real)) == 0 && wide_folder(real, home);
+}
+
+static int catastrophic_target(const struct pol_unit *u, const struct cmd_state *st)
 {
 	for (size_t i = 1; i < u->argc; i++)
 		if (!(u->word_is_data && u->word_is_data[i]) &&
-		    pol_catastrophic_word(p, u->argv[i]))
+		    (pol_catastrophic_word(st->p, u->argv[i]) || wide_word(st, u->argv[i])))
 			return 1;
 	return 0;
 }
@@ -1799,7 +1832,7 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			 * turn) leaves the decision to the checks of each file the command
 			 * touches, unless it aims at the root, the home folder or a disk. */
 			if (rule->runtime_paths && st->ctx && (st->ctx->flags & POL_CTX_RUNTIME) &&
-			    !(is_script ? script_aims_wide(st) : catastrophic_target(u, p)))
+			    !(is_script ? script_aims_wide(st) : catastrophic_target(u, st)))
 				continue;
 			/* At runtime an owner of the rule may run the command as part of its
 			 * own work: the system's git runs `git reset --hard` for `git stash`
@@ -1837,7 +1870,7 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 				/* A medium rule warns, unless it aims at something that cannot
 				 * be rebuilt: the root, the home folder, a disk. */
 				if (rule->severity == POL_SEV_MEDIUM &&
-				    st->cand.decision == POL_WARN && catastrophic_target(u, p))
+				    st->cand.decision == POL_WARN && catastrophic_target(u, st))
 					st->cand.decision = POL_DENY;
 			}
 			offer(st, u);

@@ -892,6 +892,45 @@ Test(decide, local_deleters_are_judged_by_their_files_at_runtime)
 	pol_free(p);
 }
 
+/* At runtime a deleter aimed at the root, the home folder or a folder above it is
+ * refused at exec however it is spelled: `..` from the project (the project's parent
+ * holds the home here), a link to /, `//`. The exact words of the catastrophic list saw
+ * none of these, and a folder's delete is otherwise judged file by file. */
+Test(decide, deleters_aimed_wide_are_refused_at_runtime_in_any_spelling)
+{
+	static const struct {
+		const char *cmd;
+		enum pol_decision want;
+	} cases[] = {
+	    {"find .. -delete", POL_DENY},
+	    {"rimraf ..", POL_DENY},
+	    {"rsync -a --delete src/ ..", POL_DENY},
+	    {"tar --remove-files -cf x.tar -C .. .", POL_DENY},
+	    {"find // -delete", POL_DENY},
+	    {"find /usr/.. -delete", POL_DENY},
+	    {"find r/ -delete", POL_DENY},
+	    {"rm -rf ../", POL_DENY},
+	    {"find . -name '*.pyc' -delete", POL_ALLOW},
+	    {"rimraf dist", POL_ALLOW},
+	    {"rm -rf ../proj/build", POL_ALLOW},
+	};
+	struct pol_ctx ctx = {.cwd = root, .flags = POL_CTX_RUNTIME};
+	struct pol_result r;
+	struct pol_policy *p = new_policy();
+	char link[PATH_MAX];
+
+	snprintf(link, sizeof(link), "%s/r", root);
+	cr_assert_eq(symlink("/", link), 0);
+	cr_assert_eq(pol_load_embedded(p), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *c = cases[i].cmd;
+
+		cr_expect_eq(pol_check_command(p, c, strlen(c), &ctx, &r), cases[i].want, "%s", c);
+		pol_result_release(&r);
+	}
+	pol_free(p);
+}
+
 /* The same through the embedded defaults: a user file adding a target makes rm -rf on
  * it refused at the runtime exec check, which otherwise leaves it to the file checks. */
 Test(decide, a_policy_file_adds_a_catastrophic_target)

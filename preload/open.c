@@ -74,6 +74,15 @@ void guard_close_held(int fd)
 	guard_cancel_release(hold);
 }
 
+/* An open refused: -1 with EACCES. A refusal is a cancellation point, as the open
+ * would have been. */
+static int refused(void)
+{
+	guard_testcancel();
+	errno = EACCES;
+	return -1;
+}
+
 /* The end of an open the guard made itself (between enter and leave): the descriptor,
  * or -1 with errno. A refusal is a cancellation point too, as the open would have been. */
 static int opened(int fd, int saved)
@@ -105,11 +114,8 @@ static int open_new(const char *call, enum which w, int dirfd, const char *path,
 		rc = guard_check_existing(call, dirfd, path, flags);
 		guard_leave();
 	}
-	if (rc < 0) {
-		guard_testcancel();
-		errno = EACCES;
-		return -1;
-	}
+	if (rc < 0)
+		return refused();
 	errno = saved;
 	return call_real(w, dirfd, path, flags, mode);
 }
@@ -151,11 +157,8 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 		if (rc < 0)
 			guard_close_held(fd);
 		guard_leave();
-		if (rc < 0) {
-			guard_testcancel();
-			errno = EACCES;
-			return -1;
-		}
+		if (rc < 0)
+			return refused();
 		errno = saved;
 		return fd;
 	}
@@ -167,11 +170,8 @@ static int guarded_open(const char *call, enum which w, int dirfd, const char *p
 	rc = guard_check_path(call, dirfd, copy, op,
 			      pflags | (rt_open_may_excl(flags) ? GUARD_MAY_EXCL : 0));
 	guard_leave();
-	if (rc < 0) {
-		guard_testcancel();
-		errno = EACCES;
-		return -1;
-	}
+	if (rc < 0)
+		return refused();
 	errno = saved;
 	if (rc == 1)
 		return open_new(call, w, dirfd, copy, flags, mode, saved);

@@ -693,14 +693,14 @@ static void note_uncovered(const char *file, int fd)
 	 * marker to write in dcg's folder, which the sandbox keeps read-only. */
 	if (g.noted_exe || guard_env_owned(sandbox_var))
 		return;
+	k = guard_exe_kind_sys(fd, guard_sys);
+	if (k != GUARD_EXE_STATIC && k != GUARD_EXE_SETUID)
+		return;
 	/* Said for a program the wrapped agent starts itself (`dcg run -- codex`: node
 	 * starting codex's static binary), not for every static or set-uid tool deep in
 	 * its work (esbuild, TypeScript 7's tsc, go, sudo), whose line would reach the
 	 * agent's output in every session: DESIGN's "quiet". */
-	if (!agent_or_its_child())
-		return;
-	k = guard_exe_kind_sys(fd, guard_sys);
-	if (k == GUARD_EXE_STATIC || k == GUARD_EXE_SETUID) {
+	if (agent_or_its_child()) {
 		int hold = guard_cancel_hold();
 
 		note_say(file, k);

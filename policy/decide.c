@@ -167,9 +167,6 @@ static void merge(struct pol_result *best, struct pol_result *cand)
 
 /* ---- path decisions ----------------------------------------------------------------- */
 
-/* Which rule refuses an operation on path? Within a kind, the last pattern that
- * matches wins, as in .gitignore: a later "!pattern" (e.g. !.env.example) lifts an
- * earlier rule, and a later file can protect again what an earlier one lifted. */
 /* Is the literal root of anchored pattern pp there (its wildcard-free folders, or the
  * whole path of a literal pattern)? Only asked of a root deeper than the folder's n
  * bytes; a failed lookup other than "no such entry" counts as there. */
@@ -191,6 +188,9 @@ static int root_is_there(const struct pol_pathpat *pp, size_t n)
 	return lstat(root, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
 }
 
+/* Which rule refuses an operation on path? Within a kind, the last pattern that
+ * matches wins, as in .gitignore: a later "!pattern" (e.g. !.env.example) lifts an
+ * earlier rule, and a later file can protect again what an earlier one lifted. */
 static int covers_beneath(const struct pol_rule *r, const char *path)
 {
 	size_t n = strlen(path);
@@ -1616,8 +1616,6 @@ static void offer(struct cmd_state *st, const struct pol_unit *u)
 	pol_result_init(&st->cand);
 }
 
-/* Is one of a command's words the root, the home folder or a whole disk (the policy's
- * `catastrophic:` section, pol_catastrophic_word)? */
 /* Is x (absolute, normalized) the root, the home folder or a folder above it? */
 static int wide_folder(const char *x, const char *home)
 {
@@ -1651,6 +1649,9 @@ static int wide_word(const struct cmd_state *st, const char *w)
 	return pol_path_resolve(norm, 0, real, sizeof(real)) == 0 && wide_folder(real, home);
 }
 
+/* Is one of a command's words the root, the home folder or a whole disk (the policy's
+ * `catastrophic:` section, pol_catastrophic_word), or names
+ * the root or the home folder in another spelling (wide_word)? */
 static int catastrophic_target(const struct pol_unit *u, const struct cmd_state *st)
 {
 	for (size_t i = 1; i < u->argc; i++)

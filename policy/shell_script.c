@@ -1288,27 +1288,21 @@ static void analyse_literal(struct scan *S, const char *text, const char *b, siz
  * names: the script rule stands, as for any call whose command is not known. */
 static int literal_starts_reader(const char *b, size_t len)
 {
-	static const char readers[] = "sh\0bash\0dash\0zsh\0ksh\0mksh\0ash\0fish\0csh\0tcsh\0"
-				      "busybox\0env\0exec\0eval\0xargs\0python\0python2\0python3\0"
-				      "node\0nodejs\0deno\0bun\0perl\0ruby\0irb\0php\0lua\0tclsh\0"
-				      "Rscript\0osascript\0pwsh\0";
+	/* what sh_lang_from_name() does not know: programs that run what stdin gives them */
+	static const char more[] = "busybox\0env\0exec\0eval\0xargs\0csh\0tcsh\0irb\0lua\0"
+				   "tclsh\0Rscript\0osascript\0pwsh\0";
 	size_t i = 0, w, base;
 
 	while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '('))
 		i++;
-	for (w = i, base = i; w < len && b[w] != ' ' && b[w] != '\t' && b[w] != '\n' &&
-			      b[w] != ';' && b[w] != '|' && b[w] != '&' && b[w] != '<';
-	     w++)
+	for (w = i, base = i; w < len && !strchr(" \t\n;|&<", b[w]); w++)
 		if (b[w] == '/')
 			base = w + 1;
-	/* python3.11, python3-dbg: the name before its version */
-	for (size_t e = base; e < w; e++)
-		if ((b[e] >= '0' && b[e] <= '9') || b[e] == '.' || b[e] == '-') {
-			if (e > base && (b[e] >= '0' && b[e] <= '9'))
-				w = e;
-			break;
-		}
-	for (const char *r = readers; *r; r += strlen(r) + 1)
+	const char *dash = memchr(b + base, '-', w - base); /* python3-dbg */
+	if (sh_lang_from_name(b + base, w - base) != LANG_NONE ||
+	    (dash && sh_lang_from_name(b + base, (size_t)(dash - (b + base))) != LANG_NONE))
+		return 1;
+	for (const char *r = more; *r; r += strlen(r) + 1)
 		if (strlen(r) == w - base && !memcmp(b + base, r, w - base))
 			return 1;
 	return 0;

@@ -37,8 +37,7 @@ struct loaded {
 static struct {
 	struct loaded *loaded;
 	struct guard_host host;
-	unsigned told;	    /* refusal lines printed by this process (RT_TOLD_MAX) */
-	uint64_t told_last; /* the last one's rt_line_hash() */
+	struct rt_told told; /* refusal lines printed by this process */
 } g;
 
 static void say(const char *line, size_t len)
@@ -224,7 +223,6 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 	struct rt_msg m;
 	int refuse = 0;
 	unsigned told;
-	uint64_t hash;
 
 	switch (d) {
 	case POL_ALLOW:
@@ -247,11 +245,7 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 	default:
 		rt_msg_init(&m, line, sizeof(line) - 1);
 		rt_describe(&m, "blocked", call, input, r);
-		hash = rt_line_hash(m.buf, m.len);
-		if (__atomic_exchange_n(&g.told_last, hash, __ATOMIC_RELAXED) == hash)
-			told = RT_TOLD_MAX + 1; /* the line just said: said once */
-		else
-			told = __atomic_fetch_add(&g.told, 1, __ATOMIC_RELAXED);
+		told = rt_told_next(&g.told, m.buf, m.len);
 		if (told < RT_TOLD_MAX) {
 			rt_msg_add(&m, "\n");
 			say(m.buf, m.len);
@@ -381,11 +375,7 @@ static int check_argv(const char *call, char *const argv[])
 		return 0;
 	}
 	rt_msg_init(&m, joined, sizeof(joined));
-	for (size_t i = 0; argv[i] && m.len < sizeof(joined) - 1; i++) {
-		if (i)
-			rt_msg_add(&m, " ");
-		rt_msg_add(&m, argv[i]);
-	}
+	rt_msg_add_argv(&m, argv);
 	return conclude(call, m.buf, &r, d);
 }
 

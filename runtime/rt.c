@@ -268,13 +268,24 @@ const char *rt_shown(const char *input, const struct pol_result *r)
 	return input ? input : "?";
 }
 
-uint64_t rt_line_hash(const char *s, size_t n)
+unsigned rt_told_next(struct rt_told *t, const char *line, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)line[i]) * 1099511628211ull;
+	if (__atomic_exchange_n(&t->last, h, __ATOMIC_RELAXED) == h)
+		return RT_TOLD_MAX + 1;
+	return __atomic_fetch_add(&t->count, 1, __ATOMIC_RELAXED);
+}
+
+void rt_msg_add_argv(struct rt_msg *m, char *const argv[])
+{
+	for (size_t i = 0; argv[i] && m->len < m->size - 1; i++) {
+		if (i)
+			rt_msg_add(m, " ");
+		rt_msg_add(m, argv[i]);
+	}
 }
 
 /* Whether call starts a program, whose check also judges the paths its words name. */
@@ -319,12 +330,8 @@ void rt_describe(struct rt_msg *m, const char *what, const char *call, const cha
 		rt_msg_add(m, ": it would ");
 		rt_msg_add(m, pol_op_name(r->op));
 		rt_msg_add(m, " ");
-		rt_msg_add(m, shown);
-		rt_msg_add(m, ": ");
-		rt_msg_add(m, pol_path_kind_name(r->path_kind));
-		rt_msg_add(m, " ");
-		rt_msg_add(m, r->pattern ? r->pattern : "?");
-	} else if (r->detection == POL_DET_PATH) {
+	}
+	if (r->detection == POL_DET_PATH) {
 		rt_msg_add(m, shown);
 		rt_msg_add(m, ": ");
 		rt_msg_add(m, pol_path_kind_name(r->path_kind));

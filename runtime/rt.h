@@ -157,6 +157,8 @@ void rt_msg_init(struct rt_msg *m, char *buf, size_t size);
 void rt_msg_add(struct rt_msg *m, const char *s);
 void rt_msg_addn(struct rt_msg *m, const char *s, size_t n);
 void rt_msg_addu(struct rt_msg *m, unsigned long v);
+/* Appends argv's words (NULL-ended), joined by single spaces, as far as m holds. */
+void rt_msg_add_argv(struct rt_msg *m, char *const argv[]);
 
 /* What a line names: for a path decision the whole path the rule matched (r->path),
  * never a name relative to a dirfd nor the command that touched it; else input. */
@@ -187,10 +189,18 @@ int rt_audit(const char *layer, const char *call, const char *input, const struc
 #define RT_TOLD_MAX 20
 /* That last line. */
 #define RT_TOLD_MORE "dcg: further refusals of this process go to the audit log only (dcg log)"
-/* A refusal line's hash (FNV-1a), so that a process told a line is not told it again
- * at once: a PATH search (execvp, bash's, Python's os.execvp) tries each folder's copy
- * of a refused program, and merged /usr has two. The audit log keeps every one. */
-uint64_t rt_line_hash(const char *s, size_t n);
+/* The refusal lines a process has been told (RT_TOLD_MAX): their count and the last
+ * line's hash. Zeroed: nothing told yet. */
+struct rt_told {
+	unsigned count;
+	uint64_t last;
+};
+/* The place of line among the lines told through t: below RT_TOLD_MAX say it, at
+ * RT_TOLD_MAX say RT_TOLD_MORE instead, above it say nothing (the audit log keeps every
+ * refusal). A line the same as the one just told is above: a PATH search (execvp, bash's,
+ * Python's os.execvp) tries a refused program in each folder, merged /usr has two. Safe
+ * between threads (the preload's). */
+unsigned rt_told_next(struct rt_told *t, const char *line, size_t len);
 
 /* Asks question on /dev/tty and waits RT_ASK_TIMEOUT_MS for an answer. Returns 1 for
  * y/Y, 0 for anything else, a timeout or no terminal (and then says "denied"). */

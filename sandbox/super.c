@@ -87,8 +87,7 @@ struct sbx_super {
 	/* refusal lines printed for the process refused last (RT_TOLD_MAX): a race between
 	 * notifications only moves that count by one */
 	pid_t told_tgid;
-	unsigned told;
-	uint64_t told_last; /* rt_line_hash() of its last line */
+	struct rt_told told;
 	pid_t self;
 	uid_t euid;
 	gid_t egid;
@@ -488,20 +487,14 @@ static void sbx_report(struct sbx_call *c, const char *shown, const struct pol_r
 	struct rt_msg m;
 	pid_t tgid = sbx_who_tgid(&c->who);
 	unsigned told;
-	uint64_t hash;
 
 	rt_msg_init(&m, line, sizeof line - 1);
 	rt_describe(&m, "blocked", c->name, shown, r);
-	hash = rt_line_hash(m.buf, m.len);
 	if (c->s->told_tgid != tgid) {
 		c->s->told_tgid = tgid;
-		c->s->told = 0;
-	} else if (c->s->told_last == hash) {
-		sbx_audit(c, shown, r); /* the line just said: said once */
-		return;
+		memset(&c->s->told, 0, sizeof c->s->told);
 	}
-	c->s->told_last = hash;
-	told = c->s->told++;
+	told = rt_told_next(&c->s->told, m.buf, m.len);
 	if (told == RT_TOLD_MAX) {
 		rt_msg_init(&m, line, sizeof line - 1);
 		rt_msg_add(&m, RT_TOLD_MORE);
@@ -1795,11 +1788,7 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 		if (d != POL_ALLOW && r.detection == POL_DET_PATH) {
 			struct rt_msg jm;
 			rt_msg_init(&jm, joined, sizeof joined);
-			for (int i = 0; i < n && jm.len < sizeof joined - 1; i++) {
-				if (i)
-					rt_msg_add(&jm, " ");
-				rt_msg_add(&jm, argv[i]);
-			}
+			rt_msg_add_argv(&jm, argv);
 			shown = joined;
 		}
 		if (d == POL_ASK)

@@ -245,8 +245,14 @@ Test(runtime, refusal_of_a_program_names_its_command_and_the_operation)
 	rt_describe(&m, "blocked", "openat", ".env", &r);
 	cr_expect_str_eq(line, "dcg: blocked openat of /srv/p/.env: zeroAccessPaths .env "
 			       "[default.zero_access.env]");
-	cr_expect_eq(rt_line_hash("a", 1), rt_line_hash("a", 1));
-	cr_expect_neq(rt_line_hash("a", 1), rt_line_hash("b", 1));
+	/* told: the same line again says nothing; RT_TOLD_MAX lines, then the closing one */
+	struct rt_told t = {0};
+	cr_expect_eq(rt_told_next(&t, "a", 1), 0);
+	cr_expect_gt(rt_told_next(&t, "a", 1), RT_TOLD_MAX);
+	cr_expect_eq(rt_told_next(&t, "b", 1), 1);
+	for (unsigned i = 2; i < RT_TOLD_MAX; i++)
+		cr_expect_eq(rt_told_next(&t, i % 2 ? "b" : "a", 1), i);
+	cr_expect_eq(rt_told_next(&t, "c", 1), RT_TOLD_MAX);
 }
 
 Test(runtime, builtin_runtime_rules_are_listed_and_allowable)

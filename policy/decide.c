@@ -994,6 +994,9 @@ struct cmd_state {
 	size_t n_units;	 /* units seen so far */
 	const char *cmd; /* the whole command, as given */
 	size_t cmd_len;
+	/* a script rule's match at a call that shells out to destroy (run_regex() 3), in
+	 * the arena: it refuses at the end unless something else refused */
+	struct pol_result *held;
 	/* after the fields cleared at once: set by pol_result_init (1.5 KB each) */
 	struct pol_result best;
 	struct pol_result cand;
@@ -1377,22 +1380,29 @@ static size_t word_at(const struct pol_unit *u, size_t off)
  * line the analyser analysed: a match that starts in it, or on the byte before its
  * callee ([^\w.:]system), names that call, and the command's own units decide it. The
  * offset after the call's literal, or 0 when the match is not at one. */
-static size_t lit_call_end(const struct pol_unit *u, size_t ms)
+static size_t lit_call_end(const struct pol_unit *u, size_t ms, int *destroys)
 {
-	for (size_t k = 0; k < u->n_lit_calls; k++)
-		if (ms + 1 >= u->lit_calls[2 * k] && ms < u->lit_calls[2 * k + 1])
+	for (size_t k = 0; k < u->n_lit_calls; k++) {
+		uint32_t start = u->lit_calls[2 * k] & ~POL_LITCALL_DESTROYS;
+		if (ms + 1 >= start && ms < u->lit_calls[2 * k + 1]) {
+			*destroys = !!(u->lit_calls[2 * k] & POL_LITCALL_DESTROYS);
 			return u->lit_calls[2 * k + 1];
+		}
+	}
 	return 0;
 }
 
 /* Runs one regex on a text. Returns 1 on a match (start/end set), 0 none, 2 when a
  * limit was hit (counted as a match). For command units, matches that start inside a
- * data word are skipped; for script units, matches at a call of a shell on a literal. */
+ * data word are skipped; for script units, matches at a call of a shell on a literal,
+ * unless that call destroys (POL_LITCALL_DESTROYS): 3 when only such a match was
+ * found (start/end set to the first), which holds until the call's own units decide. */
 static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct pol_unit *u,
 		     size_t *ms, size_t *me)
 {
 	pcre2_code *code = pol_rule_code(st->p, rule);
-	size_t off = 0;
+	size_t off = 0, held_s = 0, held_e = 0;
+	int held = 0;
 
 	if (!code)
 		return 0;
@@ -1405,8 +1415,14 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 	for (;;) {
 		int rc = pcre2_match(code, (PCRE2_SPTR)u->text, u->len, off, PCRE2_NO_UTF_CHECK,
 				     st->md, st->p->mctx);
-		if (rc == PCRE2_ERROR_NOMATCH || rc == PCRE2_ERROR_BADOFFSET)
+		if (rc == PCRE2_ERROR_NOMATCH || rc == PCRE2_ERROR_BADOFFSET) {
+			if (held) {
+				*ms = held_s;
+				*me = held_e;
+				return 3;
+			}
 			return 0;
+		}
 		if (rc < 0) {
 			if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
 			    rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_NOMEMORY) {
@@ -1420,11 +1436,19 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 		*ms = ov[0];
 		*me = ov[1];
 		if (u->kind == POL_UNIT_SCRIPT && u->n_lit_calls) {
-			size_t next = lit_call_end(u, *ms);
+			int destroys = 0;
+			size_t next = lit_call_end(u, *ms, &destroys);
 			if (!next)
 				return 1;
-			if (next >= u->len)
-				return 0;
+			if (destroys && !held) {
+				held = 1;
+				held_s = *ms;
+				held_e = *me;
+			}
+			if (next >= u->len) {
+				off = u->len; /* no match there: the held one, if any */
+				continue;
+			}
 			off = next; /* the call's command is judged by its own units */
 			continue;
 		}
@@ -1786,6 +1810,35 @@ static int runtime_new_file(enum pol_op op, const struct pol_result *r)
 	return missing;
 }
 
+/* Keeps st->cand as the held candidate (the first one only), leaving cand empty. */
+static void hold(struct cmd_state *st)
+{
+	if (!st->held && (st->held = pol_arena_alloc(st->a, sizeof(*st->held))) != NULL) {
+		*st->held = st->cand;
+		pol_result_init(&st->cand);
+		return;
+	}
+	pol_result_release(&st->cand);
+	pol_result_init(&st->cand);
+}
+
+/* At the end of the analysis: the held candidate refuses unless something else did. */
+static void offer_held(struct cmd_state *st)
+{
+	static const struct pol_unit script = {.kind = POL_UNIT_SCRIPT};
+
+	if (!st->held)
+		return;
+	if (st->best.decision < POL_DENY) {
+		pol_result_release(&st->cand);
+		st->cand = *st->held;
+		offer(st, &script);
+	} else {
+		pol_result_release(st->held);
+	}
+	st->held = NULL;
+}
+
 static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 {
 	const struct pol_policy *p = st->p;
@@ -1863,6 +1916,10 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			st->cand.limit_hit = m == 2;
 			if (is_script) {
 				record_script_match(st, u, ms);
+				if (m == 3) {
+					hold(st);
+					continue;
+				}
 			} else {
 				st->cand.detection = POL_DET_COMMAND;
 				st->cand.language = "bash";
@@ -1893,6 +1950,22 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			pflags |= POL_PATH_CANONICAL | PATH_NO_WALK | POL_PATH_SESSION_NEW;
 		if (st->pg.n)
 			group_add_target(st, u->path);
+		/* The root, the home folder and the folders above it are never deleted, in
+		 * any spelling, whether or not they hold a protected path (or exist). */
+		if ((u->op == POL_OP_DELETE || u->op == POL_OP_RENAME_FROM) &&
+		    wide_word(st, u->path)) {
+			ssize_t w = pol_rule_find(p, "core.filesystem.delete_wide");
+			if (w >= 0 && pol_rules(p)[w].active) {
+				fill_from_rule(&st->cand, &pol_rules(p)[w]);
+				st->cand.detection = POL_DET_COMMAND;
+				st->cand.language = "bash";
+				st->cand.line = u->line > 1 ? u->line : 0;
+				pol_copy_matched(&st->cand, u->path, strlen(u->path));
+				offer(st, u);
+				if (st->stop_on_deny && st->best.decision == POL_DENY)
+					return 1;
+			}
+		}
 		enum pol_decision d = pol_check_path(p, u->path, u->op, pflags, st->ctx, &st->cand);
 		/* At runtime a write to a file that does not exist yet is the creation the
 		 * runtime layers make exclusive when it happens (where the open is checked
@@ -1997,6 +2070,12 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 		struct pol_shell_opts opts = {cwd, p->home};
 		rc = pol_shell_analyze(cmd, len, &opts, &a, on_unit, &st);
 	}
+	if (rc >= 0 && st.pg.n)
+		resolve_group(&st);
+	if (rc >= 0)
+		offer_held(&st);
+	else if (st.held)
+		pol_result_release(st.held);
 	if (rc >= 0 && st.pg.n)
 		resolve_group(&st);
 	for (size_t k = 0; k < st.pg.n; k++) /* the analysis failed: refused below */

@@ -52,6 +52,10 @@ struct pol_unit {
 	 * that call, which the literal's own units decide; NULL when there is none. */
 	const uint32_t *lit_calls;
 	size_t n_lit_calls;
+/* In lit_calls[2k]: the call's command line deletes, truncates or moves away a path (in
+ * a temporary folder too). Shelling out to destroy is what the interpreter's own rule is
+ * for: its match there is held, and refuses when the call's own units do not. */
+#define POL_LITCALL_DESTROYS 0x80000000u
 	/* PATH: the path as written (after quote removal, ~ and $HOME expanded) and the
 	 * operation. is_dir_op: rm -r / rmdir / mv of something that may be a folder. */
 	const char *path;

@@ -26,8 +26,9 @@
 
 #define SH_SCRIPT_MAX  (256 * 1024) /* longer scripts: the plain rules only */
 #define SH_MAX_ALIASES 24
-#define SH_MAX_DECODE  4  /* payloads decoded per script */
-#define SH_MAX_LITCALL 16 /* calls of a shell on a literal per script unit */
+#define SH_MAX_DECODE  4    /* payloads decoded per script */
+#define SH_MAX_LITCALL 16   /* calls of a shell on a literal per script unit */
+#define SH_PATHLIT_MAX 1024 /* a path literal joined and resolved by path_literal() */
 
 struct alias {
 	const char *name; /* the name used in the code */
@@ -50,8 +51,10 @@ struct scan {
 	struct {
 		const char *s;
 		size_t len;
+		int destroys; /* what analyse_literal() returned for it */
 	} lit[SH_MAX_LITCALL];
 	size_t nlit;
+	int norm_cut; /* rewrite() stopped before the end: its view is not the whole script */
 };
 
 static int is_id(int c)
@@ -361,6 +364,69 @@ static void find_aliases(struct scan *S)
 	}
 }
 
+/* A path literal as the interpreter sees it: adjacent literals joined ('/tmp/' +
+ * '../home', Python's '/tmp/' '../home', Perl's and PHP's '/tmp/' . '../home'), then,
+ * when absolute, its "." and ".." components and doubled slashes resolved on the text.
+ * A rule's temporary-folder exemption ((?!'/tmp/)) then reads where the call really
+ * goes: '/tmp/../home/u' is '/home/u'. Writes the literal (quotes included) to out
+ * (cap bytes) and returns its length, with *end the index after the last literal
+ * joined; 0 when there is nothing to change (the caller copies the literal as it is). */
+static size_t path_literal(int lang, const char *s, size_t n, size_t i, size_t *end, char *out,
+			   size_t cap)
+{
+	char buf[SH_PATHLIT_MAX], q = s[i];
+	size_t bl = 0, e = i, joined = 0, o = 0;
+	const char *b;
+	size_t len;
+
+	while ((e = literal_at(s, n, e, &b, &len)) != 0) {
+		if (bl + len >= sizeof(buf) || memchr(b, '\\', len) || memmem(b, len, "${", 2))
+			return 0;
+		memcpy(buf + bl, b, len);
+		bl += len;
+		*end = e;
+		size_t j = skip_sp(s, n, e);
+		if (j < n &&
+		    (s[j] == '+' || ((lang == LANG_PERL || lang == LANG_PHP) && s[j] == '.')))
+			j = skip_sp(s, n, j + 1);
+		else if (lang != LANG_PYTHON || j >= n || (s[j] != '\'' && s[j] != '"'))
+			break;
+		if (j >= n || s[j] != q)
+			break;
+		e = j;
+		joined++;
+	}
+	if (!bl || buf[0] != '/')
+		return 0;
+	buf[bl] = '\0';
+	if (!joined && !strstr(buf, "//") && !strstr(buf, "/./") && !strstr(buf, "/../") &&
+	    strcmp(buf + (bl > 2 ? bl - 2 : 0), "/.") && strcmp(buf + (bl > 3 ? bl - 3 : 0), "/.."))
+		return 0;
+	if (cap < bl + 3)
+		return 0;
+	out[o++] = q;
+	for (size_t k = 0; k < bl;) {
+		size_t c = k;
+		while (c < bl && buf[c] != '/')
+			c++;
+		if (c - k == 2 && buf[k] == '.' && buf[k + 1] == '.') { /* back one component */
+			while (o > 1 && out[o - 1] != '/')
+				o--;
+			if (o > 1)
+				o--;
+		} else if (c - k && !(c - k == 1 && buf[k] == '.')) {
+			out[o++] = '/';
+			memcpy(out + o, buf + k, c - k);
+			o += c - k;
+		}
+		k = c + 1;
+	}
+	if (o == 1)
+		out[o++] = '/';
+	out[o++] = q;
+	return o;
+}
+
 /* The script with every alias written as what it names; also __import__('m'),
  * importlib.import_module('m'), require('m'), getattr(x, 'name'),
  * call_user_func('f', ...). NULL when nothing changes. */
@@ -377,10 +443,19 @@ static char *rewrite(struct scan *S, size_t *outlen)
 		const char *m;
 		size_t ml, e, j;
 
-		if (o + 128 >= cap)
+		if (o + 128 >= cap) {
+			S->norm_cut = 1;
 			break; /* the rest stays as it was */
+		}
 		if ((s[i] == '\'' || s[i] == '"' || s[i] == '`') &&
 		    (e = literal_at(s, n, i, &m, &ml))) {
+			size_t pl = path_literal(S->lang, s, n, i, &e, out + o, cap - o - 1);
+			if (pl) {
+				o += pl;
+				i = e;
+				changed = 1;
+				continue;
+			}
 			memcpy(out + o, s + i, e - i);
 			o += e - i;
 			i = e;
@@ -1261,25 +1336,54 @@ static size_t shell_call_at(int lang, const char *s, size_t n, size_t i, size_t 
 	return 0;
 }
 
+static int probe_unit(const struct pol_unit *u, void *arg)
+{
+	if (u->kind != POL_UNIT_PATH)
+		return 0;
+	if (u->op != POL_OP_DELETE && u->op != POL_OP_TRUNCATE && u->op != POL_OP_RENAME_FROM)
+		return 0;
+	*(int *)arg = 1;
+	return 1; /* one is enough */
+}
+
+/* Does the command line [b, b + len) delete, truncate or move away a path, in a
+ * temporary folder too? Analysed apart, now: the main analysis walks the literal's
+ * commands only after the script's unit is out. */
+static int literal_destroys(struct scan *S, const char *b, size_t len)
+{
+	struct pol_shell_opts o = {sh_scope_cwd(S->P->walk_scope), S->P->home};
+	int destroys = 0;
+
+	if (!len || S->depth >= SH_MAX_NEST)
+		return 0;
+	pol_shell_analyze(b, len, &o, S->P->a, probe_unit, &destroys);
+	return destroys;
+}
+
 /* Analyses the literal [b, b + len) as the command line a shell gets, unless the
- * script's other view did already. */
-static void analyse_literal(struct scan *S, const char *text, const char *b, size_t len)
+ * script's other view did already. Returns 1 when that command line deletes, truncates
+ * or moves away a path (in a temporary folder too): shelling out to destroy is what the
+ * interpreter's own rule (heredoc.*.os_system) is for, so its call keeps that rule. */
+static int analyse_literal(struct scan *S, const char *text, const char *b, size_t len)
 {
 	unsigned line = S->line;
 	char *copy;
 
 	for (size_t k = 0; k < S->nlit; k++)
 		if (S->lit[k].len == len && !memcmp(S->lit[k].s, b, len))
-			return;
-	if (S->nlit < SH_MAX_LITCALL) {
-		S->lit[S->nlit].s = b;
-		S->lit[S->nlit].len = len;
-		S->nlit++;
-	}
+			return S->lit[k].destroys;
 	for (const char *c = text; c < b; c++)
 		line += *c == '\n';
 	if (len && (copy = sh_strndup(S->P, b, len)) != NULL)
 		sh_analyze_string(S->P, copy, len, S->depth + 1, line, S->remote);
+	int destroys = literal_destroys(S, b, len);
+	if (S->nlit < SH_MAX_LITCALL) {
+		S->lit[S->nlit].s = b;
+		S->lit[S->nlit].len = len;
+		S->lit[S->nlit].destroys = destroys;
+		S->nlit++;
+	}
+	return destroys;
 }
 
 /* Does the command line [b, b + len) start a shell or an interpreter, which may read its
@@ -1378,8 +1482,8 @@ static size_t shell_calls(struct scan *S, const char *s, size_t n, uint32_t *cal
 			i = end - 1; /* its script rule stands */
 			continue;
 		}
-		analyse_literal(S, s, s + q + 1, end - q - 2);
-		calls[2 * nc] = (uint32_t)i;
+		int destroys = analyse_literal(S, s, s + q + 1, end - q - 2);
+		calls[2 * nc] = (uint32_t)i | (destroys ? POL_LITCALL_DESTROYS : 0);
 		calls[2 * nc + 1] = (uint32_t)end;
 		nc++;
 		i = end - 1;
@@ -1420,5 +1524,9 @@ void sh_script_units(struct sh_an *P, int lang, const char *body, size_t len, in
 		sh_emit_script_unit(P, lang, norm, nl, heredoc, line, depth, calls, nc);
 	}
 	decode_payloads(&S);
+	if (norm && !S.norm_cut) { /* the paths as the interpreter reads them: joined, resolved */
+		S.s = norm;
+		S.n = nl;
+	}
 	find_paths(&S);
 }

@@ -702,6 +702,10 @@ int pol_shell_register_builtins(struct pol_policy *p)
 		"core.filesystem.move_to_temp",
 		"moving a folder into a temporary folder, the trash or /dev/null deletes it",
 		POL_SEV_HIGH, "Move it aside inside the project instead: mv DIR DIR.old"),
+	    POL_BUILTIN("core.filesystem.delete_wide",
+			"Deleting or moving away the root, the home folder or a folder above it "
+			"destroys the user's data, in any spelling",
+			POL_SEV_CRITICAL, "Delete the specific files by name, inside the project"),
 	    POL_BUILTIN(
 		"system.fork_bomb",
 		"A function that pipes into itself in the background exhausts the process table",

@@ -60,7 +60,8 @@ static int on_unit(const struct pol_unit *u, void *arg)
 	case POL_UNIT_SCRIPT:
 		/* a call of a shell on one literal: "call:LANG:CALL", its span's text */
 		for (size_t k = 0; k < u->n_lit_calls; k++) {
-			uint32_t a = u->lit_calls[2 * k], b = u->lit_calls[2 * k + 1];
+			uint32_t a = u->lit_calls[2 * k] & ~POL_LITCALL_DESTROYS,
+				 b = u->lit_calls[2 * k + 1];
 			cr_assert(a < b && b <= u->len, "call %zu out of the script", k);
 			n = snprintf(line, sizeof(line), "call:%s:%.*s", u->language, (int)(b - a),
 				     u->text + a);

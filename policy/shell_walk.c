@@ -415,8 +415,10 @@ static int dry_run(const struct nc *x)
 	}
 	return 0;
 }
-void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
-		      unsigned depth, int remote, unsigned line)
+/* The index of the command word of v: after reserved words (`if`, `!`, `{` ...),
+ * `function NAME ()` and assignments; n when nothing runs (`for NAME in WORDS` and
+ * `case`, whose substitutions were parsed). */
+static size_t command_word(struct sh_word **v, size_t n)
 {
 	static const char keywords[] = "!\0"
 				       "{\0"
@@ -432,8 +434,31 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 				       "done\0"
 				       "esac\0"
 				       "coproc\0";
+	size_t i = 0;
+
+	while (i < n) {
+		if (!(v[i]->flags & W_QUOTED) && sh_word_is(v[i], keywords)) {
+			i++;
+		} else if (weq(v[i], "function")) {
+			i += 2;
+			if (i < n && weq(v[i], "()"))
+				i++;
+		} else if (sh_is_assignment(v[i])) {
+			i++;
+		} else {
+			break;
+		}
+	}
+	if (i < n && (weq(v[i], "for") || weq(v[i], "select") || weq(v[i], "case")))
+		i = n;
+	return i;
+}
+
+void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, size_t n,
+		      unsigned depth, int remote, unsigned line)
+{
 	struct nc X, *x = &X;
-	size_t i = 0, aw, k;
+	size_t i, aw, k;
 	int query_only = 0;
 
 	if (P->abort)
@@ -452,21 +477,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	v = brace_split(P, v, &n);
 	if (!v)
 		return;
-	while (i < n) {
-		if (!(v[i]->flags & W_QUOTED) && sh_word_is(v[i], keywords)) {
-			i++;
-		} else if (weq(v[i], "function")) {
-			i += 2;
-			if (i < n && weq(v[i], "()"))
-				i++;
-		} else if (sh_is_assignment(v[i])) {
-			i++;
-		} else {
-			break;
-		}
-	}
-	if (i < n && (weq(v[i], "for") || weq(v[i], "select") || weq(v[i], "case")))
-		i = n; /* for NAME in WORDS: nothing runs (substitutions were parsed) */
+	i = command_word(v, n);
 	if (i >= n) {
 		for (size_t j = 0; j < n; j++)
 			if (sh_is_assignment(v[j]))

@@ -42,6 +42,17 @@ if hits=$(machine_paths) && [ -n "$hits" ]; then
 	rc=1
 fi
 
+# A function fits on a screen or two (STYLE.md, habit 15): a body of more than 200 lines
+# (from its opening brace at the start of a line to its closing one) is split.
+long=$(for f in $files; do
+	awk -v f="$f" '/^\{/ { s = FNR } /^\}/ { if (s && FNR - s > 200) print f ":" s ": a function of " FNR - s " lines"; s = 0 }' "$f"
+done)
+if [ -n "$long" ]; then
+	printf '%s\n' "$long"
+	echo "check-style: functions over 200 lines above: split them" >&2
+	rc=1
+fi
+
 # A Criterion test states what it checks in its own body: a test whose body holds no
 # cr_assert/cr_expect (only helpers that assert) reads as asserting nothing. Helpers
 # return what they found; the test asserts it.

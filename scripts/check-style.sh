@@ -45,7 +45,7 @@ fi
 # A function fits on a screen or two (STYLE.md, habit 15): a body of more than 200 lines
 # (from its opening brace at the start of a line to its closing one) is split.
 long=$(for f in $files; do
-	awk -v f="$f" '/^\{/ { s = FNR } /^\}/ { if (s && FNR - s > 200) print f ":" s ": a function of " FNR - s " lines"; s = 0 }' "$f"
+	awk -v f="$f" '/^\{/ { s = FNR } /^\}/ { if (s && FNR - s + 1 > 200) print f ":" s ": a function of " FNR - s + 1 " lines"; s = 0 }' "$f"
 done)
 if [ -n "$long" ]; then
 	printf '%s\n' "$long"

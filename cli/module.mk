@@ -4,7 +4,7 @@
 #                          (hook_alloc.c, dcg's own malloc), so that tests link it directly
 #   $(BUILD)/dcg           main.o + libdcgcli.a + libdcgsandbox.a + libdcgpolicy.a
 #   $(BUILD)/sandbox/sbx-run  `dcg sandbox` alone (sbx_main.c), for sandbox/bench.sh
-CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c cli/seccomp_dl.c cli/hook_alloc.c,$(wildcard cli/*.c cli/agents/*.c))
+CLI_SRCS := $(filter-out cli/main.c cli/sbx_main.c cli/hook_alloc.c,$(wildcard cli/*.c cli/agents/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 # `dcg hook` starts once per tool call: link PCRE2 (BSD) and libyaml (MIT) statically
@@ -27,14 +27,12 @@ $(CLI_LIB): $(CLI_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# dcg itself does not map libseccomp at start: cli/seccomp_dl.c loads it at the first
-# call of `dcg sandbox`. A libseccomp call that file does not forward links the library
-# as before (--as-needed: it is NEEDED only then). sbx-run and the tests link it.
+# dcg itself does not map libseccomp at start: the sandbox loads it at the first call
+# of `dcg sandbox` (sandbox/seccomp_dl.c), so dcg does not link it at all.
 # libc is named first, so that it comes before libcjson in the loader's search order:
 # libc's own symbols, bound at every start, are found before libcjson is searched (no
 # symbol is in both). 5 k instructions of the hook's 369 k.
-DCG_BIN_LIBS := -Wl,--no-as-needed -lc $(filter-out -lseccomp,$(DCG_LIBS)) \
-	-Wl,--as-needed -lseccomp -Wl,--no-as-needed
+DCG_BIN_LIBS := -Wl,--no-as-needed -lc $(filter-out -lseccomp,$(DCG_LIBS))
 
 # The functions a hook call runs, side by side: each object of dcg and of the policy
 # engine is compiled with a section per function (which changes no code), and dcg is
@@ -45,7 +43,7 @@ DCG_BIN_LIBS := -Wl,--no-as-needed -lc $(filter-out -lseccomp,$(DCG_LIBS)) \
 # 8 KiB more of file): .data, .got.plt and the .bss a call writes then share one page
 # instead of two, one copy-on-write fault less at every start.
 # HOOK_ORDER=0, or no lld, links as before with the default linker.
-DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/seccomp_dl.o $(BUILD)/cli/hook_alloc.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
+DCG_OBJS := $(BUILD)/cli/main.o $(BUILD)/cli/hook_alloc.o $(CLI_LIB) $(SANDBOX_LIB) $(POLICY_LIB)
 # The few libc and cJSON functions every hook call runs, bound at start rather than
 # lazily (cli/hook_bind.h). HOOK_BIND=0: every function lazily, as before.
 HOOK_BIND ?= 1

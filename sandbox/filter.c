@@ -10,6 +10,7 @@
  * Everything else is allowed.
  */
 #include "sandbox.h"
+#include "scmp.h"
 
 #include "rt.h"
 
@@ -87,11 +88,11 @@ static const unsigned long sbx_write_flags[] = {
 static int sbx_add_open_rules(scmp_filter_ctx ctx, int nr, unsigned arg, int notify_reads)
 {
 	if (notify_reads)
-		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+		return sbx_scmp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	for (size_t i = 0; i < sizeof sbx_write_flags / sizeof sbx_write_flags[0]; i++) {
 		unsigned long f = sbx_write_flags[i];
 		struct scmp_arg_cmp cmp = {arg, SCMP_CMP_MASKED_EQ, f, f};
-		int rc = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &cmp);
+		int rc = sbx_scmp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &cmp);
 		if (rc < 0)
 			return rc;
 	}
@@ -110,48 +111,48 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 			rc = sbx_add_open_rules(ctx, (int)row->nr, (unsigned)row->fl,
 						opts->notify_reads);
 		else if (row->kind == RT_HANDLE || row->kind == RT_MOUNT)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), (int)row->nr, 0);
+			rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), (int)row->nr, 0);
 		else
-			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, (int)row->nr, 0);
+			rc = sbx_scmp_rule_add(ctx, SCMP_ACT_NOTIFY, (int)row->nr, 0);
 		if (rc < 0)
 			return rc;
 	}
 	for (i = 0; i < sizeof sbx_creds_calls / sizeof sbx_creds_calls[0]; i++) {
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, sbx_creds_calls[i], 0);
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_NOTIFY, sbx_creds_calls[i], 0);
 		if (rc < 0)
 			return rc;
 	}
 	for (i = 0; i < sizeof sbx_refused / sizeof sbx_refused[0]; i++) {
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sbx_refused[i], 0);
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sbx_refused[i], 0);
 		if (rc < 0)
 			return rc;
 	}
 	/* glibc falls back to clone when clone3 says ENOSYS; clone3's flags live in
 	 * memory, where a filter cannot look. */
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 	if (rc < 0)
 		return rc;
 	for (i = 0; i < sizeof sbx_ns_flags / sizeof sbx_ns_flags[0]; i++) {
 		unsigned long f = sbx_ns_flags[i];
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+				       SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
 		if (rc < 0)
 			return rc;
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+				       SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
 		if (rc < 0)
 			return rc;
 	}
 	/* A second listener installed by the process would take precedence over ours. */
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 1,
-			      SCMP_A1(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-				      SECCOMP_FILTER_FLAG_NEW_LISTENER));
+	rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 1,
+			       SCMP_A1(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+				       SECCOMP_FILTER_FLAG_NEW_LISTENER));
 	if (rc < 0)
 		return rc;
 	/* personality: queries stay allowed (0xffffffff), changes are refused
 	 * (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE and the like). */
-	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
-			      SCMP_A0(SCMP_CMP_NE, 0xffffffffUL));
+	rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
+			       SCMP_A0(SCMP_CMP_NE, 0xffffffffUL));
 	if (rc < 0)
 		return rc;
 	/* Numbers this libseccomp cannot name: newer than it, so unknown to the filter's
@@ -160,12 +161,12 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 	for (int nr = 0; nr < 512; nr++) {
 		if (rt_syscall_find(nr) || nr < 335) /* below 335: holes the kernel refuses */
 			continue;
-		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+		char *name = sbx_scmp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
 		if (name) { /* libseccomp's strdup */
 			free(name);
 			continue;
 		}
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 		if (rc < 0)
 			return rc;
 	}
@@ -180,14 +181,14 @@ int sbx_filter_build(const struct sbx_filter_opts *opts, struct sbx_filter *out)
 	void *buf = NULL;
 
 	memset(out, 0, sizeof *out);
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	ctx = sbx_scmp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return -ENOMEM;
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	rc = sbx_scmp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (rc == 0)
-		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+		rc = sbx_scmp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
 	if (rc == 0)
-		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+		rc = sbx_scmp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (rc < 0)
 		goto out_release_ctx;
 	rc = sbx_add_rules(ctx, opts);
@@ -201,7 +202,7 @@ int sbx_filter_build(const struct sbx_filter_opts *opts, struct sbx_filter *out)
 		rc = -errno;
 		goto out_release_ctx;
 	}
-	rc = seccomp_export_bpf(ctx, mfd);
+	rc = sbx_scmp_export_bpf(ctx, mfd);
 	if (rc < 0)
 		goto out_close_memfd;
 	size = lseek(mfd, 0, SEEK_END);
@@ -226,7 +227,7 @@ int sbx_filter_build(const struct sbx_filter_opts *opts, struct sbx_filter *out)
 out_close_memfd:
 	close(mfd);
 out_release_ctx:
-	seccomp_release(ctx);
+	sbx_scmp_release(ctx);
 	return rc;
 }
 

@@ -1,6 +1,6 @@
 # sandbox/: the seccomp filter and supervisor, as $(BUILD)/libdcgsandbox.a, whose entry
 # sbx_run() `dcg sandbox` (cli/cmd_sandbox.c) calls. The unit tests link the same library.
-SANDBOX_SRCS := sandbox/filter.c sandbox/walk.c sandbox/super.c sandbox/run.c
+SANDBOX_SRCS := sandbox/filter.c sandbox/seccomp_dl.c sandbox/walk.c sandbox/super.c sandbox/run.c
 SANDBOX_OBJS := $(SANDBOX_SRCS:%.c=$(BUILD)/%.o)
 
 $(SANDBOX_LIB): $(SANDBOX_OBJS) $(RUNTIME_OBJS)

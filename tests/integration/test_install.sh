@@ -61,7 +61,7 @@ echo "$out" | grep -q 'policy engine cannot be loaded' || fail "no engine, no re
 mv "$T/moved.so" "$P/lib/dcg/libdcg-engine.so"
 
 # libseccomp (LGPL-2.1) is a shared library of the installed binary: not mapped at every
-# start (cli/seccomp_dl.c), the dynamic loader loads it when `dcg sandbox` starts
+# start (sandbox/seccomp_dl.c), the dynamic loader loads it when `dcg sandbox` starts
 if command -v ldd >/dev/null; then
 	ldd "$DCG" | grep -q 'libseccomp\.so' && fail "dcg maps libseccomp at every start"
 fi

@@ -1,14 +1,13 @@
-/* seccomp_dl.c - the libseccomp calls of the sandbox (sandbox/filter.c), for the dcg
- * binary only: each loads libseccomp with dlopen() at its first call and forwards to it.
+/* seccomp_dl.c - libseccomp as the sandbox reaches it (scmp.h is the manual): each call
+ * loads the library with dlopen() at its first use and forwards to it.
  *
  * Every start of dcg (the hook starts once per tool call) would otherwise map and
  * relocate libseccomp, which only `dcg sandbox` uses. libseccomp (LGPL-2.1) stays a
- * shared library the user can replace, found by the dynamic loader as before. The
- * tests and build/sandbox/sbx-run link libseccomp itself; cli/module.mk links this
- * object into dcg, then libseccomp with --as-needed, so that a call of the sandbox this
- * file does not forward still links (and maps libseccomp at start, as before).
- * Without the library, the calls fail: seccomp_init() returns NULL, the others -ENOSYS
- * (or NULL), and `dcg sandbox` says it cannot build its filter. */
+ * shared library the user can replace, found by the dynamic loader. The loader belongs
+ * to the sandbox: filter.c calls these sbx_scmp_* names, so no binary depends on which
+ * definition of a seccomp_* name a link order picks. */
+#include "scmp.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <seccomp.h>
@@ -32,14 +31,14 @@ static void *sym(const char *name)
 	return dlsym(h, name);
 }
 
-scmp_filter_ctx seccomp_init(uint32_t def_action)
+scmp_filter_ctx sbx_scmp_init(uint32_t def_action)
 {
 	scmp_filter_ctx (*f)(uint32_t) = (scmp_filter_ctx(*)(uint32_t))sym("seccomp_init");
 
 	return f ? f(def_action) : NULL;
 }
 
-void seccomp_release(scmp_filter_ctx ctx)
+void sbx_scmp_release(scmp_filter_ctx ctx)
 {
 	void (*f)(scmp_filter_ctx) = (void (*)(scmp_filter_ctx))sym("seccomp_release");
 
@@ -47,7 +46,7 @@ void seccomp_release(scmp_filter_ctx ctx)
 		f(ctx);
 }
 
-int seccomp_attr_set(scmp_filter_ctx ctx, enum scmp_filter_attr attr, uint32_t value)
+int sbx_scmp_attr_set(scmp_filter_ctx ctx, enum scmp_filter_attr attr, uint32_t value)
 {
 	int (*f)(scmp_filter_ctx, enum scmp_filter_attr, uint32_t) =
 	    (int (*)(scmp_filter_ctx, enum scmp_filter_attr, uint32_t))sym("seccomp_attr_set");
@@ -55,8 +54,8 @@ int seccomp_attr_set(scmp_filter_ctx ctx, enum scmp_filter_attr attr, uint32_t v
 	return f ? f(ctx, attr, value) : -ENOSYS;
 }
 
-int seccomp_rule_add_array(scmp_filter_ctx ctx, uint32_t action, int syscall, unsigned int arg_cnt,
-			   const struct scmp_arg_cmp *arg_array)
+int sbx_scmp_rule_add_array(scmp_filter_ctx ctx, uint32_t action, int syscall, unsigned int arg_cnt,
+			    const struct scmp_arg_cmp *arg_array)
 {
 	int (*f)(scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *) =
 	    (int (*)(scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *))sym(
@@ -67,7 +66,7 @@ int seccomp_rule_add_array(scmp_filter_ctx ctx, uint32_t action, int syscall, un
 
 /* The variadic form: its comparisons gathered into an array (at most one per argument
  * of a system call, six). */
-int seccomp_rule_add(scmp_filter_ctx ctx, uint32_t action, int syscall, unsigned int arg_cnt, ...)
+int sbx_scmp_rule_add(scmp_filter_ctx ctx, uint32_t action, int syscall, unsigned int arg_cnt, ...)
 {
 	struct scmp_arg_cmp cmp[6];
 	va_list ap;
@@ -78,10 +77,10 @@ int seccomp_rule_add(scmp_filter_ctx ctx, uint32_t action, int syscall, unsigned
 	for (unsigned int i = 0; i < arg_cnt; i++)
 		cmp[i] = va_arg(ap, struct scmp_arg_cmp);
 	va_end(ap);
-	return seccomp_rule_add_array(ctx, action, syscall, arg_cnt, cmp);
+	return sbx_scmp_rule_add_array(ctx, action, syscall, arg_cnt, cmp);
 }
 
-int seccomp_export_bpf(const scmp_filter_ctx ctx, int fd)
+int sbx_scmp_export_bpf(const scmp_filter_ctx ctx, int fd)
 {
 	int (*f)(const scmp_filter_ctx, int) =
 	    (int (*)(const scmp_filter_ctx, int))sym("seccomp_export_bpf");
@@ -89,7 +88,7 @@ int seccomp_export_bpf(const scmp_filter_ctx ctx, int fd)
 	return f ? f(ctx, fd) : -ENOSYS;
 }
 
-char *seccomp_syscall_resolve_num_arch(uint32_t arch_token, int num)
+char *sbx_scmp_syscall_resolve_num_arch(uint32_t arch_token, int num)
 {
 	char *(*f)(uint32_t, int) =
 	    (char *(*)(uint32_t, int))sym("seccomp_syscall_resolve_num_arch");

@@ -11,20 +11,24 @@ cd "$tmp" || exit 1
 export HOME=$tmp XDG_CONFIG_HOME=$tmp/.config DCG_LOG=$tmp/audit.jsonl
 unset DCG_POLICY
 
+# each command with the exit status `dcg check` must give it (0 allowed, 2 denied):
+# the demo fails when one is decided otherwise, so a README reader never sees a miss
 commands=(
-	'ls -la'
-	'git status'
-	'rm -rf ./build'
-	'git reset --hard HEAD~3'
-	'git push --force origin main'
-	'cat ~/.ssh/id_rsa'
-	'python3 -c "import os; os.system(\"rm -rf /tmp/data\")"'
-	'echo "rm -rf / is a famous bad idea"'
+	'0|ls -la'
+	'0|git status'
+	'2|rm -rf ./build'
+	'2|git reset --hard HEAD~3'
+	'2|git push --force origin main'
+	'2|cat ~/.ssh/id_rsa'
+	'2|python3 -c "import os; os.system(\"rm -rf /tmp/data\")"'
+	'0|echo "rm -rf / is a famous bad idea"'
 )
 
 echo "dcg demo: $("$DCG" --version), embedded default policy"
 "$DCG" status | head -1
-for c in "${commands[@]}"; do
+wrong=0
+for wc in "${commands[@]}"; do
+	want=${wc%%|*} c=${wc#*|}
 	printf '\n$ dcg check %s\n' "'$c'"
 	"$DCG" check "$c"
 	rc=$?
@@ -34,6 +38,10 @@ for c in "${commands[@]}"; do
 	3) echo "=> ask (exit 3)" ;;
 	*) echo "=> error (exit $rc)" ;;
 	esac
+	if [ "$rc" != "$want" ]; then
+		echo "demo: WRONG: exit $want expected" >&2
+		wrong=1
+	fi
 done
 
 printf '\nThe same through the Claude Code hook (what the agent gets on stdout):\n'
@@ -43,4 +51,5 @@ printf '\nand for a Write to ~/.ssh/authorized_keys:\n'
 printf '{"tool_name":"Write","tool_input":{"file_path":"%s/.ssh/authorized_keys","content":"x"},"cwd":"%s"}' \
 	"$tmp" "$tmp" | "$DCG" hook 2>/dev/null
 echo
+[ "$wrong" = 0 ] || { echo "demo: a command above was decided otherwise than it must be" >&2; exit 1; }
 exit 0

@@ -294,6 +294,104 @@ Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
 	close(master);
 }
 
+/* DESIGN.md's own example, end to end: the tool call a Claude Code agent sends, through
+ * the real binary with the embedded default policy (no policy file anywhere), gives the
+ * design's JSON on stdout and its message on stderr (redacted off a terminal, whole with
+ * colours on one). tests/golden/design_example.* are DESIGN.md's text. */
+static const char design_call[] =
+    "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"python3 - <<'EOF'\\nimport "
+    "os\\npath = \\\"/tmp/data\\\"\\nos.system(\\\"rm -rf /tmp/data\\\")\\nprint(\\\"done\\\")"
+    "\\nEOF\"}}\n";
+
+static char *strip_ansi_crlf(const char *in)
+{
+	char *out = strdup(in), *o = out;
+
+	cr_assert(out);
+	for (const char *c = in; *c;) {
+		if (c[0] == '\033' && c[1] == '[') {
+			c += 2;
+			while (*c && !(*c >= '@' && *c <= '~'))
+				c++;
+			if (*c)
+				c++;
+			continue;
+		}
+		if (c[0] == '\r' && c[1] == '\n') {
+			c++;
+			continue;
+		}
+		*o++ = *c++;
+	}
+	*o = '\0';
+	return out;
+}
+
+Test(cli, design_example_through_the_hook_is_the_design_answer)
+{
+	struct run r;
+	cJSON *got, *want;
+	char *design = NULL;
+	size_t n;
+
+	run_dcg(&r, hook_claude_args, design_call, strlen(design_call), NULL, NULL);
+	cr_assert_eq(r.status, 0, "stderr: %s", r.err.s);
+	cr_assert_eq(
+	    hook_read_file("tests/golden/design_example.claude.json", 1 << 20, &design, &n), 0);
+	got = cJSON_Parse(r.out.s);
+	want = cJSON_Parse(design);
+	cr_assert(got, "stdout is not JSON: %s", r.out.s);
+	cr_assert(want);
+	cr_assert(cJSON_Compare(got, want, 1), "the hook's answer differs from DESIGN.md's:\n%s",
+		  r.out.s);
+	/* off a terminal: the design's message with its quoted strings redacted */
+	assert_golden(r.err.s, "heredoc_python.human.txt");
+	cJSON_Delete(got);
+	cJSON_Delete(want);
+	free(design);
+	run_free(&r);
+}
+
+Test(cli, design_example_on_a_terminal_is_the_design_message)
+{
+	struct hook_buf all = HOOK_BUF_INIT;
+	char buf[4096], *plain, *want = NULL;
+	int master, st, pin[2];
+	size_t wl;
+	pid_t pid;
+	ssize_t n;
+
+	cr_assert_eq(pipe(pin), 0);
+	pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(pin[0], 0);
+		dup2(null, 1);
+		close(pin[1]);
+		child_env();
+		if (chdir(tmpdir) != 0)
+			_exit(126);
+		execl(dcg, dcg, "hook", (char *)NULL);
+		_exit(127);
+	}
+	close(pin[0]);
+	cr_assert_eq(write(pin[1], design_call, strlen(design_call)), (ssize_t)strlen(design_call));
+	close(pin[1]);
+	while ((n = read(master, buf, sizeof(buf))) > 0)
+		hook_buf_add(&all, buf, (size_t)n);
+	waitpid(pid, &st, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	cr_assert(all.s && strstr(all.s, "\033["), "no colours on a terminal: %s", all.s);
+	plain = strip_ansi_crlf(all.s);
+	cr_assert_eq(hook_read_file("tests/golden/design_example.txt", 1 << 20, &want, &wl), 0);
+	cr_assert_str_eq(plain, want, "--- got ---\n%s--- DESIGN.md ---\n%s", plain, want);
+	free(want);
+	free(plain);
+	hook_buf_release(&all);
+	close(master);
+}
+
 Test(cli, hook_allowed_call_prints_nothing)
 {
 	const char *in =

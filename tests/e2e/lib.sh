@@ -9,6 +9,9 @@
 # loopback (unshare -n; unshare -rn when not root), so nothing leaves the machine.
 # Exits 77 with a reason when the run cannot happen here.
 
+# shellcheck source=tests/e2e/node.sh
+. "$ROOT/tests/e2e/node.sh"
+
 PASS=0
 FAIL=0
 ok() { PASS=$((PASS + 1)); echo "PASS $*"; }
@@ -40,6 +43,8 @@ e2e_client() {
 	for tool in node npm "${tools[@]}"; do
 		command -v "$tool" >/dev/null || e2e_skip "$tool is needed"
 	done
+	local why
+	why=$(e2e_node_ok) || e2e_skip "$why"
 	if [ ! -f "$CLIENT" ]; then
 		echo "installing $pkg@$version into $CACHE"
 		mkdir -p "$CACHE" && { [ -f "$CACHE/package.json" ] || echo '{"private":true}' >"$CACHE/package.json"; }

@@ -23,10 +23,13 @@ VERSION=${DCG_E2E_CLAUDE_VERSION:-2.1.197}
 CLAUDE=$CACHE/node_modules/.bin/claude
 
 skip() { echo "e2e: cannot run here: $*" >&2; echo "0 passed, 0 failed (skipped)"; exit 77; }
+# shellcheck source=tests/e2e/node.sh
+. "$HERE/node.sh"
 [ -x "$DCG" ] || { echo "e2e: $DCG is not built" >&2; echo "0 passed, 1 failed"; exit 1; }
 for tool in node npm unshare python3 ip timeout; do
 	command -v "$tool" >/dev/null 2>&1 || skip "no $tool"
 done
+why=$(e2e_node_ok) || skip "$why"
 if [ "$(id -u)" = 0 ]; then unshare -n true 2>/dev/null || skip "unshare -n fails"
 else unshare -rn true 2>/dev/null || skip "unshare -rn fails (no user namespaces)"; fi
 

@@ -42,6 +42,15 @@ if hits=$(machine_paths) && [ -n "$hits" ]; then
 	rc=1
 fi
 
+# A folder holds one layer (STYLE.md, habit 14): the engine, the runtime core, the preload
+# and the sandbox never include the command line's headers.
+up=$(grep -nE '#[[:space:]]*include[[:space:]]*"(\.\./)*cli/' $(printf '%s\n' $files | grep -E '^(policy|runtime|preload|sandbox)/'))
+if [ -n "$up" ]; then
+	printf '%s\n' "$up"
+	echo "check-style: a layer includes cli/ above: the dependency points the wrong way" >&2
+	rc=1
+fi
+
 # A function fits on a screen or two (STYLE.md, habit 15): a body of more than 200 lines
 # (from its opening brace at the start of a line to its closing one) is split.
 long=$(for f in $files; do

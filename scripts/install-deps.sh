@@ -51,7 +51,7 @@ fi
 NODE_DIR=${DCG_NODE_DIR:-/opt/dcg-node}
 NODE_VERSION=20.20.2
 node_major() {
-	v=$("$1" -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null)
+	v=$("$1" -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null) || v=
 	case $v in '' | *[!0-9]*) echo 0 ;; *) echo "$v" ;; esac
 }
 if [ "$(node_major node)" -lt 20 ] && [ "$(node_major "$NODE_DIR/bin/node")" -lt 20 ]; then

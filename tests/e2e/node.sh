@@ -7,7 +7,7 @@ DCG_E2E_NODE_MIN=20
 
 e2e_node_major() {
 	local v
-	v=$("${1:-node}" -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null)
+	v=$("${1:-node}" -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null) || v=
 	case $v in '' | *[!0-9]*) echo 0 ;; *) echo "$v" ;; esac
 }
 

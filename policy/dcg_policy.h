@@ -262,6 +262,7 @@ struct pol_rule_info {
 	/* path rules: the positional ID older versions gave (default.zero_access.18), still
 	 * accepted in allow and disable entries and by pol_rule_find_alias(); else NULL */
 	const char *alias;
+	int active; /* on: not disabled, and its pack enabled when it is off by default */
 };
 
 /* A rule pack: the rules whose IDs share the prefix before the last dot
@@ -277,6 +278,32 @@ struct pol_pack_info {
 size_t pol_pack_list(const struct pol_policy *p, struct pol_pack_info *out, size_t max);
 /* Frees the names pol_pack_list() filled in for the first n entries. */
 void pol_pack_list_release(struct pol_pack_info *packs, size_t n);
+/* Turns every pack of p on (a `packs:` entry naming each, loaded as "<every pack>"):
+ * what checking the examples of rules that are off by default needs. 0 or -errno. */
+int pol_enable_every_pack(struct pol_policy *p);
+
+/* A rule's own example (examples: {stop: [...], pass: [...]} in a policy file): a
+ * command the rule must stop, or one it must let pass. */
+struct pol_example {
+	const char *rule_id;
+	int stop;	     /* 1: stop: the rule must match it; 0: pass: it must not */
+	const char *command; /* points into the document: valid during the callback only */
+	unsigned line;	     /* its line in the text */
+};
+typedef int (*pol_example_fn)(const struct pol_example *ex, void *arg);
+/* Calls fn for each example of each entry of the text's rules:, in order. Returns 0,
+ * what fn returned when that was not 0 (it stops there), or a negative errno when the
+ * text is no YAML document (the loader says why). */
+int pol_examples_each(const char *buf, size_t len, pol_example_fn fn, void *arg);
+/* Decides ex->command with p (as the analyser reads it, the rule tried on every unit)
+ * and says whether it holds: 0 yes, 1 no (why says what happened), -ENOENT when p has
+ * no such rule. A rule that is off never matches: pol_enable_every_pack() first. */
+int pol_example_check(const struct pol_policy *p, const struct pol_example *ex, char *why,
+		      size_t size);
+/* The text of the i-th file the embedded policy was built from (policy/default.yaml,
+ * then policy/packs/FAMILY.yaml in name order), with its name and length; NULL past
+ * the last. Static data of the binary: nothing to free. */
+const char *pol_embedded_source(size_t i, const char **name, size_t *len);
 
 size_t pol_rule_count(const struct pol_policy *p);
 /* Fills info for rule i (0 <= i < pol_rule_count); returns 0 or -ERANGE. */

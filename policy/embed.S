@@ -37,4 +37,18 @@ pol_embedded_codes:
 	.global pol_embedded_codes_end
 	.hidden pol_embedded_codes_end
 pol_embedded_codes_end:
+	/* The policy files' text (EMBED_SOURCES: each name and text ended by a NUL, the
+	 * list by an empty name), read only for the rules' examples (dcg packs --verbose,
+	 * dcg rules lint): last, where no decision's page lies. A build that names none
+	 * (the SAN=1 preload's copy) embeds an empty list. */
+	.global pol_embedded_sources
+	.hidden pol_embedded_sources
+pol_embedded_sources:
+#ifdef EMBED_SOURCES
+	.incbin EMBED_SOURCES
+#endif
+	.byte 0
+	.global pol_embedded_sources_end
+	.hidden pol_embedded_sources_end
+pol_embedded_sources_end:
 	.section .note.GNU-stack,"",@progbits

@@ -18,6 +18,8 @@ extern const uint8_t pol_embedded_codes[];
 extern const uint8_t pol_embedded_codes_end[];
 extern const char pol_embedded_rules[];
 extern const char pol_embedded_rules_end[];
+extern const char pol_embedded_sources[];
+extern const char pol_embedded_sources_end[];
 
 #define VERSION_LEN 16
 
@@ -133,4 +135,26 @@ int pol_load_embedded(struct pol_policy *p)
 					  (size_t)(pol_embedded_rules_end - pol_embedded_rules));
 
 	return rc != -EAGAIN ? rc : pol_snapshot_load_split(p, pol_embedded_snapshot, split_len());
+}
+
+const char *pol_embedded_source(size_t i, const char **name, size_t *len)
+{
+	const char *s = pol_embedded_sources, *end = pol_embedded_sources_end;
+
+	/* each file: its name, a NUL, its text, a NUL; an empty name ends the list */
+	for (;;) {
+		const char *text, *stop;
+
+		if (s >= end || !*s)
+			return NULL;
+		text = memchr(s, 0, (size_t)(end - s));
+		if (!text++ || text >= end || !(stop = memchr(text, 0, (size_t)(end - text))))
+			return NULL;
+		if (!i--) {
+			*name = s;
+			*len = (size_t)(stop - text);
+			return text;
+		}
+		s = stop + 1;
+	}
 }

@@ -631,13 +631,43 @@ static void suggestion_item(struct ldr *l, yaml_node_t *item, void *arg)
 	pol_rule_add_suggestion(r, s);
 }
 
+static void example_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	const char *s = pol_yaml_scalar(item);
+
+	if (!s || !s[0])
+		err(l, item, arg, "examples must be non-empty strings (commands)");
+}
+
+/* examples: {stop: [CMD...], pass: [CMD...]}: commands the rule must stop and must let
+ * pass. The load only checks their form; dcg rules lint and the tests decide each one
+ * (pol_examples_check). */
+static void check_examples(struct ldr *l, yaml_node_t *v, const char *id)
+{
+	if (v->type != YAML_MAPPING_NODE) {
+		err(l, v, id, "'examples' must be a mapping: {stop: [...], pass: [...]}");
+		return;
+	}
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
+		yaml_node_t *list = yaml_document_get_node(l->doc, pr->value);
+		const char *ks = pol_yaml_scalar(k);
+
+		if (!ks || (strcmp(ks, "stop") != 0 && strcmp(ks, "pass") != 0) || !list)
+			err(l, k ? k : v, id, "'examples' takes stop: and pass: lists only");
+		else
+			each_item(l, list, "examples", example_item, (void *)id);
+	}
+}
+
 /* A pattern rule: bashToolPatterns entries (damage-control) and rules (dcg). */
 static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
 	int damage_control = arg != NULL;
 	const char *key = damage_control ? "bashToolPatterns" : "rules";
 	const char *pattern = NULL, *reason = NULL, *id = NULL, *sev = NULL, *lang = NULL;
-	yaml_node_t *sugg = NULL, *owners = NULL, *pattern_node = item;
+	yaml_node_t *sugg = NULL, *owners = NULL, *examples = NULL, *pattern_node = item;
 	int ask = 0, enabled = 1, caseless = damage_control, bad = 0, runtime_paths = 0;
 	struct pol_rule *r;
 	char idbuf[64];
@@ -664,6 +694,10 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 		}
 		if (!damage_control && !strcmp(ks, "owners")) {
 			owners = v;
+			continue;
+		}
+		if (!damage_control && !strcmp(ks, "examples")) {
+			examples = v;
 			continue;
 		}
 		if (!vs) {
@@ -708,6 +742,8 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 			    key);
 		}
 	}
+	if (examples)
+		check_examples(l, examples, id ? id : pattern);
 	if (bad)
 		return;
 	if (!pattern || !pattern[0]) {

@@ -672,6 +672,7 @@ int pol_rule_get(const struct pol_policy *p, size_t i, struct pol_rule_info *inf
 	info->suggestions = (const char *const *)r->suggestions;
 	info->n_suggestions = r->n_suggestions;
 	info->alias = r->alias;
+	info->active = r->active;
 	return 0;
 }
 

@@ -1,8 +1,11 @@
-/* embed_snapshot - build tool: checks policy/default.yaml and writes its portable
+/* embed_snapshot - build tool: checks policy/default.yaml and the packs
+ * (policy/packs/FAMILY.yaml, loaded after it in the order given) and writes their portable
  * snapshot, which embed.S pulls into the binaries.
  *
- * Usage: embed_snapshot DEFAULT.yaml OUT.snap OUT.codes OUT.split OUT.rules
- * OUT.codes: the embedded regex rules' compiled codes, serialized by PCRE2, with the
+ * Usage: embed_snapshot OUT.snap OUT.codes OUT.split OUT.rules OUT.src DEFAULT.yaml PACK...
+ * OUT.src: the files' text as read, each its name and its text ended by a NUL, the list
+ * by an empty name: what `dcg packs --verbose` and `dcg rules lint` read the rules'
+ * examples from (pol_embedded_source). OUT.codes: the embedded regex rules' compiled codes, serialized by PCRE2, with the
  * offset of each (write_codes). OUT.split: the snapshot pre-split. OUT.rules: the rule
  * image of the split form (pol_snapshot_image), which a POL_LOAD_LAZY load copies,
  * checked here and sealed (pol_snapshot_image_seal): the binaries do not check it again.
@@ -150,46 +153,79 @@ out:
 	return rc;
 }
 
+/* Loads every file into p as the embedded default policy, in order, and writes the
+ * sources blob; *hash is the FNV-1a hash of every file's text, in order. */
+static int load_all(struct pol_policy *p, char **files, int n, const char *src_out, uint64_t *hash)
+{
+	FILE *src = fopen(src_out, "wb");
+	int rc = 0;
+
+	if (!src) {
+		fprintf(stderr, "embed_snapshot: cannot write %s\n", src_out);
+		return -1;
+	}
+	*hash = 1469598103934665603ull;
+	for (int k = 0; k < n && rc == 0; k++) {
+		size_t len = 0, first = pol_diag_count(p);
+		char *yaml = read_all(files[k], &len);
+
+		if (!yaml || memchr(yaml, 0, len)) {
+			fprintf(stderr, "%s: %s\n", files[k],
+				yaml ? "holds a NUL" : strerror(errno));
+			free(yaml);
+			rc = -1;
+			break;
+		}
+		/* A byte between files, so that moving text from one to the next changes it. */
+		for (size_t i = 0; i <= len; i++)
+			*hash = (*hash ^ (i < len ? (unsigned char)yaml[i] : 0)) * 1099511628211ull;
+		/* POL_LOAD_EAGER: every regex is compiled now, and a failure is a diagnostic. */
+		pol_load_buffer_default(p, yaml, len);
+		for (size_t i = first; i < pol_diag_count(p); i++) {
+			const struct pol_diag *d = pol_diag_get(p, i);
+			fprintf(stderr, "%s:%u:%u: %s%s%s\n", files[k], d->line, d->col, d->rule,
+				d->rule[0] ? ": " : "", d->msg);
+		}
+		if (fwrite(files[k], 1, strlen(files[k]) + 1, src) != strlen(files[k]) + 1 ||
+		    fwrite(yaml, 1, len, src) != len || fputc(0, src) == EOF)
+			rc = -1;
+		free(yaml);
+	}
+	if (fputc(0, src) == EOF || fclose(src) != 0)
+		rc = -1;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct pol_policy *p;
-	char *yaml, *snap, version[17];
-	size_t len = 0, slen = 0;
+	char *snap, version[17];
+	size_t slen = 0;
+	uint64_t h = 0;
 	int rc = 1;
 	FILE *out;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: %s DEFAULT.yaml OUT.snap OUT.codes OUT.split OUT.rules\n",
+	if (argc < 7) {
+		fprintf(stderr,
+			"usage: %s OUT.snap OUT.codes OUT.split OUT.rules OUT.src DEFAULT.yaml "
+			"[PACK.yaml...]\n",
 			argv[0]);
 		return 2;
 	}
-	yaml = read_all(argv[1], &len);
-	if (!yaml) {
-		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
-		return 1;
-	}
 	p = pol_new(POL_LOAD_EAGER);
 	if (!p)
-		goto out_yaml;
+		return 1;
 	/* Home and root that no real path has, so that nothing machine-specific could
 	 * leak into the snapshot even by mistake. */
 	pol_set_home(p, "/nonexistent-home");
 	pol_set_root(p, "/nonexistent-root");
-	/* POL_LOAD_EAGER: every regex is compiled now, and a failure is a diagnostic. */
-	pol_load_buffer_default(p, yaml, len);
-	/* The version names this default.yaml: snapshots made from a policy holding these
+	if (load_all(p, argv + 6, argc - 6, argv[5], &h) < 0)
+		goto out_policy;
+	/* The version names these files: snapshots made from a policy holding these
 	 * rules carry it, and only then get this build's compiled codes. */
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)yaml[i]) * 1099511628211ull;
 	snprintf(version, sizeof(version), "%016llx", (unsigned long long)h);
 	p->embedded_version = version;
 	if (pol_diag_count(p)) {
-		for (size_t i = 0; i < pol_diag_count(p); i++) {
-			const struct pol_diag *d = pol_diag_get(p, i);
-			fprintf(stderr, "%s:%u:%u: %s%s%s\n", argv[1], d->line, d->col, d->rule,
-				d->rule[0] ? ": " : "", d->msg);
-		}
 		fprintf(stderr, "%s: the embedded default policy must load without a message\n",
 			argv[0]);
 		goto out_policy;
@@ -197,9 +233,9 @@ int main(int argc, char **argv)
 	snap = pol_snapshot_save_opts(p, &slen, 1);
 	if (!snap)
 		goto out_policy;
-	out = fopen(argv[2], "wb");
+	out = fopen(argv[1], "wb");
 	if (!out || fwrite(snap, 1, slen, out) != slen || fclose(out) != 0) {
-		fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[2]);
+		fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[1]);
 		free(snap);
 		goto out_policy;
 	}
@@ -208,9 +244,9 @@ int main(int argc, char **argv)
 		size_t xlen = 0;
 		void *x = pol_snapshot_split(snap, slen, &xlen);
 
-		out = x ? fopen(argv[4], "wb") : NULL;
+		out = x ? fopen(argv[3], "wb") : NULL;
 		if (!out || fwrite(x, 1, xlen, out) != xlen || fclose(out) != 0) {
-			fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[4]);
+			fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[3]);
 			free(x);
 			free(snap);
 			goto out_policy;
@@ -226,15 +262,15 @@ int main(int argc, char **argv)
 				"load makes (policy/snapshot.c: its image writer and its checker "
 				"disagree): not embedded; mend the writer (pol_snapshot_image) "
 				"or the checker, then build again\n",
-				argv[0], argv[5]);
+				argv[0], argv[4]);
 			free(img);
 			free(x);
 			free(snap);
 			goto out_policy;
 		}
-		out = img ? fopen(argv[5], "wb") : NULL;
+		out = img ? fopen(argv[4], "wb") : NULL;
 		if (!out || fwrite(img, 1, ilen, out) != ilen || fclose(out) != 0) {
-			fprintf(stderr, "%s: cannot write %s%s%s\n", argv[0], argv[5],
+			fprintf(stderr, "%s: cannot write %s%s%s\n", argv[0], argv[4],
 				why ? ": no image of rule " : "", why ? why : "");
 			free(img);
 			free(x);
@@ -245,14 +281,12 @@ int main(int argc, char **argv)
 		free(x);
 	}
 	free(snap);
-	if (write_codes(p, argv[3]) < 0) {
-		fprintf(stderr, "%s: cannot write the compiled regexes to %s\n", argv[0], argv[3]);
+	if (write_codes(p, argv[2]) < 0) {
+		fprintf(stderr, "%s: cannot write the compiled regexes to %s\n", argv[0], argv[2]);
 		goto out_policy;
 	}
 	rc = 0;
 out_policy:
 	pol_free(p);
-out_yaml:
-	free(yaml);
 	return rc;
 }

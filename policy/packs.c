@@ -74,6 +74,20 @@ static const char *pack_guards(const char *name, size_t len)
 	return NULL;
 }
 
+/* Does a rule before rule i hold the pack of id (its first len bytes)? */
+static int seen_before(const struct pol_policy *p, size_t i, const char *id, size_t len)
+{
+	for (size_t j = 0; j < i; j++) {
+		const struct pol_rule *r = &pol_rules(p)[j];
+		const char *dot = strrchr(r->id, '.');
+
+		if (r->kind != POL_RULE_PATH && dot && (size_t)(dot - r->id) == len &&
+		    !memcmp(r->id, id, len))
+			return 1;
+	}
+	return 0;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct pol_pack_info *)a)->name,
@@ -95,6 +109,11 @@ size_t pol_pack_list(const struct pol_policy *p, struct pol_pack_info *out, size
 		for (k = 0; k < n && k < max; k++)
 			if (strlen(out[k].name) == len && !memcmp(out[k].name, r->id, len))
 				break;
+		if (k == max && n >= max) {
+			/* past the room given: counted once, at its first rule, not written */
+			n += !seen_before(p, i, r->id, len);
+			continue;
+		}
 		if (k == n) {
 			if (n < max) {
 				char *name = pol_mem_alloc(len + 1);

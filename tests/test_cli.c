@@ -746,6 +746,43 @@ Test(cli, packs_lists_every_pack_on_or_off)
 	run_free(&r);
 }
 
+/* dcg rules lint FILE decides the examples of the file's rules (one off by default
+ * too) and fails on one that does not hold; dcg packs --verbose shows every rule with
+ * its examples, the embedded packs' and the user's. */
+Test(cli, rules_lint_decides_examples_and_packs_verbose_shows_them)
+{
+	const char *const lint[] = {"rules", "lint", "mine.yaml", NULL};
+	const char *const verbose[] = {"packs", "--verbose", "--policy", "mine.yaml", NULL};
+	struct run r;
+
+	write_file("mine.yaml", "rules:\n  - id: mine.drop\n    pattern: '^mytool\\s+drop\\b'\n"
+				"    reason: drops it\n    enabled: false\n    examples:\n"
+				"      stop: ['mytool drop t']\n      pass: ['mytool list']\n");
+	run_dcg(&r, lint, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "0 of 2 examples wrong"), "%s", r.out.s);
+	run_free(&r);
+	run_dcg(&r, verbose, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err.s);
+	cr_assert(strstr(r.out.s, "mine.drop") && strstr(r.out.s, "stop: mytool drop t") &&
+		      strstr(r.out.s, "pass: mytool list"),
+		  "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "cloud.terraform_destroy") &&
+		      strstr(r.out.s, "stop: terraform destroy"),
+		  "%s", r.out.s);
+	run_free(&r);
+	write_file("mine.yaml", "rules:\n  - id: mine.drop\n    pattern: '^mytool\\s+drop\\b'\n"
+				"    reason: drops it\n    examples:\n"
+				"      stop: ['mytool list']\n      pass: ['mytool drop t']\n");
+	run_dcg(&r, lint, NULL, 0, NULL, NULL);
+	cr_assert_eq(r.status, 1, "%s", r.out.s);
+	cr_assert(strstr(r.out.s, "mine.yaml:6: mine.drop: stop example: mytool list") &&
+		      strstr(r.out.s, "mine.yaml:7: mine.drop: pass example: mytool drop t") &&
+		      strstr(r.out.s, "2 of 2 examples wrong"),
+		  "%s", r.out.s);
+	run_free(&r);
+}
+
 Test(cli, rules_list_and_lint)
 {
 	const char *const list[] = {"rules", "list", NULL};

@@ -375,6 +375,19 @@ static inline const char *sh_spec_sarg(const struct sh_cmdspec *sp)
 	return sp->has_sarg ? sp->sarg : NULL;
 }
 
+/* The global options of the CLIs agents drive (shell_gopts.c): one packed string, a row
+ * per CLI sorted by name (its name, then each option as a mode character and the
+ * option, then an empty word), and its size. */
+extern const char sh_gopts[];
+extern const size_t sh_gopts_len;
+/* The options of the row of CLI name (len bytes), or NULL. */
+const char *sh_gopts_of(const char *name, size_t len);
+/* Writes into out (room for n words) v without the global options of row: before the
+ * subcommand every option (one the row does not list taken for a flag), after it those
+ * the row takes anywhere, up to "--". Returns the words written, or n (out then
+ * unused) when nothing was dropped or nothing but the name would be left. */
+size_t sh_gopts_strip(const char *row, struct sh_word **v, size_t n, struct sh_word **out);
+
 /* The table, sorted by name (bytes), and its length. */
 extern const struct sh_cmdspec sh_cmds[];
 extern const size_t sh_ncmds;

@@ -519,30 +519,21 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		sh_eval_positional_args(P, x);
 	}
 
-	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
-	 * the normalized view drops them so that rules see "git reset --hard" */
+	/* global options (git -C dir, gh -R o/r, kubectl --context c, terraform -chdir=d,
+	 * shell_gopts.c): the normalized view drops them, so that rules see "git reset
+	 * --hard", "gh repo delete" however they were placed */
 	struct sh_word **nv = x->v;
 	size_t nn = x->n;
-	int git_norm = 0;
-	if (NM("git") && x->n > 1) {
-		size_t j = 1;
-		while (j < x->n && x->v[j]->s[0] == '-') {
-			struct sh_word *w = x->v[j];
-			if (weq(w, "-C") || weq(w, "-c") || weq(w, "--git-dir") ||
-			    weq(w, "--work-tree") || weq(w, "--namespace") ||
-			    weq(w, "--exec-path") || weq(w, "--config-env"))
-				j++;
-			j++;
-		}
-		if (j > 1 && j < x->n) {
-			nv = sh_alloc(P, (x->n - j + 1) * sizeof(*nv));
-			if (!nv)
-				return;
-			nv[0] = x->v[0];
-			memcpy(nv + 1, x->v + j, (x->n - j) * sizeof(*nv));
-			nn = x->n - j + 1;
-			git_norm = 1;
-		}
+	int gopts_norm = 0;
+	const char *gopts = x->n > 1 ? sh_gopts_of(x->name, x->nlen) : NULL;
+	if (gopts) {
+		nv = sh_alloc(P, (x->n + 1) * sizeof(*nv));
+		if (!nv)
+			return;
+		nn = sh_gopts_strip(gopts, x->v, x->n, nv);
+		gopts_norm = nn != x->n;
+		if (!gopts_norm)
+			nv = x->v;
 	}
 	x->v = nv;
 	x->n = nn;
@@ -586,7 +577,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	int dry = dry_run(x);
 	h_redirs(P, x);
 
-	/* the units: as written (when wrappers or git options were stripped), normalized */
+	/* the units: as written (when wrappers or global options were stripped), normalized */
 	P->unit_temp_only = temp_only;
 	P->unit_dry_run = dry;
 	if ((x->kflags & F_DB) && sql_quotes(x) >= 0) /* psql -c "SELECT 'DROP TABLE'" */
@@ -598,7 +589,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 				nv[j]->len = len;
 			}
 		}
-	if (k > aw || git_norm) {
+	if (k > aw || gopts_norm) {
 		size_t wn = n - aw;
 		unsigned char *wd = sh_alloc(P, wn + 1);
 		if (!wd)

@@ -687,6 +687,69 @@ Test(shell, fuzz_corpus_inputs_are_analysed)
 	cr_assert_gt(n, 100);
 }
 
+/* The global options table (policy/shell_gopts.c): rows sorted, each found by its own
+ * name, every option a mode and a word that starts with a dash, no row empty. */
+Test(shell_table, global_options_are_sorted_and_well_formed)
+{
+	const char *prev = NULL;
+	size_t rows = 0;
+
+	for (const char *r = sh_gopts; *r; rows++) {
+		const char *o = r + strlen(r) + 1;
+		size_t opts = 0;
+
+		if (prev)
+			cr_expect_lt(strcmp(prev, r), 0, "%s is not after %s: keep it sorted", r,
+				     prev);
+		cr_expect_eq(sh_gopts_of(r, strlen(r)), o, "%s is not found", r);
+		for (; *o; o += strlen(o) + 1, opts++) {
+			cr_expect(strchr("01fv", o[0]) && o[1] == '-' && o[2] && o[2] != '=',
+				  "%s: option \"%s\": a mode (0 1 f v) and -OPTION", r, o);
+		}
+		cr_expect_gt(opts, 0, "%s has no option", r);
+		cr_assert_lt((size_t)(o - sh_gopts), sh_gopts_len);
+		prev = r;
+		r = o + 1;
+	}
+	cr_assert_geq(rows, 40);
+	cr_expect_null(sh_gopts_of("zzz", 3));
+	cr_expect_null(sh_gopts_of("a", 1));
+}
+
+/* Rules see TOOL NOUN VERB whatever global options stand where the tool takes them. */
+Test(shell, global_options_are_dropped_from_the_normalized_view)
+{
+	static const struct scase cases[] = {
+	    {"gh -R owner/repo repo delete owner/repo --yes",
+	     {"cmd:gh repo delete owner/repo --yes",
+	      "cmd:gh -R owner/repo repo delete owner/repo --yes"}},
+	    {"gh repo delete -R o/r", {"cmd:gh repo delete"}},
+	    {"gh -Ro/r release delete v1", {"cmd:gh release delete v1"}},
+	    {"kubectl --context prod -n kube delete ns x", {"cmd:kubectl delete ns x"}},
+	    {"kubectl delete --context=prod ns x -n y", {"cmd:kubectl delete ns x"}},
+	    {"kubectl exec -n prod web -- ls -n x",
+	     {"cmd:kubectl exec web -- #ls #-n #x", "cmd:ls -n x"}},
+	    {"terraform -chdir=infra destroy -auto-approve",
+	     {"cmd:terraform destroy -auto-approve"}},
+	    {"terraform --chdir=infra destroy", {"cmd:terraform destroy"}},
+	    {"vault -namespace=x secrets disable kv/", {"cmd:vault secrets disable kv/"}},
+	    {"vault --namespace x secrets disable kv/", {"cmd:vault secrets disable kv/"}},
+	    {"aws --profile p s3 rb s3://b --region r --force", {"cmd:aws s3 rb s3://b --force"}},
+	    {"docker -H tcp://h:2375 --tls volume rm data", {"cmd:docker volume rm data"}},
+	    {"helm uninstall web --kube-context prod -n apps", {"cmd:helm uninstall web"}},
+	    {"git -C repo -c a=b --no-pager reset --hard", {"cmd:git reset --hard"}},
+	    /* before the subcommand only: git grep's -C is its own, docker run's -H too */
+	    {"git grep -C 3 reset", {"cmd:git grep -C 3 #reset", "!cmd:git grep #reset"}},
+	    {"docker run -H x alpine", {"cmd:docker run -H x #alpine", "!cmd:docker run #alpine"}},
+	    /* nothing dropped, nothing but the name left: as written */
+	    {"kubectl --context prod", {"cmd:kubectl --context prod"}},
+	    {"gh pr list", {"cmd:gh pr list"}},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_case(&cases[i]);
+}
+
 /* The command table (policy/shell_cmds.c) is sorted, so that the binary search finds
  * every row, and complete: every kind has its handler and every handler a row, a row
  * that strips or runs code says how, and each row is found by its own name. */

@@ -22,6 +22,9 @@
  * taken for a flag: its arity is unknown, and a flag is what most are. One string, no
  * pointers (policy/README.md: static tables hold none). */
 const char sh_gopts[] =
+    /* algolia: the profile every command takes */
+    "algolia\0"
+    "v--profile\0v-p\0f--no-interactive\0\0"
     /* argocd: the persistent flags of argocd's reference */
     "argocd\0"
     "v--server\0v--auth-token\0v--config\0v--port-forward-namespace\0v--header\0"
@@ -49,6 +52,8 @@ const char sh_gopts[] =
     "0--headless\0"
     "0-q\0"
     "0--quiet\0\0"
+    "bw\0"
+    "v--session\0f--nointeraction\0f--raw\0f--pretty\0f--quiet\0\0"
     /* cargo: options before the subcommand */
     "cargo\0"
     "1--config\0"
@@ -175,6 +180,8 @@ const char sh_gopts[] =
     /* heroku: the app and remote every command takes */
     "heroku\0"
     "v--app\0v-a\0v--remote\0v-r\0\0"
+    "infisical\0"
+    "v--domain\0v--token\0v--projectId\0v--env\0f--silent\0\0"
     "influx\0"
     "v--host\0v--token\0v-t\0v--org\0v-o\0v--org-id\0v--configs-path\0"
     "v--active-config\0v-c\0f--http-debug\0f--skip-verify\0\0"
@@ -198,11 +205,16 @@ const char sh_gopts[] =
     "v--cache-dir\0v--username\0v--password\0v-v\0v--v\0v--profile\0v--profile-output\0"
     "v--log-file\0f--insecure-skip-tls-verify\0f--match-server-version\0"
     "f--warnings-as-errors\0\0"
+    "ldcli\0"
+    "v--access-token\0v--base-uri\0v--output\0v-o\0f--json\0\0"
     "mc\0"
     "v--config-dir\0v-C\0f--json\0f--quiet\0f-q\0f--insecure\0f--debug\0f--no-color\0\0"
     "nats\0"
     "v--server\0v-s\0v--creds\0v--context\0v--user\0v--password\0v--nkey\0v--tlscert\0"
     "v--tlskey\0v--tlsca\0v--timeout\0f--trace\0\0"
+    "neonctl\0"
+    "v--api-key\0v--project-id\0v--org-id\0v--output\0v-o\0v--config-dir\0"
+    "f--no-color\0f--no-analytics\0\0"
     /* nerdctl: global flags */
     "nerdctl\0"
     "1--namespace\0"
@@ -229,6 +241,9 @@ const char sh_gopts[] =
     "op\0"
     "v--account\0v--config\0v--session\0v--format\0v--encoding\0f--cache\0f--debug\0"
     "f--iso-timestamps\0f--no-color\0\0"
+    /* platform, upsun: the project and environment every command takes */
+    "platform\0"
+    "v--project\0v-p\0v--environment\0v-e\0v--app\0v-A\0f--yes\0f-y\0f--no-wait\0\0"
     /* podman: global options before the command */
     "podman\0"
     "1--connection\0"
@@ -246,6 +261,9 @@ const char sh_gopts[] =
     "0--remote\0"
     "0-r\0"
     "0--syslog\0\0"
+    "pscale\0"
+    "v--org\0v--service-token\0v--service-token-id\0v--api-url\0v--config\0"
+    "f--debug\0f--no-color\0\0"
     /* pulumi: the flags every command takes, and the stack */
     "pulumi\0"
     "v--cwd\0v-C\0v--stack\0v-s\0v--color\0v-v\0v--verbose\0f--non-interactive\0"
@@ -262,6 +280,8 @@ const char sh_gopts[] =
     "0--longnames\0"
     "0-s\0"
     "0--silent\0\0"
+    "railway\0"
+    "v--service\0v-s\0v--environment\0v-e\0f--json\0\0"
     /* rclone: the flags that take a value, anywhere */
     "rclone\0"
     "v--config\0v--transfers\0v--checkers\0v--bwlimit\0v--log-file\0v--log-level\0"
@@ -307,6 +327,8 @@ const char sh_gopts[] =
     "1-chdir\0"
     "0-help\0"
     "0-version\0\0"
+    "upsun\0"
+    "v--project\0v-p\0v--environment\0v-e\0v--app\0v-A\0f--yes\0f-y\0f--no-wait\0\0"
     /* vault: the HTTP options every command takes (Go flags: one dash or two) */
     "vault\0"
     "v-address\0v-namespace\0v-ns\0v-ca-cert\0v-ca-path\0v-client-cert\0v-client-key\0"

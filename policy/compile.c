@@ -346,6 +346,60 @@ static int start_pair(const char *s, unsigned char key[2])
 	return 2;
 }
 
+/* The keys of the group whose alternatives begin at s (just inside "(?:" or "("): each
+ * alternative's first two literal characters, or, one level down, the keys of a group
+ * it starts with (^(?:(?:gh|glab)\s+api|curl)...). Appends to keys at *n; returns the
+ * end of the group (after its ')'), or NULL when an alternative gives no key, the group
+ * may be absent, or there are more than max keys. */
+static const char *group_start_keys(const char *s, uint16_t *keys, size_t *n, size_t max, int depth)
+{
+	unsigned char k[2];
+
+	for (;;) {
+		int level = 0, in_class = 0;
+
+		if (*n == max)
+			return NULL;
+		if (start_pair(s, k)) {
+			keys[(*n)++] = (uint16_t)(k[0] << 8 | k[1]);
+		} else if (depth < 1 && s[0] == '(' && (s[1] != '?' || s[2] == ':')) {
+			const char *e =
+			    group_start_keys(s + (s[1] == '?' ? 3 : 1), keys, n, max, depth + 1);
+			if (!e)
+				return NULL;
+			s = e;
+		} else {
+			return NULL;
+		}
+		for (; *s; s++) { /* to the next | or the group's end */
+			if (*s == '\\' && s[1]) {
+				s++;
+			} else if (in_class) {
+				in_class = *s != ']';
+			} else if (*s == '[') {
+				in_class = 1;
+				if (s[1] == '^')
+					s++;
+				if (s[1] == ']')
+					s++;
+			} else if (*s == '(') {
+				level++;
+			} else if (*s == ')' && level) {
+				level--;
+			} else if ((*s == '|' || *s == ')') && !level) {
+				break;
+			}
+		}
+		if (*s == '|') {
+			s++;
+			continue;
+		}
+		if (*s != ')' || pat_optional(s[1]))
+			return NULL; /* the group may be absent */
+		return s + 1;
+	}
+}
+
 size_t pol_pattern_start_keys(const char *pattern, uint16_t *keys, size_t max)
 {
 	const char *s = pattern;
@@ -361,41 +415,8 @@ size_t pol_pattern_start_keys(const char *pattern, uint16_t *keys, size_t max)
 	}
 	if (s[0] != '(' || (s[1] == '?' && s[2] != ':'))
 		return 0; /* a lookahead, options, a named group: not read */
-	s += s[1] == '?' ? 3 : 1;
 	/* ^(?:cp|cat|tee)...: every alternative of the group gives its key */
-	for (;;) {
-		int depth = 0, in_class = 0;
-
-		if (n == max || !start_pair(s, k))
-			return 0;
-		keys[n++] = (uint16_t)(k[0] << 8 | k[1]);
-		for (; *s; s++) { /* to the next | or the group's end */
-			if (*s == '\\' && s[1]) {
-				s++;
-			} else if (in_class) {
-				in_class = *s != ']';
-			} else if (*s == '[') {
-				in_class = 1;
-				if (s[1] == '^')
-					s++;
-				if (s[1] == ']')
-					s++;
-			} else if (*s == '(') {
-				depth++;
-			} else if (*s == ')' && depth) {
-				depth--;
-			} else if ((*s == '|' || *s == ')') && !depth) {
-				break;
-			}
-		}
-		if (*s == '|') {
-			s++;
-			continue;
-		}
-		if (*s != ')' || pat_optional(s[1]))
-			return 0; /* the group may be absent */
-		return n;
-	}
+	return group_start_keys(s + (s[1] == '?' ? 3 : 1), keys, &n, max, 0) ? n : 0;
 }
 
 static int compile_rule(const struct pol_policy *p, struct pol_rule *r, pcre2_code **out, char *err,

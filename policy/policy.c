@@ -441,26 +441,30 @@ const char *pol_language_intern(const char *name)
 	return NULL;
 }
 
+/* Does entry e (a rule ID or a pack prefix) name rule id? A first byte that differs
+ * settles most entries without a scan: a refresh asks this of every rule and entry. */
+static int names_rule(const char *e, const char *id)
+{
+	size_t n;
+
+	if (e[0] != id[0])
+		return 0;
+	n = strlen(e);
+	/* equal n bytes: id has at least n bytes before its NUL */
+	return strncmp(id, e, n) == 0 && (id[n] == '\0' || id[n] == '.');
+}
+
 int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r)
 {
 	int on = r->enabled;
-	size_t idlen;
 
 	if (!p->n_enable && (!p->n_disable || r->guarded))
 		return on;
-	idlen = strlen(r->id);
-
 	/* `packs:` enables, `disable:` disables, by rule ID or pack prefix. */
-	for (size_t i = 0; i < p->n_enable; i++) {
-		size_t n = strlen(p->enable[i]);
-		if (strncmp(r->id, p->enable[i], n) == 0 && (idlen == n || r->id[n] == '.'))
-			on = 1;
-	}
-	for (size_t i = 0; i < p->n_disable && !r->guarded; i++) {
-		size_t n = strlen(p->disable[i]);
-		if (strncmp(r->id, p->disable[i], n) == 0 && (idlen == n || r->id[n] == '.'))
-			on = 0;
-	}
+	for (size_t i = 0; i < p->n_enable && !on; i++)
+		on = names_rule(p->enable[i], r->id);
+	for (size_t i = 0; i < p->n_disable && on && !r->guarded; i++)
+		on = !names_rule(p->disable[i], r->id);
 	return on;
 }
 

@@ -375,11 +375,15 @@ static inline const char *sh_spec_sarg(const struct sh_cmdspec *sp)
 	return sp->has_sarg ? sp->sarg : NULL;
 }
 
-/* The global options of the CLIs agents drive (shell_gopts.c): one packed string, a row
- * per CLI sorted by name (its name, then each option as a mode character and the
- * option, then an empty word), and its size. */
-extern const char sh_gopts[];
-extern const size_t sh_gopts_len;
+/* The global options of the CLIs agents drive (shell_gopts.c): a row per CLI sorted by
+ * name, its options packed (each word a mode character and the option, the list ended
+ * by an empty word), and the number of rows. */
+struct sh_gopts_row {
+	char name[16];
+	char opts[384];
+};
+extern const struct sh_gopts_row sh_gopts[];
+extern const size_t sh_ngopts;
 /* The options of the row of CLI name (len bytes), or NULL. */
 const char *sh_gopts_of(const char *name, size_t len);
 /* Writes into out (room for n words) v without the global options of row: before the

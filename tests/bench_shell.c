@@ -178,6 +178,16 @@ int main(int argc, char **argv)
 	double base = rate(p, v, n, POL_CTX_NO_ANALYSIS, 1.0, &denied_raw);
 	double full = rate(p, v, n, 0, 1.0, &denied);
 	double an = analyse_rate(v, n, 1.0, &units);
+	/* the same with every pack on (policy/packs/, the opt-in ones too) */
+	struct pol_policy *all = pol_new(0);
+	unsigned denied_all = 0;
+	double every = 0;
+	if (all && !pol_set_home(all, "/home/agent") &&
+	    !pol_set_root(all, "/srv/dcg-corpus/proj") && !pol_load_embedded(all) &&
+	    !pol_enable_every_pack(all)) {
+		rate(all, v, n, 0, 0.05, &denied_all);
+		every = rate(all, v, n, 0, 1.0, &denied_all);
+	}
 	printf("bench-shell: %zu corpus commands, %zu rules (rates per CPU second)\n", n,
 	       pol_rule_count(p));
 	printf("  raw regex only (baseline):   %10.0f decisions/s  (%u of %zu stopped)\n", base,
@@ -185,6 +195,10 @@ int main(int argc, char **argv)
 	printf("  with shell analysis:         %10.0f decisions/s  (%u of %zu stopped)  = %.2fx "
 	       "baseline\n",
 	       full, denied, n, full / base);
+	printf("  every pack on:               %10.0f decisions/s  (%u of %zu stopped)  = %.2fx "
+	       "baseline\n",
+	       every, denied_all, n, every / base);
+	pol_free(all);
 	printf("  analyser alone:              %10.0f commands/s   (%.1f units per command)  = "
 	       "%.2fx baseline\n",
 	       an, (double)units / (double)n, an / base);

@@ -31,26 +31,30 @@ static const struct keys_case keys_cases[] = {
     {"^(cp|Cat)\\b", "cpca"},
     {"^ch(?:own|grp|mod)\\b", "ch"},
     {"^\\.git/x", ".g"},
-    {"^GIT\\s", "gi"},		  /* lowercased: the index compares lowercased */
-    {"^git push\\b|^rm -rf", ""}, /* top-level alternation: the second has no ^ */
-    {"^(?:sudo\\s+)?rm\\b", ""},  /* an optional group */
-    {"^(?:rm|r)\\b", ""},	  /* an alternative shorter than two bytes */
-    {"^(?:rm|(?:rmdir))\\b", ""}, /* a group inside an alternative */
-    {"^a?b", ""},		  /* the first byte may be absent */
-    {"^ab?c", ""},		  /* the second byte may be absent */
-    {"^ab*", ""},		  /* likewise */
-    {"^ab{0,2}", ""},		  /* likewise */
-    {"^a+b", ""},		  /* the first byte may repeat */
-    {"^\\w+", ""},		  /* not a literal */
-    {"^(?=rm)rm", ""},		  /* a lookahead */
-    {"^(?i)rm", ""},		  /* options */
-    {"^(?x) r m", ""},		  /* extended mode: spaces are not text */
-    {"rm\\s+-rf", ""},		  /* not anchored */
-    {"\\brm\\b", ""},		  /* not anchored */
-    {"^\\Qrm\\E", ""},		  /* a quote */
-    {"^(?:ab|cd)?", ""},	  /* an optional group */
-    {"^(?:ab|cd)*x", ""},	  /* likewise */
-    {"^(?:ab|cd", ""},		  /* unterminated */
+    {"^GIT\\s", "gi"},		      /* lowercased: the index compares lowercased */
+    {"^git push\\b|^rm -rf", ""},     /* top-level alternation: the second has no ^ */
+    {"^(?:sudo\\s+)?rm\\b", ""},      /* an optional group */
+    {"^(?:rm|r)\\b", ""},	      /* an alternative shorter than two bytes */
+    {"^(?:rm|(?:rmdir))\\b", "rmrm"}, /* a group inside an alternative: its keys */
+    {"^(?:(?:gh|glab)\\s+api|curl)\\b", "ghglcu"},
+    {"^(?:(?:gh|g)\\s+api|curl)\\b", ""}, /* one of its alternatives too short */
+    {"^(?:(?:gh|glab)?x|curl)\\b", ""},	  /* the inner group may be absent */
+    {"^(?:(?:(?:gh))\\s|curl)\\b", ""},	  /* two levels down: not read */
+    {"^a?b", ""},			  /* the first byte may be absent */
+    {"^ab?c", ""},			  /* the second byte may be absent */
+    {"^ab*", ""},			  /* likewise */
+    {"^ab{0,2}", ""},			  /* likewise */
+    {"^a+b", ""},			  /* the first byte may repeat */
+    {"^\\w+", ""},			  /* not a literal */
+    {"^(?=rm)rm", ""},			  /* a lookahead */
+    {"^(?i)rm", ""},			  /* options */
+    {"^(?x) r m", ""},			  /* extended mode: spaces are not text */
+    {"rm\\s+-rf", ""},			  /* not anchored */
+    {"\\brm\\b", ""},			  /* not anchored */
+    {"^\\Qrm\\E", ""},			  /* a quote */
+    {"^(?:ab|cd)?", ""},		  /* an optional group */
+    {"^(?:ab|cd)*x", ""},		  /* likewise */
+    {"^(?:ab|cd", ""},			  /* unterminated */
 };
 
 Test(ruleindex, start_keys_are_read_only_where_every_match_has_them)

@@ -691,29 +691,32 @@ Test(shell, fuzz_corpus_inputs_are_analysed)
  * name, every option a mode and a word that starts with a dash, no row empty. */
 Test(shell_table, global_options_are_sorted_and_well_formed)
 {
-	const char *prev = NULL;
-	size_t rows = 0;
-
-	for (const char *r = sh_gopts; *r; rows++) {
-		const char *o = r + strlen(r) + 1;
+	cr_assert_geq(sh_ngopts, 40);
+	for (size_t i = 0; i < sh_ngopts; i++) {
+		const struct sh_gopts_row *r = &sh_gopts[i];
+		const char *o = r->opts;
 		size_t opts = 0;
 
-		if (prev)
-			cr_expect_lt(strcmp(prev, r), 0, "%s is not after %s: keep it sorted", r,
-				     prev);
-		cr_expect_eq(sh_gopts_of(r, strlen(r)), o, "%s is not found", r);
+		cr_assert(memchr(r->name, 0, sizeof(r->name)), "row %zu: name too long", i);
+		if (i > 0)
+			cr_expect_lt(strcmp(sh_gopts[i - 1].name, r->name), 0,
+				     "%s is not after %s: keep it sorted", r->name,
+				     sh_gopts[i - 1].name);
+		cr_expect_eq(sh_gopts_of(r->name, strlen(r->name)), r->opts, "%s is not found",
+			     r->name);
 		for (; *o; o += strlen(o) + 1, opts++) {
-			cr_expect(strchr("01fv", o[0]) && o[1] == '-' && o[2] && o[2] != '=',
-				  "%s: option \"%s\": a mode (0 1 f v) and -OPTION", r, o);
+			cr_assert_lt((size_t)(o - r->opts) + 2, sizeof(r->opts),
+				     "%s: its options fill the array: make it longer", r->name);
+			cr_expect(strchr("FVfv", o[0]) && o[1] == '-' && o[2] && o[2] != '=',
+				  "%s: option \"%s\": a mode (F V f v) and -OPTION", r->name, o);
 		}
-		cr_expect_gt(opts, 0, "%s has no option", r);
-		cr_assert_lt((size_t)(o - sh_gopts), sh_gopts_len);
-		prev = r;
-		r = o + 1;
+		cr_expect_gt(opts, 0, "%s has no option", r->name);
 	}
-	cr_assert_geq(rows, 40);
 	cr_expect_null(sh_gopts_of("zzz", 3));
 	cr_expect_null(sh_gopts_of("a", 1));
+	cr_expect_null(sh_gopts_of("gi", 2));
+	cr_expect_null(sh_gopts_of("gitx", 4));
+	cr_expect_not_null(sh_gopts_of("git", 3));
 }
 
 /* Rules see TOOL NOUN VERB whatever global options stand where the tool takes them. */

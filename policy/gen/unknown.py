@@ -47,10 +47,29 @@ names.update(curated)
 names = {n for n in names if re.match(r'^[a-z][\w.+-]*$', n)}
 # a name the regex reads: escape dots and plus
 def esc(n): return re.sub(r'([.+])', r'\\\1', n)
-alt = '|'.join(esc(n) for n in sorted(names))
+
+
+def trie(words, depth):
+    """An alternation of words as a regex, grouped by their first characters (two
+    levels), so that PCRE2 tries only the names that start like the command."""
+    if depth == 2 or len(words) < 4:
+        return '|'.join(esc(w) for w in sorted(words))
+    groups = {}
+    for w in words:
+        groups.setdefault(w[:1], []).append(w[1:])
+    alts = []
+    for c in sorted(groups):
+        if c == '':
+            alts.append('')
+            continue
+        alts.append(esc(c) + '(?:' + trie(groups[c], depth + 1) + ')')
+    return '|'.join(alts)
+
+
+alt = trie(sorted(names), 0)
 verbs = 'delete|destroy|drop|purge|prune|wipe|erase|revoke|terminate|deregister|nuke|obliterate'
-pat1 = r"^(?!(?:%s)(?:\s|$))[a-z][\w.+-]*(?:\s+(?:-[\w-]+(?:=\S*)?|[a-z][\w-]*)){0,3}?(?:\s+|:)(?:%s)(?:-[\w-]+)?(?:\s+-[\w-]+(?:=\S*)?)*\s+(?:[^\s-]|--all(?:\s|$))" % (alt, verbs)
-pat2 = r"^(?!(?:%s)(?:\s|$))[a-z][\w.+-]*(?:\s+(?:-[\w-]+(?:=\S*)?|[a-z][\w-]*)){0,3}?(?:\s+|:)(?:reset|uninstall)\b(?=.*\s(?:--force|--hard|--purge|--all)(?:\s|$))" % (alt,)
+pat1 = r"^(?!(?:%s)(?:\s|$))[a-z][\w.+-]*(?:\s+(?:-[\w-]+(?:=\S*)?|[a-z][\w-]*)){0,3}?[\s:]\s*(?:%s)(?:-[\w-]+)?(?:\s+-[\w-]+(?:=\S*)?)*\s+(?:[^\s-]|--all(?:\s|$))" % (alt, verbs)
+pat2 = r"^(?!(?:%s)(?:\s|$))[a-z][\w.+-]*(?:\s+(?:-[\w-]+(?:=\S*)?|[a-z][\w-]*)){0,3}?[\s:]\s*(?:reset|uninstall)\b(?=.*\s(?:--force|--hard|--purge|--all)(?:\s|$))" % (alt,)
 def q(s): return "'" + s.replace("'", "''") + "'"
 out = '''# unknown: a CLI dcg has no pack for, asked to delete, destroy, drop, purge, prune, wipe,
 # erase, revoke, terminate or deregister a named resource through its subcommand (TOOL

@@ -140,6 +140,11 @@ Test(corpus, packs)
 {
 	cr_assert_eq(run_corpus("tests/corpus/packs.tsv"), 0);
 }
+/* issue 31: the families of policy/packs/, behind wrappers, in lists and as data */
+Test(corpus, families)
+{
+	cr_assert_eq(run_corpus("tests/corpus/families.tsv"), 0);
+}
 Test(corpus, false_alarms)
 {
 	cr_assert_eq(run_corpus("tests/corpus/false_alarms.tsv"), 0);

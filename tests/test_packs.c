@@ -28,6 +28,7 @@ struct tally {
 	const char *file;
 	size_t tried, failed, stops, passes;
 	const char *only; /* count stops and passes of this rule only */
+	int quiet;	  /* the failures are the test's own: count them, do not log */
 };
 
 static int check_one(const struct pol_example *ex, void *arg)
@@ -45,8 +46,9 @@ static int check_one(const struct pol_example *ex, void *arg)
 	t->tried++;
 	if (pol_example_check(t->p, ex, why, sizeof(why)) != 0) {
 		t->failed++;
-		cr_log_error("%s:%u: %s: %s example %s: %s", t->file, ex->line, ex->rule_id,
-			     ex->stop ? "stop" : "pass", ex->command, why);
+		if (!t->quiet)
+			cr_log_error("%s:%u: %s: %s example %s: %s", t->file, ex->line, ex->rule_id,
+				     ex->stop ? "stop" : "pass", ex->command, why);
 	}
 	return 0;
 }
@@ -135,7 +137,7 @@ static const char user_rules[] =
 Test(packs, a_users_wrong_examples_are_found)
 {
 	struct pol_policy *p = pol_new(0);
-	struct tally t = {.p = p, .file = "mine.yaml"};
+	struct tally t = {.p = p, .file = "mine.yaml", .quiet = 1};
 	struct pol_example ex = {.rule_id = "mine.drop", .stop = 1, .command = "mytool drop t"};
 	char why[256];
 

@@ -273,8 +273,11 @@ int cmd_hook(int argc, char **argv)
 	if (call->kind != HOOK_CALL_INVALID)
 		pol = hook_policy_open(policy_file, call->cwd, stderr);
 	hook_decide_call(pol, call, POL_CTX_KEEP_SCRIPT, &res);
+	if (res.decision >= POL_ASK)
+		hook_once_apply(pol, call, &res);
 
-	if (res.decision >= POL_WARN || res.allowed_by_allowlist) {
+	if (res.decision >= POL_WARN || res.allowed_by_allowlist || res.allowed_by_once ||
+	    res.observed) {
 		if (res.decision >= POL_WARN) {
 			struct hook_msg_opts mo = {isatty(2), call->command, call->command_len};
 			msg = hook_msg_human(&res, &mo);

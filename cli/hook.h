@@ -140,6 +140,14 @@ int hook_intent_confines(const struct hook_call *call);
  * $DCG_INTENT and $DCG_INTENTS_FILE for the guarded processes. Returns 0 or -1. */
 int hook_intent_prepare_run(const char *id, FILE *err);
 
+/* The allow-once side of a refused command (cli/cmd_once.c, policy/once.c): a redeemed
+ * grant of this exact command in this folder (the repository's root, else the call's
+ * folder) with a use left turns r into an allow (allowed_by_once, the use taken); else
+ * a deny is offered a code (r->once_code). Only for commands, and only for refusals a
+ * code may be offered for (pol_once_offerable). */
+void hook_once_apply(const struct pol_policy *p, const struct hook_call *call,
+		     struct pol_result *r);
+
 /* ---- allowlist editing ---------------------------------------------------------------------- */
 
 struct hook_allow_entry {

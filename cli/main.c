@@ -16,6 +16,7 @@
 	X(explain, "every rule tried on a command, and why it matched or not")  \
 	X(allow, "add an allowlist entry for a rule, or list them (--list)")    \
 	X(unallow, "remove an allowlist entry")                                 \
+	X(allow_once, "redeem, list or revoke a code for one exact command")    \
 	X(trust, "let a project's policy file loosen rules (records its hash)") \
 	X(untrust, "forget the trust in a project's policy file")               \
 	X(run, "a shell (or CMD) under the preload guard")                      \
@@ -42,7 +43,7 @@ enum {
 	    N_COMMANDS
 };
 
-#define NAME_MAX_LEN	10
+#define NAME_MAX_LEN	12
 #define SUMMARY_MAX_LEN 60
 #define X_FITS(cmd, text)                                                               \
 	_Static_assert(sizeof(#cmd) <= NAME_MAX_LEN && sizeof(text) <= SUMMARY_MAX_LEN, \
@@ -50,6 +51,7 @@ enum {
 DCG_COMMANDS(X_FITS)
 #undef X_FITS
 
+/* A name is its function's, '_' written '-' (allow_once is `dcg allow-once`). */
 static const struct {
 	char name[NAME_MAX_LEN];
 	char summary[SUMMARY_MAX_LEN];
@@ -100,8 +102,13 @@ static void usage(FILE *f)
 		   "       dcg -v | --version\n\n"
 		   "dcg guards a machine against an AI coding agent's destructive actions.\n\n"
 		   "Commands:\n");
-	for (i = 0; i < N_COMMANDS; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	for (i = 0; i < N_COMMANDS; i++) {
+		char name[NAME_MAX_LEN];
+
+		for (size_t k = 0; k < NAME_MAX_LEN; k++)
+			name[k] = commands[i].name[k] == '_' ? '-' : commands[i].name[k];
+		fprintf(f, "  %-10s %s\n", name, commands[i].summary);
+	}
 	fprintf(f,
 		"\n`dcg help COMMAND` or `dcg COMMAND --help` tells more. Policy files: the "
 		"embedded defaults,\n"
@@ -114,8 +121,16 @@ static void usage(FILE *f)
 /* The command's index in commands[], -1 for none. */
 static int find_command(const char *name)
 {
+	char key[NAME_MAX_LEN];
+	size_t k;
+
+	for (k = 0; name[k] && k < NAME_MAX_LEN - 1; k++)
+		key[k] = name[k] == '-' ? '_' : name[k];
+	if (name[k])
+		return -1;
+	key[k] = '\0';
 	for (int i = 0; i < N_COMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
+		if (!strcmp(commands[i].name, key))
 			return i;
 	return -1;
 }

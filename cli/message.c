@@ -261,6 +261,9 @@ char *hook_msg_human(const struct pol_result *r, const struct hook_msg_opts *o)
 		hook_allow_hint(r, hint, sizeof(hint));
 		hook_buf_addf(&b, "- %s\n", hint);
 	}
+	if (r->once_code[0])
+		hook_buf_addf(&b, "- For this command only, at a terminal: dcg allow-once %s\n",
+			      r->once_code);
 	return hook_buf_detach(&b);
 }
 
@@ -294,6 +297,11 @@ char *hook_agent_reason(const struct pol_result *r)
 		hook_buf_addf(&b,
 			      " If it is intended, ask the user to run: dcg allow %s -r \"reason\"",
 			      r->rule_id ? r->rule_id : "RULE");
+	/* the narrower way: this exact command, here, once (the user's move too: it is
+	 * redeemed only at a terminal) */
+	if (r->once_code[0])
+		hook_buf_addf(&b, " or, for this command only, the user can run: dcg allow-once %s",
+			      r->once_code);
 	return hook_buf_detach(&b);
 }
 
@@ -346,6 +354,12 @@ char *hook_result_json(const struct pol_result *r)
 		json_add_str(o, "origin", r->origin);
 	if (r->allowed_by_allowlist)
 		cJSON_AddTrueToObject(o, "allowed_by_allowlist");
+	if (r->allowed_by_once)
+		cJSON_AddTrueToObject(o, "allowed_by_once");
+	if (r->observed)
+		cJSON_AddStringToObject(o, "would", pol_decision_name(r->observed));
+	if (r->once_code[0])
+		cJSON_AddStringToObject(o, "once_code", r->once_code);
 	if (r->limit_hit)
 		cJSON_AddTrueToObject(o, "limit_hit");
 	if (r->rule_id) {
@@ -426,6 +440,8 @@ char *hook_claude_answer(const struct hook_answer *a, int *exit_code)
 		cJSON_AddStringToObject(det, "operation", pol_op_name(r->op));
 	}
 	cJSON_AddStringToObject(det, "severity", pol_decision_name(r->decision));
+	if (r->once_code[0])
+		cJSON_AddStringToObject(det, "once_code", r->once_code);
 	sug = cJSON_AddArrayToObject(det, "suggestions");
 	for (i = 0; sug && i < r->n_suggestions; i++)
 		if (r->suggestions[i])

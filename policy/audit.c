@@ -170,6 +170,18 @@ int pol_log_append(const struct pol_log_entry *e)
 			pol_json_key(&j, "op");
 			pol_json_str(&j, pol_op_name(r->op), 16);
 		}
+		if (r->observed) { /* observe mode: what it would have been */
+			pol_json_key(&j, "would");
+			pol_json_str(&j, pol_decision_name(r->observed), 16);
+		}
+		if (r->once_code[0]) {
+			pol_json_key(&j, "once_code");
+			pol_json_str(&j, r->once_code, 16);
+		}
+		if (r->allowed_by_once) {
+			pol_json_key(&j, "allowed_by_once");
+			pol_json_raw(&j, "true", 4);
+		}
 		if (r->allowed_by_allowlist) {
 			pol_json_key(&j, "allowed_by");
 			pol_json_str(&j, r->allow_reason, 300);

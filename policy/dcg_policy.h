@@ -83,6 +83,13 @@ struct pol_result {
 	const char *allow_reason;
 	const char *allow_origin;
 	unsigned allow_line;
+	/* Observe mode (mode: observe, observe: [...]): the deny or ask the rule would have
+	 * given, now a logged pass (decision POL_LOG); POL_ALLOW when not observed. */
+	enum pol_decision observed;
+	/* A refusal of a command: the allow-once code offered for it (policy/once.c), "" if
+	 * none; allowed_by_once: a redeemed grant let this exact command pass. */
+	char once_code[12];
+	int allowed_by_once;
 };
 
 /* Sets every field to its empty value (decision allow). */
@@ -518,5 +525,94 @@ int pol_write_atomic(const char *path, const char *data, size_t len, unsigned mo
  * and its length in *len. Refuses a folder (-EISDIR), with regular_only anything but a
  * regular file (-EINVAL), and more than max bytes (-EFBIG); else 0 or -errno. */
 int pol_read_file(const char *path, size_t max, int regular_only, char **out, size_t *len);
+
+/* ---- allow-once codes (policy/once.c) ---------------------------------------------------
+ *
+ * A refused command is offered a short random code; the user redeems it at a terminal
+ * (`dcg allow-once CODE`), which grants that exact command, in that folder, for a few
+ * uses within a time limit. Two files in the folder of the trust records (dcg's state,
+ * read-only to guarded processes in every layer):
+ *   once-codes   the codes offered: "C CODE CREATED RULE FOLDER CMD" lines appended by
+ *                whoever refused (the hook, the preload, the supervisor, which lets a
+ *                tracee append to it as to the audit log: an offer grants nothing);
+ *   once-grants  "G CODE EXPIRES USES CREATED RULE FOLDER CMD" lines written by
+ *                `dcg allow-once` alone, "X CODE" (or "X *") for a revocation, and
+ *                "U CODE KIND TIME" for each use, appended by the layer that let the
+ *                command pass, under an exclusive lock of the file.
+ * FOLDER and CMD are stored as hex. A hook's use of a grant also lets the execs of the
+ * programs that command runs follow (the runtime layers see argv, not the agent's
+ * string): up to POL_ONCE_FOLLOWS execs whose joined argv the command holds as whole
+ * words, within POL_ONCE_FOLLOW_SECS of the use. Only pol_once_load() and the writers
+ * of the command line allocate with malloc; the rest takes pol_mem_alloc() memory, or
+ * none, and is safe between fork and exec. */
+
+#define POL_ONCE_CODE_CHARS  8		      /* 40 random bits, Crockford's base32 */
+#define POL_ONCE_CMD_MAX     4096	      /* a longer command is offered no code */
+#define POL_ONCE_OFFER_TTL   (24 * 3600)      /* an unredeemed code lasts this long */
+#define POL_ONCE_FOR_DEFAULT (24 * 3600)      /* a grant, unless --for says otherwise */
+#define POL_ONCE_FOR_MAX     (30 * 24 * 3600) /* --for at most */
+#define POL_ONCE_USES_MAX    100	      /* --uses at most */
+#define POL_ONCE_FOLLOWS     8
+#define POL_ONCE_FOLLOW_SECS 600
+#define POL_ONCE_FILE_MAX    (4u << 20) /* bigger files are refused (compacted by the CLI) */
+
+enum pol_once_file { POL_ONCE_CODES = 0, POL_ONCE_GRANTS };
+/* The file's path: the folder of pol_trust_path() and "once-codes" or "once-grants".
+ * 0, -ENOENT (no HOME) or -ENAMETOOLONG. */
+int pol_once_path(enum pol_once_file which, char *buf, size_t size);
+/* The folder a code is bound to: the nearest folder at or above cwd holding .git (a
+ * repository's root), else cwd itself (absolute, normalised). 0 or -ENAMETOOLONG. */
+int pol_once_folder(const char *cwd, char *out, size_t size);
+/* 1 when a refusal may be offered a code: a deny by a rule of the policy that a user
+ * may allow (not a system file's guarded rule, not dcg's own rules, not the hook's). */
+int pol_once_offerable(const struct pol_policy *p, const struct pol_result *r);
+/* The code offered for cmd (len bytes) in folder: an unexpired one already offered
+ * for the same command and folder, else a new one (getrandom) appended to once-codes.
+ * code gets POL_ONCE_CODE_CHARS characters and a NUL. 0 or a negative errno. */
+int pol_once_offer(const char *folder, const char *cmd, size_t len, const char *rule_id,
+		   time_t now, char code[12]);
+
+enum pol_once_use { POL_ONCE_USE_HOOK = 'h', POL_ONCE_USE_EXEC = 'e' };
+/* Takes a use of a redeemed, unexpired, unrevoked grant of cmd in folder: returns 1
+ * when one was taken (or, for an exec, a follow of a hook's use), 0 when there is no
+ * such grant, or a negative errno when the use could not be recorded (nothing was
+ * taken: refuse). dry: nothing is written, 1 when a use would be taken. */
+int pol_once_use(const char *folder, const char *cmd, size_t len, enum pol_once_use kind, int dry,
+		 time_t now);
+
+/* The runtime layers' exec check, after the policy's decision d on cmd (argv joined)
+ * run in cwd: when d refuses (ask or deny) for a rule a code may be offered for, a
+ * grant of cmd in cwd's folder lets it pass: returns POL_ALLOW with r->allowed_by_once
+ * set and a use taken (dry: none taken, as the preload under dcg sandbox, whose
+ * supervisor then takes it at the same exec). Otherwise a deny gets a code offered
+ * (r->once_code) and d is returned. */
+enum pol_decision pol_once_exec(const struct pol_policy *p, const char *cmd, const char *cwd,
+				int dry, struct pol_result *r, enum pol_decision d);
+
+/* A code as `dcg allow-once --list` shows it. */
+struct pol_once_entry {
+	char code[12];
+	char rule[128];
+	time_t created; /* when it was offered */
+	time_t expires; /* the grant's end; an offer's: created + POL_ONCE_OFFER_TTL */
+	unsigned uses, used, follows;
+	int granted, revoked;
+	char *folder, *cmd; /* malloc'ed, NUL-terminated (cmd may hold newlines) */
+	size_t cmd_len;
+};
+/* Every code of both files, offers and grants, oldest first (a code offered twice is
+ * one entry; a grant with no offer is one too). *out malloc'ed, n entries. 0 or -errno. */
+int pol_once_load(struct pol_once_entry **out, size_t *n);
+void pol_once_list_release(struct pol_once_entry *e, size_t n);
+/* A code as typed (any case, dashes and spaces, I and L read as 1, O as 0) into its
+ * canonical form: 0 or -EINVAL. */
+int pol_once_code_parse(const char *in, char code[12]);
+/* Appends the grant of e (its code, rule, folder and command): 0 or -errno. */
+int pol_once_grant(const struct pol_once_entry *e, time_t expires, unsigned uses);
+/* Appends a revocation of code, or of every code (NULL): 0 or -errno. */
+int pol_once_revoke(const char *code);
+/* Rewrites both files without what is expired, used up or revoked (under the grants'
+ * lock): 0 or -errno. */
+int pol_once_compact(time_t now);
 
 #endif /* DCG_POLICY_H */

@@ -354,6 +354,10 @@ void rt_describe(struct rt_msg *m, const char *what, const char *call, const cha
 	rt_msg_add(m, " [");
 	rt_msg_add(m, r->rule_id ? r->rule_id : "?");
 	rt_msg_add(m, "]");
+	if (r->once_code[0]) {
+		rt_msg_add(m, "; for this command only, the user can run: dcg allow-once ");
+		rt_msg_add(m, r->once_code);
+	}
 }
 
 int rt_audit(const char *layer, const char *call, const char *input, const struct pol_result *r,

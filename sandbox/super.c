@@ -101,6 +101,7 @@ struct sbx_super {
 	char guard_dir[PATH_MAX]; /* the folder of the preloaded guard (LD_PRELOAD's first) */
 	int exe_first;		  /* the tracee's program is needed before every decision */
 	char log_path[PATH_MAX];  /* the audit log: the preload in every tracee appends to it */
+	char once_path[PATH_MAX]; /* the allow-once codes offered: appended to likewise */
 	int self_fds;		  /* /proc/self/fd, to reopen a pinned file by its number */
 };
 
@@ -840,6 +841,8 @@ static void sbx_log_prepare(struct sbx_super *s)
 	char dir[PATH_MAX];
 
 	s->log_path[0] = '\0';
+	if (pol_once_path(POL_ONCE_CODES, s->once_path, sizeof s->once_path) < 0)
+		s->once_path[0] = '\0';
 	if (pol_log_path(s->log_path, sizeof s->log_path) < 0 || s->log_path[0] != '/') {
 		s->log_path[0] = '\0';
 		return;
@@ -857,8 +860,11 @@ static void sbx_log_prepare(struct sbx_super *s)
  * tracee, which can add lines but never remove one. */
 static int sbx_log_append_ok(const struct sbx_call *c, const char *abs, int flags)
 {
-	return c->s->log_path[0] && (flags & O_APPEND) && !(flags & O_TRUNC) &&
-	       (flags & O_ACCMODE) == O_WRONLY && strcmp(abs, c->s->log_path) == 0;
+	if (!(flags & O_APPEND) || (flags & O_TRUNC) || (flags & O_ACCMODE) != O_WRONLY)
+		return 0;
+	/* and to the allow-once codes offered: an offer grants nothing (policy/once.c) */
+	return (c->s->log_path[0] && strcmp(abs, c->s->log_path) == 0) ||
+	       (c->s->once_path[0] && strcmp(abs, c->s->once_path) == 0);
 }
 
 /* ---- bases ----------------------------------------------------------------------------- */
@@ -1790,6 +1796,15 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 			rt_msg_init(&jm, joined, sizeof joined);
 			rt_msg_add_argv(&jm, argv);
 			shown = joined;
+		}
+		/* allow-once: a redeemed grant of this exact command in its folder */
+		if (d >= POL_ASK) {
+			struct rt_msg jm;
+			rt_msg_init(&jm, joined, sizeof joined);
+			rt_msg_add_argv(&jm, argv);
+			if (pol_once_exec(c->s->policy, joined, ctx.cwd, 0, &r, d) == POL_ALLOW)
+				d = POL_LOG;
+			shown = r.detection == POL_DET_PATH ? joined : t.a.path;
 		}
 		if (d == POL_ASK)
 			d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY;

@@ -12,14 +12,15 @@ int cmd_check(int argc, char **argv);	/* cli/cmd_check.c */
 int cmd_explain(int argc, char **argv); /* cli/cmd_check.c */
 int cmd_allow(int argc, char **argv);	/* cli/cmd_allow.c */
 int cmd_unallow(int argc, char **argv);
-int cmd_allow_once(int argc, char **argv); /* cli/cmd_once.c: `dcg allow-once` */ /* cli/cmd_allow.c */
-int cmd_rules(int argc, char **argv);	/* cli/cmd_rules.c */
-int cmd_status(int argc, char **argv);	/* cli/cmd_status.c */
-int cmd_doctor(int argc, char **argv);	/* cli/cmd_status.c */
-int cmd_packs(int argc, char **argv);	/* cli/cmd_rules.c */
-int cmd_log(int argc, char **argv);	/* cli/cmd_log.c */
-int cmd_stats(int argc, char **argv);	/* cli/cmd_log.c */
-int cmd_install(int argc, char **argv); /* cli/cmd_install.c */
+int cmd_allow_once(int argc, char **argv);
+    /* cli/cmd_once.c: `dcg allow-once` */ /* cli/cmd_allow.c */
+int cmd_rules(int argc, char **argv);	   /* cli/cmd_rules.c */
+int cmd_status(int argc, char **argv);	   /* cli/cmd_status.c */
+int cmd_doctor(int argc, char **argv);	   /* cli/cmd_status.c */
+int cmd_packs(int argc, char **argv);	   /* cli/cmd_rules.c */
+int cmd_log(int argc, char **argv);	   /* cli/cmd_log.c */
+int cmd_stats(int argc, char **argv);	   /* cli/cmd_log.c */
+int cmd_install(int argc, char **argv);	   /* cli/cmd_install.c */
 int cmd_uninstall(int argc, char **argv);
 int cmd_intent(int argc, char **argv); /* cli/cmd_intent.c */
 int cmd_trust(int argc, char **argv);  /* cli/cmd_trust.c */

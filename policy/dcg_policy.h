@@ -569,8 +569,8 @@ int pol_once_offerable(const struct pol_policy *p, const struct pol_result *r);
 /* The code offered for cmd (len bytes) in folder: an unexpired one already offered
  * for the same command and folder, else a new one (getrandom) appended to once-codes.
  * code gets POL_ONCE_CODE_CHARS characters and a NUL. 0 or a negative errno. */
-int pol_once_offer(const char *folder, const char *cmd, size_t len, const char *rule_id,
-		   time_t now, char code[12]);
+int pol_once_offer(const char *folder, const char *cmd, size_t len, const char *rule_id, time_t now,
+		   char code[12]);
 
 enum pol_once_use { POL_ONCE_USE_HOOK = 'h', POL_ONCE_USE_EXEC = 'e' };
 /* Takes a use of a redeemed, unexpired, unrevoked grant of cmd in folder: returns 1

@@ -7,13 +7,12 @@
 
 #include <getopt.h>
 
-int cmd_hook(int argc, char **argv);	/* cli/cmd_hook.c */
-int cmd_check(int argc, char **argv);	/* cli/cmd_check.c */
-int cmd_explain(int argc, char **argv); /* cli/cmd_check.c */
-int cmd_allow(int argc, char **argv);	/* cli/cmd_allow.c */
-int cmd_unallow(int argc, char **argv);
-int cmd_allow_once(int argc, char **argv);
-    /* cli/cmd_once.c: `dcg allow-once` */ /* cli/cmd_allow.c */
+int cmd_hook(int argc, char **argv);	   /* cli/cmd_hook.c */
+int cmd_check(int argc, char **argv);	   /* cli/cmd_check.c */
+int cmd_explain(int argc, char **argv);	   /* cli/cmd_check.c */
+int cmd_allow(int argc, char **argv);	   /* cli/cmd_allow.c */
+int cmd_unallow(int argc, char **argv);	   /* cli/cmd_allow.c */
+int cmd_allow_once(int argc, char **argv); /* cli/cmd_once.c: `dcg allow-once` */
 int cmd_rules(int argc, char **argv);	   /* cli/cmd_rules.c */
 int cmd_status(int argc, char **argv);	   /* cli/cmd_status.c */
 int cmd_doctor(int argc, char **argv);	   /* cli/cmd_status.c */

@@ -222,6 +222,9 @@ int cmd_check(int argc, char **argv)
 	} else if (r.allowed_by_allowlist) {
 		printf("ALLOWED (rule %s matched, allowed by the allowlist)\n",
 		       r.rule_id ? r.rule_id : "?");
+	} else if (r.observed) {
+		printf("ALLOWED (observe mode: rule %s would %s; logged)\n",
+		       r.rule_id ? r.rule_id : "?", pol_decision_name(r.observed));
 	} else if (r.decision == POL_LOG) {
 		printf("ALLOWED (logged by rule %s)\n", r.rule_id ? r.rule_id : "?");
 	} else {

@@ -285,6 +285,8 @@ int cmd_hook(int argc, char **argv)
 				write_all(2, msg, strlen(msg));
 			if (pol)
 				hook_print_trust_notes(stderr, pol, 1);
+		} else if (res.observed) {
+			hook_print_observed(stderr, &res);
 		}
 		/* an allowlisted pass is logged too, with the entry that let it pass */
 		log_call(call, agent, &res);

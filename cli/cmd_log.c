@@ -19,7 +19,8 @@
 
 static const char log_usage[] =
     "usage: dcg log [--json] [--last N] [--since WHEN] [--rule ID] [--agent NAME]\n"
-    "               [--decision deny|ask|warn|log|allow] [--color=auto|always|never]\n"
+    "               [--decision deny|ask|warn|log|allow] [--observed]\n"
+    "               [--color=auto|always|never]\n"
     "\n"
     "Shows the last N entries (default 20) of the audit log ($DCG_LOG, else\n"
     "$XDG_STATE_HOME/dcg/audit.jsonl, and FILE.1 before it once rotated): every deny,\n"
@@ -29,24 +30,29 @@ static const char log_usage[] =
     "  --rule ID      a rule ID or a glob of them (core.git.*)\n"
     "  --agent NAME   claude, codex, gemini, cursor, pi\n"
     "  --decision D   only that decision\n"
+    "  --observed     only what observe mode let pass (shown as would-deny, would-ask)\n"
     "  --json         the entries as stored, one JSON object per line\n"
     "Colour only on a terminal, unless --color says otherwise; NO_COLOR turns it off.\n";
 
 static const char stats_usage[] =
-    "usage: dcg stats [--json] [--since WHEN] [--color=auto|always|never]\n"
+    "usage: dcg stats [--json] [--since WHEN] [--suggest] [--color=auto|always|never]\n"
     "\n"
     "Counts what the audit log recorded: refusals (deny, ask, warn) by rule and by\n"
-    "agent (or layer), and the calls the allowlist let pass. --since as for dcg log.\n";
+    "agent (or layer), the would-be refusals of observe mode apart (W-DENY, W-ASK), and\n"
+    "the calls an allow entry or an allow-once grant let pass. --since as for dcg log.\n"
+    "--suggest proposes the narrowest allow entries for refusals the user let through\n"
+    "by hand again and again (asks answered yes, allow-once grants), and writes nothing.\n";
 
 struct log_filter {
 	char since[32]; /* ISO UTC prefix to compare with "time"; empty: no bound */
 	const char *rule, *agent, *decision;
+	int observed; /* only what observe mode let pass */
 };
 
 struct log_opts {
 	struct log_filter f;
 	long last;
-	int json, color;
+	int json, color, suggest;
 };
 
 /* --since WHEN into an ISO UTC time string. */
@@ -101,6 +107,7 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, const char *usa
 	    {"since", required_argument, 's'}, {"rule", required_argument, 'r'},
 	    {"agent", required_argument, 'a'}, {"decision", required_argument, 'd'},
 	    {"color", optional_argument, 'c'}, {"colour", optional_argument, 'c'},
+	    {"observed", no_argument, 'o'},    {"suggest", no_argument, 'S'},
 	    {"help", no_argument, 'h'},	       {"", 0, 0},
 	};
 	const char *color = NULL;
@@ -111,9 +118,16 @@ static int parse_opts(int argc, char **argv, struct log_opts *o, const char *usa
 	o->last = 20;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, "hn:", opts)) != -1) {
-		if (!is_log && (c == 'n' || c == 'r' || c == 'a' || c == 'd'))
+		if ((!is_log && (c == 'n' || c == 'r' || c == 'a' || c == 'd' || c == 'o')) ||
+		    (is_log && c == 'S'))
 			c = '?';
 		switch (c) {
+		case 'o':
+			o->f.observed = 1;
+			break;
+		case 'S':
+			o->suggest = 1;
+			break;
 		case 'j':
 			o->json = 1;
 			break;
@@ -195,6 +209,8 @@ static int keep(const cJSON *o, const struct log_filter *f)
 		return 0;
 	if (f->decision && (!(v = member(o, "decision")) || strcmp(v, f->decision) != 0))
 		return 0;
+	if (f->observed && !member(o, "would"))
+		return 0;
 	return 1;
 }
 
@@ -252,7 +268,13 @@ static void print_human(const cJSON *o, int color)
 	for (char *c = shown; *c; c++)
 		if (*c == '\n' || *c == '\t')
 			*c = ' ';
-	printf("%-24s %s%-5s%s %-32s %-7s %-10s %s", member(o, "time") ? member(o, "time") : "-",
+	char would[16];
+
+	if (member(o, "would")) { /* observe mode: what it would have been, apart */
+		snprintf(would, sizeof(would), "w-%s", member(o, "would"));
+		dec = would;
+	}
+	printf("%-24s %s%-6s%s %-32s %-7s %-10s %s", member(o, "time") ? member(o, "time") : "-",
 	       paint(dec, color), dec ? dec : "-", color && dec ? "\033[0m" : "",
 	       member(o, "rule_id") ? member(o, "rule_id") : "-", who ? who : "-",
 	       member(o, "tool") ? member(o, "tool") : "-", shown);
@@ -262,6 +284,8 @@ static void print_human(const cJSON *o, int color)
 		       member(o, "allow_file") ? member(o, "allow_file") : "?",
 		       cJSON_IsNumber(line) ? line->valueint : 0);
 	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "allowed_by_once")))
+		printf("  [allowed once]");
 	printf("\n");
 }
 
@@ -339,7 +363,7 @@ int cmd_log(int argc, char **argv)
 	}
 	first = n > (size_t)o.last ? n - (size_t)o.last : 0;
 	if (!o.json && n > first)
-		printf("%-24s %-5s %-32s %-7s %-10s %s\n", "TIME", "DECI.", "RULE", "AGENT", "TOOL",
+		printf("%-24s %-6s %-32s %-7s %-10s %s\n", "TIME", "DECI.", "RULE", "AGENT", "TOOL",
 		       "INPUT");
 	for (size_t i = first; i < n; i++) {
 		if (o.json) {
@@ -359,7 +383,7 @@ int cmd_log(int argc, char **argv)
 
 struct count {
 	char key[160];
-	size_t deny, ask, warn, allowed;
+	size_t deny, ask, warn, allowed, wdeny, wask;
 };
 
 static struct count *bump(struct count **c, size_t *n, const char *key)
@@ -379,7 +403,8 @@ static struct count *bump(struct count **c, size_t *n, const char *key)
 static int by_total(const void *a, const void *b)
 {
 	const struct count *x = a, *y = b;
-	size_t tx = x->deny + x->ask + x->warn, ty = y->deny + y->ask + y->warn;
+	size_t tx = x->deny + x->ask + x->warn + x->wdeny + x->wask,
+	       ty = y->deny + y->ask + y->warn + y->wdeny + y->wask;
 
 	return tx != ty ? (tx < ty ? 1 : -1) : strcmp(x->key, y->key);
 }
@@ -397,6 +422,8 @@ static cJSON *counts_json(const struct count *c, size_t n)
 		cJSON_AddNumberToObject(o, "ask", (double)c[i].ask);
 		cJSON_AddNumberToObject(o, "warn", (double)c[i].warn);
 		cJSON_AddNumberToObject(o, "allowed", (double)c[i].allowed);
+		cJSON_AddNumberToObject(o, "would_deny", (double)c[i].wdeny);
+		cJSON_AddNumberToObject(o, "would_ask", (double)c[i].wask);
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -404,12 +431,12 @@ static cJSON *counts_json(const struct count *c, size_t n)
 
 static void print_counts(const char *title, const struct count *c, size_t n, int color)
 {
-	printf("%-40s %s%6s%s %s%6s%s %6s %8s\n", title, paint("deny", color), "DENY",
+	printf("%-40s %s%6s%s %s%6s%s %6s %8s %7s %6s\n", title, paint("deny", color), "DENY",
 	       color ? "\033[0m" : "", paint("ask", color), "ASK", color ? "\033[0m" : "", "WARN",
-	       "ALLOWED");
+	       "ALLOWED", "W-DENY", "W-ASK");
 	for (size_t i = 0; i < n; i++)
-		printf("%-40s %6zu %6zu %6zu %8zu\n", c[i].key, c[i].deny, c[i].ask, c[i].warn,
-		       c[i].allowed);
+		printf("%-40s %6zu %6zu %6zu %8zu %7zu %6zu\n", c[i].key, c[i].deny, c[i].ask,
+		       c[i].warn, c[i].allowed, c[i].wdeny, c[i].wask);
 }
 
 int cmd_stats(int argc, char **argv)
@@ -440,7 +467,14 @@ int cmd_stats(int argc, char **argv)
 			c[k]->deny += !strcmp(d, "deny");
 			c[k]->ask += !strcmp(d, "ask");
 			c[k]->warn += !strcmp(d, "warn");
-			c[k]->allowed += !strcmp(d, "allow") && member(v[i], "allowed_by");
+			c[k]->allowed +=
+			    !strcmp(d, "allow") && (member(v[i], "allowed_by") ||
+						    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+							v[i], "allowed_by_once")));
+			c[k]->wdeny +=
+			    member(v[i], "would") && !strcmp(member(v[i], "would"), "deny");
+			c[k]->wask +=
+			    member(v[i], "would") && !strcmp(member(v[i], "would"), "ask");
 		}
 	}
 	if (nr)

@@ -203,6 +203,10 @@ int cmd_status(int argc, char **argv)
 		for (i = 0; files && i < pol_file_count(pol); i++)
 			cJSON_AddItemToArray(files, cJSON_CreateString(pol_file_name(pol, i)));
 		cJSON_AddNumberToObject(o, "problems", (double)n);
+		cJSON_AddStringToObject(o, "mode",
+					pol_observe_mode(pol) == 2   ? "observe"
+					: pol_observe_mode(pol) == 1 ? "observe-some"
+								     : "enforce");
 		hooks = cJSON_AddArrayToObject(o, "hooks");
 		for (i = 0; hooks && i < nregs; i++)
 			cJSON_AddItemToArray(hooks, reg_json(&regs[i]));
@@ -220,6 +224,7 @@ int cmd_status(int argc, char **argv)
 		return out ? 0 : 1;
 	}
 	printf("dcg active: %zu rules\n", pol_rule_count(pol));
+	hook_print_observe_note(stdout, pol);
 	printf("policy files:\n");
 	for (i = 0; i < pol_file_count(pol); i++)
 		printf("  %s\n", pol_file_name(pol, i));

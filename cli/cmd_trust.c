@@ -147,3 +147,28 @@ int cmd_untrust(int argc, char **argv)
 {
 	return trust_main(argc, argv, 0);
 }
+
+void hook_print_observe_note(FILE *out, const struct pol_policy *p)
+{
+	switch (pol_observe_mode(p)) {
+	case 2:
+		fprintf(out, "mode:        observe: dcg only observes and refuses nothing; what it "
+			     "would refuse is logged (dcg log --observed)\n");
+		break;
+	case 1:
+		fprintf(out, "mode:        enforce, but some rules or packs only observe (observe: "
+			     "in the policy); their would-be refusals are logged\n");
+		break;
+	default:
+		fprintf(out, "mode:        enforce\n");
+	}
+}
+
+void hook_print_observed(FILE *out, const struct pol_result *r)
+{
+	fprintf(out,
+		"dcg observes only: this call would have been %s by %s (%s); nothing was "
+		"refused, it is logged as a would-be %s\n",
+		r->observed == POL_ASK ? "asked about" : "refused", r->rule_id ? r->rule_id : "?",
+		r->reason ? r->reason : "policy", pol_decision_name(r->observed));
+}

@@ -221,5 +221,10 @@ void hook_print_diag(FILE *out, const struct pol_diag *d);
  * how the user trusts it (hook/cmd_trust.c): one line when brief (the hook's stderr),
  * else one line per entry (status, rules list). Prints nothing when there are none. */
 void hook_print_trust_notes(FILE *out, const struct pol_policy *p, int brief);
+/* The `mode:` line of dcg status: enforce, observe (dcg refuses nothing) or some rules
+ * observed (pol_observe_mode). */
+void hook_print_observe_note(FILE *out, const struct pol_policy *p);
+/* The hook's stderr for a call observe mode let through: what it would have been. */
+void hook_print_observed(FILE *out, const struct pol_result *r);
 
 #endif /* DCG_HOOK_H */

@@ -433,6 +433,20 @@ enum pol_decision pol_check_argv(const struct pol_policy *p, char *const argv[],
 void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, const char *path,
 			 struct pol_result *r);
 
+/* Observe mode: 1 when a refusal by rule_id is only logged (decisions then give
+ * POL_LOG with result.observed the deny or ask it would have been). `mode: observe` and
+ * `observe: [ID or pack]` come from the system file or the user's own files, never a
+ * project file; the system file's `mode: enforce` forbids the user's; a user's entry
+ * never reaches a system rule; dcg's own rules (dcg.self.*, system.dcg_self_change)
+ * are never observed. */
+int pol_observed(const struct pol_policy *p, const char *rule_id);
+/* 1 when rule id guards dcg itself: dcg.self.*, hook.*, and a rule whose own name (after
+ * the last dot) names dcg (default.read_only.home_config_dcg, system.dcg_self_change).
+ * Neither observe mode nor an allow-once code lifts such a rule. */
+int pol_rule_guards_dcg(const char *id);
+/* 2 when the whole policy only observes (mode: observe), 1 when some rules do, else 0. */
+int pol_observe_mode(const struct pol_policy *p);
+
 /* Builds now what decisions would otherwise build lazily and share afterwards (the
  * embedded rules' compiled regexes), so that processes forked afterwards share it
  * instead of each building its own copy. Call it before forking; safe to repeat. */

@@ -101,8 +101,69 @@ static int allow_names(const struct pol_policy *p, const struct pol_allow *a, co
 	return !(*rule && (*rule)->guarded && (!a->origin || strcmp(a->origin, (*rule)->origin)));
 }
 
+static void apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, const char *path,
+			    struct pol_result *r);
+
+int pol_rule_guards_dcg(const char *id)
+{
+	const char *dot = id ? strrchr(id, '.') : NULL;
+
+	/* dcg's own rules (dcg.self.*, the hook's), and the defaults' rules that name dcg
+	 * in their own name (default.read_only.home_config_dcg, system.dcg_self_change) */
+	return !id || !strncmp(id, "dcg.", 4) || !strncmp(id, "hook.", 5) ||
+	       (dot && strstr(dot, "dcg"));
+}
+
+/* Does an observe entry (an ID, a pack, a glob, "*") name rule_id? */
+static int observe_names(char *const *v, size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(v[i]);
+
+		if (!strcmp(v[i], "*") || !strcmp(v[i], id) ||
+		    (!strncmp(id, v[i], l) && id[l] == '.') || pol_glob_match(v[i], id))
+			return 1;
+	}
+	return 0;
+}
+
+int pol_observed(const struct pol_policy *p, const char *rule_id)
+{
+	ssize_t k;
+
+	if (!p || !rule_id ||
+	    !(p->observe_all || p->observe_all_sys || p->n_observe || p->n_observe_sys))
+		return 0;
+	/* the guard's own files and its own commands stay guarded: an observed agent must
+	 * not switch the guard off before it starts refusing */
+	if (pol_rule_guards_dcg(rule_id))
+		return 0;
+	if (p->observe_all_sys || observe_names(p->observe_sys, p->n_observe_sys, rule_id))
+		return 1;
+	k = pol_rule_find(p, rule_id);
+	if (k >= 0 && pol_rules(p)[k].guarded) /* a system rule: the system file's to observe */
+		return 0;
+	return p->observe_all || observe_names(p->observe, p->n_observe, rule_id);
+}
+
+/* Observe mode: a refusal becomes a logged pass that says what it would have been. */
+static void apply_observe(const struct pol_policy *p, struct pol_result *r)
+{
+	if (r->decision >= POL_ASK && pol_observed(p, r->rule_id)) {
+		r->observed = r->decision;
+		r->decision = POL_LOG;
+	}
+}
+
 void pol_apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, const char *path,
 			 struct pol_result *r)
+{
+	apply_allowlist(p, ctx, path, r);
+	apply_observe(p, r);
+}
+
+static void apply_allowlist(const struct pol_policy *p, const struct pol_ctx *ctx, const char *path,
+			    struct pol_result *r)
 {
 	time_t now = ctx && ctx->now ? ctx->now : time(NULL);
 	/* Entries with paths scope targets: a command's are judged by the caller (the
@@ -1586,6 +1647,7 @@ static void resolve_group(struct cmd_state *st)
 			r->decision = POL_ALLOW;
 			r->allowed_by_allowlist = 1;
 		}
+		apply_observe(st->p, r);
 		merge(&st->best, r);
 		pol_result_init(r);
 	}
@@ -2153,4 +2215,13 @@ enum pol_decision pol_check_argv(const struct pol_policy *p, char *const argv[],
 	d = pol_check_command(p, buf, (size_t)(o - buf), ctx, r);
 	pol_arena_release(&a);
 	return d;
+}
+
+int pol_observe_mode(const struct pol_policy *p)
+{
+	if (!p)
+		return 0;
+	if (p->observe_all || p->observe_all_sys)
+		return 2;
+	return p->n_observe || p->n_observe_sys;
 }

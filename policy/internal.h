@@ -121,6 +121,12 @@ struct pol_policy {
 	size_t n_enable;
 	char **disable; /* packs/rules named in `disable:` */
 	size_t n_disable;
+	/* observe mode (DESIGN.md): `mode: observe` and `observe: [ID or pack]` from the
+	 * system file (_sys: every rule) or the user's own files (not the system's guarded
+	 * rules); `mode: enforce` in the system file forbids the user's */
+	char **observe, **observe_sys;
+	size_t n_observe, n_observe_sys;
+	int observe_all, observe_all_sys, observe_forbidden;
 	pcre2_match_context *mctx;   /* limits, shared by every match */
 	pcre2_general_context *gctx; /* allocation through pol_mem_alloc */
 	pcre2_compile_context *cctx;

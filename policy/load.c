@@ -580,6 +580,64 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 	}
 }
 
+/* Observe mode is set by the system file and the user's own files only (never a
+ * project file, trusted or not), and the system file may forbid it: why not, or NULL. */
+static const char *observe_refused(const struct ldr *l)
+{
+	if (l->p->scope == POL_SCOPE_PROJECT)
+		return "a project file cannot set observe mode, trusted or not";
+	if (l->p->scope != POL_SCOPE_SYSTEM && l->p->scope != POL_SCOPE_DEFAULT &&
+	    l->p->observe_forbidden)
+		return "the system file forbids observe mode (mode: enforce)";
+	return NULL;
+}
+
+/* mode: observe | enforce */
+static void mode_key(struct ldr *l, yaml_node_t *v)
+{
+	const char *s = pol_yaml_scalar(v), *why;
+	int sys = l->p->scope == POL_SCOPE_SYSTEM;
+
+	if (!s || (strcmp(s, "observe") && strcmp(s, "enforce"))) {
+		err(l, v, NULL, "'mode' is observe or enforce");
+		return;
+	}
+	if (!strcmp(s, "enforce")) {
+		if (sys)
+			l->p->observe_forbidden = 1; /* and the user's files may not observe */
+		else if (!observe_refused(l))
+			l->p->observe_all = 0;
+		return;
+	}
+	if ((why = observe_refused(l))) {
+		pol_ignored_add(l->p, l->file, LINE(v), "mode", "observe", why);
+		return;
+	}
+	if (sys)
+		l->p->observe_all_sys = 1;
+	else
+		l->p->observe_all = 1;
+}
+
+/* observe: [ID or pack, ...] */
+static void observe_item(struct ldr *l, yaml_node_t *item, void *arg)
+{
+	const char *s = pol_yaml_scalar(item), *why;
+	int sys = l->p->scope == POL_SCOPE_SYSTEM;
+
+	if (!s || !s[0]) {
+		err(l, item, "observe", "'observe' entries must be rule IDs or packs");
+		return;
+	}
+	if ((why = observe_refused(l))) {
+		pol_ignored_add(l->p, l->file, LINE(item), "observe", s, why);
+		return;
+	}
+	if ((sys ? pol_strv_push(&l->p->observe_sys, &l->p->n_observe_sys, s)
+		 : pol_strv_push(&l->p->observe, &l->p->n_observe, s)) < 0)
+		err(l, item, "observe", "out of memory");
+}
+
 /* A loosening entry of an untrusted file: noted, not applied. */
 static void ignored_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
@@ -1108,6 +1166,10 @@ static void load_document(struct ldr *l)
 			each_item(l, v, ks, strlist_item, &dst);
 		} else if (!strcmp(ks, "allow")) {
 			each_item(l, v, ks, allow_item, NULL);
+		} else if (!strcmp(ks, "mode")) {
+			mode_key(l, v);
+		} else if (!strcmp(ks, "observe")) {
+			each_item(l, v, ks, observe_item, NULL);
 		} else if (!strcmp(ks, "catastrophic")) {
 			catastrophic_section(l, v);
 		} else if (!strcmp(ks, "ownerFolders")) {
@@ -1119,7 +1181,7 @@ static void load_document(struct ldr *l)
 			err(l, k, NULL,
 			    "unknown key '%s' (ignored); known keys: bashToolPatterns, "
 			    "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, "
-			    "disable, allow, catastrophic, pathReasons%s",
+			    "disable, allow, mode, observe, catastrophic, pathReasons%s",
 			    ks,
 			    l->p->scope == POL_SCOPE_SYSTEM ? ", overridable, ownerFolders" : "");
 		}

@@ -82,8 +82,7 @@ int pol_once_offerable(const struct pol_policy *p, const struct pol_result *r)
 
 	if (!p || !r || r->decision != POL_DENY || !r->rule_id || r->detection == POL_DET_SCOPE)
 		return 0;
-	if (!strncmp(r->rule_id, "hook.", 5) || !strncmp(r->rule_id, "dcg.self.", 9) ||
-	    !strcmp(r->rule_id, "system.dcg_self_change"))
+	if (pol_rule_guards_dcg(r->rule_id))
 		return 0;
 	k = pol_rule_find(p, r->rule_id);
 	return k < 0 || !pol_rules(p)[k].guarded;

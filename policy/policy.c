@@ -171,6 +171,8 @@ void pol_free(struct pol_policy *p)
 	free(p->ignored);
 	pol_strv_free(p->enable, p->n_enable);
 	pol_strv_free(p->disable, p->n_disable);
+	pol_strv_free(p->observe, p->n_observe);
+	pol_strv_free(p->observe_sys, p->n_observe_sys);
 	pol_facts_free(p);
 	pcre2_match_context_free(p->mctx);
 	pcre2_compile_context_free(p->cctx);

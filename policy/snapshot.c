@@ -155,6 +155,20 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		record(&s, 'D');
 		field(&s, p->disable[i]);
 	}
+	/* observe mode: M ALL ALL_SYS FORBIDDEN, then Q SYS ENTRY for each entry */
+	if (p->observe_all || p->observe_all_sys || p->observe_forbidden) {
+		record(&s, 'M');
+		fieldn(&s, p->observe_all);
+		fieldn(&s, p->observe_all_sys);
+		fieldn(&s, p->observe_forbidden);
+	}
+	for (size_t i = 0; i < p->n_observe + p->n_observe_sys; i++) {
+		int sys = i >= p->n_observe;
+
+		record(&s, 'Q');
+		fieldn(&s, sys);
+		field(&s, sys ? p->observe_sys[i - p->n_observe] : p->observe[i]);
+	}
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct pol_rule *r = &pol_rules(p)[i];
 
@@ -730,6 +744,20 @@ static int load_record(struct pol_policy *p, char **f, size_t n, size_t first)
 		break;
 	case 'P':
 		rc = load_rule(p, f, n);
+		break;
+	case 'M':
+		if (n < 4) {
+			rc = -EINVAL;
+			break;
+		}
+		p->observe_all = num(f[1]) != 0;
+		p->observe_all_sys = num(f[2]) != 0;
+		p->observe_forbidden = num(f[3]) != 0;
+		break;
+	case 'Q':
+		rc = n > 2 ? (num(f[1]) ? pol_strv_push(&p->observe_sys, &p->n_observe_sys, f[2])
+					: pol_strv_push(&p->observe, &p->n_observe, f[2]))
+			   : -EINVAL;
 		break;
 	case 'A':
 		rc = load_allow(p, f, n);

@@ -13,6 +13,7 @@ int cmd_explain(int argc, char **argv);	   /* cli/cmd_check.c */
 int cmd_allow(int argc, char **argv);	   /* cli/cmd_allow.c */
 int cmd_unallow(int argc, char **argv);	   /* cli/cmd_allow.c */
 int cmd_allow_once(int argc, char **argv); /* cli/cmd_once.c: `dcg allow-once` */
+int cmd_simulate(int argc, char **argv);   /* cli/cmd_simulate.c */
 int cmd_rules(int argc, char **argv);	   /* cli/cmd_rules.c */
 int cmd_status(int argc, char **argv);	   /* cli/cmd_status.c */
 int cmd_doctor(int argc, char **argv);	   /* cli/cmd_status.c */

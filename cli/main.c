@@ -27,6 +27,7 @@
 	X(packs, "every rule pack, enabled or not, with its rule count")        \
 	X(log, "the audit log, filtered by time, rule, agent, decision")        \
 	X(stats, "refusals counted by rule and by agent")                       \
+	X(simulate, "judge recorded tool calls with a policy; runs nothing")    \
 	X(install, "register the hook with an agent")                           \
 	X(uninstall, "remove the hook from an agent's settings")                \
 	X(intent, "the active intent whose owned_scope confines writes")        \

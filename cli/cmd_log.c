@@ -10,6 +10,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -439,6 +440,108 @@ static void print_counts(const char *title, const struct count *c, size_t n, int
 		       c[i].warn, c[i].allowed, c[i].wdeny, c[i].wask);
 }
 
+/* ---- stats --suggest ------------------------------------------------------------------------ */
+
+struct approval {
+	char rule[128];
+	char folder[PATH_MAX];
+	size_t count;
+	char example[160];
+};
+
+/* An entry the user let through by hand: an ask answered yes at a terminal (a runtime
+ * layer logs it as an ask; one answered no is logged as a deny), or a pass of an
+ * allow-once grant. */
+static int approved(const cJSON *o)
+{
+	const char *d = member(o, "decision"), *layer = member(o, "layer");
+
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "allowed_by_once")))
+		return 1;
+	return d && layer && !strcmp(d, "ask") && strcmp(layer, "hook") && strcmp(layer, "check");
+}
+
+/* Where an entry applies: its path's folder for a path decision, else its command's
+ * repository root (or folder). */
+static int approval_folder(const cJSON *o, char *out, size_t size)
+{
+	const char *path = member(o, "path"), *cwd = member(o, "cwd");
+
+	if (path && path[0] == '/') {
+		snprintf(out, size, "%s", path);
+		char *sl = strrchr(out, '/');
+		if (sl && sl != out)
+			*sl = '\0';
+		return 0;
+	}
+	return cwd ? pol_once_folder(cwd, out, size) : -1;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct approval *x = a, *y = b;
+
+	return x->count != y->count ? (x->count < y->count ? 1 : -1) : strcmp(x->rule, y->rule);
+}
+
+/* dcg stats --suggest: for each rule and folder the user let through by hand at least
+ * twice, the narrowest allow entry that covers them; writes nothing. */
+static int suggest(cJSON **v, size_t n, int json)
+{
+	struct approval *a = NULL;
+	size_t na = 0, total = 0, shown = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char folder[PATH_MAX];
+		const char *rule = member(v[i], "rule_id");
+		struct approval *x = NULL;
+
+		if (!rule || !approved(v[i]) || approval_folder(v[i], folder, sizeof(folder)) < 0)
+			continue;
+		total++;
+		for (size_t k = 0; k < na && !x; k++)
+			if (!strcmp(a[k].rule, rule) && !strcmp(a[k].folder, folder))
+				x = &a[k];
+		if (!x) {
+			struct approval *m = realloc(a, (na + 1) * sizeof(*a));
+			if (!m)
+				break;
+			a = m;
+			x = &a[na++];
+			memset(x, 0, sizeof(*x));
+			snprintf(x->rule, sizeof(x->rule), "%s", rule);
+			snprintf(x->folder, sizeof(x->folder), "%s", folder);
+			pol_truncate_utf8(member(v[i], "input") ? member(v[i], "input") : "",
+					  member(v[i], "input") ? strlen(member(v[i], "input")) : 0,
+					  60, x->example, sizeof(x->example));
+		}
+		x->count++;
+	}
+	if (na)
+		qsort(a, na, sizeof(*a), by_count);
+	if (!json)
+		printf("%zu calls let through by hand (asks answered yes, allow-once grants); "
+		       "nothing is written\n",
+		       total);
+	for (size_t k = 0; k < na; k++) {
+		if (a[k].count < 2)
+			continue; /* once is not a habit: allow-once was the right size */
+		shown++;
+		if (json)
+			printf("{\"rule\":\"%s\",\"path\":\"%s/**\",\"covers\":%zu}\n", a[k].rule,
+			       a[k].folder, a[k].count);
+		else
+			printf(
+			    "  dcg allow %s --path '%s/**' -r \"approved by hand\"   # covers %zu, "
+			    "e.g. %s\n",
+			    a[k].rule, a[k].folder, a[k].count, a[k].example);
+	}
+	if (!json && !shown)
+		printf("  (nothing approved twice in one place: no entry to suggest)\n");
+	free(a);
+	return 0;
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	struct log_opts o;
@@ -452,6 +555,11 @@ int cmd_stats(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : 1;
 	v = load_entries(&o.f, &n, path, sizeof(path), &missing);
+	if (o.suggest) {
+		rc = suggest(v, n, o.json);
+		free_entries(v, n);
+		return rc;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *d = member(v[i], "decision"), *rule = member(v[i], "rule_id");
 		const char *who =

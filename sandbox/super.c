@@ -705,8 +705,8 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	/* a line, an ask or a refusal only for a caller still waiting */
 	if (d != POL_ALLOW && c->valid_later && (rc = sbx_still_valid(c)) < 0)
 		goto out_release;
-	if (d == POL_ASK)
-		d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY;
+	if (d == POL_ASK && (d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY) == POL_ALLOW)
+		sbx_audit(c, shown, &r); /* an ask the user said yes to, as the preload logs it */
 	if (d == POL_DENY) {
 		r.decision = POL_DENY;
 		sbx_report(c, shown, &r);
@@ -1806,8 +1806,9 @@ static int sbx_h_exec(struct sbx_call *c, const struct sbx_parg *file, uint64_t 
 				d = POL_LOG;
 			shown = r.detection == POL_DET_PATH ? joined : t.a.path;
 		}
-		if (d == POL_ASK)
-			d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY;
+		if (d == POL_ASK &&
+		    (d = sbx_ask_tty(c, shown, &r) ? POL_ALLOW : POL_DENY) == POL_ALLOW)
+			sbx_audit(c, shown, &r); /* said yes to: logged as an ask */
 		if (d == POL_DENY) {
 			r.decision = d;
 			sbx_report(c, shown, &r);

@@ -11,8 +11,8 @@ _dcg()
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="hook check explain allow unallow trust untrust run sandbox rules status
-		doctor packs log stats install uninstall intent help version"
+	local commands="hook check explain allow unallow allow-once trust untrust run sandbox rules
+		status doctor packs log stats simulate install uninstall intent help version"
 	local agents="claude codex gemini cursor pi all"
 
 	cmd=
@@ -25,7 +25,7 @@ _dcg()
 	done
 
 	case $prev in
-	--policy | --file | --settings)
+	--policy | --file | --settings | --against)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--cwd)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -54,6 +54,12 @@ _dcg()
 	explain) opts="--json --cwd --policy" ;;
 	allow) opts="-r --reason --path --expires --project --user --file --list --json --policy" ;;
 	unallow) opts="--path --project --user --file --policy" ;;
+	allow-once) opts="--for --uses --dry-run --list --json --revoke --all" ;;
+	simulate)
+		case $cur in
+		-*) opts="--policy --against --json" ;;
+		*) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		esac ;;
 	run) opts="--intent --policy --" ;;
 	sandbox) opts="--intent --no-preload --policy --" ;;
 	rules)
@@ -62,8 +68,8 @@ _dcg()
 		fi
 		opts="--json --policy" ;;
 	status | doctor | packs) opts="--json --policy" ;;
-	log) opts="--json --last --since --rule --agent --decision --color" ;;
-	stats) opts="--json --since --color" ;;
+	log) opts="--json --last --since --rule --agent --decision --observed --color" ;;
+	stats) opts="--json --since --suggest --color" ;;
 	install) opts="--agent --project --user --settings --managed --force" ;;
 	trust | untrust) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	uninstall) opts="--agent --project --user --settings --managed" ;;

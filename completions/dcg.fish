@@ -1,6 +1,6 @@
 # fish completion for dcg. Installed as share/fish/vendor_completions.d/dcg.fish.
 
-set -l dcg_commands hook check explain allow unallow trust untrust run sandbox rules status doctor packs log stats install uninstall intent help version
+set -l dcg_commands hook check explain allow unallow allow-once trust untrust run sandbox rules status doctor packs log stats simulate install uninstall intent help version
 
 function __dcg_rule_ids
     dcg rules list 2>/dev/null | awk 'NR > 1 && $1 ~ /\./ { print $1 }'
@@ -26,6 +26,17 @@ complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a doctor -d 
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a packs -d 'every rule pack'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a log -d 'the audit log'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a stats -d 'refusals by rule and agent'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a allow-once -d 'a code for one exact command'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a simulate -d 'judge recorded tool calls; runs nothing'
+complete -c dcg -n "__fish_seen_subcommand_from allow-once" -l for -x -d 'how long: 30m, 12h, 2d'
+complete -c dcg -n "__fish_seen_subcommand_from allow-once" -l uses -x -d 'how many uses'
+complete -c dcg -n "__fish_seen_subcommand_from allow-once" -l dry-run -d 'show what the code allows'
+complete -c dcg -n "__fish_seen_subcommand_from allow-once" -l list -d 'the codes'
+complete -c dcg -n "__fish_seen_subcommand_from allow-once" -l revoke -x -d 'take a code back'
+complete -c dcg -n "__fish_seen_subcommand_from allow-once" -l all -d 'every code'
+complete -c dcg -n "__fish_seen_subcommand_from simulate" -l against -r -F -d 'the policy to compare with'
+complete -c dcg -n "__fish_seen_subcommand_from stats" -l suggest -d 'propose allow entries'
+complete -c dcg -n "__fish_seen_subcommand_from log" -l observed -d 'observe mode only'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a install -d 'register the hook with an agent'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a uninstall -d 'remove the hook'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a intent -d 'the active intent'

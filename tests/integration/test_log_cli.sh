@@ -56,9 +56,9 @@ fi
 
 # stats: refusals by rule and agent, allowlisted passes
 st=$("$DCG" stats)
-echo "$st" | grep -E -q '^claude +2 +0 +0 +1$' || fail "stats by agent: $st"
-echo "$st" | grep -E -q '^codex +1 +0 +0 +0$' || fail "stats by agent: $st"
-echo "$st" | grep -E -q '^core.git.reset_hard +0 +0 +0 +1$' || fail "stats by rule: $st"
+echo "$st" | grep -E -q '^claude +2 +0 +0 +1 +0 +0$' || fail "stats by agent: $st"
+echo "$st" | grep -E -q '^codex +1 +0 +0 +0 +0 +0$' || fail "stats by agent: $st"
+echo "$st" | grep -E -q '^core.git.reset_hard +0 +0 +0 +1 +0 +0$' || fail "stats by rule: $st"
 "$DCG" stats --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["entries"] == 4' ||
 	fail "stats --json"
 

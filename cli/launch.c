@@ -333,8 +333,10 @@ static int set_environment(const struct launch_args *a, const char *policy_abs, 
 	 * the session's own new files (atomic saves) from older ones: on the clock the
 	 * kernel stamps files with (runtime/rt.h). */
 	/* Under an agent's shell prefix the wrapped process is a tool's shell: no agent. */
-	snprintf(sess, sizeof(sess), "%ld.%lld.%09lld", a->no_agent ? 0L : (long)getpid(),
-		 start / 1000000000LL, start % 1000000000LL);
+	/* and, for the agent, its process's start: its pid is the agent only while that
+	 * process lives (rt_session_agent_start) */
+	snprintf(sess, sizeof(sess), "%ld.%lld.%09lld.%llu", a->no_agent ? 0L : (long)getpid(),
+		 start / 1000000000LL, start % 1000000000LL, a->no_agent ? 0ULL : rt_proc_start(0));
 	if (setenv("DCG_SESSION", sess, 1) != 0)
 		return -1;
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */
@@ -395,8 +397,11 @@ struct pol_policy *launch_prepare(const struct launch_args *a)
 	 * what goes through libc. */
 	{
 		const struct rlimit none = {0, 0};
+		struct rlimit now;
 
-		if (setrlimit(RLIMIT_CORE, &none) != 0) {
+		/* inside a sandbox already (whose filter refuses setting it): 0 it is */
+		if ((getrlimit(RLIMIT_CORE, &now) != 0 || now.rlim_max != 0 || now.rlim_cur != 0) &&
+		    setrlimit(RLIMIT_CORE, &none) != 0) {
 			fprintf(stderr, "%s: cannot turn core dumps off: %s\n", a->name,
 				strerror(errno));
 			pol_free(p);

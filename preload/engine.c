@@ -31,7 +31,8 @@ struct loaded {
 	/* From $DCG_SESSION: the wrapped agent's pid (rules owned by ":agent") and the
 	 * session's start (atomic saves in no-delete folders); 0 when unknown. */
 	pid_t agent_pid;
-	long long session_start; /* ns */
+	long long session_start;	/* ns */
+	unsigned long long agent_start; /* the agent process's start (0: not given) */
 };
 
 static struct {
@@ -196,6 +197,7 @@ static const struct loaded *loaded_get(void)
 	    foreign_code(mine->policy, mine->dcg_exe))
 		mine->dcg_exe[0] = '\0';
 	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
+	mine->agent_start = rt_session_agent_start(getenv("DCG_SESSION"));
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -247,7 +249,10 @@ static enum pol_decision second_look(const struct pol_policy *p, int dirfd, cons
 	if (r->path_kind == POL_PATH_ZERO_ACCESS && !(flags & POL_PATH_SESSION_NEW) &&
 	    op == POL_OP_CHMOD && rt_created_since(dirfd, path, l->session_start))
 		more = POL_PATH_SESSION_NEW;
-	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid)
+	/* the agent's pid, held by the agent's own process (not one that took the pid
+	 * over after the agent died) */
+	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid &&
+	    (!l->agent_start || rt_proc_start(0) == l->agent_start))
 		ctx_more = POL_CTX_AGENT;
 	if (!more && !ctx_more)
 		return d;

@@ -193,6 +193,69 @@ PY
 	printf '%s\n' "$out" | grep -qx 'core -1' || fail "RLIMIT_CORE raised: $out"
 fi
 
+# The hook (the installed binary, as every agent runs it) refuses the same files, in its
+# file tools and its shell forms.
+base=$T/hook
+setup "$base" "$base/home/.local"
+(
+	user_env "$base" "$base/home/.local"
+	cd "$B/ws" || exit 1
+	for f in "$BIN" "$LIB" "$ENG" "$XDG_CONFIG_HOME/dcg/policy.yaml" \
+		"$XDG_STATE_HOME/dcg/trusted" "$XDG_STATE_HOME/dcg/new-state" "$LOG" \
+		"$XDG_RUNTIME_DIR/dcg/snap-0"; do
+		for call in \
+			"{\"tool_name\": \"Write\", \"tool_input\": {\"file_path\": \"$f\", \"content\": \"x\"}}" \
+			"{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"cp /bin/true $f\"}}" \
+			"{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"echo x >> $f\"}}"; do
+			out=$(printf '%s' "$call" | "$BIN" hook 2>/dev/null)
+			case $out in
+			*'"permissionDecision": "deny"'* | *'"permissionDecision":"deny"'*) ;;
+			*) fail "the hook let through: $call: $out" ;;
+			esac
+		done
+	done
+	# and --policy's file when a session names one
+	out=$(printf '{"tool_name": "Write", "tool_input": {"file_path": "%s", "content": "x"}}' "$POL" |
+		DCG_POLICY=$POL "$BIN" hook 2>/dev/null)
+	case $out in *deny*) ;; *) fail "the hook let the policy in force be written: $out" ;; esac
+) || exit 1
+
+# :agent dies with the agent: once the wrapped agent has exited, a process that takes
+# its pid over (root: /proc/sys/kernel/ns_last_pid) is not the agent. Shown first to get
+# the pid without dcg; skipped where the pid cannot be taken over.
+takeover() { # $1: the command that wraps the agent (empty: none); writes $B/newpid
+	rm -f "$B/done" "$B/newpid"
+	$1 bash -c '
+		agent=$$
+		( while kill -0 $agent 2>/dev/null; do sleep 0.02; done
+		  echo $((agent - 1)) >/proc/sys/kernel/ns_last_pid
+		  bash -c "echo \$\$ >\"$0\"/newpid; [ \$\$ = $agent ] && echo taken >\"$0\"/ws/own.json"
+		  touch "$0/done" ) >/dev/null 2>&1 &
+		exit 0' "$B" >/dev/null 2>&1
+	for _ in $(seq 250); do [ -e "$B/done" ] && break; sleep 0.02; done
+}
+if [ "$(id -u)" = 0 ] && [ -w /proc/sys/kernel/ns_last_pid ]; then
+	for layer in none run sandbox; do
+		base=$T/takeover-$layer
+		setup "$base" "$base/home/.local"
+		(
+			user_env "$base" "$base/home/.local"
+			printf '{}\n' >"$B/ws/own.json"
+			printf "readOnlyPaths: [{path: '%s/ws/own.json', owners: [':agent']}]\n" "$B" >>"$POL"
+			if [ $layer = none ]; then takeover ""; else takeover "$BIN $layer --policy $POL --"; fi
+			agent_took=$(cat "$B/newpid" 2>/dev/null)
+			if [ $layer = none ]; then
+				grep -q taken "$B/ws/own.json" || { echo "pid not taken over here: skipped"; exit 3; }
+			elif grep -q taken "$B/ws/own.json"; then
+				fail "dcg $layer: a process that took the dead agent's pid ($agent_took) wrote the agent's file"
+			fi
+		)
+		rc=$?
+		[ $rc = 3 ] && break
+		[ $rc = 0 ] || exit 1
+	done
+fi
+
 # Ordinary work in the same set-up says nothing: git's stash, worktree, rebase and gc
 # (whose reflog expire uses the default 90/30 days), an editor's atomic save and sed -i
 # inside a no-delete folder; installed under ~/.local and under an /opt-like prefix.

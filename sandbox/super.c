@@ -39,6 +39,7 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -103,9 +104,9 @@ struct sbx_super {
 	ino_t dcg_ino;
 	/* The audit log: tracees that open it to append get the write end of a pipe;
 	 * a thread of ours appends what comes through (no tracee holds the file). */
-	int log_pipe[2];
-	int log_fd;
-	pthread_mutex_t log_mu;
+	int log_pipe_w;
+	pthread_t log_thread;
+	int log_thread_on;
 	char guard_dir[PATH_MAX]; /* the folder of the preloaded guard (LD_PRELOAD's first) */
 	int exe_first;		  /* the tracee's program is needed before every decision */
 	char log_path[PATH_MAX];  /* the audit log: the preload in every tracee appends to it */
@@ -874,23 +875,28 @@ static int sbx_raw_guard(struct sbx_call *c, const char *shown, const struct sta
 
 /* ---- the audit log ----------------------------------------------------------------------- */
 
+/* The log thread's own: the pipe's read end and the log's path. */
+struct sbx_log {
+	int rfd;
+	char path[PATH_MAX];
+};
+
 /* Appends what tracees write into the log's pipe to the log (opened for each chunk, so
- * that a rotation by dcg's own code is followed). Called by the log thread, and at the
- * end for what is left (nonblocking). */
-static void sbx_log_drain(struct sbx_super *s, int nonblock)
+ * that a rotation by dcg's own code is followed), until every write end is closed: the
+ * last tracee gone and the supervisor's own closed (sbx_super_free()). */
+static void *sbx_log_thread(void *arg)
 {
+	struct sbx_log *l = arg;
 	char buf[16384];
 	ssize_t n;
 
-	for (;;) {
-		n = read(s->log_pipe[0], buf, sizeof buf);
+	while ((n = read(l->rfd, buf, sizeof buf)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return;
-		pthread_mutex_lock(&s->log_mu);
+		if (n < 0)
+			break;
 		int fd =
-		    open(s->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		    open(l->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		for (ssize_t off = 0, w; fd >= 0 && off < n; off += w) {
 			w = write(fd, buf + off, (size_t)(n - off));
 			if (w <= 0)
@@ -898,14 +904,9 @@ static void sbx_log_drain(struct sbx_super *s, int nonblock)
 		}
 		if (fd >= 0)
 			close(fd);
-		pthread_mutex_unlock(&s->log_mu);
-		(void)nonblock;
 	}
-}
-
-static void *sbx_log_thread(void *arg)
-{
-	sbx_log_drain(arg, 0);
+	close(l->rfd);
+	free(l);
 	return NULL;
 }
 
@@ -914,10 +915,10 @@ static void *sbx_log_thread(void *arg)
 static void sbx_log_prepare(struct sbx_super *s)
 {
 	char dir[PATH_MAX];
-	pthread_t t;
-	pthread_attr_t attr;
+	struct sbx_log *l;
+	int fds[2];
 
-	s->log_pipe[0] = s->log_pipe[1] = -1;
+	s->log_pipe_w = -1;
 	s->log_path[0] = '\0';
 	if (pol_log_path(s->log_path, sizeof s->log_path) < 0 || s->log_path[0] != '/') {
 		s->log_path[0] = '\0';
@@ -930,27 +931,39 @@ static void sbx_log_prepare(struct sbx_super *s)
 			return;
 		*sl = '/';
 	}
-	pthread_mutex_init(&s->log_mu, NULL);
-	if (pipe2(s->log_pipe, O_CLOEXEC) < 0) {
-		s->log_pipe[0] = s->log_pipe[1] = -1;
+	l = malloc(sizeof *l);
+	if (!l || pipe2(fds, O_CLOEXEC) < 0) {
+		free(l);
 		return;
 	}
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, sbx_log_thread, s) != 0) {
-		close(s->log_pipe[0]);
-		close(s->log_pipe[1]);
-		s->log_pipe[0] = s->log_pipe[1] = -1;
+	l->rfd = fds[0];
+	memcpy(l->path, s->log_path, sizeof l->path);
+	if (pthread_create(&s->log_thread, NULL, sbx_log_thread, l) != 0) {
+		close(fds[0]);
+		close(fds[1]);
+		free(l);
+		return;
 	}
-	pthread_attr_destroy(&attr);
+	s->log_thread_on = 1;
+	s->log_pipe_w = fds[1];
 }
 
 /* The descriptor a tracee gets for its append to the log: the pipe's write end. */
 static int sbx_log_fd(const struct sbx_super *s)
 {
-	if (s->log_pipe[1] < 0)
+	char name[16];
+	int fd;
+
+	if (s->log_pipe_w < 0)
 		return -EACCES;
-	int fd = fcntl(s->log_pipe[1], F_DUPFD_CLOEXEC, 0);
+	/* the pipe opened anew (through /proc/self/fd): a description of its own, whose
+	 * flags (O_NONBLOCK) no other tracee's fcntl() changes */
+	snprintf(name, sizeof name, "%d", s->log_pipe_w);
+	fd = openat(s->self_fds, name, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, 0);
+	else
+		fd = fcntl(s->log_pipe_w, F_DUPFD_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -2343,9 +2356,17 @@ void sbx_super_free(struct sbx_super *s)
 {
 	if (!s)
 		return;
-	if (s->log_pipe[1] >= 0) { /* what tracees wrote before they ended */
-		fcntl(s->log_pipe[0], F_SETFL, O_NONBLOCK);
-		sbx_log_drain(s, 1);
+	if (s->log_thread_on) {
+		/* The tracees are gone: once our end is closed the thread appends what they
+		 * wrote and ends. One that passed its end out of the tree would keep it: then
+		 * the thread is left to end with the process. */
+		struct timespec until;
+
+		close(s->log_pipe_w);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 2;
+		if (pthread_timedjoin_np(s->log_thread, NULL, &until) != 0)
+			pthread_detach(s->log_thread);
 	}
 	if (s->agent_pidfd > 0)
 		close(s->agent_pidfd);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,15 +36,9 @@ static uint64_t fnv1a(const char *s, size_t n)
  * open to others (another user could swap the snapshot). */
 static int private_dir(char *out, size_t size)
 {
-	const char *rt = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
-	int n;
 
-	if (rt && rt[0] == '/')
-		n = snprintf(out, size, "%s/dcg", rt);
-	else
-		n = snprintf(out, size, "/tmp/dcg-%u", (unsigned)getuid());
-	if (n < 0 || (size_t)n >= size)
+	if (pol_runtime_dir(out, size) < 0)
 		return -ENAMETOOLONG;
 	if (mkdir(out, 0700) != 0 && errno != EEXIST)
 		return -errno;
@@ -118,16 +113,21 @@ static void remove_stale(const char *dir)
 	closedir(d);
 }
 
-/* The guard library: $DCG_PRELOAD, else next to the dcg binary, else ../lib/dcg/. */
+/* The guard library: $DCG_PRELOAD, else next to the dcg binary, else ../lib/dcg/,
+ * canonical: the name in LD_PRELOAD is the one /proc/PID/maps shows (the supervisor
+ * tells the guard's own code from foreign code by it), never ~/.local/bin/../lib/dcg/. */
 int launch_find_preload(char *out, size_t size)
 {
+	static const char *const rel[] = {"/libdcg-preload.so", "/../lib/dcg/libdcg-preload.so"};
 	const char *env = getenv("DCG_PRELOAD");
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], cand[PATH_MAX + 40];
 	ssize_t n;
 	char *slash;
 
+	if (size < PATH_MAX)
+		return -ENAMETOOLONG;
 	if (env && *env)
-		return realpath(env, out) && size >= PATH_MAX ? 0 : -ENOENT;
+		return realpath(env, out) ? 0 : -ENOENT;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return -ENOENT;
@@ -136,12 +136,10 @@ int launch_find_preload(char *out, size_t size)
 	if (!slash)
 		return -ENOENT;
 	*slash = '\0';
-	if ((size_t)snprintf(out, size, "%s/libdcg-preload.so", exe) < size &&
-	    access(out, R_OK) == 0)
-		return 0;
-	if ((size_t)snprintf(out, size, "%s/../lib/dcg/libdcg-preload.so", exe) < size &&
-	    access(out, R_OK) == 0)
-		return 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		if ((size_t)snprintf(cand, sizeof(cand), "%s%s", exe, rel[i]) < sizeof(cand) &&
+		    access(cand, R_OK) == 0 && realpath(cand, out))
+			return 0;
 	return -ENOENT;
 }
 
@@ -210,18 +208,16 @@ static void write_path_index(const struct pol_policy *p, const char *snap)
 
 int launch_write_snapshot(struct pol_policy *p, const char *origin, char *out, size_t size)
 {
-	char dir[PATH_MAX], extra[PATH_MAX + 64];
+	char dir[PATH_MAX];
 	size_t len = 0;
 	char *buf;
-	int n, rc;
+	int rc;
 
+	/* The snapshot folder is the guard's own, read-only to the guarded processes
+	 * like every other (dcg.self.snapshot, pol_self_rows). */
 	rc = private_dir(dir, sizeof(dir));
 	if (rc < 0)
 		return rc;
-	/* The snapshot folder is the guard's own: read-only for the guarded processes. */
-	n = snprintf(extra, sizeof(extra), "readOnlyPaths: ['%s/']\n", dir);
-	if (n > 0 && (size_t)n < sizeof(extra) && !strchr(dir, '\''))
-		pol_load_buffer(p, origin, extra, (size_t)n);
 	remove_stale(dir);
 	buf = pol_snapshot_save(p, &len);
 	if (!buf)
@@ -337,8 +333,10 @@ static int set_environment(const struct launch_args *a, const char *policy_abs, 
 	 * the session's own new files (atomic saves) from older ones: on the clock the
 	 * kernel stamps files with (runtime/rt.h). */
 	/* Under an agent's shell prefix the wrapped process is a tool's shell: no agent. */
-	snprintf(sess, sizeof(sess), "%ld.%lld.%09lld", a->no_agent ? 0L : (long)getpid(),
-		 start / 1000000000LL, start % 1000000000LL);
+	/* and, for the agent, its process's start: its pid is the agent only while that
+	 * process lives (rt_session_agent_start) */
+	snprintf(sess, sizeof(sess), "%ld.%lld.%09lld.%llu", a->no_agent ? 0L : (long)getpid(),
+		 start / 1000000000LL, start % 1000000000LL, a->no_agent ? 0ULL : rt_proc_start(0));
 	if (setenv("DCG_SESSION", sess, 1) != 0)
 		return -1;
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */
@@ -392,6 +390,24 @@ struct pol_policy *launch_prepare(const struct launch_args *a)
 		return NULL;
 	}
 	pol_prepare(p); /* the sandbox supervisor's threads share it */
+	/* No core dumps in the guarded tree: a dump is a file the kernel writes for the
+	 * process (`ulimit -c unlimited; kill -SEGV $$` in a read-only folder), where no
+	 * path check sees it. A hard limit of 0 no descendant can raise without
+	 * CAP_SYS_RESOURCE; the sandbox refuses raising it to root too, the preload to
+	 * what goes through libc. */
+	{
+		const struct rlimit none = {0, 0};
+		struct rlimit now;
+
+		/* inside a sandbox already (whose filter refuses setting it): 0 it is */
+		if ((getrlimit(RLIMIT_CORE, &now) != 0 || now.rlim_max != 0 || now.rlim_cur != 0) &&
+		    setrlimit(RLIMIT_CORE, &none) != 0) {
+			fprintf(stderr, "%s: cannot turn core dumps off: %s\n", a->name,
+				strerror(errno));
+			pol_free(p);
+			return NULL;
+		}
+	}
 	if ((have_lib && set_snapshot(p, a->name) != 0) ||
 	    set_environment(a, policy_file, have_lib ? lib : NULL) != 0) {
 		pol_free(p);

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 const char *dcg_global_policy;
 
@@ -20,7 +21,7 @@ struct pol_policy *hook_policy_open(const char *policy_file, const char *cwd, FI
 {
 	struct pol_policy *p;
 	struct pol_env env;
-	char *cwd_buf = NULL;
+	char *cwd_buf = NULL, exe[PATH_MAX], lib[PATH_MAX];
 	size_t i, n;
 
 	/* Lazy: an allowed call that names no path never expands the path rules (a
@@ -39,6 +40,17 @@ struct pol_policy *hook_policy_open(const char *policy_file, const char *cwd, FI
 		env.cwd = cwd;
 	if (policy_file)
 		env.policy_file = policy_file;
+	/* The binary and the guard library in force: the guard's own files beside them
+	 * (pol_self_rows), whichever way dcg was installed. /proc/self/exe is canonical. */
+	{
+		ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		const char *pre = getenv("DCG_PRELOAD");
+
+		exe[k > 0 ? k : 0] = '\0';
+		env.dcg_exe = exe[0] == '/' ? exe : NULL;
+		if (pre && pre[0] && realpath(pre, lib))
+			env.guard_lib = lib;
+	}
 	/* Errors in files leave the embedded defaults active: report and go on. */
 	pol_load_layers(p, &env);
 	free(cwd_buf);

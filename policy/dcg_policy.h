@@ -145,9 +145,57 @@ struct pol_env {
 	int no_system;
 	/* The trust records (pol_trust_path() when NULL). */
 	const char *trust_file;
+	const char *xdg_state_home; /* default $HOME/.local/state */
+	/* The dcg binary in force, canonical (the launcher's or the hook's
+	 * /proc/self/exe), and the guard library in force when it lies elsewhere
+	 * ($DCG_PRELOAD, canonical): with what lies beside them (libdcg-preload.so,
+	 * libdcg-engine.so, ../lib/dcg/), the guard's own files (pol_load_layers).
+	 * NULL: unknown, left out. */
+	const char *dcg_exe;
+	const char *guard_lib;
 };
-/* Fills env from getenv() and getcwd() into the given buffer of cwd_size bytes. */
+/* Fills env from getenv() and getcwd() into the given buffer of cwd_size bytes
+ * (dcg_exe and guard_lib stay NULL: only the program knows it is dcg). */
 void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size);
+
+/* The guard's own files (DESIGN.md "The guard defends itself"), one row each: where
+ * env puts them (pol_self_path()), whether the row is a folder and all beneath it,
+ * and whether dcg's own processes (owner :dcg) may write it. pol_load_layers() makes
+ * each row a guarded read-only rule named by its id (dcg.self.*), which no file may
+ * lift, in every layer: the hook's file tools and shell forms, the preload and the
+ * sandbox. */
+enum pol_self_where {
+	POL_SELF_CONFIG,      /* the user's config folder: $XDG_CONFIG_HOME/dcg/ */
+	POL_SELF_STATE,	      /* the state folder: trust, allowlist, allow-once, ... */
+	POL_SELF_TRUST,	      /* the trust records, where $DCG_TRUST_FILE puts them */
+	POL_SELF_LOG,	      /* the audit log ($DCG_LOG) */
+	POL_SELF_LOG_ROTATED, /* and its rotated generation */
+	POL_SELF_SYSTEM,      /* the system policy file */
+	POL_SELF_POLICY,      /* --policy or $DCG_POLICY */
+	POL_SELF_PROJECT,     /* the project's policy file */
+	POL_SELF_RUNTIME,     /* the snapshot folder: snapshots, indexes, notes */
+	POL_SELF_BINARY,      /* the dcg binary, what every agent's hook runs */
+	POL_SELF_PRELOAD,     /* libdcg-preload.so beside it */
+	POL_SELF_ENGINE,      /* libdcg-engine.so beside it */
+	POL_SELF_LIBDIR,      /* ../lib/dcg/ beside it (make install) */
+	POL_SELF_GUARD,	      /* the guard library in force when elsewhere */
+	POL_SELF_GUARD_ENGINE /* and the engine beside it */
+};
+struct pol_self_row {
+	char id[24]; /* dcg.self.* */
+	unsigned char where, folder, dcg_owned;
+};
+extern const struct pol_self_row pol_self_rows[];
+extern const size_t pol_self_row_count;
+/* Where env puts row `where` (root: the project root, for POL_SELF_PROJECT), into buf:
+ * an absolute path, ending in '/' for a folder. Returns 0, or -ENOENT when this
+ * environment has none (no --policy, no HOME...), -ENAMETOOLONG. */
+int pol_self_path(enum pol_self_where where, const struct pol_env *env, const char *root, char *buf,
+		  size_t size);
+/* The guard's private runtime folder, where `dcg run` and `dcg sandbox` keep the
+ * policy snapshot and its indexes: $XDG_RUNTIME_DIR/dcg, else /tmp/dcg-UID (no
+ * trailing '/'). 0 or -ENAMETOOLONG. */
+int pol_runtime_dir(char *buf, size_t size);
 
 enum pol_load_flags {
 	POL_LOAD_JIT = 1 << 0,	 /* JIT-compile patterns when they are compiled */
@@ -343,7 +391,8 @@ enum pol_ctx_flags {
 	/* The running program carries code from outside the system folders (an object
 	 * preloaded into it, an anonymous executable mapping): owners given by name or
 	 * path (git, /usr/bin/git) do not count for it, since that code acts as the
-	 * program. ":agent" and ":dcg" still do. */
+	 * program. ":agent" still does; ":dcg" does not (dcg's binary with an object
+	 * of the agent's preloaded into it). */
 	POL_CTX_FOREIGN_CODE = 1 << 4,
 };
 

@@ -435,10 +435,12 @@ int pol_rule_owned_by(const struct pol_policy *p, const struct pol_rule *r,
 		const char *o = r->owners[i];
 
 		/* :agent, the process dcg run / dcg sandbox started (not its children);
-		 * :dcg, this session's own dcg binary (the hook the agent runs) */
+		 * :dcg, this session's own dcg binary (the hook the agent runs), unless
+		 * code from elsewhere runs in it (LD_PRELOAD=x.so dcg ...) */
 		if (!strcmp(o, ":agent") && ctx && (ctx->flags & POL_CTX_AGENT))
 			return 1;
-		if (!strcmp(o, ":dcg") && ctx && ctx->dcg_exe && exe && !strcmp(exe, ctx->dcg_exe))
+		if (!strcmp(o, ":dcg") && ctx && ctx->dcg_exe && exe &&
+		    !strcmp(exe, ctx->dcg_exe) && !(ctx->flags & POL_CTX_FOREIGN_CODE))
 			return 1;
 		if (!exe || exe[0] != '/' || o[0] == ':' || (ctx->flags & POL_CTX_FOREIGN_CODE))
 			continue;

@@ -282,7 +282,7 @@ struct pol_head_self {
 };
 #define POL_RULES_FIRST_CAP 384 /* the built-ins and the embedded policy: about 300 */
 #define POL_HEAD_TABS	    2
-#define POL_HEAD_SELF	    8
+#define POL_HEAD_SELF	    16
 struct pol_head_pend {
 	const struct pol_builtin *tab[POL_HEAD_TABS]; /* pol_new()'s two tables */
 	size_t n_tab[POL_HEAD_TABS];

@@ -24,6 +24,7 @@ void pol_env_from_process(struct pol_env *env, char *cwd_buf, size_t cwd_size)
 	env->policy_file = getenv("DCG_POLICY");
 	if (env->policy_file && !env->policy_file[0])
 		env->policy_file = NULL;
+	env->xdg_state_home = getenv("XDG_STATE_HOME");
 	env->system_file = getenv("DCG_SYSTEM_POLICY");
 	if (env->system_file && !env->system_file[0])
 		env->system_file = NULL;
@@ -69,6 +70,149 @@ static int load_optional(struct pol_policy *p, const char *path, int scope, cons
 	return rc < 0 && rc != -ENOENT;
 }
 
+/* ---- the guard's own files ------------------------------------------------------------ */
+
+/* One row per file or folder the guard reads to decide or to run (dcg_policy.h). */
+const struct pol_self_row pol_self_rows[] = {
+    {"dcg.self.config", POL_SELF_CONFIG, 1, 0},
+    {"dcg.self.state", POL_SELF_STATE, 1, 1},
+    {"dcg.self.trust", POL_SELF_TRUST, 0, 1},
+    {"dcg.self.log", POL_SELF_LOG, 0, 1},
+    {"dcg.self.log_rotated", POL_SELF_LOG_ROTATED, 0, 1},
+    {"dcg.self.system", POL_SELF_SYSTEM, 0, 0},
+    {"dcg.self.policy", POL_SELF_POLICY, 0, 0},
+    {"dcg.self.project", POL_SELF_PROJECT, 0, 0},
+    {"dcg.self.snapshot", POL_SELF_RUNTIME, 1, 0},
+    {"dcg.self.binary", POL_SELF_BINARY, 0, 0},
+    {"dcg.self.preload", POL_SELF_PRELOAD, 0, 0},
+    {"dcg.self.engine", POL_SELF_ENGINE, 0, 0},
+    {"dcg.self.libdir", POL_SELF_LIBDIR, 1, 0},
+    {"dcg.self.guard", POL_SELF_GUARD, 0, 0},
+    {"dcg.self.guard_engine", POL_SELF_GUARD_ENGINE, 0, 0},
+};
+const size_t pol_self_row_count = sizeof(pol_self_rows) / sizeof(pol_self_rows[0]);
+
+int pol_runtime_dir(char *buf, size_t size)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (rt && rt[0] == '/')
+		n = snprintf(buf, size, "%s/dcg", rt);
+	else
+		n = snprintf(buf, size, "/tmp/dcg-%u", (unsigned)getuid());
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* dir (a canonical file's folder, up to its last '/') joined with rel and folded
+ * lexically: the folder holds no symlink, so each ".." goes up from a real folder. */
+static int beside(const char *file, const char *rel, char *buf, size_t size)
+{
+	const char *slash = file ? strrchr(file, '/') : NULL;
+	char joined[PATH_MAX + 64];
+
+	if (!file || file[0] != '/' || !slash ||
+	    (size_t)snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - file), file, rel) >=
+		sizeof(joined))
+		return -ENOENT;
+	if (pol_path_normalize(joined, "/", NULL, buf, size) < 0)
+		return -ENAMETOOLONG;
+	size_t n = strlen(buf);
+	if (rel[strlen(rel) - 1] == '/' && n + 2 <= size && buf[n - 1] != '/') {
+		buf[n] = '/'; /* a folder, as the row says */
+		buf[n + 1] = '\0';
+	}
+	return 0;
+}
+
+int pol_self_path(enum pol_self_where where, const struct pol_env *env, const char *root, char *buf,
+		  size_t size)
+{
+	const char *s = NULL, *tail = "";
+	size_t n;
+
+	switch (where) {
+	case POL_SELF_CONFIG:
+		if (env->xdg_config_home && env->xdg_config_home[0] == '/')
+			s = env->xdg_config_home, tail = "/dcg/";
+		else
+			s = env->home, tail = "/.config/dcg/";
+		break;
+	case POL_SELF_STATE:
+		if (env->xdg_state_home && env->xdg_state_home[0] == '/')
+			s = env->xdg_state_home, tail = "/dcg/";
+		else
+			s = env->home, tail = "/.local/state/dcg/";
+		break;
+	case POL_SELF_TRUST:
+		if (env->trust_file)
+			s = env->trust_file;
+		else
+			return pol_trust_path(buf, size);
+		break;
+	case POL_SELF_LOG:
+	case POL_SELF_LOG_ROTATED:
+		if (pol_log_path(buf, size) < 0)
+			return -ENAMETOOLONG;
+		s = buf, tail = where == POL_SELF_LOG ? "" : ".1";
+		break;
+	case POL_SELF_SYSTEM:
+		s = env->system_file ? env->system_file : "/etc/dcg/policy.yaml";
+		break;
+	case POL_SELF_POLICY:
+		if (env->policy_file)
+			return pol_path_normalize(env->policy_file, env->cwd ? env->cwd : "/",
+						  env->home, buf, size);
+		break;
+	case POL_SELF_PROJECT:
+		s = root, tail = root && root[1] ? "/.dcg/policy.yaml" : ".dcg/policy.yaml";
+		break;
+	case POL_SELF_RUNTIME:
+		if (pol_runtime_dir(buf, size) < 0)
+			return -ENAMETOOLONG;
+		s = buf, tail = "/";
+		break;
+	case POL_SELF_BINARY:
+		s = env->dcg_exe;
+		break;
+	case POL_SELF_PRELOAD:
+		return beside(env->dcg_exe, "libdcg-preload.so", buf, size);
+	case POL_SELF_ENGINE:
+		return beside(env->dcg_exe, "libdcg-engine.so", buf, size);
+	case POL_SELF_LIBDIR:
+		return beside(env->dcg_exe, "../lib/dcg/", buf, size);
+	case POL_SELF_GUARD:
+		s = env->guard_lib;
+		break;
+	case POL_SELF_GUARD_ENGINE:
+		return beside(env->guard_lib, "libdcg-engine.so", buf, size);
+	}
+	if (!s || s[0] != '/')
+		return -ENOENT;
+	if (s == buf) { /* the log's path, already there */
+		n = strlen(buf);
+		return pol_cat3(buf + n, size - n, tail, "", "") >= size - n ? -ENAMETOOLONG : 0;
+	}
+	return pol_cat3(buf, size, s, tail, "") >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Every row of the inventory this environment has, as a guarded read-only rule: the
+ * user's files unless no_user, the system file unless no_system, the project's file
+ * when there is one (root). */
+static void self_rules_add(struct pol_policy *p, const struct pol_env *env, const char *root,
+			   char *buf, size_t size)
+{
+	for (size_t i = 0; i < pol_self_row_count; i++) {
+		const struct pol_self_row *r = &pol_self_rows[i];
+
+		if ((env->no_user && r->where == POL_SELF_CONFIG) ||
+		    (env->no_system && r->where == POL_SELF_SYSTEM) ||
+		    pol_self_path(r->where, env, root, buf, size) < 0)
+			continue;
+		pol_add_self_rule(p, r->id, buf, r->folder, r->dcg_owned);
+	}
+}
+
 int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 {
 	/* Each path is built here (with the room it always had), then kept at its size
@@ -109,18 +253,7 @@ int pol_load_layers(struct pol_policy *p, const struct pol_env *env)
 	/* dcg's own files wherever this environment puts them, read-only like the default
 	 * locations the embedded policy names; added before the embedded policy, whose
 	 * load indexes every path rule once. */
-	if (!env->no_user)
-		pol_add_self_rule(p, "dcg.self.config", user, 1, 0);
-	pol_add_self_rule(p, "dcg.self.state", trust_file, 1, 1);
-	if (pol_log_path(tmp, PATH_MAX) == 0) {
-		size_t n = strlen(tmp);
-
-		pol_add_self_rule(p, "dcg.self.log", tmp, 0, 1);
-		memcpy(tmp + n, ".1", 3); /* the rotated generation */
-		pol_add_self_rule(p, "dcg.self.log_rotated", tmp, 0, 1);
-	}
-	if (!env->no_system)
-		pol_add_self_rule(p, "dcg.self.system", env->system_file, 0, 0);
+	self_rules_add(p, env, have_project ? root : NULL, tmp, PATH_MAX + 64);
 	if (pol_load_embedded(p) < 0)
 		bad = 1;
 	if (!env->no_system)

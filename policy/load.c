@@ -386,9 +386,12 @@ void pol_add_self_rule(struct pol_policy *p, const char *id, const char *path, i
 	s.id = id;
 	s.blk = b;
 	s.len = len;
-	s.reason = pol_path_reason(p, kind);
-	s.sugg[0] = p->path_sugg[kind][0];
-	s.sugg[1] = p->path_sugg[kind][1];
+	/* what the agent is told: whose file it is, and who may change it */
+	s.reason = "dcg's own file (its policy, state, log or program): read-only to the "
+		   "processes it guards";
+	s.sugg[0] = "Ask the user to make this change outside the guarded session";
+	s.sugg[1] = NULL;
+	(void)kind;
 	s.dcg_owned = (unsigned char)dcg_owned;
 	/* a lazy load's: made with the built-ins before it when something reads them; its
 	 * expansion then cannot fail but for memory (shorter than PATH_MAX - 1), and its

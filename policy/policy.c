@@ -51,6 +51,10 @@ static const struct pol_builtin core_builtins[] = {
 		POL_SEV_CRITICAL, "Write to a file, not to the device"),
     POL_BUILTIN("sandbox.mknod_device", "a device node gives raw access to a disk or kernel memory",
 		POL_SEV_CRITICAL, "Create a regular file or a FIFO instead"),
+    POL_BUILTIN("runtime.core_dump",
+		"a core dump is a file the kernel writes for the process, where no path rule "
+		"sees it",
+		POL_SEV_CRITICAL, "Debug the crash outside dcg run / dcg sandbox"),
     POL_BUILTIN("shell.analysis_failed", "the command could not be analysed within dcg's limits",
 		POL_SEV_CRITICAL, "Write the command more simply, or as a script file"),
 };

@@ -31,7 +31,8 @@ struct loaded {
 	/* From $DCG_SESSION: the wrapped agent's pid (rules owned by ":agent") and the
 	 * session's start (atomic saves in no-delete folders); 0 when unknown. */
 	pid_t agent_pid;
-	long long session_start; /* ns */
+	long long session_start;	/* ns */
+	unsigned long long agent_start; /* the agent process's start (0: not given) */
 };
 
 static struct {
@@ -70,8 +71,11 @@ static int load_snapshot(struct pol_policy *p, const char *file)
 	return rc;
 }
 
-/* Loads the policy: the snapshot from `dcg run`, else the layered files. NULL when
- * out of memory. */
+static void find_dcg(char *out);
+
+/* Loads the policy: the snapshot from `dcg run`, else the layered files (with the
+ * guard's own files beside dcg and the guest, as the launcher would). NULL when out
+ * of memory. */
 static struct pol_policy *load_policy(void)
 {
 	const char *snap = getenv("DCG_SNAPSHOT");
@@ -89,7 +93,12 @@ static struct pol_policy *load_policy(void)
 	p = pol_new(0);
 	if (!p)
 		return NULL;
+	char dcg[4096], guest[4096];
+
 	pol_env_from_process(&env, cwd, sizeof(cwd));
+	find_dcg(dcg);
+	env.dcg_exe = dcg[0] ? dcg : NULL;
+	env.guard_lib = g.host.self_path && realpath(g.host.self_path, guest) ? guest : NULL;
 	pol_load_layers(p, &env);
 	if (snap && *snap) {
 		static const char m[] =
@@ -119,6 +128,44 @@ static void find_dcg(char *out)
 	}
 }
 
+/* Whether this process maps executable code from a file outside the policy's owner
+ * folders (/usr/...), the guest's folder and dcg's own binary, or anonymous executable
+ * memory: read from /proc/self/maps, only in a process running dcg's binary (the
+ * hook under dcg run). Unreadable counts as foreign. */
+static int foreign_code(const struct pol_policy *p, const char *dcg)
+{
+	const char *self = g.host.self_path, *slash = self ? strrchr(self, '/') : NULL;
+	size_t gl = slash ? (size_t)(slash - self) + 1 : 0, have = 0;
+	char buf[4096], *line, *nl;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), foreign = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 1;
+	while (!foreign && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = '\0';
+		for (line = buf; !foreign && (nl = strchr(line, '\n')); line = nl + 1) {
+			char *perms = strchr(line, ' '), *name = strchr(line, '/');
+
+			*nl = '\0';
+			if (!perms || strlen(perms) < 4 || perms[3] != 'x')
+				continue; /* ADDR PERMS ...: not executable */
+			if (!name)
+				foreign = !strstr(line, "[vdso]") && !strstr(line, "[vsyscall]");
+			else if (!pol_owner_folder(p, name) && strcmp(name, dcg) != 0 &&
+				 !(gl && !strncmp(name, self, gl)))
+				foreign = 1;
+		}
+		have = strlen(line);
+		if (have == sizeof(buf) - 1)
+			foreign = 1; /* a line longer than the buffer */
+		memmove(buf, line, have);
+	}
+	close(fd);
+	return foreign;
+}
+
 /* The policy (and the intent scope), loaded at the first decision that needs it.
  * Threads racing here each load a copy and the first to publish wins: no lock, so
  * nothing to deadlock on after fork. A fork child inherits the parent's policy; a
@@ -144,7 +191,13 @@ static const struct loaded *loaded_get(void)
 		mine->exe[n > 0 ? n : 0] = '\0';
 	}
 	find_dcg(mine->dcg_exe);
+	/* dcg's binary with code of another's mapped into it (LD_PRELOAD=x.so dcg ...)
+	 * is not dcg: that code would write dcg's log and state as ":dcg" */
+	if (mine->dcg_exe[0] && !strcmp(mine->exe, mine->dcg_exe) &&
+	    foreign_code(mine->policy, mine->dcg_exe))
+		mine->dcg_exe[0] = '\0';
 	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
+	mine->agent_start = rt_session_agent_start(getenv("DCG_SESSION"));
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -196,7 +249,10 @@ static enum pol_decision second_look(const struct pol_policy *p, int dirfd, cons
 	if (r->path_kind == POL_PATH_ZERO_ACCESS && !(flags & POL_PATH_SESSION_NEW) &&
 	    op == POL_OP_CHMOD && rt_created_since(dirfd, path, l->session_start))
 		more = POL_PATH_SESSION_NEW;
-	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid)
+	/* the agent's pid, held by the agent's own process (not one that took the pid
+	 * over after the agent died) */
+	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid &&
+	    (!l->agent_start || rt_proc_start(0) == l->agent_start))
 		ctx_more = POL_CTX_AGENT;
 	if (!more && !ctx_more)
 		return d;

@@ -35,7 +35,8 @@ static __thread int t_busy __attribute__((tls_model("initial-exec")));
 
 static struct {
 	_Atomic int ready;
-	int err_known; /* fd 2 as the process started, to tell it from a reused fd */
+	_Atomic int started; /* guard_init() ran or runs: once */
+	int err_known;	     /* fd 2 as the process started, to tell it from a reused fd */
 	dev_t err_dev;
 	ino_t err_ino;
 	int noted_exe;	       /* the "not covered" note was given */
@@ -87,10 +88,20 @@ void guard_resolve(void)
 	atomic_store_explicit(&g_resolved, 1, memory_order_release);
 }
 
+static void guard_init(void);
+
 int guard_enter(void)
 {
-	if (t_busy || !atomic_load_explicit(&g.ready, memory_order_acquire))
+	if (t_busy)
 		return 0;
+	if (!atomic_load_explicit(&g.ready, memory_order_acquire)) {
+		/* A call before our constructor ran: another preloaded object's constructor
+		 * runs first (LD_PRELOAD="guard x.so": x.so's is called before ours). Start
+		 * now rather than let it through unchecked. */
+		guard_init();
+		if (!atomic_load_explicit(&g.ready, memory_order_acquire))
+			return 0;
+	}
 	t_busy = 1;
 	guard_resolve(); /* the real functions, at the first guarded call of the process */
 	return 1;
@@ -159,6 +170,8 @@ static void guard_init(void)
 	Dl_info info;
 	struct stat st;
 
+	if (atomic_exchange_explicit(&g.started, 1, memory_order_acq_rel))
+		return; /* the constructor, after a call that came first started it */
 	/* errno is left alone rather than saved and restored: nothing here sets it but the
 	 * relative path's getcwd below (which keeps it), and reading it would bind libc's
 	 * __errno_location() at every start, through the loader's trampoline (830

@@ -1,6 +1,7 @@
 /* tree.c - the calls that change the tree every path rule is written for (mount,
  * umount, chroot, pivot_root, a new mount namespace, the new mount API), refused with
- * the built-in rule runtime.mount; bind() of a Unix socket, which creates a file; and
+ * the built-in rule runtime.mount; bind() of a Unix socket, which creates a file; a
+ * core dump limit raised above the launcher's 0 (runtime.core_dump); and
  * scandir, whose glibc implementation opens the folder through an internal opendir
  * that no wrapper sees. */
 #include "guard.h"
@@ -10,6 +11,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -74,6 +76,54 @@ GUARD_EXPORT int pivot_root(const char *new_root, const char *put_old)
 	if (tree_check("pivot_root", new_root) < 0)
 		return -1;
 	return GUARD_REAL(pivot_root) ? guard_real_pivot_root(new_root, put_old) : no_real();
+}
+
+/* Core dumps: `dcg run` starts the tree with a hard RLIMIT_CORE of 0, since a dump is
+ * a file the kernel writes for the process where no path check sees it (`ulimit -c
+ * unlimited; kill -SEGV $$` in a read-only folder). Only a privileged process could
+ * raise it again: refused (runtime.core_dump), with EPERM as the kernel would. Setting
+ * it to 0 again passes. */
+static int core_check(const char *call, int resource, unsigned long long cur,
+		      unsigned long long max)
+{
+	int saved = errno, rc;
+
+	if (resource != RLIMIT_CORE || (cur == 0 && max == 0) || !guard_enter())
+		return 0;
+	rc = guard_check_builtin(call, RT_RULE_CORE_DUMP, NULL);
+	guard_leave();
+	errno = rc < 0 ? EPERM : saved;
+	return rc;
+}
+
+GUARD_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)
+{
+	if (rlim && core_check("setrlimit", (int)resource, rlim->rlim_cur, rlim->rlim_max) < 0)
+		return -1;
+	return GUARD_REAL(setrlimit) ? guard_real_setrlimit(resource, rlim) : no_real();
+}
+
+GUARD_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rlim)
+{
+	if (rlim && core_check("setrlimit", (int)resource, rlim->rlim_cur, rlim->rlim_max) < 0)
+		return -1;
+	return GUARD_REAL(setrlimit64) ? guard_real_setrlimit64(resource, rlim) : no_real();
+}
+
+GUARD_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *rlim,
+			 struct rlimit *old)
+{
+	if (rlim && core_check("prlimit", (int)resource, rlim->rlim_cur, rlim->rlim_max) < 0)
+		return -1;
+	return GUARD_REAL(prlimit) ? guard_real_prlimit(pid, resource, rlim, old) : no_real();
+}
+
+GUARD_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *rlim,
+			   struct rlimit64 *old)
+{
+	if (rlim && core_check("prlimit", (int)resource, rlim->rlim_cur, rlim->rlim_max) < 0)
+		return -1;
+	return GUARD_REAL(prlimit64) ? guard_real_prlimit64(pid, resource, rlim, old) : no_real();
 }
 
 /* A new mount namespace lets the process mount over anything, the preload's own

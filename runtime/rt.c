@@ -189,6 +189,53 @@ size_t rt_read_args(const char *path, char *buf, size_t size)
 	return got;
 }
 
+unsigned long long rt_session_agent_start(const char *value)
+{
+	unsigned long long v = 0;
+	int dots = 0;
+
+	for (const char *c = value; c && *c && dots < 3; c++)
+		dots += *c == '.';
+	if (dots < 3)
+		return 0;
+	for (const char *c = strrchr(value, '.') + 1; *c >= '0' && *c <= '9'; c++)
+		v = v * 10 + (unsigned)(*c - '0');
+	return v;
+}
+
+unsigned long long rt_proc_start(pid_t pid)
+{
+	char path[48], buf[1024];
+	struct rt_msg m;
+	unsigned long long v = 0;
+	int saved = errno, fd, field = 2;
+	ssize_t n;
+
+	rt_msg_init(&m, path, sizeof(path));
+	rt_msg_add(&m, "/proc/");
+	if (pid > 0)
+		rt_msg_addu(&m, (unsigned long)pid);
+	else
+		rt_msg_add(&m, "self");
+	rt_msg_add(&m, "/stat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* PID (COMM) STATE ...: the command may hold spaces and ')', so count from the
+	 * last ')'; starttime is field 22 */
+	const char *c = strrchr(buf, ')');
+	for (c = c ? c + 1 : buf + n; *c && field < 22; c++)
+		field += *c == ' ' && c[1] != ' ';
+	for (; *c >= '0' && *c <= '9'; c++)
+		v = v * 10 + (unsigned)(*c - '0');
+	return field == 22 ? v : 0;
+}
+
 int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)
 {
 	unsigned long long pid = 0, t = 0, ns = 0;
@@ -210,6 +257,9 @@ int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)
 		for (c++; *c >= '0' && *c <= '9' && ns < 1000000000ULL; c++)
 			ns = ns * 10 + (unsigned)(*c - '0');
 	}
+	if (has_ns && *c == '.') /* the agent's start (rt_session_agent_start) */
+		for (c++; *c >= '0' && *c <= '9'; c++)
+			;
 	if (*c || !t || t > 0x7fffffffffULL || ns >= 1000000000ULL)
 		return -EINVAL;
 	*agent = (pid_t)pid;

@@ -138,7 +138,16 @@ long long rt_session_now(void);
  * name a subcommand (pol_ctx.args). Returns the length, 0 when unreadable; errno kept. */
 size_t rt_read_args(const char *path, char *buf, size_t size);
 
-/* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS", set by the
+/* The start of process pid (0: this one) in clock ticks since boot (/proc/PID/stat's
+ * starttime), which a process cannot change: a pid taken over after its process died
+ * has a later one. 0 when unreadable; errno kept. */
+unsigned long long rt_proc_start(pid_t pid);
+/* $DCG_SESSION's fourth field, the wrapped agent's rt_proc_start() (0: none given):
+ * the agent's pid counts as the agent only while the process holding it started then
+ * (":agent" dies with the agent). */
+unsigned long long rt_session_agent_start(const char *value);
+
+/* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS[.AGENTSTART]", set by the
  * launcher): the wrapped agent's pid (0: none, under a shell prefix) and the session's
  * start in nanoseconds. Without
  * nanoseconds the start is taken as the next whole second, so that a file made in
@@ -213,6 +222,7 @@ int rt_ask_tty(const char *question);
 #define RT_RULE_MOUNT	     "runtime.mount"
 #define RT_RULE_RAW_WRITE    "sandbox.raw_write"
 #define RT_RULE_MKNOD_DEVICE "sandbox.mknod_device"
+#define RT_RULE_CORE_DUMP    "runtime.core_dump"
 
 /* Fills r for built-in rule id (its reason, severity and decision, the allowlist for
  * path applied) and returns the decision: POL_DENY, or POL_ALLOW when an allow entry

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -99,6 +100,9 @@ static int sbx_add_open_rules(scmp_filter_ctx ctx, int nr, unsigned arg, int not
 	return 0;
 }
 
+/* USERFAULTFD_IOC_NEW (linux/userfaultfd.h, Linux 6.1), _IO(0xAA, 0x00) */
+#define SBX_UFFD_IOC_NEW 0xAA00UL
+
 static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts)
 {
 	int rc;
@@ -147,6 +151,27 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 	rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 1,
 			       SCMP_A1(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
 				       SECCOMP_FILTER_FLAG_NEW_LISTENER));
+	if (rc < 0)
+		return rc;
+	/* The guard defends itself: a process may not rewrite what identifies it
+	 * (prctl(PR_SET_MM*): /proc/PID/exe, which :dcg is told by, its command line
+	 * and auxv), nor raise the hard RLIMIT_CORE of 0 the launcher set (a core dump is
+	 * a write the kernel makes for the process, in its working directory, that no
+	 * path rule sees; root could raise it). */
+	rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 1,
+			       SCMP_A0(SCMP_CMP_EQ, PR_SET_MM));
+	if (rc == 0)
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setrlimit), 1,
+				       SCMP_A0(SCMP_CMP_EQ, RLIMIT_CORE));
+	if (rc == 0)
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 2,
+				       SCMP_A1(SCMP_CMP_EQ, RLIMIT_CORE), SCMP_A2(SCMP_CMP_NE, 0));
+	/* /dev/userfaultfd hands out what the refused userfaultfd() would: a page whose
+	 * faults a tracee serves would stall the supervisor's reads of tracee memory,
+	 * and every other process's checks behind them. */
+	if (rc == 0)
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, SBX_UFFD_IOC_NEW));
 	if (rc < 0)
 		return rc;
 	/* personality: queries stay allowed (0xffffffff), changes are refused

@@ -8,6 +8,8 @@
  */
 #include "sandbox.h"
 
+#include "rt.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -149,10 +151,13 @@ static void sbx_child(int sock, const struct sbx_filter *f, char *const argv[])
 	/* The session names the wrapped agent: this process, after the exec. */
 	{
 		const char *sess = getenv("DCG_SESSION"), *dot = sess ? strchr(sess, '.') : NULL;
+		const char *end = dot ? strchr(dot + 1, '.') : NULL;
 		char buf[96];
 
-		if (dot &&
-		    snprintf(buf, sizeof buf, "%ld%s", (long)getpid(), dot) < (int)sizeof buf)
+		end = end ? strchr(end + 1, '.') : NULL; /* the start of the agent's field */
+		if (dot && snprintf(buf, sizeof buf, "%ld%.*s.%llu", (long)getpid(),
+				    (int)(end ? end - dot : (long)strlen(dot)), dot,
+				    rt_proc_start(0)) < (int)sizeof buf)
 			setenv("DCG_SESSION", buf, 1);
 	}
 	execvp(argv[0], argv);

@@ -39,6 +39,7 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 #include <utime.h>
 
@@ -95,9 +96,17 @@ struct sbx_super {
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	struct sbx_stats stats;
-	long long session_start;  /* ns: files born since then are the session's */
-	pid_t agent_tgid;	  /* the first process that called: the command dcg sandbox ran */
-	char dcg_exe[PATH_MAX];	  /* our own binary: rules owned by ":dcg" let it pass */
+	long long session_start; /* ns: files born since then are the session's */
+	pid_t agent_tgid;	 /* the first process that called: the command dcg sandbox ran */
+	int agent_pidfd;	 /* held from its first call: its identity dies with it */
+	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
+	dev_t dcg_dev;		 /* and the file itself, as the tracee's exec must show it */
+	ino_t dcg_ino;
+	/* The audit log: tracees that open it to append get the write end of a pipe;
+	 * a thread of ours appends what comes through (no tracee holds the file). */
+	int log_pipe_w;
+	pthread_t log_thread;
+	int log_thread_on;
 	char guard_dir[PATH_MAX]; /* the folder of the preloaded guard (LD_PRELOAD's first) */
 	int exe_first;		  /* the tracee's program is needed before every decision */
 	char log_path[PATH_MAX];  /* the audit log: the preload in every tracee appends to it */
@@ -587,7 +596,8 @@ static int sbx_foreign_code(struct sbx_call *c)
 			if (!name || !*name)
 				foreign = 1; /* anonymous executable memory */
 			else if (name[0] != '[' && !pol_owner_folder(c->s->policy, name) &&
-				 !(gl && !strncmp(name, c->s->guard_dir, gl)))
+				 !(gl && !strncmp(name, c->s->guard_dir, gl)) &&
+				 strcmp(name, c->s->dcg_exe) != 0)
 				foreign = 1;
 		}
 		have = strlen(line);
@@ -597,6 +607,37 @@ static int sbx_foreign_code(struct sbx_call *c)
 	}
 	close(fd);
 	return foreign || !any;
+}
+
+/* Our own binary for rules owned by ":dcg", when the tracee runs the very file we run:
+ * its /proc/TID/exe (which the filter keeps it from re-pointing, prctl(PR_SET_MM*))
+ * must be our device and inode, not only our path. Looked at only when exe (its
+ * program's path) is ours: the hook's calls. NULL: none. */
+static const char *sbx_dcg_exe(struct sbx_call *c, const char *exe)
+{
+	char link[64];
+	struct stat st;
+
+	if (!c->s->dcg_exe[0] || !exe || strcmp(exe, c->s->dcg_exe) != 0)
+		return NULL;
+	snprintf(link, sizeof link, "/proc/%u/exe", c->req->pid);
+	if (stat(link, &st) != 0 || st.st_dev != c->s->dcg_dev || st.st_ino != c->s->dcg_ino)
+		return NULL;
+	return c->s->dcg_exe;
+}
+
+/* Whether the wrapped agent is still the process that made the first call: a pidfd
+ * held since then is readable once it has exited, and then its pid (which a tool
+ * could take over) is nobody's (":agent" dies with the agent). */
+static int sbx_agent_alive(struct sbx_super *s)
+{
+	struct pollfd pfd = {s->agent_pidfd, POLLIN, 0};
+
+	if (s->agent_pidfd < 0 || (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLIN | POLLHUP)))) {
+		s->agent_tgid = -1; /* gone for good */
+		return 0;
+	}
+	return 1;
 }
 
 /* One question to the policy: a path and an operation, or (argv set) an exec. */
@@ -661,14 +702,15 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	if (n > 0) {
 		exe[n] = '\0';
 		ctx.exe = exe;
+		ctx.dcg_exe = sbx_dcg_exe(c, exe);
 	}
-	ctx.dcg_exe = c->s->dcg_exe[0] ? c->s->dcg_exe : NULL;
 	const struct sbx_question q = {path, op, flags, NULL};
 	pol_result_init(&r);
 	d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
 	if (d != POL_ALLOW && !ctx.exe && (n = readlink(exe_link, exe, sizeof exe - 1)) > 0) {
 		exe[n] = '\0';
 		ctx.exe = exe;
+		ctx.dcg_exe = sbx_dcg_exe(c, exe);
 		pol_result_release(&r);
 		pol_result_init(&r);
 		d = pol_check_path(c->s->policy, path, op, flags, &ctx, &r);
@@ -678,7 +720,7 @@ static int sbx_decide(struct sbx_call *c, const char *shown, const char *path, e
 	/* The wrapped agent's own process keeps its own state and settings (":agent"):
 	 * looked up only on a refusal. */
 	if (d >= POL_ASK && r.detection == POL_DET_PATH && c->s->agent_tgid &&
-	    sbx_who_tgid(&c->who) == c->s->agent_tgid) {
+	    sbx_who_tgid(&c->who) == c->s->agent_tgid && sbx_agent_alive(c->s)) {
 		pol_result_release(&r);
 		pol_result_init(&r);
 		ctx.flags |= POL_CTX_AGENT;
@@ -834,12 +876,50 @@ static int sbx_raw_guard(struct sbx_call *c, const char *shown, const struct sta
 
 /* ---- the audit log ----------------------------------------------------------------------- */
 
-/* The audit log's folder, made now with our ids, so that the preload in each tracee (dcg's
- * code, logging its own refusals) finds it. */
+/* The log thread's own: the pipe's read end and the log's path. */
+struct sbx_log {
+	int rfd;
+	char path[PATH_MAX];
+};
+
+/* Appends what tracees write into the log's pipe to the log (opened for each chunk, so
+ * that a rotation by dcg's own code is followed), until every write end is closed: the
+ * last tracee gone and the supervisor's own closed (sbx_super_free()). */
+static void *sbx_log_thread(void *arg)
+{
+	struct sbx_log *l = arg;
+	char buf[16384];
+	ssize_t n;
+
+	while ((n = read(l->rfd, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		int fd =
+		    open(l->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		for (ssize_t off = 0, w; fd >= 0 && off < n; off += w) {
+			w = write(fd, buf + off, (size_t)(n - off));
+			if (w <= 0)
+				break;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	close(l->rfd);
+	free(l);
+	return NULL;
+}
+
+/* The audit log's folder, made now with our ids, and the pipe through which tracees
+ * (the preload's refusals, the hook) append to the log: the log itself stays ours. */
 static void sbx_log_prepare(struct sbx_super *s)
 {
 	char dir[PATH_MAX];
+	struct sbx_log *l;
+	int fds[2];
 
+	s->log_pipe_w = -1;
 	s->log_path[0] = '\0';
 	if (pol_once_path(POL_ONCE_CODES, s->once_path, sizeof s->once_path) < 0)
 		s->once_path[0] = '\0';
@@ -854,10 +934,45 @@ static void sbx_log_prepare(struct sbx_super *s)
 			return;
 		*sl = '/';
 	}
+	l = malloc(sizeof *l);
+	if (!l || pipe2(fds, O_CLOEXEC) < 0) {
+		free(l);
+		return;
+	}
+	l->rfd = fds[0];
+	memcpy(l->path, s->log_path, sizeof l->path);
+	if (pthread_create(&s->log_thread, NULL, sbx_log_thread, l) != 0) {
+		close(fds[0]);
+		close(fds[1]);
+		free(l);
+		return;
+	}
+	s->log_thread_on = 1;
+	s->log_pipe_w = fds[1];
+}
+
+/* The descriptor a tracee gets for its append to the log: the pipe's write end. */
+static int sbx_log_fd(const struct sbx_super *s)
+{
+	char name[16];
+	int fd;
+
+	if (s->log_pipe_w < 0)
+		return -EACCES;
+	/* the pipe opened anew (through /proc/self/fd): a description of its own, whose
+	 * flags (O_NONBLOCK) no other tracee's fcntl() changes */
+	snprintf(name, sizeof name, "%d", s->log_pipe_w);
+	fd = openat(s->self_fds, name, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, 0);
+	else
+		fd = fcntl(s->log_pipe_w, F_DUPFD_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
 }
 
 /* An append to the audit log itself (no truncation): dcg's own line, allowed to every
- * tracee, which can add lines but never remove one. */
+ * tracee, which can add lines but never remove one: it gets the log's pipe
+ * (sbx_log_fd), never the file, so ftruncate or clearing O_APPEND has nothing to act on. */
 static int sbx_log_append_ok(const struct sbx_call *c, const char *abs, int flags)
 {
 	if (!(flags & O_APPEND) || (flags & O_TRUNC) || (flags & O_ACCMODE) != O_WRONLY)
@@ -1198,7 +1313,12 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 				rc = sbx_proc_guard(c, pin.abs);
 			if (rc == 0 && writes && !(flags & O_PATH))
 				rc = sbx_raw_guard(c, a.path, &st, pin.abs);
-			if (rc == 0 && !sbx_log_append_ok(c, pin.abs, flags))
+			if (rc == 0 && sbx_log_append_ok(c, pin.abs, flags)) {
+				fd = sbx_log_fd(c->s);
+				rc = fd < 0 ? fd : 0;
+				goto out;
+			}
+			if (rc == 0)
 				rc = sbx_check(c, a.base_abs, a.path, &pin, op, 0);
 			if (rc < 0)
 				goto out;
@@ -1236,7 +1356,12 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		rc = sbx_still_valid(c);
 		if (rc == 0)
 			rc = sbx_proc_guard(c, pin.abs);
-		if (rc == 0 && !sbx_log_append_ok(c, pin.abs, flags))
+		if (rc == 0 && sbx_log_append_ok(c, pin.abs, flags)) {
+			fd = sbx_log_fd(c->s);
+			rc = fd < 0 ? fd : 0;
+			goto out;
+		}
+		if (rc == 0)
 			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE,
 				       POL_PATH_NOFOLLOW | POL_PATH_CREATE_EXCL);
 		if (rc < 0)
@@ -2176,6 +2301,7 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->quiet = opts->quiet;
 	s->err_fd = opts->err_fd;
 	s->self = getpid();
+	s->agent_pidfd = -1;
 	{
 		pid_t agent;
 
@@ -2191,6 +2317,13 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 		const char *pre = getenv("LD_PRELOAD");
 
 		s->dcg_exe[n > 0 ? n : 0] = '\0';
+		struct stat st;
+		if (s->dcg_exe[0] && stat("/proc/self/exe", &st) == 0) {
+			s->dcg_dev = st.st_dev;
+			s->dcg_ino = st.st_ino;
+		} else {
+			s->dcg_exe[0] = '\0';
+		}
 		/* the guard the launcher preloads first (cli/launch.c), and its engine beside
 		 * it: their folder is not foreign code (sbx_foreign_code) */
 		if (pre && pre[0] == '/') {
@@ -2239,6 +2372,20 @@ void sbx_super_free(struct sbx_super *s)
 {
 	if (!s)
 		return;
+	if (s->log_thread_on) {
+		/* The tracees are gone: once our end is closed the thread appends what they
+		 * wrote and ends. One that passed its end out of the tree would keep it: then
+		 * the thread is left to end with the process. */
+		struct timespec until;
+
+		close(s->log_pipe_w);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 2;
+		if (pthread_timedjoin_np(s->log_thread, NULL, &until) != 0)
+			pthread_detach(s->log_thread);
+	}
+	if (s->agent_pidfd > 0)
+		close(s->agent_pidfd);
 	if (s->listener >= 0)
 		close(s->listener);
 	if (s->self_fds >= 0)
@@ -2295,9 +2442,11 @@ static int sbx_handle(struct sbx_super *s, int *got)
 	c.s = s;
 	c.req = s->req;
 	c.who.tid = (pid_t)s->req->pid;
-	c.who.tgid = 0;	    /* looked up only when a /proc path needs it */
-	if (!s->agent_tgid) /* the first caller is the command dcg sandbox started */
+	c.who.tgid = 0;	      /* looked up only when a /proc path needs it */
+	if (!s->agent_tgid) { /* the first caller is the command dcg sandbox started */
 		s->agent_tgid = sbx_who_tgid(&c.who);
+		s->agent_pidfd = (int)syscall(SYS_pidfd_open, s->agent_tgid, 0);
+	}
 	{
 		const struct rt_syscall *row = rt_syscall_find((long)s->req->data.nr);
 

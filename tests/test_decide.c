@@ -1210,11 +1210,16 @@ Test(decide, a_command_rules_owner_may_run_it_at_runtime_only)
 	gctx.flags |= POL_CTX_FOREIGN_CODE;
 	cr_expect_eq(pol_check_path(p, head, POL_OP_DELETE, 0, &gctx, &pr), POL_DENY);
 	pol_result_release(&pr);
-	/* git gc may run with gc.reflogExpire=now from the agent: the reflog's rule has
-	 * no owner */
+	/* git gc's own `git reflog expire --all` uses the repository's expiry (90/30 days
+	 * by default): it passes; an expiry of now, given by whoever runs it, does not (the
+	 * reflog's rule has no owner), nor writing one into the config gc reads */
 	char *const reflog[] = {"git", "reflog", "expire", "--all", NULL};
+	char *const reflog_now[] = {"git", "reflog", "expire", "--expire=now", "--all", NULL};
+	char *const config_now[] = {"git", "config", "gc.reflogExpire", "now", NULL};
 	static const char gc[] = "git\0gc";
-	cr_expect_eq(exec_by(p, reflog, "/usr/bin/git", ARGS(gc), rt), POL_DENY);
+	cr_expect_eq(exec_by(p, reflog, "/usr/bin/git", ARGS(gc), rt), POL_ALLOW);
+	cr_expect_eq(exec_by(p, reflog_now, "/usr/bin/git", ARGS(gc), rt), POL_DENY);
+	cr_expect_eq(exec_by(p, config_now, "/usr/bin/git", ARGS(gc), rt), POL_DENY);
 	pol_free(p);
 	pol_free(q);
 }

@@ -281,3 +281,46 @@ Test(registration, the_project_in_home_is_inspected_once)
 	}
 	cr_expect(regs[0].registered && !strcmp(regs[0].agent, "claude"));
 }
+
+/* Every file an agent's hook is registered in (each agent's user and project settings,
+ * as dcg install writes them) is one of the guard's own files: the policy a session runs
+ * with refuses writing, truncating, deleting or renaming it to anybody but the agent
+ * itself (owner :agent). An agent added to the table is checked here. */
+Test(registration, every_agents_hook_registration_is_read_only)
+{
+	const char *home = "/nonexistent-dcg-test/home", *proj = "/nonexistent-dcg-test/proj";
+	struct pol_env env = {
+	    .home = home, .cwd = proj, .no_user = 1, .no_system = 1, .no_project = 1};
+	static const enum pol_op ops[] = {POL_OP_WRITE, POL_OP_TRUNCATE, POL_OP_DELETE,
+					  POL_OP_RENAME_FROM};
+	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	struct pol_policy *p = pol_new(0);
+	size_t checked = 0;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(setenv("HOME", home, 1), 0);
+	pol_load_layers(p, &env);
+	for (size_t i = 0; i < hook_agent_count(); i++) {
+		const struct hook_agent *ag = hook_agent_get(i);
+
+		for (int user = 0; ag->settings_path && user < 2; user++) {
+			char path[PATH_MAX];
+			struct pol_result r;
+
+			if (ag->settings_path(user, proj, path, sizeof(path)) != 0)
+				continue;
+			for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+				pol_check_path(p, path, ops[o], 0, NULL, &r);
+				cr_expect_eq(r.decision, POL_DENY, "%s (%s): %s", path, ag->name,
+					     pol_op_name(ops[o]));
+				pol_result_release(&r);
+			}
+			checked++;
+		}
+	}
+	cr_expect_geq(checked, 8, "each agent's user and project settings");
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	free(old_home);
+	pol_free(p);
+}

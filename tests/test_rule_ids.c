@@ -4,6 +4,8 @@
 #include "dcg_policy.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,24 +195,40 @@ Test(rule_ids, dcg_own_files_are_guarded_read_only_rules)
 		int owned;
 	} want[] = {
 	    {"dcg.self.config", "/nonexistent-dcg-test/cfg/dcg/", 0},
-	    {"dcg.self.state", "/nonexistent-dcg-test/state/", 1},
+	    {"dcg.self.state", "/nonexistent-dcg-test/xstate/dcg/", 1},
+	    {"dcg.self.trust", "/nonexistent-dcg-test/state/trust.json", 1},
 	    {"dcg.self.log", "/nonexistent-dcg-test/log/audit.jsonl", 1},
 	    {"dcg.self.log_rotated", "/nonexistent-dcg-test/log/audit.jsonl.1", 1},
 	    {"dcg.self.system", "/nonexistent-dcg-test/etc/policy.yaml", 0},
+	    {"dcg.self.policy", "/nonexistent-dcg-test/proj/given.yaml", 0},
+	    {"dcg.self.snapshot", "/nonexistent-dcg-test/run/dcg/", 0},
+	    {"dcg.self.binary", "/nonexistent-dcg-test/pfx/bin/dcg", 0},
+	    {"dcg.self.preload", "/nonexistent-dcg-test/pfx/bin/libdcg-preload.so", 0},
+	    {"dcg.self.engine", "/nonexistent-dcg-test/pfx/bin/libdcg-engine.so", 0},
+	    {"dcg.self.libdir", "/nonexistent-dcg-test/pfx/lib/dcg/", 0},
+	    {"dcg.self.guard", "/nonexistent-dcg-test/elsewhere/libdcg-preload.so", 0},
+	    {"dcg.self.guard_engine", "/nonexistent-dcg-test/elsewhere/libdcg-engine.so", 0},
 	};
 	struct pol_env env = {.home = "/nonexistent-dcg-test/home",
 			      .cwd = "/nonexistent-dcg-test/proj",
 			      .xdg_config_home = "/nonexistent-dcg-test/cfg",
+			      .xdg_state_home = "/nonexistent-dcg-test/xstate",
 			      .system_file = "/nonexistent-dcg-test/etc/policy.yaml",
 			      .trust_file = "/nonexistent-dcg-test/state/trust.json",
+			      .policy_file = "given.yaml",
+			      .dcg_exe = "/nonexistent-dcg-test/pfx/bin/dcg",
+			      .guard_lib = "/nonexistent-dcg-test/elsewhere/libdcg-preload.so",
 			      .no_project = 1};
 	struct pol_policy *p = pol_new(POL_LOAD_LAZY);
 	char allow[128];
 
 	cr_assert_not_null(p);
 	cr_assert_eq(setenv("DCG_LOG", "/nonexistent-dcg-test/log/audit.jsonl", 1), 0);
+	cr_assert_eq(setenv("XDG_RUNTIME_DIR", "/nonexistent-dcg-test/run", 1), 0);
 	pol_load_layers(p, &env);
 	unsetenv("DCG_LOG");
+	/* every row of the inventory is in this table: a row added there is tested here */
+	cr_expect_eq(pol_self_row_count, sizeof(want) / sizeof(want[0]) + 1, "the project row");
 	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
 		ssize_t i = pol_rule_find(p, want[k].id);
 		cr_assert_geq(i, 0, "%s", want[k].id);
@@ -227,7 +245,7 @@ Test(rule_ids, dcg_own_files_are_guarded_read_only_rules)
 			      r->guarded && r->enabled && r->active,
 			  "%s", want[k].id);
 		cr_expect_str_eq(r->origin, "<builtin>");
-		cr_expect_str_eq(r->reason, "read-only path");
+		cr_expect(strstr(r->reason, "dcg's own file") != NULL, "%s", r->reason);
 		snprintf(allow, sizeof(allow), "If intentional: dcg allow %s -r \"reason\"",
 			 want[k].id);
 		cr_assert_gt(r->n_suggestions, 0);
@@ -241,5 +259,35 @@ Test(rule_ids, dcg_own_files_are_guarded_read_only_rules)
 	cr_expect_eq(res.decision, POL_DENY);
 	cr_expect_str_eq(res.rule_id, "dcg.self.config");
 	pol_result_release(&res);
+	/* every operation that changes a file refuses every row, to anybody but dcg */
+	static const enum pol_op ops[] = {POL_OP_WRITE,	      POL_OP_TRUNCATE,	POL_OP_DELETE,
+					  POL_OP_RENAME_FROM, POL_OP_RENAME_TO, POL_OP_CREATE,
+					  POL_OP_CHMOD};
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+		for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+			char path[256];
+			size_t n = strlen(want[k].pattern);
+
+			snprintf(path, sizeof(path), "%s%s", want[k].pattern,
+				 want[k].pattern[n - 1] == '/' ? "new-file" : "");
+			pol_check_path(p, path, ops[o], 0, NULL, &res);
+			cr_expect_eq(res.decision, POL_DENY, "%s: %s", path, pol_op_name(ops[o]));
+			pol_result_release(&res);
+		}
 	pol_free(p);
+}
+
+/* The project's own policy file is one of the guard's files too. */
+Test(rule_ids, the_project_policy_file_is_the_guards)
+{
+	struct pol_env env = {.home = "/nonexistent-dcg-test/home", .no_user = 1, .no_system = 1};
+	char buf[PATH_MAX];
+
+	cr_assert_eq(pol_self_path(POL_SELF_PROJECT, &env, "/srv/p", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/srv/p/.dcg/policy.yaml");
+	cr_assert_eq(pol_self_path(POL_SELF_PROJECT, &env, "/", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, "/.dcg/policy.yaml");
+	cr_expect_eq(pol_self_path(POL_SELF_PROJECT, &env, NULL, buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(pol_self_path(POL_SELF_BINARY, &env, NULL, buf, sizeof(buf)), -ENOENT);
+	cr_expect_eq(pol_self_path(POL_SELF_POLICY, &env, NULL, buf, sizeof(buf)), -ENOENT);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "dcg_policy.h"
 #include "rt.h"
@@ -290,4 +291,28 @@ Test(runtime, session_start_never_counts_an_older_file_as_new)
 	cr_expect_eq(rt_session_parse(NULL, &pid, &ns), -EINVAL);
 	cr_expect_eq(pid, 0);
 	cr_expect_eq(ns, 0);
+}
+
+/* The agent's pid counts only while the process that started then holds it: the
+ * session carries the agent's start, which a process that takes the pid over after the
+ * agent died cannot have. */
+Test(runtime, the_agent_is_its_process_not_its_pid)
+{
+	unsigned long long me = rt_proc_start(0), parent = rt_proc_start(getppid());
+	pid_t pid;
+	long long ns;
+	char sess[96];
+
+	cr_assert_gt(me, 0);
+	cr_expect_eq(rt_proc_start(getpid()), me);
+	cr_expect_leq(parent, me, "a parent starts no later than its child");
+	snprintf(sess, sizeof(sess), "%d.1700000000.250000000.%llu", (int)getpid(), me);
+	cr_assert_eq(rt_session_parse(sess, &pid, &ns), 0);
+	cr_expect_eq(pid, getpid());
+	cr_expect_eq(ns, 1700000000LL * 1000000000LL + 250000000LL);
+	cr_expect_eq(rt_session_agent_start(sess), me);
+	cr_expect_eq(rt_session_agent_start("123.1700000000.250000000"), 0);
+	cr_expect_eq(rt_session_agent_start("123.1700000000"), 0);
+	cr_expect_eq(rt_session_agent_start(NULL), 0);
+	cr_expect_eq(rt_proc_start(0x7ffffff0), 0, "no such process");
 }

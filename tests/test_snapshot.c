@@ -1122,10 +1122,11 @@ Test(snapshot, embedded_rule_image_is_left_for_loads_it_does_not_fit)
  * made as they are added (the head not deferred). */
 static struct pol_policy *layered_load(int at_once)
 {
-	char cfg[PATH_MAX], sys[PATH_MAX], trust[PATH_MAX], log[PATH_MAX];
+	char cfg[PATH_MAX], sys[PATH_MAX], trust[PATH_MAX], log[PATH_MAX], state[PATH_MAX];
 	struct pol_env env = {.home = home,
 			      .cwd = root,
 			      .xdg_config_home = cfg,
+			      .xdg_state_home = state,
 			      .system_file = sys,
 			      .trust_file = trust,
 			      .no_project = 1};
@@ -1134,6 +1135,7 @@ static struct pol_policy *layered_load(int at_once)
 	cr_assert_not_null(p);
 	/* dcg's files where no embedded rule covers them: only its own rules do */
 	snprintf(cfg, sizeof(cfg), "%s/cfg", home);
+	snprintf(state, sizeof(state), "%s/xstate", home);
 	snprintf(sys, sizeof(sys), "%s/etc/policy.yaml", home);
 	snprintf(trust, sizeof(trust), "%s/state/trust.json", home);
 	snprintf(log, sizeof(log), "%s/log/audit.jsonl", home);
@@ -1171,6 +1173,7 @@ Test(snapshot, deferred_head_rules_are_made_as_at_once)
 	    {"/cfg/dcg/policy.yaml", POL_OP_WRITE},
 	    {"/state/trust.json", POL_OP_WRITE},
 	    {"/state/other", POL_OP_DELETE},
+	    {"/xstate/dcg/allow-once", POL_OP_CREATE},
 	    {"/.config/dcg/policy.yaml", POL_OP_WRITE},
 	    {"/.local/state/dcg/other", POL_OP_DELETE},
 	    {"/log/audit.jsonl", POL_OP_WRITE},
@@ -1245,7 +1248,7 @@ Test(snapshot, deferred_head_rules_are_made_as_at_once)
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/state/trust.json", home);
 	pol_check_path(p, path, POL_OP_WRITE, 0, NULL, &r);
-	cr_expect(r.decision == POL_DENY && same_str(r.rule_id, "dcg.self.state"), "%s",
+	cr_expect(r.decision == POL_DENY && same_str(r.rule_id, "dcg.self.trust"), "%s",
 		  r.rule_id ? r.rule_id : "-");
 	pol_result_release(&r);
 	pol_check_command(p, "echo \"x", 7, NULL, &r);

@@ -176,23 +176,30 @@ static int parse_opts(int argc, char **argv, struct scan_opts *o)
  * Returns git's exit status, or -1 when it could not run. */
 static int git_capture(const char *dir, const char *const *args, int in_fd, struct hook_buf *out)
 {
-	const char *argv[40];
+	size_t n = 0, na = 0;
 	int pfd[2], status;
 	pid_t pid;
-	size_t n = 0;
 
+	while (args[na])
+		na++;
+	const char **argv = calloc(na + 4, sizeof(*argv));
+	if (!argv)
+		return -1;
 	argv[n++] = "git";
 	argv[n++] = "-c";
 	argv[n++] = "core.quotePath=false";
-	while (*args && n < 39)
+	while (*args)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	if (pipe2(pfd, O_CLOEXEC))
+	if (pipe2(pfd, O_CLOEXEC)) {
+		free(argv);
 		return -1;
+	}
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
+		free(argv);
 		return -1;
 	}
 	if (pid == 0) {
@@ -205,6 +212,7 @@ static int git_capture(const char *dir, const char *const *args, int in_fd, stru
 		_exit(127);
 	}
 	close(pfd[1]);
+	free(argv);
 	for (;;) {
 		char buf[65536];
 		ssize_t r = read(pfd[0], buf, sizeof(buf));
@@ -263,18 +271,23 @@ static int files_from_z(struct scan_files *f, const char *s, size_t len)
 /* Runs a git listing (args then "--" and the paths given) from the working directory. */
 static int git_list(struct scan_ctx *sc, const char *const *args, struct hook_buf *out)
 {
-	const char *a[40];
-	size_t n = 0;
+	size_t n = 0, na = 0;
+	int rc;
 
-	while (*args && n < 20)
+	while (args[na])
+		na++;
+	const char **a = calloc(na + (size_t)sc->o->n_paths + 2, sizeof(*a));
+	if (!a)
+		return -1;
+	while (*args)
 		a[n++] = *args++;
 	a[n++] = "--";
-	for (int i = 0; i < sc->o->n_paths && n < 39; i++)
+	for (int i = 0; i < sc->o->n_paths; i++)
 		a[n++] = sc->o->paths[i];
 	a[n] = NULL;
-	if (sc->o->n_paths > 18)
-		fprintf(stderr, "dcg scan: at most 18 paths with git; the rest are left out\n");
-	return git_capture(NULL, a, -1, out);
+	rc = git_capture(NULL, a, -1, out);
+	free(a);
+	return rc;
 }
 
 /* --diff: the changed lines of each file, from `git diff -U0 REV`. */

@@ -106,11 +106,11 @@ static int parse_level(const char *s, int *out)
 static int parse_opts(int argc, char **argv, struct scan_opts *o)
 {
 	static const struct cli_option opts[] = {
-	    {"staged", no_argument, 's'},     {"diff", required_argument, 'd'},
-	    {"all", no_argument, 'a'},	      {"format", required_argument, 'f'},
+	    {"staged", no_argument, 's'},	 {"diff", required_argument, 'd'},
+	    {"all", no_argument, 'a'},		 {"format", required_argument, 'f'},
 	    {"fail-on", required_argument, 'F'}, {"policy", required_argument, 'p'},
-	    {"install-hook", no_argument, 'I'}, {"force", no_argument, 'x'},
-	    {"help", no_argument, 'h'},	      {"", 0, 0},
+	    {"install-hook", no_argument, 'I'},	 {"force", no_argument, 'x'},
+	    {"help", no_argument, 'h'},		 {"", 0, 0},
 	};
 	int c;
 
@@ -132,7 +132,7 @@ static int parse_opts(int argc, char **argv, struct scan_opts *o)
 		case 'f':
 			if (!strcmp(optarg, "text") || !strcmp(optarg, "json") ||
 			    !strcmp(optarg, "sarif")) {
-				o->fmt = optarg[0] == 't' ? SCAN_TEXT
+				o->fmt = optarg[0] == 't'   ? SCAN_TEXT
 					 : optarg[0] == 'j' ? SCAN_JSON
 							    : SCAN_SARIF;
 				break;
@@ -142,7 +142,8 @@ static int parse_opts(int argc, char **argv, struct scan_opts *o)
 		case 'F':
 			if (!parse_level(optarg, &o->fail_on))
 				break;
-			fprintf(stderr, "dcg scan: --fail-on %s: deny, ask, warn or never\n", optarg);
+			fprintf(stderr, "dcg scan: --fail-on %s: deny, ask, warn or never\n",
+				optarg);
 			return -1;
 		case 'p':
 			o->policy = optarg;
@@ -293,8 +294,8 @@ static int git_list(struct scan_ctx *sc, const char *const *args, struct hook_bu
 /* --diff: the changed lines of each file, from `git diff -U0 REV`. */
 static void diff_ranges(struct scan_ctx *sc, struct scan_files *f)
 {
-	const char *args[] = {"diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames",
-			      sc->o->diff_rev, NULL};
+	const char *args[] = {"diff",	      "-U0",	       "--no-color", "--no-ext-diff",
+			      "--no-renames", sc->o->diff_rev, NULL};
 	struct hook_buf out = HOOK_BUF_INIT;
 	struct scan_file *cur = NULL;
 
@@ -317,8 +318,8 @@ static void diff_ranges(struct scan_ctx *sc, struct scan_files *f)
 			unsigned long start = p ? strtoul(p + 1, &p, 10) : 0, cnt = 1;
 			if (p && *p == ',')
 				cnt = strtoul(p + 1, NULL, 10);
-			unsigned *nr = cnt ? realloc(cur->ranges, (cur->n_ranges + 2) * sizeof(*nr))
-					   : NULL;
+			unsigned *nr =
+			    cnt ? realloc(cur->ranges, (cur->n_ranges + 2) * sizeof(*nr)) : NULL;
 			if (!nr)
 				continue;
 			cur->ranges = nr;
@@ -332,17 +333,18 @@ static void diff_ranges(struct scan_ctx *sc, struct scan_files *f)
 static int list_git(struct scan_ctx *sc, struct scan_files *f)
 {
 	static const char *const tracked[] = {"ls-files", "-z", "--full-name", NULL};
-	static const char *const all[] = {"ls-files", "-z", "--full-name", "--cached",
-					  "--others", "--exclude-standard", NULL};
-	static const char *const staged[] = {"diff", "--cached", "--name-only", "-z",
-					     "--diff-filter=ACMR", "--no-renames", NULL};
-	const char *diff[] = {"diff", "--name-only", "-z", "--diff-filter=ACMR", "--no-renames",
-			      sc->o->diff_rev, NULL};
+	static const char *const all[] = {
+	    "ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", NULL};
+	static const char *const staged[] = {
+	    "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR", "--no-renames", NULL};
+	const char *diff[] = {"diff",	      "--name-only",   "-z", "--diff-filter=ACMR",
+			      "--no-renames", sc->o->diff_rev, NULL};
 	struct hook_buf out = HOOK_BUF_INIT;
-	int rc = git_list(sc, sc->o->staged	 ? staged
-			      : sc->o->diff_rev ? diff
-			      : sc->o->all	 ? all
-						 : tracked,
+	int rc = git_list(sc,
+			  sc->o->staged	    ? staged
+			  : sc->o->diff_rev ? diff
+			  : sc->o->all	    ? all
+					    : tracked,
 			  &out);
 
 	if (rc != 0) {
@@ -383,8 +385,8 @@ static int walk(const char *path, struct scan_files *f, int depth)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    !strcmp(de->d_name, ".git"))
 			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", strcmp(path, ".") ? path : "", de->d_name) >=
-		    (int)sizeof(sub))
+		if (snprintf(sub, sizeof(sub), "%s/%s", strcmp(path, ".") ? path : "",
+			     de->d_name) >= (int)sizeof(sub))
 			continue;
 		rc = walk(sub[0] == '/' && strcmp(path, ".") ? sub : sub + (sub[0] == '/'), f,
 			  depth + 1);
@@ -443,7 +445,8 @@ static struct pol_policy *policy_for(struct scan_ctx *sc, const char *dir)
 	memcpy(probe, dir, n + 1);
 	for (;;) {
 		char f[PATH_MAX];
-		if (snprintf(f, sizeof(f), "%s/.dcg/policy.yaml", n ? probe : "") < (int)sizeof(f) &&
+		if (snprintf(f, sizeof(f), "%s/.dcg/policy.yaml", n ? probe : "") <
+			(int)sizeof(f) &&
 		    access(f, F_OK) == 0) {
 			memcpy(key, f, strlen(f) + 1);
 			break;
@@ -518,8 +521,7 @@ static unsigned codepoints(const char *s, size_t n)
  * first line, then the first line of its span that holds the word the finding starts
  * with (the command's name, or the path's last part), whose column it takes; else the
  * line's first character. */
-static void locate(const struct judge *j, const struct pol_result *r, unsigned *line,
-		   unsigned *col)
+static void locate(const struct judge *j, const struct pol_result *r, unsigned *line, unsigned *col)
 {
 	const struct scan_snip *sn = j->snip;
 	unsigned l = sn->line, last;

@@ -56,13 +56,13 @@ struct scan_snips {
 };
 
 /* Adds a copy of text (len bytes) as a snippet; returns it, or NULL (oom set). */
-struct scan_snip *scan_snip_add(struct scan_snips *s, const char *text, size_t len,
-				unsigned line, unsigned col, int exact);
+struct scan_snip *scan_snip_add(struct scan_snips *s, const char *text, size_t len, unsigned line,
+				unsigned col, int exact);
 void scan_snips_release(struct scan_snips *s);
 
 /* Adds the snippets of text (len bytes, NUL-terminated, the file's content) by kind. */
-int scan_extract(enum scan_kind k, const char *text, size_t len, struct scan_snips *out,
-		 char *err, size_t errsz);
+int scan_extract(enum scan_kind k, const char *text, size_t len, struct scan_snips *out, char *err,
+		 size_t errsz);
 
 /* The YAML kinds (cli/scan_yaml.c, libyaml): GHA, GITLAB, COMPOSE. */
 int scan_extract_yaml(enum scan_kind k, const char *text, size_t len, struct scan_snips *out,

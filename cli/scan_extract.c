@@ -13,7 +13,8 @@
 #include <string.h>
 
 static const char kind_names[SCAN__COUNT][10] = {
-    "none", "shell", "makefile", "docker", "github", "gitlab", "npm", "compose", "just", "terraform",
+    "none",   "shell", "makefile", "docker", "github",
+    "gitlab", "npm",   "compose",  "just",   "terraform",
 };
 
 const char *scan_kind_name(enum scan_kind k)
@@ -128,8 +129,8 @@ enum scan_kind scan_classify(const char *path, const char *head, size_t n)
 
 /* ---- snippets ------------------------------------------------------------------------ */
 
-struct scan_snip *scan_snip_add(struct scan_snips *s, const char *text, size_t len,
-				unsigned line, unsigned col, int exact)
+struct scan_snip *scan_snip_add(struct scan_snips *s, const char *text, size_t len, unsigned line,
+				unsigned col, int exact)
 {
 	struct scan_snip *sn;
 
@@ -412,8 +413,8 @@ static void mk_collect(struct mk *m, const char *t, size_t len)
 					break;
 				be = i;
 			}
-			mk_set(m, t + name_s, name_e - name_s, t + body, be > body ? be - body - 1 : 0,
-			       '=');
+			mk_set(m, t + name_s, name_e - name_s, t + body,
+			       be > body ? be - body - 1 : 0, '=');
 			continue;
 		}
 		int op = mk_assign(t, s, e, &ns, &ne, &vs);
@@ -516,7 +517,8 @@ static int mk_directive(const char *t, size_t s, size_t e)
 		s++;
 	for (const char *d = mk_directives; *d; d += strlen(d) + 1) {
 		size_t k = strlen(d);
-		if (e - s >= k && !memcmp(t + s, d, k) && (e - s == k || isspace((unsigned char)t[s + k])))
+		if (e - s >= k && !memcmp(t + s, d, k) &&
+		    (e - s == k || isspace((unsigned char)t[s + k])))
 			return 1;
 	}
 	return 0;
@@ -700,7 +702,8 @@ static size_t docker_run(const char *t, size_t len, size_t s, size_t i, size_t e
 			size_t k = s;
 			while (dash[w] && k < e && t[k] == '\t')
 				k++;
-			if ((e - k == strlen(words[w]) && !memcmp(t + k, words[w], e - k)) || i >= len)
+			if ((e - k == strlen(words[w]) && !memcmp(t + k, words[w], e - k)) ||
+			    i >= len)
 				break;
 		}
 	}
@@ -760,7 +763,8 @@ static int extract_docker(const char *t, size_t len, struct scan_snips *out)
 		if (e - s >= 4 && !strncasecmp(t + s, "RUN", 3) && isspace((unsigned char)t[s + 3]))
 			i = docker_run(t, len, s + 4, i, e, esc, &line, out);
 		else
-			while (continues(t, s, e, esc) && i < len) { /* another instruction's lines */
+			while (continues(t, s, e, esc) &&
+			       i < len) { /* another instruction's lines */
 				s = i;
 				i = line_at(t, len, i, &e);
 				line++;
@@ -806,7 +810,8 @@ static void just_interp(const char *t, size_t len, const char *s, size_t n, stru
 						const char *q = t + ke;
 						while (q > p && (q[-1] == ' ' || q[-1] == '\r'))
 							q--;
-						if (q - p >= 2 && (*p == '\'' || *p == '"') && q[-1] == *p &&
+						if (q - p >= 2 && (*p == '\'' || *p == '"') &&
+						    q[-1] == *p &&
 						    !memchr(p + 1, *p, (size_t)(q - p - 2))) {
 							hook_buf_add(o, p + 1, (size_t)(q - p - 2));
 							done = 1;
@@ -925,8 +930,8 @@ static int extract_just(const char *t, size_t len, struct scan_snips *out)
 			continue;
 		ne = just_header(t, s, e);
 		if (ne)
-			i = just_body(t, len, i, &line, t + s + (t[s] == '@'), ne - s - (t[s] == '@'),
-				      out);
+			i = just_body(t, len, i, &line, t + s + (t[s] == '@'),
+				      ne - s - (t[s] == '@'), out);
 	}
 	return out->oom ? -ENOMEM : 0;
 }
@@ -1112,8 +1117,8 @@ static int extract_npm(const char *t, size_t len, struct scan_snips *out, char *
 
 /* ---- one file ------------------------------------------------------------------------------ */
 
-int scan_extract(enum scan_kind k, const char *text, size_t len, struct scan_snips *out,
-		 char *err, size_t errsz)
+int scan_extract(enum scan_kind k, const char *text, size_t len, struct scan_snips *out, char *err,
+		 size_t errsz)
 {
 	struct scan_snip *sn;
 

@@ -61,8 +61,7 @@ static int by_place(const void *a, const void *b)
 
 /* The matched text as shown: one line, valid UTF-8, quoted strings redacted off a
  * terminal (DESIGN.md "Messages"). */
-static void shown(const struct scan_report *r, const struct scan_finding *f, char *out,
-		  size_t size)
+static void shown(const struct scan_report *r, const struct scan_finding *f, char *out, size_t size)
 {
 	char red[POL_MATCHED_BYTES + 8];
 	size_t n = strlen(f->matched);
@@ -169,7 +168,8 @@ static cJSON *sarif_rules(const struct scan_report *r, size_t *index)
 			hook_buf_addf(&help, "%s- %s", s ? "\n" : "", f->suggestions[s]);
 		cJSON_AddItemToObject(d, "help", sarif_text(help.s ? help.s : f->reason));
 		hook_buf_release(&help);
-		cJSON_AddStringToObject(conf, "level", f->decision == POL_DENY ? "error" : "warning");
+		cJSON_AddStringToObject(conf, "level",
+					f->decision == POL_DENY ? "error" : "warning");
 		cJSON_AddItemToObject(d, "defaultConfiguration", conf);
 		cJSON_AddItemToArray(rules, d);
 	}

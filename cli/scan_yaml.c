@@ -16,12 +16,12 @@ enum y_type { Y_SCALAR, Y_SEQ, Y_MAP, Y_ALIAS };
 
 struct y_node {
 	enum y_type type;
-	int style;		/* yaml_scalar_style_t */
-	char *value;		/* scalars */
+	int style;   /* yaml_scalar_style_t */
+	char *value; /* scalars */
 	size_t len;
-	unsigned line, col;	/* 1-based, of the node's first character */
-	unsigned end_line;	/* 1-based line of its end */
-	int first, last, next;	/* children and the next sibling: indexes, -1 none */
+	unsigned line, col;    /* 1-based, of the node's first character */
+	unsigned end_line;     /* 1-based line of its end */
+	int first, last, next; /* children and the next sibling: indexes, -1 none */
 };
 
 struct y_tree {
@@ -166,8 +166,9 @@ static void add_scalar(const struct y_tree *t, int id, enum scan_kind k, const c
 		return;
 	for (size_t i = 0; i < n->len; i++) {
 		const char *end;
-		if (k == SCAN_GHA && n->value[i] == '$' && i + 2 < n->len && n->value[i + 1] == '{' &&
-		    n->value[i + 2] == '{' && (end = strstr(n->value + i, "}}"))) {
+		if (k == SCAN_GHA && n->value[i] == '$' && i + 2 < n->len &&
+		    n->value[i + 1] == '{' && n->value[i + 2] == '{' &&
+		    (end = strstr(n->value + i, "}}"))) {
 			hook_buf_adds(&b, "${GHA_EXPR}");
 			i = (size_t)(end - n->value) + 1;
 		} else if (k == SCAN_COMPOSE && n->value[i] == '$' && i + 1 < n->len &&
@@ -236,8 +237,9 @@ static void gha_walk(const struct y_tree *t, int id, const char *job, struct sca
 			char where[80];
 			if (run < 0)
 				continue;
-			if (sh >= 0 && t->n[sh].type == Y_SCALAR && strcmp(t->n[sh].value, "bash") &&
-			    strcmp(t->n[sh].value, "sh") && strncmp(t->n[sh].value, "bash ", 5) &&
+			if (sh >= 0 && t->n[sh].type == Y_SCALAR &&
+			    strcmp(t->n[sh].value, "bash") && strcmp(t->n[sh].value, "sh") &&
+			    strncmp(t->n[sh].value, "bash ", 5) &&
 			    strncmp(t->n[sh].value, "sh ", 3))
 				continue;
 			nm = map_get(t, s, "name");

@@ -67,8 +67,8 @@ struct pol_result {
 	size_t n_suggestions;
 	const char *pattern; /* policy: the regex or path pattern that matched */
 	const char *origin;  /* policy: file the rule came from ("<embedded>" for defaults) */
-	char matched[POL_MATCHED_BYTES];  /* the matched text, unredacted, cut to 120 chars */
-	unsigned line;			  /* 1-based line in the heredoc or script, 0 if none */
+	char matched[POL_MATCHED_BYTES]; /* the matched text, unredacted, cut to 120 chars */
+	unsigned line;			 /* 1-based line in the heredoc or script, 0 if none */
 	/* With a finding callback (pol_ctx.finding): the 1-based line of the command text
 	 * given that the finding sits on (for a heredoc or inline script, the line of the
 	 * script's line inside it), 0 when not known. */

@@ -286,7 +286,9 @@ static int git_list(struct scan_ctx *sc, const char *const *args, struct hook_bu
 	for (int i = 0; i < sc->o->n_paths; i++)
 		a[n++] = sc->o->paths[i];
 	a[n] = NULL;
-	rc = git_capture(NULL, a, -1, out);
+	/* no path: the whole repository, wherever in it dcg runs (ls-files lists only
+	 * the folder it runs in) */
+	rc = git_capture(sc->o->n_paths ? NULL : sc->root, a, -1, out);
 	free(a);
 	return rc;
 }
@@ -382,14 +384,16 @@ static int walk(const char *path, struct scan_files *f, int depth)
 		return 0;
 	while ((de = readdir(d)) && !rc) {
 		char sub[PATH_MAX];
+		int n;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    !strcmp(de->d_name, ".git"))
 			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", strcmp(path, ".") ? path : "",
-			     de->d_name) >= (int)sizeof(sub))
-			continue;
-		rc = walk(sub[0] == '/' && strcmp(path, ".") ? sub : sub + (sub[0] == '/'), f,
-			  depth + 1);
+		if (!strcmp(path, ".")) /* names relative to the working directory */
+			n = snprintf(sub, sizeof(sub), "%s", de->d_name);
+		else
+			n = snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		if (n > 0 && (size_t)n < sizeof(sub))
+			rc = walk(sub, f, depth + 1);
 	}
 	closedir(d);
 	return rc;

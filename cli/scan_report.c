@@ -148,18 +148,17 @@ static cJSON *sarif_text(const char *text)
 static cJSON *sarif_rules(const struct scan_report *r, size_t *index)
 {
 	cJSON *rules = cJSON_CreateArray();
+	const struct scan_finding **met = calloc(r->n + 1, sizeof(*met));
 	size_t n = 0;
 
-	for (size_t i = 0; i < r->n; i++) {
+	for (size_t i = 0; met && i < r->n; i++) {
 		size_t k = 0;
-		while (k < i && strcmp(r->v[k].rule_id, r->v[i].rule_id))
+		while (k < n && strcmp(met[k]->rule_id, r->v[i].rule_id)) /* the rules met: few */
 			k++;
-		if (k < i) {
-			index[i] = index[k];
+		index[i] = k;
+		if (k < n)
 			continue;
-		}
-		index[i] = n++;
-		const struct scan_finding *f = &r->v[i];
+		const struct scan_finding *f = met[n++] = &r->v[i];
 		struct hook_buf help = HOOK_BUF_INIT;
 		cJSON *d = cJSON_CreateObject(), *conf = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "id", f->rule_id);
@@ -173,6 +172,7 @@ static cJSON *sarif_rules(const struct scan_report *r, size_t *index)
 		cJSON_AddItemToObject(d, "defaultConfiguration", conf);
 		cJSON_AddItemToArray(rules, d);
 	}
+	free(met);
 	return rules;
 }
 

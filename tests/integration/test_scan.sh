@@ -36,6 +36,13 @@ grep -v '^#' "$EXPECTED" | sort >"$T/want.tsv"
 diff "$T/want.tsv" "$T/got.tsv" >"$T/diff.txt" || fail "text findings differ (< want, > got):
 $(cat "$T/diff.txt")"
 grep -q 'not trusted' "$T/err.txt" || fail "the untrusted project file's note is missing"
+# from a folder inside, still the whole repository
+(cd scripts && "$DCG" scan 2>/dev/null) | grep -E '^[^ ].*:[0-9]+:[0-9]+: ' |
+	sed -E 's/^([^:]+):([0-9]+):([0-9]+): [a-z]+ ([^:]+):.*/\1\t\2\t\3\t\4/' | sort |
+	diff "$T/want.tsv" - >/dev/null || fail "scan from a subfolder differs"
+rc=0; (cd scripts && "$DCG" scan deploy.sh >"$T/sub.txt" 2>/dev/null) || rc=$?
+[ "$rc" = 2 ] && grep -q '^scripts/deploy.sh:4:1: ' "$T/sub.txt" && ! grep -q '^Makefile' "$T/sub.txt" ||
+	fail "a path relative to a subfolder: exit $rc: $(cat "$T/sub.txt")"
 grep -q '^dcg scan: 12 files' "$T/out.txt" || fail "summary: $(tail -n 1 "$T/out.txt")"
 
 # ---- JSON: the same findings ----

@@ -494,7 +494,16 @@ struct judge {
 	size_t len;
 	enum scan_kind kind;
 	int failed;
+	unsigned unread, unread_line; /* lines the analyser could not read, and the first */
+	const char *unread_rule;
 };
+
+/* The analyser's own "cannot read this" rules: a syntax it does not know is no harm
+ * found (the hook refuses it from an agent; a file keeps what it could read judged). */
+static int unreadable(const char *rule_id)
+{
+	return !strncmp(rule_id, "shell.parse.", 12) || !strcmp(rule_id, "shell.analysis_failed");
+}
 
 /* The file's line n (1-based): its start, and its length in *n_out. */
 static const char *file_line(const struct judge *j, unsigned n, size_t *n_out)
@@ -600,6 +609,13 @@ static void on_finding(const struct pol_result *r, void *arg)
 	locate(j, r, &f.line, &f.col);
 	if (j->sc->o->diff_rev && !in_ranges(j->file, f.line))
 		return;
+	if (unreadable(r->rule_id)) {
+		if (!j->unread++ || f.line < j->unread_line) {
+			j->unread_line = f.line;
+			j->unread_rule = r->rule_id;
+		}
+		return;
+	}
 	/* One finding per place, the worst: a command that several rules refuse (rm -rf /:
 	 * rm_root, rm_rf, rm_force and the root's path rule) is one command to fix, as
 	 * the hook says once; a second command on the line has its own column. */
@@ -664,7 +680,7 @@ static void judge_snip(struct judge *j, struct pol_policy *p, const char *dir)
 static int scan_text(struct scan_ctx *sc, const struct scan_file *file, char *text, size_t len)
 {
 	struct scan_snips sn = {0};
-	struct judge j = {sc, file, NULL, text, len, SCAN_NONE, 0};
+	struct judge j = {sc, file, NULL, text, len, SCAN_NONE, 0, 0, 0, NULL};
 	char err[160], dir[PATH_MAX];
 	const char *slash = strrchr(file->path, '/');
 	struct pol_policy *p;
@@ -716,6 +732,15 @@ static int scan_text(struct scan_ctx *sc, const struct scan_file *file, char *te
 	}
 	size_t n_snips = sn.n;
 	scan_snips_release(&sn);
+	if (j.unread) {
+		fprintf(stderr,
+			"dcg scan: %s:%u: a syntax the analyser does not read (%s), %u place%s: "
+			"what it could read is checked\n",
+			file->path, j.unread_line, j.unread_rule, j.unread,
+			j.unread > 1 ? "s" : "");
+		j.failed |= scan_report_note(&sc->rep, file->path, j.unread_line, j.unread,
+					     j.unread_rule) != 0;
+	}
 	if (n_snips && !p) {
 		fprintf(stderr, "dcg scan: %s: no policy could be built: not checked\n",
 			file->path);

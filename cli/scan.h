@@ -86,15 +86,29 @@ struct scan_finding {
 	enum scan_kind kind;
 };
 
+/* A file the analyser could not read whole (a syntax it does not know: bash arrays,
+ * arithmetic for loops ...): where first, and how many times. Not a finding: what it
+ * could read is judged, and the hook still refuses such a command when an agent runs it. */
+struct scan_note {
+	char *file;
+	unsigned line, count;
+	const char *rule_id;
+};
+
 struct scan_report {
 	struct scan_finding *v;
 	size_t n, cap;
+	struct scan_note *notes;
+	size_t n_notes;
 	size_t files, lines, errors; /* files read, their lines, files not checked */
 	int tty;		     /* the output is a terminal: no redaction */
 };
 
 enum scan_format { SCAN_TEXT = 0, SCAN_JSON, SCAN_SARIF };
 
+/* Adds a note (copies file). Returns 0 or -ENOMEM. */
+int scan_report_note(struct scan_report *r, const char *file, unsigned line, unsigned count,
+		     const char *rule_id);
 /* Adds a finding (copies file and matched). Returns 0 or -ENOMEM. */
 int scan_report_add(struct scan_report *r, const struct scan_finding *f);
 void scan_report_release(struct scan_report *r);

@@ -35,8 +35,29 @@ int scan_report_add(struct scan_report *r, const struct scan_finding *f)
 	return 0;
 }
 
+int scan_report_note(struct scan_report *r, const char *file, unsigned line, unsigned count,
+		     const char *rule_id)
+{
+	struct scan_note *nv = realloc(r->notes, (r->n_notes + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	r->notes = nv;
+	nv[r->n_notes].file = strdup(file);
+	if (!nv[r->n_notes].file)
+		return -ENOMEM;
+	nv[r->n_notes].line = line;
+	nv[r->n_notes].count = count;
+	nv[r->n_notes].rule_id = rule_id;
+	r->n_notes++;
+	return 0;
+}
+
 void scan_report_release(struct scan_report *r)
 {
+	for (size_t i = 0; i < r->n_notes; i++)
+		free(r->notes[i].file);
+	free(r->notes);
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].file);
 		free(r->v[i].matched);
@@ -93,8 +114,9 @@ static void write_text(const struct scan_report *r, FILE *out)
 		ask += f->decision == POL_ASK;
 		warn += f->decision == POL_WARN;
 	}
-	fprintf(out, "dcg scan: %zu files, %zu lines: %zu deny, %zu ask, %zu warn%s\n", r->files,
-		r->lines, deny, ask, warn, r->errors ? " (some files not checked)" : "");
+	fprintf(out, "dcg scan: %zu files, %zu lines: %zu deny, %zu ask, %zu warn%s%s\n", r->files,
+		r->lines, deny, ask, warn, r->errors ? " (some files not checked)" : "",
+		r->n_notes ? " (some lines not analysed)" : "");
 }
 
 static cJSON *finding_json(const struct scan_report *r, const struct scan_finding *f)
@@ -130,6 +152,15 @@ static cJSON *report_json(const struct scan_report *r)
 	a = cJSON_AddArrayToObject(o, "findings");
 	for (size_t i = 0; a && i < r->n; i++)
 		cJSON_AddItemToArray(a, finding_json(r, &r->v[i]));
+	a = cJSON_AddArrayToObject(o, "not_analysed");
+	for (size_t i = 0; a && i < r->n_notes; i++) {
+		cJSON *nt = cJSON_CreateObject();
+		cJSON_AddStringToObject(nt, "file", r->notes[i].file);
+		cJSON_AddNumberToObject(nt, "line", r->notes[i].line);
+		cJSON_AddNumberToObject(nt, "count", r->notes[i].count);
+		cJSON_AddStringToObject(nt, "rule_id", r->notes[i].rule_id);
+		cJSON_AddItemToArray(a, nt);
+	}
 	return o;
 }
 

@@ -108,6 +108,24 @@ assert sorted(got) == want, (sorted(got), want)
 assert all(r["level"] == "error" for r in run["results"])  # every fixture finding denies
 PY
 
+# ---- a syntax the analyser does not read is a note, not a finding; the rest is read ----
+U=$T/unread
+mkdir -p "$U"
+printf '#!/bin/bash\nfiles=(a b c)\nfor ((i = 0; i < 3; i++)); do echo "$i"; done\ngit push --force\n' \
+	>"$U/arr.sh"
+new_repo "$U"
+rc=0; (cd "$U" && "$DCG" scan --format json >"$T/u.json" 2>"$T/u.err") || rc=$?
+[ "$rc" = 2 ] || fail "bash arrays: exit $rc: $(cat "$T/u.err")"
+grep -q 'arr.sh:2: a syntax the analyser does not read (shell.parse.error)' "$T/u.err" ||
+	fail "no note: $(cat "$T/u.err")"
+python3 - "$T/u.json" <<'PY' || fail "bash arrays: $(cat "$T/u.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [(f["line"], f["rule_id"]) for f in d["findings"]] == [(4, "core.git.push_force")], d
+assert d["not_analysed"][0]["file"] == "arr.sh" and d["not_analysed"][0]["line"] == 2, d
+PY
+cd "$R" || fail "cd"
+
 # ---- trusted: the project file's allow entry now holds ----
 "$DCG" trust .dcg/policy.yaml >/dev/null 2>&1 || fail "dcg trust"
 "$DCG" scan 2>/dev/null | grep -q core.git.reset_hard && fail "trusted allow entry ignored"

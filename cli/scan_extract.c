@@ -589,7 +589,21 @@ static size_t heredoc_words(const char *s, size_t n, char words[][64], int *dash
 {
 	size_t k = 0;
 
+	char quote = 0;
+
 	for (size_t i = 0; i + 2 < n && k < max; i++) {
+		/* not inside quotes: echo "a<<b" opens nothing */
+		if (quote) {
+			if (s[i] == '\\' && quote == '"')
+				i++;
+			else if (s[i] == quote)
+				quote = 0;
+			continue;
+		}
+		if (s[i] == '\'' || s[i] == '"') {
+			quote = s[i];
+			continue;
+		}
 		if (s[i] != '<' || s[i + 1] != '<' || (i && s[i - 1] == '<') || s[i + 2] == '<')
 			continue;
 		size_t j = i + 2, w = 0;

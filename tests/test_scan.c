@@ -252,7 +252,10 @@ Test(scan_extract, dockerfile_forms)
 						   "EOF\n"
 						   "ENV X=1 \\\n"
 						   "    Y=2\n"
-						   "run echo lower\n");
+						   "run echo lower\n"
+						   "RUN echo \"a<<b\" 'c<<d'\n"
+						   "RUN git reset --hard\n"
+						   "b\n");
 	const struct scan_snip *a = find(&s, "git reset --hard");
 
 	cr_assert_eq(a->line, 3);
@@ -266,7 +269,9 @@ Test(scan_extract, dockerfile_forms)
 	cr_assert_eq(c->line, 7);
 	cr_assert(!strncmp(c->text, "sh <<EOF\n", 9), "RUN <<EOF runs the body: %s", c->text);
 	cr_assert_eq(find(&s, "echo lower")->line, 13);
-	cr_assert_eq(s.n, 4);
+	cr_assert_eq(s.v[s.n - 1].line, 15);
+	cr_assert_str_eq(s.v[s.n - 1].text, "git reset --hard");
+	cr_assert_eq(s.n, 6, "a << inside quotes opens no heredoc");
 	scan_snips_release(&s);
 }
 

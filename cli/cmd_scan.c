@@ -493,6 +493,8 @@ struct judge {
 	const char *text; /* the file's */
 	size_t len;
 	enum scan_kind kind;
+	const struct pol_policy *p;
+	const char *dir;
 	int failed;
 	unsigned unread, unread_line; /* lines the analyser could not read, and the first */
 	const char *unread_rule;
@@ -559,7 +561,7 @@ static void locate(const struct judge *j, const struct pol_result *r, unsigned *
 		while (s && from < n && (hit = memmem(s + from, n - from, word, wn))) {
 			size_t at = (size_t)(hit - s);
 			/* a word of its own, not a part of one (sh in install.sh) */
-			if ((at == 0 || strchr(" \t;&|(\"'`=[,{@+-", s[at - 1])) &&
+			if ((at == 0 || strchr(" \t;&|(\"'`=[,{@+-/", s[at - 1])) &&
 			    (at + wn == n || strchr(" \t;&|)\"'`]},\\", s[at + wn]))) {
 				*line = k;
 				*col = codepoints(s, at) + 1;
@@ -576,17 +578,42 @@ static void locate(const struct judge *j, const struct pol_result *r, unsigned *
 	*col = l == sn->line && sn->col ? sn->col : s ? codepoints(s, i) + 1 : 1;
 }
 
-/* A path finding counts in a scan when it destroys (deletes, moves away, empties) or
- * touches a secret: a script that installs into /usr/local or edits /etc runs where its
- * user means it to, which the read-only lists (kept from the agent) do not judge. */
-static int path_counts(const struct pol_result *r)
+/* A path finding counts in a scan when the command destroys what a rule protects: a
+ * secret touched (zero-access: read, listed, run, deleted, moved, emptied; a new one
+ * written is a setup step: cp .env.example .env), a no-delete path deleted or moved
+ * away, a read-only file emptied (> ~/.bashrc). Installing into /usr/local, removing
+ * what an install put there or editing /etc is what such a script is for, run by its
+ * user: the read-only lists keep those from an agent, not from the repository's own
+ * install and uninstall steps (a whole system folder is rm_root's). */
+static int path_counts(const struct judge *j, const struct pol_result *r)
 {
 	if (r->detection != POL_DET_PATH)
 		return 1;
-	if (r->op == POL_OP_DELETE || r->op == POL_OP_RENAME_FROM || r->op == POL_OP_TRUNCATE)
-		return 1;
-	return r->path_kind == POL_PATH_ZERO_ACCESS && r->op != POL_OP_WRITE &&
-	       r->op != POL_OP_CREATE;
+	/* a container's or a CI runner's files are not this machine's */
+	if (j->kind == SCAN_DOCKER || j->kind == SCAN_COMPOSE || j->kind == SCAN_GHA ||
+	    j->kind == SCAN_GITLAB)
+		return 0;
+	switch (r->path_kind) {
+	case POL_PATH_ZERO_ACCESS:
+		return r->op != POL_OP_WRITE && r->op != POL_OP_CREATE;
+	case POL_PATH_NO_DELETE:
+		if (r->op != POL_OP_DELETE && r->op != POL_OP_RENAME_FROM)
+			return 0;
+		/* A folder that holds one (find . -name '*.pyc' -delete: .git is
+		 * beneath): its files are chosen by an expression the scan cannot run;
+		 * a whole tree's deletion is rm_root's (., ~, /, a system folder). */
+		struct pol_ctx ctx;
+		struct pol_result self;
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.cwd = j->dir;
+		int hit = pol_check_path(j->p, r->path, r->op, POL_PATH_NOFOLLOW, &ctx, &self) !=
+			  POL_ALLOW;
+		pol_result_release(&self);
+		return hit;
+	case POL_PATH_READ_ONLY:
+		return r->op == POL_OP_TRUNCATE;
+	}
+	return 1;
 }
 
 static int in_ranges(const struct scan_file *f, unsigned line)
@@ -603,7 +630,7 @@ static void on_finding(const struct pol_result *r, void *arg)
 	struct scan_report *rep = &j->sc->rep;
 	struct scan_finding f;
 
-	if (r->decision < POL_WARN || !r->rule_id || !path_counts(r))
+	if (r->decision < POL_WARN || !r->rule_id || !path_counts(j, r))
 		return;
 	memset(&f, 0, sizeof(f));
 	locate(j, r, &f.line, &f.col);
@@ -680,7 +707,7 @@ static void judge_snip(struct judge *j, struct pol_policy *p, const char *dir)
 static int scan_text(struct scan_ctx *sc, const struct scan_file *file, char *text, size_t len)
 {
 	struct scan_snips sn = {0};
-	struct judge j = {sc, file, NULL, text, len, SCAN_NONE, 0, 0, 0, NULL};
+	struct judge j = {sc, file, NULL, text, len, SCAN_NONE, NULL, NULL, 0, 0, 0, NULL};
 	char err[160], dir[PATH_MAX];
 	const char *slash = strrchr(file->path, '/');
 	struct pol_policy *p;
@@ -726,6 +753,8 @@ static int scan_text(struct scan_ctx *sc, const struct scan_file *file, char *te
 	if (!dir[0])
 		memcpy(dir, "/", 2);
 	p = sn.n ? policy_for(sc, dir) : NULL;
+	j.p = p;
+	j.dir = dir;
 	for (size_t i = 0; p && i < sn.n; i++) {
 		j.snip = &sn.v[i];
 		judge_snip(&j, p, dir);

@@ -5,3 +5,5 @@ git reset --hard origin/main
 rm -rf build dist
 rm -rf ~
 echo "deployed"
+cp .env.example .env
+cat ~/.ssh/id_rsa

@@ -119,13 +119,35 @@ static void write_text(const struct scan_report *r, FILE *out)
 		r->n_notes ? " (some lines not analysed)" : "");
 }
 
+/* A file name as JSON may carry it: valid UTF-8 (a bad byte as '?'). */
+static void json_name(const char *file, char *out, size_t size)
+{
+	hook_utf8_sanitize(file, strlen(file), out, size);
+}
+
+/* A repository-relative path as a URI reference (RFC 3986): every byte but the
+ * unreserved characters and '/' percent-encoded ("my file.sh": "my%20file.sh"). */
+static void uri_of(const char *file, struct hook_buf *b)
+{
+	for (const unsigned char *c = (const unsigned char *)file; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || strchr("-._~/", *c))
+			hook_buf_add(b, (const char *)c, 1);
+		else
+			hook_buf_addf(b, "%%%02X", *c);
+	}
+}
+
 static cJSON *finding_json(const struct scan_report *r, const struct scan_finding *f)
 {
+	char name[4096];
+
 	char m[POL_MATCHED_BYTES * 2];
 	cJSON *o = cJSON_CreateObject(), *s;
 
 	shown(r, f, m, sizeof(m));
-	cJSON_AddStringToObject(o, "file", f->file);
+	json_name(f->file, name, sizeof(name));
+	cJSON_AddStringToObject(o, "file", name);
 	cJSON_AddNumberToObject(o, "line", f->line);
 	cJSON_AddNumberToObject(o, "column", f->col);
 	cJSON_AddStringToObject(o, "kind", scan_kind_name(f->kind));
@@ -155,7 +177,9 @@ static cJSON *report_json(const struct scan_report *r)
 	a = cJSON_AddArrayToObject(o, "not_analysed");
 	for (size_t i = 0; a && i < r->n_notes; i++) {
 		cJSON *nt = cJSON_CreateObject();
-		cJSON_AddStringToObject(nt, "file", r->notes[i].file);
+		char name[4096];
+		json_name(r->notes[i].file, name, sizeof(name));
+		cJSON_AddStringToObject(nt, "file", name);
 		cJSON_AddNumberToObject(nt, "line", r->notes[i].line);
 		cJSON_AddNumberToObject(nt, "count", r->notes[i].count);
 		cJSON_AddStringToObject(nt, "rule_id", r->notes[i].rule_id);
@@ -224,7 +248,10 @@ static cJSON *sarif_result(const struct scan_report *r, const struct scan_findin
 		      m);
 	cJSON_AddItemToObject(res, "message", sarif_text(msg.s ? msg.s : f->reason));
 	hook_buf_release(&msg);
-	cJSON_AddStringToObject(art, "uri", f->file);
+	struct hook_buf uri = HOOK_BUF_INIT;
+	uri_of(f->file, &uri);
+	cJSON_AddStringToObject(art, "uri", uri.s ? uri.s : "");
+	hook_buf_release(&uri);
 	cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
 	cJSON_AddItemToObject(phys, "artifactLocation", art);
 	cJSON_AddNumberToObject(reg, "startLine", f->line);

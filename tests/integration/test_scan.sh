@@ -198,6 +198,23 @@ rc=0; "$DCG" scan --diff HEAD~1 >"$T/d3.txt" 2>&1 || rc=$?
 rc=0; "$DCG" scan --diff no-such-rev >/dev/null 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "--diff of an unknown revision: exit $rc"
 
+# ---- names: a space and a byte that is not UTF-8, as valid JSON and a URI reference ----
+N=$T/names
+mkdir -p "$N"
+printf '#!/bin/sh\ngit push --force\n' >"$N/my file.sh"
+printf '#!/bin/sh\ngit push --force\n' >"$N/caf$(printf '\xe9').sh"
+new_repo "$N"
+(cd "$N" && "$DCG" scan --format sarif >"$T/n.sarif" 2>/dev/null; "$DCG" scan --format json \
+	>"$T/n.json" 2>/dev/null)
+python3 - "$T/n.sarif" "$T/n.json" <<'PY' || fail "file names in SARIF and JSON"
+import json, sys
+uris = sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+              for r in json.load(open(sys.argv[1]))["runs"][0]["results"])
+assert uris == ["caf%E9.sh", "my%20file.sh"], uris
+files = sorted(f["file"] for f in json.load(open(sys.argv[2]))["findings"])
+assert files == ["caf?.sh", "my file.sh"], files
+PY
+
 # ---- bad input: said clearly, never a crash ----
 B=$T/bad
 mkdir -p "$B/.github/workflows"

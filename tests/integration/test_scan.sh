@@ -178,6 +178,14 @@ git add run.sh
 printf '#!/bin/sh\ngit reset --hard\n' >other.sh # not staged: not read
 rc=0; "$DCG" scan --staged >"$T/st2.txt" 2>&1 || rc=$?
 [ "$rc" = 0 ] || fail "--staged with a clean index: exit $rc: $(cat "$T/st2.txt")"
+# --all: the untracked file too (not an ignored one); by default only tracked files
+printf 'ignored.sh\n' >.gitignore
+printf '#!/bin/sh\ngit clean -ffdx /\n' >ignored.sh
+rc=0; "$DCG" scan >"$T/a1.txt" 2>&1 || rc=$?
+[ "$rc" = 0 ] && ! grep -q '^other.sh' "$T/a1.txt" || fail "tracked only: exit $rc: $(cat "$T/a1.txt")"
+rc=0; "$DCG" scan --all >"$T/a2.txt" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q '^other.sh:2:1: deny core.git.reset_hard' "$T/a2.txt" &&
+	! grep -q '^ignored.sh' "$T/a2.txt" || fail "--all: exit $rc: $(cat "$T/a2.txt")"
 
 # ---- --diff REV: only the lines changed since REV ----
 D=$T/diff

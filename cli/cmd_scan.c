@@ -643,12 +643,12 @@ static void on_finding(const struct pol_result *r, void *arg)
 		}
 		return;
 	}
-	/* One finding per place, the worst: a command that several rules refuse (rm -rf /:
-	 * rm_root, rm_rf, rm_force and the root's path rule) is one command to fix, as
-	 * the hook says once; a second command on the line has its own column. */
+	/* One finding per line, the worst: a command that several rules refuse (rm -rf /:
+	 * rm_root, rm_rf, rm_force, delete_wide and the root's path rule) is one line to
+	 * fix, as the hook says it once. */
 	struct scan_finding *same = NULL;
 	for (size_t i = rep->n; i-- > 0 && !strcmp(rep->v[i].file, j->file->path);)
-		if (rep->v[i].line == f.line && rep->v[i].col == f.col)
+		if (rep->v[i].line == f.line)
 			same = &rep->v[i];
 	if (same && (same->decision > (int)r->decision ||
 		     (same->decision == (int)r->decision && same->severity >= (int)r->severity)))

@@ -1974,6 +1974,7 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 				st->cand.detection = POL_DET_COMMAND;
 				st->cand.language = "bash";
 				st->cand.line = u->line > 1 ? u->line : 0;
+				st->cand.cmd_line = u->line;
 				pol_copy_matched(&st->cand, u->path, strlen(u->path));
 				offer(st, u);
 				if (st->stop_on_deny && st->best.decision == POL_DENY)

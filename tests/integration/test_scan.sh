@@ -238,7 +238,7 @@ printf '#!/bin/sh\necho caf\xe9\ngit reset --hard\n' >"$B/latin1.sh"
 		p=$n
 	done
 	echo 'job:'
-	echo '  script: ["git clean -fdx /", "git push --force"]'
+	printf '  script:\n    - git clean -fdx /\n    - git push --force\n'
 } >"$B/.gitlab-ci.yml"
 python3 -c 'print("[" * 5000 + "]" * 5000)' >"$B/.github/workflows/deep.yml"
 python3 -c '
@@ -261,7 +261,7 @@ grep -q 'blob.sh: a binary file' "$T/b.err" || fail "binary: $(cat "$T/b.err")"
 grep -q "latin1.sh: not valid UTF-8" "$T/b.err" || fail "utf-8 note: $(cat "$T/b.err")"
 grep -q '^latin1.sh:3:1: deny core.git.reset_hard' "$T/b.txt" || fail "invalid UTF-8 not scanned"
 grep -q 'huge.sh: larger than 4 MiB: not checked' "$T/b.err" || fail "10 MB: $(cat "$T/b.err")"
-grep -q '^.gitlab-ci.yml:11:33: deny core.git.push_force' "$T/b.txt" || fail "YAML with aliases: $(cat "$T/b.txt")"
+grep -q '^.gitlab-ci.yml:13:7: deny core.git.push_force' "$T/b.txt" || fail "YAML with aliases: $(cat "$T/b.txt")"
 grep -q 'deep.yml: YAML nested deeper than' "$T/b.err" || fail "deep YAML: $(cat "$T/b.err")"
 grep -q 'loop-a.sh: a symbolic link loop: not followed' "$T/b.err" || fail "link loop: $(cat "$T/b.err")"
 grep -q 'package.json: not valid JSON' "$T/b.err" || fail "bad JSON: $(cat "$T/b.err")"

@@ -86,9 +86,13 @@ rc=0
 [ "$rc" = 2 ] || { echo "bench-scan: dcg scan exit $rc: $(head -5 "$T/err.txt")"; exit 1; }
 read -r scanned lines findings < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["files"], d["lines"], len(d["findings"]))' "$T/out.json")
 t_scan=$(best "$DCG" scan)
+# CPU seconds (user + system) of one run: steadier than the wall time on a busy machine
+cpu=$( { TIMEFORMAT='%U %S'; time "$DCG" scan >/dev/null 2>&1; } 2>&1 | awk '{ print $1 + $2 }')
 t_floor=$(best floor)
 printf 'bench-scan: %d files (%d read), %d lines in the files that hold commands, %d findings\n' \
 	"$files" "$scanned" "$lines" "$findings"
 printf 'bench-scan: dcg scan %.2f s (budget 5 s): %.0f files/s, %.0f lines/s; x%.1f of reading every file once (%.3f s)\n' \
 	"$t_scan" "$(echo "$files / $t_scan" | bc -l)" "$(echo "$lines / $t_scan" | bc -l)" \
 	"$(echo "$t_scan / $t_floor" | bc -l)" "$t_floor"
+printf 'bench-scan: CPU %.2f s (user + system, one run; load average %s)\n' "$cpu" \
+	"$(cut -d' ' -f1 /proc/loadavg)"

@@ -30,6 +30,7 @@ int cmd_run(int argc, char **argv);
  * form an agent's shell prefix calls (Claude Code's CLAUDE_CODE_SHELL_PREFIX). */
 int cmd_run_shell_prefix(int argc, char **argv); /* cli/cmd_run.c */
 int cmd_sandbox(int argc, char **argv);		 /* cli/cmd_sandbox.c */
+int cmd_scan(int argc, char **argv);		 /* cli/cmd_scan.c */
 
 /* The hook's own allocator from here on (cli/hook_alloc.c, in the dcg binary only):
  * main calls it for `dcg hook`, before the call is read. */

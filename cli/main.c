@@ -31,6 +31,7 @@
 	X(install, "register the hook with an agent")                           \
 	X(uninstall, "remove the hook from an agent's settings")                \
 	X(intent, "the active intent whose owned_scope confines writes")        \
+	X(scan, "judge the commands a repository's files run later")            \
 	X(help, "help on dcg or on one command")                                \
 	X(version, "print the version")
 

@@ -12,7 +12,7 @@ _dcg()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	local commands="hook check explain allow unallow allow-once trust untrust run sandbox rules
-		status doctor packs log stats simulate install uninstall intent help version"
+		status doctor packs log stats simulate install uninstall intent scan help version"
 	local agents="claude codex gemini cursor pi all"
 
 	cmd=
@@ -40,6 +40,12 @@ _dcg()
 		COMPREPLY=($(compgen -W "deny ask warn log allow" -- "$cur")); return ;;
 	--rule)
 		COMPREPLY=($(compgen -W "$(_dcg_rule_ids)" -- "$cur")); return ;;
+	--format)
+		COMPREPLY=($(compgen -W "text json sarif" -- "$cur")); return ;;
+	--fail-on)
+		COMPREPLY=($(compgen -W "deny ask warn never" -- "$cur")); return ;;
+	--diff)
+		COMPREPLY=($(compgen -W "HEAD main origin/main" -- "$cur")); return ;;
 	esac
 
 	if [ -z "$cmd" ]; then
@@ -78,6 +84,7 @@ _dcg()
 			COMPREPLY=($(compgen -W "list select clear show" -- "$cur")); return
 		fi
 		opts="--json --cwd --session" ;;
+	scan) opts="--staged --diff --all --format --fail-on --install-hook --force --policy" ;;
 	help)
 		COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
 	esac
@@ -85,7 +92,7 @@ _dcg()
 		COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
 	elif [ "$cmd" = allow ] || [ "$cmd" = unallow ]; then
 		COMPREPLY=($(compgen -W "$(_dcg_rule_ids)" -- "$cur"))
-	elif [ "$cmd" = check ] || [ "$cmd" = rules ]; then
+	elif [ "$cmd" = check ] || [ "$cmd" = rules ] || [ "$cmd" = scan ]; then
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi
 }

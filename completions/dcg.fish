@@ -1,6 +1,6 @@
 # fish completion for dcg. Installed as share/fish/vendor_completions.d/dcg.fish.
 
-set -l dcg_commands hook check explain allow unallow allow-once trust untrust run sandbox rules status doctor packs log stats simulate install uninstall intent help version
+set -l dcg_commands hook check explain allow unallow allow-once trust untrust run sandbox rules status doctor packs log stats simulate install uninstall intent scan help version
 
 function __dcg_rule_ids
     dcg rules list 2>/dev/null | awk 'NR > 1 && $1 ~ /\./ { print $1 }'
@@ -40,6 +40,7 @@ complete -c dcg -n "__fish_seen_subcommand_from log" -l observed -d 'observe mod
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a install -d 'register the hook with an agent'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a uninstall -d 'remove the hook'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a intent -d 'the active intent'
+complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a scan -d 'judge the commands files run later'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a help -d 'help on a command'
 complete -c dcg -n "not __fish_seen_subcommand_from $dcg_commands" -a version -d 'print the version'
 
@@ -72,3 +73,11 @@ complete -c dcg -n "__fish_seen_subcommand_from log" -l decision -x -a 'deny ask
 complete -c dcg -n "__fish_seen_subcommand_from log stats" -l color -x -a 'auto always never'
 complete -c dcg -n "__fish_seen_subcommand_from run sandbox" -l intent -x
 complete -c dcg -n "__fish_seen_subcommand_from sandbox" -l no-preload
+complete -c dcg -n "__fish_seen_subcommand_from scan" -F
+complete -c dcg -n "__fish_seen_subcommand_from scan" -l staged -d 'the files staged, as the index holds them'
+complete -c dcg -n "__fish_seen_subcommand_from scan" -l diff -x -d 'only lines changed since REV'
+complete -c dcg -n "__fish_seen_subcommand_from scan" -l all -d 'untracked files too'
+complete -c dcg -n "__fish_seen_subcommand_from scan" -l format -x -a 'text json sarif'
+complete -c dcg -n "__fish_seen_subcommand_from scan" -l fail-on -x -a 'deny ask warn never'
+complete -c dcg -n "__fish_seen_subcommand_from scan" -l install-hook -d 'write .git/hooks/pre-commit'
+complete -c dcg -n "__fish_seen_subcommand_from scan" -l force -d "replace a hook that is not dcg's"

@@ -67,8 +67,12 @@ struct pol_result {
 	size_t n_suggestions;
 	const char *pattern; /* policy: the regex or path pattern that matched */
 	const char *origin;  /* policy: file the rule came from ("<embedded>" for defaults) */
-	char matched[POL_MATCHED_BYTES];  /* the matched text, unredacted, cut to 120 chars */
-	unsigned line;			  /* 1-based line in the heredoc or script, 0 if none */
+	char matched[POL_MATCHED_BYTES]; /* the matched text, unredacted, cut to 120 chars */
+	unsigned line;			 /* 1-based line in the heredoc or script, 0 if none */
+	/* With a finding callback (pol_ctx.finding): the 1-based line of the command text
+	 * given that the finding sits on (for a heredoc or inline script, the line of the
+	 * script's line inside it), 0 when not known. */
+	unsigned cmd_line;
 	char path[POL_RESULT_PATH_BYTES]; /* path decisions: the path as resolved (cut) */
 	enum pol_op op;			  /* path decisions: the operation refused */
 	enum pol_path_kind path_kind;	  /* path decisions: which list refused it */
@@ -394,7 +398,18 @@ enum pol_ctx_flags {
 	 * program. ":agent" still does; ":dcg" does not (dcg's binary with an object
 	 * of the agent's preloaded into it). */
 	POL_CTX_FOREIGN_CODE = 1 << 4,
+	/* The command will run later, where no guard runs (`dcg scan`: a script, a recipe,
+	 * a CI step written in a repository): as at runtime, a rule whose harm is deleting
+	 * or overwriting local files (`runtime: paths`) leaves the decision to the paths
+	 * the command names, unless it aims at the root, the home folder or a disk; the
+	 * path units are checked as for the hook (no session of new files to lean on). */
+	POL_CTX_SCAN = 1 << 5,
 };
+
+/* Called for every finding of a command (every unit a rule refuses, warns or logs,
+ * after the allowlist), in the order met, when pol_ctx.finding is set; the analysis
+ * then goes on past the first deny. r is valid during the call only. */
+typedef void (*pol_finding_fn)(const struct pol_result *r, void *arg);
 
 /* Does exe (an absolute path) lie in one of the policy's owner folders (ownerFolders:
  * /usr/, /bin/, /sbin/), where programs named as owners must live? */
@@ -427,6 +442,9 @@ struct pol_ctx {
 	 * NULL: unknown, and such an owner never matches. */
 	const char *args;
 	size_t args_len;
+	/* Every finding, not only the worst (`dcg scan`); NULL: none. */
+	pol_finding_fn finding;
+	void *finding_arg;
 };
 
 /* Decides whether a shell command may run: every regex rule, the shell analysis

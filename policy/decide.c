@@ -226,6 +226,13 @@ static void merge(struct pol_result *best, struct pol_result *cand)
 	pol_result_release(cand);
 }
 
+/* Hands a finding to the caller's callback (pol_ctx.finding) before it is merged. */
+static void report(const struct pol_ctx *ctx, const struct pol_result *r)
+{
+	if (ctx && ctx->finding && r->decision > POL_ALLOW)
+		ctx->finding(r, ctx->finding_arg);
+}
+
 /* ---- path decisions ----------------------------------------------------------------- */
 
 /* Is the literal root of anchored pattern pp there (its wildcard-free folders, or the
@@ -1650,6 +1657,7 @@ static void resolve_group(struct cmd_state *st)
 			r->allowed_by_allowlist = 1;
 		}
 		apply_observe(st->p, r);
+		report(st->ctx, r);
 		merge(&st->best, r);
 		pol_result_init(r);
 	}
@@ -1700,6 +1708,7 @@ static void offer(struct cmd_state *st, const struct pol_unit *u)
 			return;
 		}
 	}
+	report(st->ctx, &st->cand);
 	merge(&st->best, &st->cand);
 	pol_result_init(&st->cand);
 }
@@ -1949,7 +1958,8 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			 * inline script's running of a command, whose own exec is checked in
 			 * turn) leaves the decision to the checks of each file the command
 			 * touches, unless it aims at the root, the home folder or a disk. */
-			if (rule->runtime_paths && st->ctx && (st->ctx->flags & POL_CTX_RUNTIME) &&
+			if (rule->runtime_paths && st->ctx &&
+			    (st->ctx->flags & (POL_CTX_RUNTIME | POL_CTX_SCAN)) &&
 			    !(is_script ? script_aims_wide(st) : catastrophic_target(u, st)))
 				continue;
 			/* At runtime an owner of the rule may run the command as part of its
@@ -1980,11 +1990,15 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 			st->cand.limit_hit = m == 2;
 			if (is_script) {
 				record_script_match(st, u, ms);
+				/* a script unit's line is its body's first (a heredoc's, the
+				 * line after its command's) */
+				st->cand.cmd_line = u->line + st->cand.line - 1;
 				if (m == 3) {
 					hold(st);
 					continue;
 				}
 			} else {
+				st->cand.cmd_line = u->line;
 				st->cand.detection = POL_DET_COMMAND;
 				st->cand.language = "bash";
 				st->cand.line = u->line > 1 ? u->line : 0;
@@ -2024,6 +2038,7 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 				st->cand.detection = POL_DET_COMMAND;
 				st->cand.language = "bash";
 				st->cand.line = u->line > 1 ? u->line : 0;
+				st->cand.cmd_line = u->line;
 				pol_copy_matched(&st->cand, u->path, strlen(u->path));
 				offer(st, u);
 				if (st->stop_on_deny && st->best.decision == POL_DENY)
@@ -2045,6 +2060,8 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 		}
 		if (d != POL_ALLOW) {
 			st->cand.line = u->line > 1 ? u->line : 0;
+			st->cand.cmd_line = u->line;
+			report(st->ctx, &st->cand);
 			merge(&st->best, &st->cand);
 		} else {
 			pol_result_release(&st->cand);
@@ -2062,6 +2079,7 @@ static int on_unit_kind(const struct pol_unit *u, struct cmd_state *st)
 		st->cand.detection = POL_DET_COMMAND;
 		st->cand.language = "bash";
 		st->cand.line = u->line > 1 ? u->line : 0;
+		st->cand.cmd_line = u->line;
 		pol_copy_matched(&st->cand, u->text ? u->text : "", u->text ? u->len : 0);
 		offer(st, u);
 		return st->stop_on_deny && st->best.decision == POL_DENY;
@@ -2115,7 +2133,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 	st.a = &a;
 	st.cmd = cmd;
 	st.cmd_len = len;
-	st.stop_on_deny = !(ctx && ctx->trace);
+	st.stop_on_deny = !(ctx && (ctx->trace || ctx->finding));
 	for (size_t i = 0; i < p->n_allows && !st.path_allows; i++)
 		st.path_allows = p->allows[i].n_paths > 0;
 	pol_result_init(&st.best);

@@ -150,6 +150,7 @@ void pol_result_init(struct pol_result *r)
 	memset(r, 0, offsetof(struct pol_result, matched));
 	r->matched[0] = '\0';
 	r->line = 0;
+	r->cmd_line = 0;
 	r->path[0] = '\0';
 	memset(&r->op, 0, sizeof(*r) - offsetof(struct pol_result, op));
 	r->decision = POL_ALLOW;

@@ -7,7 +7,9 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev clang-format
 libpcre2-dev libyaml-dev libcjson-dev libseccomp-dev libcriterion-dev liburing-dev
 lld
 python3 perl git util-linux iproute2 file
-zsh fish"  # zsh and fish: the completion tests parse and run their files
+zsh fish
+pre-commit"  # zsh and fish: the completion tests parse and run their files
+# pre-commit: tests/integration/test_scan.sh runs dcg's .pre-commit-hooks.yaml with it
 # lld: dcg is linked in the order of the functions a hook call runs (cli/module.mk);
 # without it the default linker links dcg as before, a few % slower per hook call.
 

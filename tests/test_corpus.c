@@ -123,6 +123,11 @@ Test(corpus, agent_sessions)
 {
 	cr_assert_eq(run_corpus("tests/corpus/agent_sessions.tsv"), 0);
 }
+/* classes of the red team of the hook: git's long-option prefixes, computed names */
+Test(corpus, redteam)
+{
+	cr_assert_eq(run_corpus("tests/corpus/redteam.tsv"), 0);
+}
 /* issue 14: the classes of miss, each with must-stop and must-pass rows */
 Test(corpus, shell_evaluation)
 {

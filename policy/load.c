@@ -642,6 +642,8 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 	if (owners)
 		each_item(l, owners, "owners", owner_item, &pol_rules(l->p)[l->p->n_rules - 1]);
 	path_text_apply(l, &pol_rules(l->p)[l->p->n_rules - 1], &t);
+	if (a & PATH_ITEM_OWN_SECTION)
+		pol_rules(l->p)[l->p->n_rules - 1].plants = 1;
 	if (l->untrusted && s[0] == '!') {
 		pol_ignored_add(l->p, l->file, LINE(item), "exclusion", s,
 				"lifts only this file's own patterns until the file is trusted");

@@ -278,7 +278,7 @@ struct pol_head_self {
 	const char *sugg[2];
 	unsigned char dcg_owned;
 };
-#define POL_RULES_FIRST_CAP 384 /* the built-ins and the embedded policy: about 300 */
+#define POL_RULES_FIRST_CAP 512 /* the built-ins and the embedded policy: about 400 */
 #define POL_HEAD_TABS	    2
 #define POL_HEAD_SELF	    8
 struct pol_head_pend {

@@ -1396,7 +1396,7 @@ static int rules_room(struct pol_policy *p, size_t n)
 {
 	if (p->cap_rules - p->n_rules >= n)
 		return 0;
-	size_t cap = p->cap_rules ? p->cap_rules : 384;
+	size_t cap = p->cap_rules ? p->cap_rules : POL_RULES_FIRST_CAP;
 	while (cap - p->n_rules < n)
 		cap *= 2;
 	struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));

@@ -747,3 +747,45 @@ Test(runs_later, the_message_says_what_runs_when)
 	pol_result_release(&r);
 	pol_free(p);
 }
+
+/* Policy data like any other rule: a user file adds an entry of its own, allows one by
+ * its ID, or disables the whole protection by its prefix. */
+Test(runs_later, users_extend_allow_and_disable_it_by_id)
+{
+	static const struct {
+		const char *yaml;
+		enum pol_decision hook, fsmonitor, tmux;
+	} cases[] = {
+	    {"runsLater:\n  paths:\n    - {id: user.runs_later.tmux, path: ~/.tmux.conf,\n"
+	     "       reason: tmux runs its run-shell lines at its next start, ask: true}\n",
+	     POL_ASK, POL_DENY, POL_ASK},
+	    {"allow:\n  - {rule: runs-later.git.hook_pre_commit, reason: my own hooks}\n",
+	     POL_ALLOW, POL_DENY, POL_ALLOW},
+	    {"disable: [runs-later]\n", POL_ALLOW, POL_ALLOW, POL_ALLOW},
+	};
+	char hook[PATH_MAX], tmux[PATH_MAX];
+
+	abs_of(".git/hooks/pre-commit", hook, sizeof(hook));
+	abs_of("~/.tmux.conf", tmux, sizeof(tmux));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pol_policy *p = policy();
+		struct pol_ctx ctx = {.cwd = proj};
+		struct pol_result r;
+		static const char fsm[] = "git config core.fsmonitor ./w.sh";
+
+		cr_assert_eq(pol_load_buffer(p, "user.yaml", cases[i].yaml, strlen(cases[i].yaml)),
+			     0);
+		cr_assert_eq(pol_diag_count(p), 0, "%s",
+			     pol_diag_count(p) ? pol_diag_get(p, 0)->msg : "");
+		cr_expect_eq(pol_check_path(p, hook, POL_OP_WRITE, 0, &ctx, &r), cases[i].hook,
+			     "%s", cases[i].yaml);
+		pol_result_release(&r);
+		cr_expect_eq(pol_check_command(p, fsm, sizeof(fsm) - 1, &ctx, &r),
+			     cases[i].fsmonitor, "%s", cases[i].yaml);
+		pol_result_release(&r);
+		cr_expect_eq(pol_check_path(p, tmux, POL_OP_WRITE, 0, &ctx, &r), cases[i].tmux,
+			     "%s", cases[i].yaml);
+		pol_result_release(&r);
+		pol_free(p);
+	}
+}

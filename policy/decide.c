@@ -520,6 +520,8 @@ static void try_rule(struct hit_scan *hs, const struct pol_rule *r)
 
 	if (!(hs->kinds & (1u << r->path_kind)))
 		return;
+	if (r->plants && (hs->kinds & POL_KINDS_REMOVE))
+		return; /* removing what would run later plants nothing */
 	if (r->n_owners && pol_rule_owned_by(hs->p, r, hs->ctx))
 		return; /* its owner manages what it covers */
 	slot = &hs->last[r->path_kind][hit_class(hs->p, r)];
@@ -597,7 +599,7 @@ static void scan_rules(struct hit_scan *hs, int beneath)
 			continue; /* not ready: its record may not be made */
 		try_rule(hs, r);
 		if (beneath && !r->path.negate && (hs->kinds & (1u << r->path_kind)) &&
-		    !hs->beneath[r->path_kind] &&
+		    !(r->plants && (hs->kinds & POL_KINDS_REMOVE)) && !hs->beneath[r->path_kind] &&
 		    !(r->n_owners && pol_rule_owned_by(p, r, hs->ctx)) &&
 		    covers_beneath(r, hs->path))
 			hs->beneath[r->path_kind] = r;
@@ -778,7 +780,10 @@ static enum pol_decision decide_path(const struct pol_policy *p, const char *lex
 				     const char *resolved, enum pol_op op, unsigned flags,
 				     const struct pol_ctx *ctx, struct pol_result *r)
 {
-	unsigned kinds = pol_op_refusing_kinds(op, flags);
+	unsigned kinds = pol_op_refusing_kinds(op, flags) |
+			 (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM || op == POL_OP_LINK_FROM
+			      ? POL_KINDS_REMOVE
+			      : 0);
 	/* A folder deleted or moved is judged by what it holds, except a deletion the
 	 * runtime layers judge at exec (PATH_NO_WALK): the recursive delete's own unlinks
 	 * are each checked as they come, so `find . -delete` in a project that has

@@ -83,6 +83,10 @@ struct pol_rule {
 	 * only rules from pol_policy.untrusted_from on. */
 	unsigned char guarded;
 	unsigned char untrusted;
+	/* path rules: an entry of runsLater, which guards what another program will run:
+	 * writing, creating, replacing or chmod'ing it plants code; deleting it, moving it
+	 * away or linking it elsewhere does not, and is not refused (POL_KINDS_REMOVE) */
+	unsigned char plants;
 };
 _Static_assert(sizeof(struct pol_rule) <= 176, "struct pol_rule grew: 300 of them per start");
 
@@ -280,7 +284,7 @@ struct pol_head_self {
 	const char *sugg[2];
 	unsigned char dcg_owned;
 };
-#define POL_RULES_FIRST_CAP 384 /* the built-ins and the embedded policy: about 300 */
+#define POL_RULES_FIRST_CAP 512 /* the built-ins and the embedded policy: about 400 */
 #define POL_HEAD_TABS	    2
 #define POL_HEAD_SELF	    16
 struct pol_head_pend {
@@ -620,6 +624,11 @@ char *pol_last_slash(const char *s);
  * read. A file made during the session (POL_PATH_SESSION_NEW) may be deleted or renamed
  * away, or replace a name, in a no-delete folder (an atomic save); an unknown op is
  * refused by every kind. Inline, because the lean guest links pathidx.c alone. */
+/* With the kinds of pol_op_refusing_kinds(), in a path decision's own mask: the
+ * operation only takes a name away (delete, rename from, the source of a link), which
+ * rules that guard against planting (pol_rule.plants) never refuse. */
+#define POL_KINDS_REMOVE (1u << 8)
+
 static inline unsigned pol_op_refusing_kinds(enum pol_op op, unsigned flags)
 {
 	enum {

@@ -263,15 +263,20 @@ static void path_slug(const char *pat, char *out, size_t size)
 /* A path rule from a policy file: its ID from the given id: or from the pattern, its
  * positional ID (scope.kind.N, as older versions named it) kept as its alias. */
 static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const char *pat,
-			 const char *file, unsigned line, unsigned col, const char *given)
+			 const char *file, unsigned line, unsigned col, const char *given,
+			 int positional)
 {
 	char id[192], alias[64], slug[64];
 	size_t *count = &p->path_count[p->scope][kind];
 	struct pol_rule *r;
 	int rc;
 
-	snprintf(alias, sizeof(alias), "%s.%s.%zu", scope_names[p->scope], path_kind_ids[kind],
-		 ++*count);
+	/* an entry of a section of its own (runsLater:) takes no place in the kind's
+	 * positional numbering, so that the lists' old IDs stay where they were */
+	alias[0] = '\0';
+	if (positional)
+		snprintf(alias, sizeof(alias), "%s.%s.%zu", scope_names[p->scope],
+			 path_kind_ids[kind], ++*count);
 	if (given && strchr(given, '.')) {
 		snprintf(id, sizeof(id), "%s", given);
 	} else {
@@ -288,7 +293,7 @@ static int add_path_rule(struct pol_policy *p, enum pol_path_kind kind, const ch
 	}
 	rc = add_path_rule_id(p, kind, pat, file, line, col, id);
 	r = p->n_rules ? &pol_rules(p)[p->n_rules - 1] : NULL;
-	if (r && r->kind == POL_RULE_PATH && r->id && !strcmp(r->id, id) && !r->alias &&
+	if (alias[0] && r && r->kind == POL_RULE_PATH && r->id && !strcmp(r->id, id) && !r->alias &&
 	    !(r->alias = strdup(alias)) && rc == 0)
 		rc = -ENOMEM;
 	return rc;
@@ -532,13 +537,78 @@ static int valid_id(const char *s)
 	return n > 0 && n < 120 && s[0] != '.' && s[n - 1] != '.';
 }
 
-/* A path entry: a pattern, or {path: PATTERN, id: ID, owners: [PROGRAM...]} where the
- * owners (system programs such as git) may manage what it covers at runtime. */
+static void suggestion_item(struct ldr *l, yaml_node_t *item, void *arg);
+
+/* A path entry's own text, when it gives one: its reason replaces the kind's, its
+ * suggestions the kind's, and ask: true makes a match ask instead of refuse. */
+struct path_text {
+	const char *reason;
+	yaml_node_t *sugg;
+	int ask;
+};
+
+static void path_text_apply(struct ldr *l, struct pol_rule *r, const struct path_text *t)
+{
+	if (t->ask)
+		r->decision = POL_ASK;
+	if (!t->reason && !t->sugg)
+		return;
+	if (t->reason) {
+		char *nr = strdup(t->reason);
+
+		if (!nr)
+			return;
+		free(r->reason);
+		r->reason = nr;
+	}
+	if (t->sugg) {
+		pol_strv_free(r->suggestions, r->n_suggestions);
+		r->suggestions = NULL;
+		r->n_suggestions = 0;
+		each_item(l, t->sugg, "suggestions", suggestion_item, r);
+		pol_rule_add_allow_suggestion(r);
+	}
+}
+
+/* The scalar keys of a path entry's mapping: 1 when ks was one of them. */
+static int path_key(struct ldr *l, enum pol_path_kind kind, const char *ks, yaml_node_t *v,
+		    const char **s, const char **given, struct path_text *t)
+{
+	const char *vs = pol_yaml_scalar(v);
+
+	if (!strcmp(ks, "path") && vs) {
+		*s = vs;
+	} else if (!strcmp(ks, "id") && vs && valid_id(vs)) {
+		*given = vs;
+	} else if (!strcmp(ks, "id")) {
+		err(l, v, pol_path_kind_name(kind),
+		    "id must be letters, digits, '.', '_' or '-' (the ID from the pattern is "
+		    "used)");
+	} else if (!strcmp(ks, "reason") && vs && vs[0]) {
+		t->reason = vs;
+	} else if (!strcmp(ks, "ask") && vs) {
+		if (!is_bool(vs))
+			err(l, v, pol_path_kind_name(kind), "'ask' must be true or false");
+		t->ask = is_true(vs);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* A path entry: a pattern, or {path: PATTERN, id: ID, owners: [PROGRAM...], reason:,
+ * ask:, suggestions: [...]} where the owners (system programs such as git) may manage
+ * what it covers at runtime. arg: the kind, with PATH_ITEM_OWN_SECTION when the entry
+ * comes from a section of its own (runsLater.paths), which takes no positional ID. */
+#define PATH_ITEM_OWN_SECTION 0x100L
+
 static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 {
-	enum pol_path_kind kind = (enum pol_path_kind)(long)arg;
+	long a = (long)arg;
+	enum pol_path_kind kind = (enum pol_path_kind)(a & 0xff);
 	const char *s = pol_yaml_scalar(item), *given = NULL;
 	yaml_node_t *owners = NULL;
+	struct path_text t = {NULL, NULL, 0};
 
 	if (item->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
@@ -547,20 +617,16 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 			yaml_node_t *v = yaml_document_get_node(l->doc, pr->value);
 			const char *ks = pol_yaml_scalar(k);
 
-			if (ks && v && !strcmp(ks, "path") && pol_yaml_scalar(v))
-				s = pol_yaml_scalar(v);
-			else if (ks && v && !strcmp(ks, "owners"))
+			if (ks && v && path_key(l, kind, ks, v, &s, &given, &t))
+				continue;
+			if (ks && v && !strcmp(ks, "owners"))
 				owners = v;
-			else if (ks && v && !strcmp(ks, "id") && pol_yaml_scalar(v) &&
-				 valid_id(pol_yaml_scalar(v)))
-				given = pol_yaml_scalar(v);
-			else if (ks && v && !strcmp(ks, "id"))
-				err(l, v, pol_path_kind_name(kind),
-				    "id must be letters, digits, '.', '_' or '-' (the ID from the "
-				    "pattern is used)");
+			else if (ks && v && !strcmp(ks, "suggestions"))
+				t.sugg = v;
 			else
 				err(l, k ? k : item, pol_path_kind_name(kind),
-				    "unknown key '%s' in a path entry (path, id, owners)",
+				    "unknown key '%s' in a path entry (path, id, owners, reason, "
+				    "ask, suggestions)",
 				    ks ? ks : "?");
 		}
 	}
@@ -573,10 +639,14 @@ static void path_item(struct ldr *l, yaml_node_t *item, void *arg)
 		err(l, item, pol_path_kind_name(kind), "empty path pattern");
 		return;
 	}
-	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item), given) < 0)
+	if (add_path_rule(l->p, kind, s, l->file, LINE(item), COL(item), given,
+			  !(a & PATH_ITEM_OWN_SECTION)) < 0)
 		return;
 	if (owners)
 		each_item(l, owners, "owners", owner_item, &pol_rules(l->p)[l->p->n_rules - 1]);
+	path_text_apply(l, &pol_rules(l->p)[l->p->n_rules - 1], &t);
+	if (a & PATH_ITEM_OWN_SECTION)
+		pol_rules(l->p)[l->p->n_rules - 1].plants = 1;
 	if (l->untrusted && s[0] == '!') {
 		pol_ignored_add(l->p, l->file, LINE(item), "exclusion", s,
 				"lifts only this file's own patterns until the file is trusted");
@@ -1100,6 +1170,33 @@ static void path_reasons_section(struct ldr *l, yaml_node_t *v)
 				  yaml_document_get_node(l->doc, pr->value));
 }
 
+/* runsLater: {paths: [...], rules: [...]}: what another program runs later, outside the
+ * guard (git hooks, shell start files, schedulers, editor tasks...). Its paths are
+ * read-only entries of their own (each with an ID, a reason, ask or deny), its rules
+ * ordinary rules: one section, so that the protection reads as one piece. */
+static void runs_later_section(struct ldr *l, yaml_node_t *v)
+{
+	if (v->type != YAML_MAPPING_NODE) {
+		err(l, v, "runsLater", "'runsLater' must be a mapping with paths and rules");
+		return;
+	}
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *k = yaml_document_get_node(l->doc, pr->key);
+		yaml_node_t *sv = yaml_document_get_node(l->doc, pr->value);
+		const char *ks = pol_yaml_scalar(k);
+
+		if (ks && sv && !strcmp(ks, "paths"))
+			each_item(l, sv, "runsLater.paths", path_item,
+				  (void *)(PATH_ITEM_OWN_SECTION | POL_PATH_READ_ONLY));
+		else if (ks && sv && !strcmp(ks, "rules"))
+			each_item(l, sv, "runsLater.rules", rule_item, NULL);
+		else
+			err(l, k ? k : v, "runsLater",
+			    "unknown key '%s' in 'runsLater' (paths, rules)", ks ? ks : "?");
+	}
+}
+
 static void load_document(struct ldr *l)
 {
 	yaml_node_t *root = yaml_document_get_root_node(l->doc);
@@ -1173,6 +1270,8 @@ static void load_document(struct ldr *l)
 			mode_key(l, v);
 		} else if (!strcmp(ks, "observe")) {
 			each_item(l, v, ks, observe_item, NULL);
+		} else if (!strcmp(ks, "runsLater")) {
+			runs_later_section(l, v);
 		} else if (!strcmp(ks, "catastrophic")) {
 			catastrophic_section(l, v);
 		} else if (!strcmp(ks, "ownerFolders")) {
@@ -1183,8 +1282,8 @@ static void load_document(struct ldr *l)
 		} else {
 			err(l, k, NULL,
 			    "unknown key '%s' (ignored); known keys: bashToolPatterns, "
-			    "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, packs, "
-			    "disable, allow, mode, observe, catastrophic, pathReasons%s",
+			    "zeroAccessPaths, readOnlyPaths, noDeletePaths, rules, runsLater, "
+			    "packs, disable, allow, mode, observe, catastrophic, pathReasons%s",
 			    ks,
 			    l->p->scope == POL_SCOPE_SYSTEM ? ", overridable, ownerFolders" : "");
 		}

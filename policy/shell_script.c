@@ -983,6 +983,43 @@ static int opens_file(const char *s, size_t i)
 	return 0;
 }
 
+/* Perl's two-argument open, open(F, ">x"), open my $f, ">>x": when the literal at s[i]
+ * (b, bl) is its second argument, the length of its mode (and the spaces after), which
+ * the path follows; else 0. A duplicate (>&STDOUT) or a pipe is no file. */
+static size_t perl_open2(const char *s, size_t i, const char *b, size_t bl)
+{
+	size_t k = i, m;
+
+	if (bl < 2 || (b[0] != '>' && !(b[0] == '+' && (b[1] == '<' || b[1] == '>'))))
+		return 0;
+	m = b[0] == '+' || b[1] == '>' ? 2 : 1;
+	while (m < bl && b[m] == ' ')
+		m++;
+	if (m >= bl || b[m] == '&' || b[m] == '-' || b[m] == '|')
+		return 0;
+	while (k > 0 && s[k - 1] == ' ')
+		k--;
+	if (k == 0 || s[k - 1] != ',')
+		return 0;
+	for (k--; k > 0 && s[k - 1] == ' '; k--)
+		;
+	while (k > 0 && (is_id((unsigned char)s[k - 1]) || s[k - 1] == '$'))
+		k--; /* the handle: F, $fh */
+	while (k > 0 && s[k - 1] == ' ')
+		k--;
+	if (k >= 2 && !memcmp(s + k - 2, "my", 2) && (k == 2 || !is_id((unsigned char)s[k - 3])))
+		for (k -= 2; k > 0 && s[k - 1] == ' '; k--)
+			;
+	if (k > 0 && s[k - 1] == '(')
+		k--;
+	while (k > 0 && s[k - 1] == ' ')
+		k--;
+	return k >= 4 && !memcmp(s + k - 4, "open", 4) &&
+		       (k == 4 || !is_id((unsigned char)s[k - 5]))
+		   ? m
+		   : 0;
+}
+
 static void find_paths(struct scan *S)
 {
 	const char *s = S->s;
@@ -1033,8 +1070,11 @@ static void find_paths(struct scan *S)
 		}
 		if ((s[i] == '\'' || s[i] == '"' || s[i] == '`') &&
 		    (e = literal_at(s, n, i, &b, &bl))) {
-			size_t hk = home_in_string(b, bl);
-			if (hk) {
+			size_t hk = home_in_string(b, bl), pm = perl_open2(s, i, b, bl);
+			if (pm && bl - pm < 200 && !memchr(b + pm, '$', bl - pm) &&
+			    !memchr(b + pm, ' ', bl - pm)) {
+				path_unit(S, "", 0, b + pm, bl - pm, i); /* open(F, ">x") */
+			} else if (hk) {
 				path_unit(S, S->P->home ? S->P->home : "~",
 					  S->P->home ? S->P->home_len : 1, b + hk, bl - hk, i);
 			} else if (opens_file(s, i) && bl && bl < 200 && !memchr(b, ' ', bl) &&

@@ -415,6 +415,19 @@ static int dry_run(const struct nc *x)
 	}
 	return 0;
 }
+/* Does one of the assignments before a command (v[0..aw)) set git's configuration
+ * through the environment (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n, GIT_CONFIG_PARAMETERS)? */
+static int git_config_env(struct sh_word **v, size_t aw)
+{
+	static const char pre[] = "GIT_CONFIG_";
+
+	for (size_t j = 0; j < aw; j++)
+		if (sh_is_assignment(v[j]) && v[j]->len > sizeof(pre) - 1 &&
+		    !memcmp(v[j]->s, pre, sizeof(pre) - 1))
+			return 1;
+	return 0;
+}
+
 /* The index of the command word of v: after reserved words (`if`, `!`, `{` ...),
  * `function NAME ()` and assignments; n when nothing runs (`for NAME in WORDS` and
  * `case`, whose substitutions were parsed). */
@@ -600,6 +613,16 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 			if (v[aw + a] == nv[b])
 				wd[a] = x->data[b++];
 		sh_emit_view(P, x, v + aw, wn, wd, NULL, 0);
+	}
+	/* git's configuration given in the command's own environment (GIT_CONFIG_KEY_0=
+	 * core.hooksPath GIT_CONFIG_VALUE_0=DIR git commit, GIT_CONFIG_PARAMETERS=...):
+	 * rules read it in a view that keeps the assignments */
+	if (aw > 0 && git_config_env(v, aw)) {
+		unsigned char *wd = sh_alloc(P, n + 1);
+		if (!wd)
+			return;
+		memset(wd, 0, n + 1);
+		sh_emit_view(P, x, v, n, wd, NULL, 0);
 	}
 	P->defer--;
 	sh_emit_view(P, x, nv, nn, x->data, x->name, x->nlen);

@@ -10,7 +10,7 @@
  * every start of the hook.
  *   H home | R root | F file | E enable | D disable
  *   P id kind pattern reason language severity decision path_kind origin line enabled
- *     flags(caseless 1, runtime paths 2) glob basename negate canon_glob keyword nsugg
+ *     flags(caseless 1, runtime paths 2, plants 4) glob basename negate canon_glob keyword nsugg
  *     sugg...
  *   A rule reason expires origin line npaths paths...
  *   O owners... | K guarded untrusted      (after the P record they belong to)
@@ -186,7 +186,8 @@ char *pol_snapshot_save_opts(const struct pol_policy *p, size_t *len, int portab
 		field(&s, r->origin);
 		fieldn(&s, r->line);
 		fieldn(&s, r->compile_state < 0 ? 0 : r->enabled);
-		fieldn(&s, r->caseless | (r->runtime_paths << 1)); /* bit 1: runtime: paths */
+		/* bit 1: runtime: paths; bit 2: a path rule that guards against planting */
+		fieldn(&s, r->caseless | (r->runtime_paths << 1) | (r->plants << 2));
 		field(&s, portable ? NULL : r->path.glob);
 		fieldn(&s, r->path.basename_only);
 		fieldn(&s, r->path.negate);
@@ -468,6 +469,7 @@ static inline __attribute__((always_inline)) int add_rule(struct pol_policy *p,
 	r->enabled = sr->enabled;
 	r->caseless = (int)(sr->flags & 1);
 	r->runtime_paths = (int)((sr->flags >> 1) & 1);
+	r->plants = (unsigned char)((sr->flags >> 2) & 1);
 	/* not indexed by its ID here: pol_rule_find() looks through the rules loaded since
 	 * the index was last brought up to date (pol_rule_index_add, pol_prepare) */
 	if (r->kind == POL_RULE_PATH) {
@@ -919,6 +921,7 @@ static int split_rule(struct pol_policy *p, const uint32_t *ix, size_t nsugg, co
 	r->enabled = (int)(b & 0xff);
 	r->caseless = (int)((b >> 8) & 1);
 	r->runtime_paths = (int)((b >> 9) & 1);
+	r->plants = (unsigned char)((b >> 10) & 1);
 	if (r->kind == POL_RULE_PATH) {
 		int rc = load_path(p, r, glob, (int)((b >> 16) & 0xff), (int)(b >> 24), canon, ic);
 
@@ -1421,7 +1424,7 @@ static int rules_room(struct pol_policy *p, size_t n)
 {
 	if (p->cap_rules - p->n_rules >= n)
 		return 0;
-	size_t cap = p->cap_rules ? p->cap_rules : 384;
+	size_t cap = p->cap_rules ? p->cap_rules : POL_RULES_FIRST_CAP;
 	while (cap - p->n_rules < n)
 		cap *= 2;
 	struct pol_rule *nr = realloc(p->rule_tab, cap * sizeof(*nr));

@@ -346,6 +346,28 @@ static int rt_call_runs(const char *call)
 	       strcmp(call, "popen") == 0;
 }
 
+/* A path entry with a reason of its own (runsLater: what runs, when, from where) says
+ * it, and its first suggestion: the kinds' reasons ("read-only path: ...", or the
+ * short built-in "read-only path") say nothing the kind and pattern do not. */
+static void rt_own_reason(struct rt_msg *m, const struct pol_result *r)
+{
+	static const char *const kind_words[] = {"zero-access path", "read-only path",
+						 "no-delete path"};
+	const char *why = r->reason;
+
+	if (!why || !why[0])
+		return;
+	for (size_t k = 0; k < sizeof(kind_words) / sizeof(kind_words[0]); k++)
+		if (!strncmp(why, kind_words[k], strlen(kind_words[k])))
+			return;
+	rt_msg_add(m, ": ");
+	rt_msg_add(m, why);
+	if (r->n_suggestions > 1 && r->suggestions[0]) { /* the last one is "dcg allow" */
+		rt_msg_add(m, "; instead: ");
+		rt_msg_add(m, r->suggestions[0]);
+	}
+}
+
 void rt_describe(struct rt_msg *m, const char *what, const char *call, const char *input,
 		 const struct pol_result *r)
 {
@@ -387,6 +409,7 @@ void rt_describe(struct rt_msg *m, const char *what, const char *call, const cha
 		rt_msg_add(m, pol_path_kind_name(r->path_kind));
 		rt_msg_add(m, " ");
 		rt_msg_add(m, r->pattern ? r->pattern : "?");
+		rt_own_reason(m, r);
 	} else if (r->detection == POL_DET_SCOPE || r->detection == POL_DET_NONE) {
 		/* A scope's reason starts with its code (SCOPE_VIOLATION...); a built-in
 		 * runtime rule's says what the call would have done. */

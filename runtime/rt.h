@@ -173,7 +173,9 @@ void rt_msg_add_argv(struct rt_msg *m, char *const argv[]);
  * never a name relative to a dirfd nor the command that touched it; else input. */
 const char *rt_shown(const char *input, const struct pol_result *r);
 
-/* Appends "dcg: WHAT CALL of PATH: KIND PATTERN [RULE]" (path rules), "...: REASON
+/* Appends "dcg: WHAT CALL of PATH: KIND PATTERN [RULE]" (path rules; an entry with a
+ * reason of its own, as the runsLater entries have, adds ": REASON; instead:
+ * SUGGESTION" before the rule), "...: REASON
  * [RULE]" (scopes, commands, built-in rules) to m, without a newline. what is
  * "blocked", "asks: allow", ... When a call that starts a program (exec*, system,
  * popen, posix_spawn*) is refused for a path its words name, the line is "dcg: WHAT

@@ -87,6 +87,10 @@ Test(corpus, filesystem)
 {
 	cr_assert_eq(run_corpus("tests/corpus/filesystem.tsv"), 0);
 }
+Test(corpus, runs_later)
+{
+	cr_assert_eq(run_corpus("tests/corpus/runs_later.tsv"), 0);
+}
 Test(corpus, git)
 {
 	cr_assert_eq(run_corpus("tests/corpus/git.tsv"), 0);

@@ -977,9 +977,11 @@ static int sbx_log_append_ok(const struct sbx_call *c, const char *abs, int flag
 {
 	if (!(flags & O_APPEND) || (flags & O_TRUNC) || (flags & O_ACCMODE) != O_WRONLY)
 		return 0;
-	/* and to the allow-once codes offered: an offer grants nothing (policy/once.c) */
-	return (c->s->log_path[0] && strcmp(abs, c->s->log_path) == 0) ||
-	       (c->s->once_path[0] && strcmp(abs, c->s->once_path) == 0);
+	if (c->s->log_path[0] && strcmp(abs, c->s->log_path) == 0)
+		return 1;
+	/* 2: the allow-once codes offered, opened as they are to append to: an offer grants
+	 * nothing (policy/once.c), and the grants are another file */
+	return c->s->once_path[0] && strcmp(abs, c->s->once_path) == 0 ? 2 : 0;
 }
 
 /* ---- bases ----------------------------------------------------------------------------- */
@@ -1313,12 +1315,13 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 				rc = sbx_proc_guard(c, pin.abs);
 			if (rc == 0 && writes && !(flags & O_PATH))
 				rc = sbx_raw_guard(c, a.path, &st, pin.abs);
-			if (rc == 0 && sbx_log_append_ok(c, pin.abs, flags)) {
+			int app = rc == 0 ? sbx_log_append_ok(c, pin.abs, flags) : 0;
+			if (app == 1) {
 				fd = sbx_log_fd(c->s);
 				rc = fd < 0 ? fd : 0;
 				goto out;
 			}
-			if (rc == 0)
+			if (rc == 0 && app != 2)
 				rc = sbx_check(c, a.base_abs, a.path, &pin, op, 0);
 			if (rc < 0)
 				goto out;
@@ -1356,12 +1359,13 @@ static int sbx_do_open(struct sbx_call *c, int dirfd, uint64_t addr, int flags, 
 		rc = sbx_still_valid(c);
 		if (rc == 0)
 			rc = sbx_proc_guard(c, pin.abs);
-		if (rc == 0 && sbx_log_append_ok(c, pin.abs, flags)) {
+		int app = rc == 0 ? sbx_log_append_ok(c, pin.abs, flags) : 0;
+		if (app == 1) {
 			fd = sbx_log_fd(c->s);
 			rc = fd < 0 ? fd : 0;
 			goto out;
 		}
-		if (rc == 0)
+		if (rc == 0 && app != 2)
 			rc = sbx_check(c, a.base_abs, a.path, &pin, POL_OP_CREATE,
 				       POL_PATH_NOFOLLOW | POL_PATH_CREATE_EXCL);
 		if (rc < 0)

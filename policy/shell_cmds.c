@@ -316,6 +316,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"ltrace", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "oepsaAnu", "", "", ""},
     {"lynx", K_NONE, F_DL, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"man", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"mapfile", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"mariadb", K_NONE, F_DB, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"mawk", K_AWK, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"md5sum", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -383,6 +384,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"pushd", K_CD, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"rbash", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"read", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"readarray", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"readonly", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"redis-cli", K_NONE, F_DB, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"rev", K_NONE, F_DEC | F_DECODE, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -761,6 +763,8 @@ static void h_echo(struct sh_an *P, struct nc *x)
 	sh_mark_data_from(x, 1);
 	if (NM("printf") && x->n > 2 && weq(x->v[1], "-v"))
 		x->data[1] = x->data[2] = 0;
+	if (NM("printf") || NM("read") || NM("mapfile") || NM("readarray"))
+		sh_assign_builtin(P, x);
 }
 
 static int is_disposal(struct sh_an *P, const struct sh_word *w);

@@ -438,7 +438,7 @@ static char *decode_escapes(struct sh_an *P, const char *s, size_t len, size_t *
 /* What printf FORMAT ARGS prints: the format (escapes decoded) applied to the
  * arguments, again while arguments remain; each conversion takes one argument as
  * text (%s %b %d ...), %c its first byte. */
-static char *printf_text(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen)
+char *sh_printf_text(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen)
 {
 	size_t fl, cap = 0, o = 0, a = 1;
 	char *fmt = sh_join_expanded(P, v, 1, &fl), *out;
@@ -513,7 +513,7 @@ void sh_set_feed(struct sh_an *P, struct nc *x)
 		if (i >= x->n)
 			return;
 		if (NM("printf"))
-			s = printf_text(P, x->v + i, x->n - i, &len);
+			s = sh_printf_text(P, x->v + i, x->n - i, &len);
 		else
 			s = sh_join_expanded(P, x->v + i, x->n - i, &len);
 		if (s && esc && !NM("printf"))

@@ -75,6 +75,9 @@ enum {
 	W_GLOB = 1 << 3,       /* unquoted * ? [ */
 	W_DL = 1 << 4,	       /* a substitution in it runs a downloader */
 	W_PROCSUB = 1 << 5,    /* is a process substitution <(...) */
+	W_ARRAY = 1 << 6,      /* NAME=(...): a compound array assignment, elements joined by
+				* single spaces between the parentheses */
+	W_BRACE = 1 << 7,      /* an unquoted { : brace expansion may make several words */
 };
 
 struct sh_word {
@@ -90,6 +93,8 @@ struct sh_word {
 	uint8_t home_len[SH_MAX_HOME];
 	const char *var_name[SH_MAX_HOME];
 	uint8_t var_nlen[SH_MAX_HOME];
+	/* ${NAME@OP}: the transformation applied to the value (Q E P U u L), or 0 */
+	uint8_t var_op[SH_MAX_HOME];
 	/* $(...), `...`, <(...): how many, and the last command of the last one (its
 	 * output, when the walk learns it, is the substitution's value) */
 	unsigned nsub;
@@ -160,6 +165,7 @@ struct sh_lex {
 	size_t blen, bcap;
 	struct sh_heredoc *pend, *pend_tail;
 	int remote;
+	int arr; /* inside a compound array assignment's ( ... ) */
 };
 
 struct sh_file {
@@ -581,5 +587,32 @@ void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n
 /* rm "$@" after set -- -rf /srv: arguments with known positional parameters are put
  * in and the command is analysed again. Returns 1 when it was. */
 int sh_eval_positional_args(struct sh_an *P, struct nc *x);
+
+/* ---- expansions (shell_expand.c) ---- */
+
+/* Brace expansion of every plain word of v[0..n) ({r,}m -> rm m, x{1..3}): the words
+ * after it (v itself when nothing expanded, NULL when out of memory); *n updated. A
+ * word that would make more than 64 stays as written. */
+struct sh_word **sh_brace_words(struct sh_an *P, struct sh_word **v, size_t *n);
+/* A word with braces that brace expansion may split but dcg cannot expand (quoted
+ * parts, expansions): its words are unknown. */
+int sh_brace_unknown(const struct sh_word *w);
+/* ${NAME@OP} of a known value (Q E P U u L): the result in the arena, or NULL. */
+const char *sh_transform(struct sh_an *P, int op, const char *v, size_t n, size_t *outlen);
+/* NAME[@], NAME[*], NAME[IDX] of an array assigned in the line, or NULL. */
+const char *sh_array_value(struct sh_an *P, const char *name, size_t nlen, size_t *vlen);
+/* NAME=(...), NAME+=(...), NAME[IDX]=...: records the array (val: the expanded value,
+ * NULL when unknown). Returns 1 when w was an array assignment. */
+int sh_record_array(struct sh_an *P, const struct sh_word *w, const char *val, size_t vlen);
+/* A plain shell name (a variable's). */
+int sh_is_name(const struct sh_word *w);
+/* printf -v NAME ..., read [-a NAME] NAME... and mapfile NAME from a here-string, a
+ * here-document or literal text piped in: the variables they set. */
+void sh_assign_builtin(struct sh_an *P, struct nc *x);
+/* The command table's names that a glob in a command name matches (its last
+ * component), at most max, into names; 0 when the name holds no glob. */
+size_t sh_glob_names(const struct sh_word *w, const char **names, size_t max);
+/* What printf prints for FORMAT ARGS (v[0] is the format), or NULL. */
+char *sh_printf_text(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen);
 
 #endif /* DCG_SHELL_INT_H */

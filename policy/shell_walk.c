@@ -318,43 +318,6 @@ static void h_db_stdin(struct sh_an *P, struct nc *x)
 	}
 }
 
-/* {rm,-rf,/} as a command: brace expansion makes it the words rm -rf /. Only the
- * plain form (one level, no quotes) is expanded; anything else stays one word. */
-static struct sh_word **brace_split(struct sh_an *P, struct sh_word **v, size_t *n)
-{
-	struct sh_word *w = *n ? v[0] : NULL;
-	size_t parts = 1, k = 0, start = 1;
-	struct sh_word **nv, *pw;
-
-	if (!w || w->len < 4 || (w->flags & (W_QUOTED | W_UNRESOLVED)) || w->s[0] != '{' ||
-	    w->s[w->len - 1] != '}' || memchr(w->s + 1, '{', w->len - 2))
-		return v;
-	for (size_t i = 1; i + 1 < w->len; i++)
-		parts += w->s[i] == ',';
-	if (parts < 2)
-		return v;
-	nv = sh_alloc(P, (*n - 1 + parts) * sizeof(*nv));
-	pw = sh_alloc(P, parts * sizeof(*pw));
-	if (!nv || !pw)
-		return NULL;
-	for (size_t i = 1; i < w->len; i++) {
-		if (w->s[i] != ',' && i + 1 != w->len)
-			continue;
-		memset(&pw[k], 0, sizeof(pw[k]));
-		pw[k].s = sh_strndup(P, w->s + start, i - start);
-		if (!pw[k].s)
-			return NULL;
-		pw[k].len = i - start;
-		pw[k].line = w->line;
-		nv[k] = &pw[k];
-		k++;
-		start = i + 1;
-	}
-	memcpy(nv + k, v + 1, (*n - 1) * sizeof(*nv));
-	*n = *n - 1 + k;
-	return nv;
-}
-
 /* Was one of the wrappers v[from..to) GNU parallel? */
 static int parallel_inputs(struct sh_word **v, size_t from, size_t to)
 {
@@ -474,7 +437,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	x->depth = depth;
 	x->remote = remote;
 	x->line = line;
-	v = brace_split(P, v, &n);
+	v = sh_brace_words(P, v, &n);
 	if (!v)
 		return;
 	i = command_word(v, n);

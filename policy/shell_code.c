@@ -22,6 +22,16 @@ static const struct sh_file *file_lookup(struct sh_an *P, const struct sh_word *
 	return NULL;
 }
 
+const char *sh_file_text(struct sh_an *P, const struct sh_word *w, size_t *len)
+{
+	const struct sh_file *f = file_lookup(P, w);
+
+	if (!f)
+		return NULL;
+	*len = f->len;
+	return f->body;
+}
+
 static void file_record(struct sh_an *P, const struct sh_word *w, const char *body, size_t len,
 			unsigned line, int how)
 {

@@ -231,6 +231,8 @@ struct sh_an {
 	int find_temp; /* walking the -exec command of a find whose start points are all temp */
 	const struct sh_word *disposed; /* a folder moved away for good (mv DIR /tmp) */
 	unsigned disposed_line;
+	int runtime; /* deciding an exec at runtime (pol_shell_opts.runtime) */
+	unsigned rebinds_used; /* alias expansions so far (bounded) */
 	int unit_temp_only; /* the flags of the command units going out now */
 	int unit_dry_run;
 };
@@ -303,6 +305,7 @@ enum {
 	F_WRAP = 16,   /* runs the command that follows (sudo, env, xargs ...) */
 	F_LANG = 32,   /* a shell or an interpreter: code in -c/-e, a file or stdin */
 	F_DECODE = 64, /* always decodes (base32, zcat ...), with no option needed */
+	F_RUNS = 128,  /* runs a command it is handed: its rows in sh_runs (shell_runs.c) */
 };
 
 /* The handler of a command (struct sh_cmdspec.kind): K_OPERANDS is the table-driven
@@ -614,5 +617,28 @@ void sh_assign_builtin(struct sh_an *P, struct nc *x);
 size_t sh_glob_names(const struct sh_word *w, const char **names, size_t max);
 /* What printf prints for FORMAT ARGS (v[0] is the format), or NULL. */
 char *sh_printf_text(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen);
+
+/* ---- programs that run a command (shell_runs.c) ---- */
+
+/* The code x is handed in its arguments, options or stdin, by its rows in sh_runs. */
+void sh_runner(struct sh_an *P, struct nc *x);
+/* A wrapper with F_RUNS (script, flock, sg): when v[i] is an option of its rows whose
+ * value is code, that code is analysed and 1 returned. */
+int sh_runner_wrap_opt(struct sh_an *P, const char *nm, size_t nl, struct sh_word **v, size_t n,
+		       size_t i, unsigned depth, unsigned line, int remote);
+/* The name of row i of sh_runs, NULL past the end (for the tests). */
+const char *sh_run_name(size_t i);
+/* Are sh_runs' rows sorted by name? */
+int sh_run_table_sorted(void);
+/* Do the words v[1..n) look destructive: recursive and forced, a catastrophic target
+ * (/, ~, the home folder, a system folder, a disk) with a recursive, forced or delete
+ * word, or a forced delete verb? */
+int sh_args_destructive(struct sh_an *P, struct sh_word **v, size_t n);
+/* The principle for what dcg cannot see: when v[1..n) look destructive, the finding
+ * rule (shell.unseen.*, an ask) with the words as its text. Not at runtime, where the
+ * program really run is seen at its exec. */
+void sh_unseen(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n, const char *rule);
+/* The text of a file this line wrote (a heredoc into it), or NULL. */
+const char *sh_file_text(struct sh_an *P, const struct sh_word *w, size_t *len);
 
 #endif /* DCG_SHELL_INT_H */

@@ -84,14 +84,9 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 					*query_only = 1;
 					return n;
 				}
-				if ((sh_name_is(nm, nl, "flock") || sh_name_is(nm, nl, "script") ||
-				     sh_name_is(nm, nl, "sg")) &&
-				    (weq(w, "-c") || weq(w, "--command"))) {
-					if (i + 1 < n)
-						sh_analyze_string(P, v[i + 1]->s, v[i + 1]->len,
-								  depth + 1, line, remote);
-					return n;
-				}
+				if ((wr->flags & F_RUNS) &&
+				    sh_runner_wrap_opt(P, nm, nl, v, n, i, depth, line, remote))
+					return n; /* script -qc CODE, flock L -c CODE */
 				if (sh_name_is(nm, nl, "env") && w->len >= 2 && w->s[1] == 'S') {
 					if (w->len > 2)
 						sh_analyze_string(P, w->s + 2, w->len - 2,
@@ -528,6 +523,8 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		sh_handler h = sh_handler_of(x->kind);
 		if (h)
 			h(P, x);
+		if (x->kflags & F_RUNS)
+			sh_runner(P, x);
 	}
 	if (x->v[0]->len > x->nlen && !query_only) /* ./script, /path/to/tool, ~/bin/x */ {
 		sh_path(P, x, x->v[0], POL_OP_EXEC, 0);
@@ -638,6 +635,7 @@ int pol_shell_analyze(const char *cmd, size_t len, const struct pol_shell_opts *
 		while (P.home_len > 1 && P.home[P.home_len - 1] == '/')
 			P.home_len--;
 	}
+	P.runtime = opts && opts->runtime;
 	P.work_cap = len * SH_WORK_FACTOR + SH_WORK_SLACK;
 	P.cur_scope = P.walk_scope = sh_new_scope(&P, NULL);
 	if (!P.cur_scope)

@@ -261,6 +261,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"egrep", K_GREP, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"emacs", K_OPERANDS, F_RUNS, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"emacsclient", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"enable", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"env", K_NONE, F_WRAP, 0, O_ASSIGNS, L_ENV_LONG, 0, 1, "uC", "", "", ""},
     {"eval", K_EVAL, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"ex", K_OPERANDS, F_RUNS, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -771,8 +772,12 @@ static void h_echo(struct sh_an *P, struct nc *x)
 {
 	if (NM("export") || NM("declare") || NM("typeset") || NM("local") || NM("readonly"))
 		for (size_t i = 1; i < x->n; i++)
-			if (sh_is_assignment(x->v[i]))
+			if (sh_is_assignment(x->v[i])) {
 				sh_record_assignment(P, x->v[i]);
+				sh_assign_code(P, x->v[i], x->depth, x->line, x->remote);
+			}
+	if (NM("alias") || NM("unalias") || NM("hash") || NM("enable"))
+		sh_rebind_cmd(P, x);
 	sh_mark_data_from(x, 1);
 	if (NM("printf") && x->n > 2 && weq(x->v[1], "-v"))
 		x->data[1] = x->data[2] = 0;
@@ -827,6 +832,9 @@ static void h_mvcp(struct sh_an *P, struct nc *x)
 	    is_disposal(P, t ? t : x->v[o.op[o.nop - 1]]))
 		for (size_t k = 0; k < last; k++)
 			disposed(P, x, x->v[o.op[k]]);
+	/* cp /bin/rm ./tidy: ./tidy runs rm from now on */
+	for (size_t k = 0; !x->remote && (t || o.nop >= 2) && k < last; k++)
+		sh_copy_record(P, x->v[o.op[k]], dir ? dir : x->v[o.op[last]], dir != NULL);
 }
 
 /* Is w a temporary folder (or beneath one), the trash or /dev/null? */

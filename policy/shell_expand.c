@@ -591,6 +591,18 @@ void sh_assign_builtin(struct sh_an *P, struct nc *x)
 
 /* ---- a glob in a command name ------------------------------------------------------------ */
 
+int sh_is_glob(const struct sh_word *w)
+{
+	const char *b;
+
+	if (!(w->flags & W_GLOB) || (w->flags & W_QUOTED))
+		return 0;
+	if (memchr(w->s, '*', w->len) || memchr(w->s, '?', w->len))
+		return 1;
+	b = memchr(w->s, '[', w->len); /* [ alone, [[ and [x are no pattern */
+	return b && b + 2 < w->s + w->len && memchr(b + 2, ']', (size_t)(w->s + w->len - b - 2));
+}
+
 size_t sh_glob_names(const struct sh_word *w, const char **names, size_t max)
 {
 	char pat[128];
@@ -601,12 +613,12 @@ size_t sh_glob_names(const struct sh_word *w, const char **names, size_t max)
 		if (w->s[k] == '/')
 			b = w->s + k + 1;
 	bl = w->len - (size_t)(b - w->s);
-	if (!(w->flags & W_GLOB) || !bl || bl >= sizeof(pat) || !strpbrk(b, "*?["))
+	if (!sh_is_glob(w) || bl >= sizeof(pat))
 		return 0;
 	memcpy(pat, b, bl);
 	pat[bl] = '\0';
 	for (size_t i = 0; i < sh_ncmds && n < max; i++)
-		if (!fnmatch(pat, sh_cmds[i].name, FNM_PERIOD))
+		if (!fnmatch(pat, sh_cmds[i].name, FNM_PERIOD) && strcmp(pat, sh_cmds[i].name))
 			names[n++] = sh_cmds[i].name;
 	return n;
 }

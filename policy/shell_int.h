@@ -59,6 +59,7 @@
 #define SH_WORK_SLACK  65536
 #define SH_MAX_HOME    4  /* $HOME / ~ occurrences remembered per word */
 #define SH_MAX_FILES   16 /* heredoc-written files remembered per command line */
+#define SH_MAX_REBINDS 16 /* aliases, hash -p, copies of programs remembered */
 /* No command line an agent sends holds this many simple commands or words; past them
  * the input is refused (shell.parse.too_complex) rather than analysed for seconds. */
 #define SH_MAX_VARS    32
@@ -232,6 +233,12 @@ struct sh_an {
 	const struct sh_word *disposed; /* a folder moved away for good (mv DIR /tmp) */
 	unsigned disposed_line;
 	int runtime; /* deciding an exec at runtime (pol_shell_opts.runtime) */
+	struct sh_rebind {
+		int kind; /* RB_* (shell_rebind.c) */
+		const char *name, *value;
+		size_t nlen, vlen;
+	} rebinds[SH_MAX_REBINDS]; /* names rebound so far: alias, hash -p, copies */
+	size_t nrebinds;
 	unsigned rebinds_used; /* alias expansions so far (bounded) */
 	int unit_temp_only; /* the flags of the command units going out now */
 	int unit_dry_run;
@@ -587,6 +594,13 @@ int sh_eval_name(struct sh_an *P, struct nc *x);
 /* A command name nobody can know ($X, $(cmd)): its arguments are tried under the
  * names of the commands whose arguments they look like (rm, git, dd ...). */
 void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n);
+/* A glob in a command name (/bin/r[m], r?): the command analysed under each name
+ * of the table it matches; none matched, the name is unknown (sh_unseen). 1 when
+ * analysed. */
+int sh_glob_name(struct sh_an *P, struct nc *x);
+/* A program the table does not know whose arguments hold a known command with
+ * destructive-looking arguments: asked (shell.unseen.runner). */
+void sh_unknown_runner(struct sh_an *P, struct nc *x);
 /* rm "$@" after set -- -rf /srv: arguments with known positional parameters are put
  * in and the command is analysed again. Returns 1 when it was. */
 int sh_eval_positional_args(struct sh_an *P, struct nc *x);
@@ -612,6 +626,9 @@ int sh_is_name(const struct sh_word *w);
 /* printf -v NAME ..., read [-a NAME] NAME... and mapfile NAME from a here-string, a
  * here-document or literal text piped in: the variables they set. */
 void sh_assign_builtin(struct sh_an *P, struct nc *x);
+/* Is the word a glob bash expands (an unquoted * or ?, or [...])? A quoted word with
+ * a glob is not known to be one. */
+int sh_is_glob(const struct sh_word *w);
 /* The command table's names that a glob in a command name matches (its last
  * component), at most max, into names; 0 when the name holds no glob. */
 size_t sh_glob_names(const struct sh_word *w, const char **names, size_t max);
@@ -640,5 +657,22 @@ int sh_args_destructive(struct sh_an *P, struct sh_word **v, size_t n);
 void sh_unseen(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n, const char *rule);
 /* The text of a file this line wrote (a heredoc into it), or NULL. */
 const char *sh_file_text(struct sh_an *P, const struct sh_word *w, size_t *len);
+
+/* ---- what rebinds a name (shell_rebind.c) ---- */
+
+/* alias, unalias, hash -p/-d, enable -f: the bindings they make. */
+void sh_rebind_cmd(struct sh_an *P, struct nc *x);
+/* cp/ln/install/mv SRC DST (into: DST is a folder receiving SRC's basename): DST now
+ * runs what SRC runs (unknown when SRC is). */
+void sh_copy_record(struct sh_an *P, const struct sh_word *src, const struct sh_word *dst,
+		    int into);
+/* A command word bound by alias, hash -p, a copy or a link: the command it runs,
+ * with x's arguments, is analysed (1 returned); one bound to something dcg cannot see
+ * is judged by sh_unseen. */
+int sh_rebound(struct sh_an *P, struct nc *x);
+/* NAME=VALUE where NAME's value is run later as code (PROMPT_COMMAND, PS1, BASH_ENV,
+ * PAGER, GIT_SSH_COMMAND ...): that code is analysed. */
+void sh_assign_code(struct sh_an *P, const struct sh_word *w, unsigned depth, unsigned line,
+		    int remote);
 
 #endif /* DCG_SHELL_INT_H */

@@ -436,6 +436,9 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	if (!v)
 		return;
 	i = command_word(v, n);
+	for (size_t j = 0; j < i && j < n; j++) /* PROMPT_COMMAND=..., BASH_ENV=... */
+		if (sh_is_assignment(v[j]))
+			sh_assign_code(P, v[j], depth, line, remote);
 	if (i >= n) {
 		for (size_t j = 0; j < n; j++)
 			if (sh_is_assignment(v[j]))
@@ -472,9 +475,10 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		x->kflags = F_LANG;
 
 	/* a name the shell computes: $CMD, ${a}${b}, $(printf %s rm), a function */
-	if (!sh_eval_name(P, x)) {
+	if (!sh_rebound(P, x) && !sh_eval_name(P, x) && !sh_glob_name(P, x)) {
 		sh_unknown_name(P, x, x->v, x->n);
-		sh_eval_positional_args(P, x);
+		if (!sh_eval_positional_args(P, x) && !x->spec && !(x->kflags & F_LANG))
+			sh_unknown_runner(P, x);
 	}
 
 	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
@@ -678,6 +682,19 @@ int pol_shell_register_builtins(struct pol_policy *p)
 			"Deleting or moving away the root, the home folder or a folder above it "
 			"destroys the user's data, in any spelling",
 			POL_SEV_CRITICAL, "Delete the specific files by name, inside the project"),
+	    POL_BUILTIN("shell.unseen.name",
+			"dcg cannot see which program this command name runs (a variable, a "
+			"substitution, a glob or a brace it cannot expand), and its arguments look "
+			"destructive",
+			POL_SEV_MEDIUM, "Name the program itself: rm -r DIR, git reset ..."),
+	    POL_BUILTIN("shell.unseen.rebinding",
+			"this name was rebound to something dcg cannot read (alias, hash -p, enable "
+			"-f, a copy of an unknown program), and its arguments look destructive",
+			POL_SEV_MEDIUM, "Call the program by its own name"),
+	    POL_BUILTIN("shell.unseen.runner",
+			"a program dcg does not know is handed a command with destructive-looking "
+			"arguments, which dcg cannot see it run",
+			POL_SEV_MEDIUM, "Run the command directly, so that it can be checked"),
 	    POL_BUILTIN(
 		"system.fork_bomb",
 		"A function that pipes into itself in the background exhausts the process table",

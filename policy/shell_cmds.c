@@ -289,7 +289,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"gedit", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"gh", K_GH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"gio", K_TRASH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
-    {"git", K_GIT, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"git", K_GIT, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"glab", K_GH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"gmake", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"gojq", K_OPERANDS, 0, POL_OP_READ, O_DATA1, L_JQ_LONG, 0, 1, "f", "", "", ""},

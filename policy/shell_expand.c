@@ -8,6 +8,8 @@
 #include "shell_int.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BRACE_MAX 64 /* words one word may expand into; beyond, it stays as written */

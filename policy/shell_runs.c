@@ -8,6 +8,7 @@
 #include "shell_int.h"
 
 #include <string.h>
+#include <strings.h>
 
 /* How the command is handed (struct sh_runspec.how). */
 enum {
@@ -33,6 +34,8 @@ enum {
 	D_SED,	  /* a sed script: e CMD, s///e */
 	D_KEYS,	  /* keys typed into a terminal (tmux send-keys, screen stuff) */
 	D_REMOTE, /* a shell command line on another machine (rsync --rsync-path) */
+	D_GIT,	  /* git: -c KEY=VALUE of a key that runs a program, ext:: URLs, and the
+		   * options of its subcommands that run a command (git_runs) */
 };
 
 /* One way a program runs a command. No pointers (see shell_int.h): word sets are
@@ -68,6 +71,7 @@ static const struct sh_runspec sh_runs[] = {
     {"gdb", RUN_OPT, D_EX, 0, "", "",
      "-ex\0--ex\0-iex\0--iex\0--eval-command\0-eval-command\0--init-eval-command\0",
      "-x\0-ix\0--command\0--init-command\0", "", "pcsed", ""},
+    {"git", 0, D_GIT, 0, "", "", "", "", "", "", ""},
     {"gmake", RUN_OPT | RUN_STDIN_OPT, D_MAKE, 0, "", "", "--eval\0-E\0",
      "-f\0--file\0--makefile\0", "E", "CfIjlWo", ""},
     {"gvim", RUN_OPT | RUN_PLUS, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c", "SuUiTwWrt", ""},
@@ -608,6 +612,181 @@ static const struct sh_word *opt_code(const struct sh_runspec *r, struct sh_word
 	return NULL;
 }
 
+static void run_row(struct sh_an *P, struct nc *x, const struct sh_runspec *r, size_t from);
+
+/* Is the git configuration key k (kl bytes) one whose value git runs as a command?
+ * Sections and names are caseless, subsections (the middle part) are not. */
+static int git_key_runs(const char *k, size_t kl)
+{
+	/* section.name, and section.*.name for any subsection */
+	static const char keys[] = "core.pager\0core.editor\0core.sshcommand\0core.fsmonitor\0"
+				   "core.askpass\0core.gitproxy\0diff.external\0diff.*.textconv\0"
+				   "diff.*.command\0merge.*.driver\0filter.*.clean\0"
+				   "filter.*.smudge\0filter.*.process\0credential.helper\0"
+				   "credential.*.helper\0sequence.editor\0gpg.program\0"
+				   "gpg.*.program\0pager.*\0uploadpack.packobjectshook\0"
+				   "sendemail.sendmailcmd\0sendemail.tocmd\0sendemail.cccmd\0"
+				   "browser.*.cmd\0man.*.cmd\0difftool.*.cmd\0mergetool.*.cmd\0"
+				   "remote.*.uploadpack\0remote.*.receivepack\0alias.*\0"
+				   "url.*.insteadof\0";
+	const char *dot1 = memchr(k, '.', kl), *dot2 = NULL;
+	char low[128];
+
+	if (!dot1 || kl >= sizeof(low))
+		return 0;
+	for (size_t i = kl; i > 0 && !dot2; i--)
+		if (k[i - 1] == '.')
+			dot2 = k + i - 1;
+	for (size_t i = 0; i < kl; i++) /* the middle part keeps its case */
+		low[i] = (k + i <= dot1 || k + i >= dot2) && k[i] >= 'A' && k[i] <= 'Z'
+			     ? (char)(k[i] + 32)
+			     : k[i];
+	low[kl] = '\0';
+	for (const char *p = keys; *p; p += strlen(p) + 1) {
+		const char *star = strchr(p, '*');
+		size_t pl = strlen(p);
+		if (!star && pl == kl && !memcmp(p, low, kl))
+			return 1;
+		if (star && star[1] == '\0' && !strncmp(low, p, pl - 1)) /* alias.*, pager.* */
+			return 1;
+		if (star && dot2 != dot1 && !strncmp(low, p, (size_t)(star - p)) &&
+		    !strcmp(low + (dot2 - k), star + 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* ext::CMD ARGS: git runs CMD with ARGS, split at the spaces; "% " is a space inside
+ * an argument, "%%" a percent. Each argument goes to the analysis single-quoted. */
+static void git_ext(struct sh_an *P, struct nc *x, const struct sh_word *w)
+{
+	char *cmd;
+	size_t o = 0;
+
+	if (w->len < 6 || memcmp(w->s, "ext::", 5) || !(cmd = sh_alloc(P, w->len * 5 + 2)))
+		return;
+	cmd[o++] = '\'';
+	for (size_t i = 5; i < w->len; i++) {
+		char c = w->s[i];
+		if (c == '%' && i + 1 < w->len && (w->s[i + 1] == ' ' || w->s[i + 1] == '%')) {
+			c = w->s[++i];
+		} else if (c == ' ') {
+			memcpy(cmd + o, "' '", 3);
+			o += 3;
+			continue;
+		}
+		if (c == '\'') {
+			memcpy(cmd + o, "'\\''", 4);
+			o += 4;
+			continue;
+		}
+		cmd[o++] = c;
+	}
+	cmd[o++] = '\'';
+	code(P, x, cmd, o);
+}
+
+/* git -c alias.NAME=VALUE ... NAME ARGS: git VALUE ARGS is analysed. */
+static void git_alias(struct sh_an *P, struct nc *x, const struct sh_word *kv,
+		      const struct sh_word *val)
+{
+	size_t nl = (size_t)((const char *)memchr(kv->s, '=', kv->len) - kv->s) - 6, i = 1, rl = 0;
+	char *rest, *cmd;
+
+	while (i < x->n && x->v[i]->s[0] == '-') /* the global options */
+		i += (weq(x->v[i], "-c") || weq(x->v[i], "-C")) ? 2 : 1;
+	if (i >= x->n ||
+	    x->v[i]->len != nl || memcmp(x->v[i]->s, kv->s + 6, nl))
+		return;
+	rest = i + 1 < x->n ? sh_join_expanded(P, x->v + i + 1, x->n - i - 1, &rl) : NULL;
+	cmd = sh_alloc(P, 4 + val->len + 1 + rl + 1);
+	if (!cmd)
+		return;
+	memcpy(cmd, "git ", 4);
+	memcpy(cmd + 4, val->s, val->len);
+	cmd[4 + val->len] = ' ';
+	if (rest)
+		memcpy(cmd + 5 + val->len, rest, rl);
+	code(P, x, cmd, 5 + val->len + rl);
+}
+
+/* git: -c KEY=VALUE (before the subcommand) of a key that runs a program, ext::
+ * remotes, and the options of subcommands that run a command. */
+static void git_runs(struct sh_an *P, struct nc *x)
+{
+	/* subcommand, then its options whose value is a command: "sub\0opt\0opt\0\0" */
+	static const char subs[] = "rebase\0-x\0--exec\0\0"
+				   "clone\0-u\0--upload-pack\0\0"
+				   "fetch\0--upload-pack\0\0"
+				   "pull\0--upload-pack\0\0"
+				   "ls-remote\0--upload-pack\0\0"
+				   "push\0--receive-pack\0--exec\0\0"
+				   "archive\0--exec\0\0"
+				   "difftool\0-x\0--extcmd\0\0"
+				   "filter-branch\0--tree-filter\0--index-filter\0--msg-filter\0"
+				   "--env-filter\0--commit-filter\0--parent-filter\0"
+				   "--tag-name-filter\0\0";
+	size_t i = 1;
+	struct sh_word tmp;
+
+	for (; i < x->n && x->v[i]->s[0] == '-'; i++) {
+		const struct sh_word *w = x->v[i];
+		if ((weq(w, "-c") || weq(w, "--config-env") || weq(w, "-C") || weq(w, "--git-dir") ||
+		     weq(w, "--work-tree") || weq(w, "--namespace") || weq(w, "--exec-path")) &&
+		    i + 1 < x->n) {
+			const struct sh_word *kv = x->v[++i];
+			const char *eq = memchr(kv->s, '=', kv->len);
+			if (!weq(w, "-c") || !eq || !git_key_runs(kv->s, (size_t)(eq - kv->s)))
+				continue;
+			sh_sub_word(kv, (size_t)(eq - kv->s) + 1, &tmp);
+			if (kv->len > 6 && !strncasecmp(kv->s, "alias.", 6) && tmp.len &&
+			    tmp.s[0] != '!') { /* alias.x='reset --hard': git x runs git reset */
+				git_alias(P, x, kv, &tmp);
+				continue;
+			}
+			while (tmp.len && tmp.s[0] == '!') /* alias.x=!cmd, credential.helper=!cmd */
+				tmp.s++, tmp.len--;
+			if (tmp.len > 5 && !memcmp(tmp.s, "ext::", 5))
+				git_ext(P, x, &tmp);
+			else
+				in_dialect(P, x, D_SH, &tmp);
+		}
+	}
+	if (i >= x->n)
+		return;
+	for (size_t k = i + 1; k < x->n; k++)
+		git_ext(P, x, x->v[k]);
+	if (weq(x->v[i], "bisect") && i + 2 < x->n && weq(x->v[i + 1], "run")) {
+		size_t len;
+		char *t = sh_join_expanded(P, x->v + i + 2, x->n - i - 2, &len);
+		if (t)
+			code(P, x, t, len);
+		return;
+	}
+	if (weq(x->v[i], "submodule") && i + 2 < x->n && weq(x->v[i + 1], "foreach")) {
+		size_t k = i + 2, len;
+		char *t;
+		while (k < x->n && x->v[k]->s[0] == '-')
+			k++;
+		if (k < x->n && (t = sh_join_expanded(P, x->v + k, x->n - k, &len)))
+			code(P, x, t, len);
+		return;
+	}
+	for (const char *sub = subs; *sub;) {
+		const char *opts = sub + strlen(sub) + 1, *e = opts;
+		struct sh_runspec r;
+		while (*e)
+			e += strlen(e) + 1; /* the empty word ending the options */
+		if (weq(x->v[i], sub) && (size_t)(e - opts) + 1 < sizeof(r.opts)) {
+			memset(&r, 0, sizeof(r));
+			r.how = RUN_OPT;
+			memcpy(r.opts, opts, (size_t)(e - opts));
+			run_row(P, x, &r, i + 1);
+		}
+		sub = e + 1;
+	}
+}
+
 /* One row of sh_runs against x's words from v[from]. */
 static void run_row(struct sh_an *P, struct nc *x, const struct sh_runspec *r, size_t from)
 {
@@ -693,6 +872,10 @@ void sh_runner(struct sh_an *P, struct nc *x)
 		size_t from = 1;
 		if (!sh_name_is(x->name, x->nlen, r->name))
 			continue;
+		if (r->dialect == D_GIT) {
+			git_runs(P, x);
+			continue;
+		}
 		if (r->sub[0] && !(from = sub_index(x, r)))
 			continue;
 		run_row(P, x, r, r->sub[0] ? from + 1 : 1);

@@ -481,6 +481,9 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 			sh_unknown_runner(P, x);
 	}
 
+	if ((x->kflags & F_RUNS) && !query_only) /* before git's options are dropped */
+		sh_runner(P, x);
+
 	/* git's global options (-C dir, -c k=v, --git-dir=...) go before the subcommand:
 	 * the normalized view drops them so that rules see "git reset --hard" */
 	struct sh_word **nv = x->v;
@@ -527,8 +530,6 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		sh_handler h = sh_handler_of(x->kind);
 		if (h)
 			h(P, x);
-		if (x->kflags & F_RUNS)
-			sh_runner(P, x);
 	}
 	if (x->v[0]->len > x->nlen && !query_only) /* ./script, /path/to/tool, ~/bin/x */ {
 		sh_path(P, x, x->v[0], POL_OP_EXEC, 0);

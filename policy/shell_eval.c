@@ -302,8 +302,8 @@ void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n
 			sh_emit_view(P, x, v, n, x->data, nm, strlen(nm));
 			fit = 1;
 		}
-	if (!fit) /* what the name runs is unknown: its arguments decide */
-		sh_unseen(P, x, v, n, "shell.unseen.name");
+	(void)fit; /* what the name runs is unknown: its arguments decide, whatever fit */
+	sh_unseen(P, x, v, n, "shell.unseen.name");
 	for (size_t i = 1; i + 1 < n; i++)
 		if (weq(v[i], "-c")) { /* $SHELL -c CODE */
 			sh_analyze_string(P, v[i + 1]->s, v[i + 1]->len, x->depth + 1, x->line,
@@ -368,9 +368,12 @@ int sh_eval_positional_args(struct sh_an *P, struct nc *x)
 	for (size_t i = 1; i < x->n && !any; i++)
 		for (unsigned k = 0; k < x->v[i]->nhome; k++) {
 			char c = x->v[i]->var_name[k][0];
-			if (x->v[i]->var_nlen[k] == 1 &&
-			    ((c >= '0' && c <= '9') || c == '@' || c == '*')) {
-				if (!sh_var_value(P, x->v[i]->var_name[k], 1, &vl))
+			size_t vn = x->v[i]->var_nlen[k];
+			const char *nm = x->v[i]->var_name[k];
+			if ((vn == 1 && ((c >= '0' && c <= '9') || c == '@' || c == '*')) ||
+			    (vn > 3 && nm[vn - 1] == ']' && (nm[vn - 2] == '@' || nm[vn - 2] == '*') &&
+			     nm[vn - 3] == '[')) { /* "$@", "${args[@]}" */
+				if (!sh_var_value(P, nm, vn, &vl))
 					return 0;
 				any = 1;
 			}

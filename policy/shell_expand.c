@@ -334,14 +334,19 @@ static char *all_name(struct sh_an *P, const char *name, size_t nlen)
 	return s;
 }
 
-/* The k-th word of a space-joined list, or NULL. */
+/* Lists are kept joined by single spaces, or by US (0x1f) when an element may hold
+ * a space (mapfile's lines): ${a[@]} shows them joined by spaces either way. */
+#define SH_US '\x1f'
+
+/* The k-th element of a list, or NULL. */
 static const char *nth_elem(const char *all, size_t alen, size_t k, size_t *len)
 {
 	size_t i = 0;
+	char sep = memchr(all, SH_US, alen) ? SH_US : ' ';
 
 	for (size_t e = 0; i <= alen; e++) {
 		size_t j = i;
-		while (j < alen && all[j] != ' ')
+		while (j < alen && all[j] != sep)
 			j++;
 		if (e == k) {
 			*len = j - i;
@@ -367,8 +372,13 @@ const char *sh_array_value(struct sh_an *P, const char *name, size_t nlen, size_
 	if (!an || !(all = sh_var_value(P, an, base + 3, &al)))
 		return NULL;
 	if (name[base + 1] == '@' || name[base + 1] == '*') {
+		char *sp;
 		*vlen = al;
-		return all;
+		if (!memchr(all, SH_US, al) || !(sp = sh_strndup(P, all, al)))
+			return all;
+		for (size_t i = 0; i < al; i++)
+			sp[i] = sp[i] == SH_US ? ' ' : sp[i];
+		return sp;
 	}
 	for (size_t i = base + 1; i + 1 < nlen; i++)
 		k = k * 10 + (unsigned long)(name[i] - '0');
@@ -576,7 +586,21 @@ void sh_assign_builtin(struct sh_an *P, struct nc *x)
 		if (nl)
 			len = (size_t)(nl - txt);
 	}
-	s = txt ? split_fields(P, txt, len, &len) : NULL;
+	if (txt && !NM("read")) { /* mapfile: one element a line */
+		char *l = sh_alloc(P, len + 2);
+		if (l) {
+			memcpy(l, txt, len);
+			while (len && l[len - 1] == '\n')
+				len--;
+			for (size_t k = 0; k < len; k++)
+				l[k] = l[k] == '\n' ? SH_US : l[k];
+			l[len++] = SH_US; /* a list of lines even when there is one */
+			l[len] = '\0';
+		}
+		s = l;
+	} else {
+		s = txt ? split_fields(P, txt, len, &len) : NULL;
+	}
 	if (arr) {
 		set_array(P, arr, arrl, s, s ? len : 0);
 		return;

@@ -284,7 +284,7 @@ static void d_lisp(struct sh_an *P, struct nc *x, const char *s, size_t n)
 	for (const char *c = argv; *c; c += strlen(c) + 1) {
 		size_t cl = strlen(c);
 		for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), c, cl)); p += cl) {
-			char *cmd = sh_alloc(P, n + 16), *lit;
+			char *cmd = sh_alloc(P, 2 * n + 16), *lit;
 			size_t o = 0, i = (size_t)(p - s) + cl, len, end;
 			int depth = 0, rec = 0;
 			if (!cmd)
@@ -311,9 +311,9 @@ static void d_lisp(struct sh_an *P, struct nc *x, const char *s, size_t n)
 					rec = 1;
 				}
 			}
-			if (rec && c[1] == 'd' && c[8] == 'd') {
-				memcpy(cmd, "rm -rf ", 7);
+			if (rec && c[1] == 'd' && c[8] == 'd') { /* (delete-directory DIR t) */
 				memmove(cmd + 7, cmd + 3, o - 3);
+				memcpy(cmd, "rm -rf ", 7);
 				o += 4;
 			}
 			code(P, x, cmd, o);
@@ -809,7 +809,7 @@ static void run_row(struct sh_an *P, struct nc *x, const struct sh_runspec *r, s
 		if (!opts || w->len < 2 || w->s[0] != '-') {
 			if (nop < 64)
 				ops[nop++] = i;
-			if (r->how & RUN_GLOBAL)
+			if (r->how & (RUN_GLOBAL | RUN_OPERANDS)) /* the rest is the command's */
 				opts = 0;
 			continue;
 		}

@@ -371,7 +371,8 @@ int sh_eval_positional_args(struct sh_an *P, struct nc *x)
 			size_t vn = x->v[i]->var_nlen[k];
 			const char *nm = x->v[i]->var_name[k];
 			if ((vn == 1 && ((c >= '0' && c <= '9') || c == '@' || c == '*')) ||
-			    (vn > 3 && nm[vn - 1] == ']' && (nm[vn - 2] == '@' || nm[vn - 2] == '*') &&
+			    (vn > 3 && nm[vn - 1] == ']' &&
+			     (nm[vn - 2] == '@' || nm[vn - 2] == '*') &&
 			     nm[vn - 3] == '[')) { /* "$@", "${args[@]}" */
 				if (!sh_var_value(P, nm, vn, &vl))
 					return 0;

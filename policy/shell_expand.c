@@ -224,7 +224,7 @@ struct sh_word **sh_brace_words(struct sh_an *P, struct sh_word **v, size_t *n)
 				nv[o++] = w;
 		}
 		continue;
-	keep:
+keep:
 		if (nv)
 			nv[o++] = v[i];
 	}

@@ -240,7 +240,7 @@ struct sh_an {
 	} rebinds[SH_MAX_REBINDS]; /* names rebound so far: alias, hash -p, copies */
 	size_t nrebinds;
 	unsigned rebinds_used; /* alias expansions so far (bounded) */
-	int unit_temp_only; /* the flags of the command units going out now */
+	int unit_temp_only;    /* the flags of the command units going out now */
 	int unit_dry_run;
 };
 

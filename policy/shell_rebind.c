@@ -112,8 +112,7 @@ void sh_rebind_cmd(struct sh_an *P, struct nc *x)
 	}
 }
 
-void sh_copy_record(struct sh_an *P, const struct sh_word *src, const struct sh_word *dst,
-		    int into)
+void sh_copy_record(struct sh_an *P, const struct sh_word *src, const struct sh_word *dst, int into)
 {
 	size_t sl = 0, dl, bl = 0;
 	const char *s = NULL, *b;
@@ -180,8 +179,8 @@ static const struct sh_rebind *binding(struct sh_an *P, const struct sh_word *w)
 		if (r->nlen == kl && !memcmp(r->name, k, kl))
 			return r;
 		/* a copy into a bin folder is found on PATH by its name */
-		if (!path && r->kind != RB_ALIAS && r->nlen > kl + 4 && r->name[r->nlen - kl - 1] == '/' &&
-		    !memcmp(r->name + r->nlen - kl, k, kl) &&
+		if (!path && r->kind != RB_ALIAS && r->nlen > kl + 4 &&
+		    r->name[r->nlen - kl - 1] == '/' && !memcmp(r->name + r->nlen - kl, k, kl) &&
 		    !memcmp(r->name + r->nlen - kl - 4, "bin/", 4))
 			return r;
 	}
@@ -233,12 +232,14 @@ static void prompt_code(struct sh_an *P, const char *s, size_t n, unsigned depth
 		if (s[i] == '`') {
 			for (k = i + 1; k < n && s[k] != '`'; k++)
 				;
-			sh_analyze_string(P, s + i + 1, k - i - 1 - (k >= n), depth + 1, line, remote);
+			sh_analyze_string(P, s + i + 1, k - i - 1 - (k >= n), depth + 1, line,
+					  remote);
 			i = k;
 		} else if (s[i] == '$' && i + 1 < n && s[i + 1] == '(') {
 			for (k = i + 2; k < n && d; k++)
 				d += s[k] == '(' ? 1 : s[k] == ')' ? -1 : 0;
-			sh_analyze_string(P, s + i + 2, k - i - 2 - (d == 0), depth + 1, line, remote);
+			sh_analyze_string(P, s + i + 2, k - i - 2 - (d == 0), depth + 1, line,
+					  remote);
 			i = k - 1;
 		}
 	}

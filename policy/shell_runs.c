@@ -12,12 +12,12 @@
 
 /* How the command is handed (struct sh_runspec.how). */
 enum {
-	RUN_OPT = 1,	  /* the value of an option of opts or letters; a file of fopts */
-	RUN_STDIN = 2,	  /* stdin (a heredoc, a here-string, text piped in) */
-	RUN_OPERANDS = 4, /* the operands after the subcommand, joined */
-	RUN_EACH = 8,	  /* each operand, on its own */
-	RUN_FIRST = 16,	  /* the first operand, when at least nmin operands are there */
-	RUN_PLUS = 32,	  /* +CMD words (vim +'!cmd', less +CMD) */
+	RUN_OPT = 1,	    /* the value of an option of opts or letters; a file of fopts */
+	RUN_STDIN = 2,	    /* stdin (a heredoc, a here-string, text piped in) */
+	RUN_OPERANDS = 4,   /* the operands after the subcommand, joined */
+	RUN_EACH = 8,	    /* each operand, on its own */
+	RUN_FIRST = 16,	    /* the first operand, when at least nmin operands are there */
+	RUN_PLUS = 32,	    /* +CMD words (vim +'!cmd', less +CMD) */
 	RUN_STDIN_OPT = 64, /* stdin, only with a letter of stdin_opt (ex -s) or a file
 			     * option whose value is - or /dev/stdin (make -f -) */
 	RUN_GLOBAL = 128,   /* options count only before the first operand (tmux -c) */
@@ -42,20 +42,21 @@ enum {
  * packed strings, each word ended by a NUL and the set by an empty word. */
 struct sh_runspec {
 	char name[12];
-	uint16_t how;	 /* RUN_* */
-	uint8_t dialect; /* D_* */
-	uint8_t nmin;	 /* RUN_FIRST: operands needed (trap CODE SIG: 2) */
-	char sub[128];	 /* subcommands this row is for (word set), "" for any */
-	char gvals[9];	 /* option letters before the subcommand that take a value */
-	char opts[112];	 /* options whose value is code (word set) */
-	char fopts[40];	 /* options whose value is a file of code (word set) */
-	char letters[4]; /* short option letters whose value is code, in bundles too */
-	char vals[16];	 /* other short options that take a value (to find operands) */
+	uint16_t how;	   /* RUN_* */
+	uint8_t dialect;   /* D_* */
+	uint8_t nmin;	   /* RUN_FIRST: operands needed (trap CODE SIG: 2) */
+	char sub[128];	   /* subcommands this row is for (word set), "" for any */
+	char gvals[9];	   /* option letters before the subcommand that take a value */
+	char opts[112];	   /* options whose value is code (word set) */
+	char fopts[40];	   /* options whose value is a file of code (word set) */
+	char letters[4];   /* short option letters whose value is code, in bundles too */
+	char vals[16];	   /* other short options that take a value (to find operands) */
 	char stdin_opt[4]; /* RUN_STDIN_OPT: letters that make stdin code (ex -s) */
 };
 
-#define NEWS "new-session\0new\0new-window\0neww\0split-window\0splitw\0run-shell\0run\0" \
-	     "respawn-pane\0respawnp\0respawn-window\0respawnw\0"
+#define NEWS                                                                         \
+	"new-session\0new\0new-window\0neww\0split-window\0splitw\0run-shell\0run\0" \
+	"respawn-pane\0respawnp\0respawn-window\0respawnw\0"
 
 /* Sorted by name; a name may have several rows, each tried. */
 static const struct sh_runspec sh_runs[] = {
@@ -76,8 +77,8 @@ static const struct sh_runspec sh_runs[] = {
      "-f\0--file\0--makefile\0", "E", "CfIjlWo", ""},
     {"gvim", RUN_OPT | RUN_PLUS, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c", "SuUiTwWrt", ""},
     {"less", RUN_PLUS, D_EX, 0, "", "", "", "", "", "bhjkoOpPtTxyz#", ""},
-    {"make", RUN_OPT | RUN_STDIN_OPT, D_MAKE, 0, "", "", "--eval\0-E\0",
-     "-f\0--file\0--makefile\0", "E", "CfIjlWo", ""},
+    {"make", RUN_OPT | RUN_STDIN_OPT, D_MAKE, 0, "", "", "--eval\0-E\0", "-f\0--file\0--makefile\0",
+     "E", "CfIjlWo", ""},
     {"man", RUN_OPT, D_SH, 0, "", "", "-P\0--pager\0--html\0", "", "P", "CMmLSseEpr", ""},
     {"nvim", RUN_OPT | RUN_PLUS | RUN_STDIN_OPT, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c",
      "SuUiTwWr", "s"},
@@ -86,7 +87,8 @@ static const struct sh_runspec sh_runs[] = {
     {"screen", RUN_OPERANDS, D_KEYS, 0, "stuff\0", "SpTecsth", "", "", "", "", ""},
     {"screen", RUN_OPERANDS, D_SH, 0, "exec\0screen\0", "SpTecsth", "", "", "", "", ""},
     {"script", RUN_OPT, D_SH, 0, "", "", "-c\0--command\0", "", "c", "EOIT", ""},
-    {"sed", RUN_OPT | RUN_SCRIPT, D_SED, 0, "", "", "-e\0--expression\0", "-f\0--file\0", "e", "fl", ""},
+    {"sed", RUN_OPT | RUN_SCRIPT, D_SED, 0, "", "", "-e\0--expression\0", "-f\0--file\0", "e", "fl",
+     ""},
     {"sg", RUN_OPT, D_SH, 0, "", "", "-c\0", "", "", "", ""},
     {"tar", RUN_OPT, D_SH, 0, "", "",
      "--to-command\0--use-compress-program\0-I\0--info-script\0--new-volume-script\0"
@@ -95,15 +97,14 @@ static const struct sh_runspec sh_runs[] = {
     {"tmux", RUN_OPT | RUN_GLOBAL, D_SH, 0, "", "", "-c\0", "", "c", "LSfT", ""},
     {"tmux", RUN_OPERANDS, D_KEYS, 0, "send-keys\0send\0", "LSfT", "", "", "", "tN", ""},
     {"tmux", RUN_OPERANDS, D_SH, 0, NEWS, "LSfT", "", "", "", "stnFcxyelpwfT", ""},
-    {"tmux", RUN_FIRST, D_SH, 1, "if-shell\0if\0pipe-pane\0pipep\0display-popup\0popup\0",
-     "LSfT", "", "", "", "tFcdxywhbTseST", ""},
+    {"tmux", RUN_FIRST, D_SH, 1, "if-shell\0if\0pipe-pane\0pipep\0display-popup\0popup\0", "LSfT",
+     "", "", "", "tFcdxywhbTseST", ""},
     {"trap", RUN_FIRST, D_SH, 2, "", "", "", "", "", "", ""},
     {"vi", RUN_OPT | RUN_PLUS, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c", "SuUiTwWrt", ""},
     {"view", RUN_OPT | RUN_PLUS, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c", "SuUiTwWrt", ""},
     {"vim", RUN_OPT | RUN_PLUS | RUN_STDIN_OPT, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c",
      "SuUiTwWrt", "s"},
-    {"vimdiff", RUN_OPT | RUN_PLUS, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c", "SuUiTwWrt",
-     ""},
+    {"vimdiff", RUN_OPT | RUN_PLUS, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c", "SuUiTwWrt", ""},
 };
 static const size_t sh_nruns = sizeof(sh_runs) / sizeof(sh_runs[0]);
 
@@ -207,8 +208,7 @@ static char *literal(struct sh_an *P, const char *s, size_t n, size_t i, size_t 
 
 /* Shell command lines in a string of a language: after each of the words of calls
  * ("system(" ...), its first string literal. */
-static void literal_calls(struct sh_an *P, struct nc *x, const char *s, size_t n,
-			  const char *calls)
+static void literal_calls(struct sh_an *P, struct nc *x, const char *s, size_t n, const char *calls)
 {
 	for (const char *c = calls; *c; c += strlen(c) + 1) {
 		size_t cl = strlen(c);
@@ -263,7 +263,8 @@ static void d_ex(struct sh_an *P, struct nc *x, const char *s, size_t n)
 		else if (e - k > 5 && !memcmp(s + k, "pipe ", 5) && memchr(s + k, '|', e - k)) {
 			const char *bar = memchr(s + k, '|', e - k);
 			code(P, x, bar + 1, (size_t)(s + e - bar - 1));
-		} else if (e - k > 7 && (!memcmp(s + k, "python ", 7) || !memcmp(s + k, "pyth ", 5)))
+		} else if (e - k > 7 &&
+			   (!memcmp(s + k, "python ", 7) || !memcmp(s + k, "pyth ", 5)))
 			sh_run_code(P, LANG_PYTHON, s + k + 7, e - k - 7, 0, x->line, x->depth + 1,
 				    x->remote);
 		i = e + 1;
@@ -366,7 +367,8 @@ static void d_tcl(struct sh_an *P, struct nc *x, const char *s, size_t n)
 		for (const char *v = verbs; *v; v += strlen(v) + 1) {
 			size_t vl = strlen(v), e, o = 0;
 			char *cmd;
-			if (i + vl >= n || memcmp(s + i, v, vl) || (s[i + vl] != ' ' && s[i + vl] != '\t'))
+			if (i + vl >= n || memcmp(s + i, v, vl) ||
+			    (s[i + vl] != ' ' && s[i + vl] != '\t'))
 				continue;
 			e = i + vl;
 			while (e < n && !strchr("\n;]", s[e]))
@@ -375,7 +377,8 @@ static void d_tcl(struct sh_an *P, struct nc *x, const char *s, size_t n)
 			if (!cmd)
 				return;
 			for (size_t k = i + vl; k < e; k++) {
-				if (s[k] == '\\' && k + 1 < e && (s[k + 1] == 'r' || s[k + 1] == 'n')) {
+				if (s[k] == '\\' && k + 1 < e &&
+				    (s[k + 1] == 'r' || s[k + 1] == 'n')) {
 					cmd[o++] = '\n';
 					k++;
 				} else if (s[k] == '{' || s[k] == '}' || s[k] == '"') {
@@ -433,7 +436,8 @@ static void d_sed(struct sh_an *P, struct nc *x, const char *s, size_t n)
 			size_t fe = f;
 			while (fe < n && strchr("gpiImMe0123456789w", s[fe]) && s[fe] != 'w')
 				fe++;
-			if (parts == 2 && memchr(s + f, 'e', fe - f) && (rep = sh_alloc(P, f - rs))) {
+			if (parts == 2 && memchr(s + f, 'e', fe - f) &&
+			    (rep = sh_alloc(P, f - rs))) {
 				for (size_t q = rs; q + 1 < f; q++) {
 					if (s[q] == '\\' && q + 2 < f)
 						q++;
@@ -471,7 +475,8 @@ static void d_keys(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n)
 			if (v[i]->s[k] == '\\' && k + 1 < v[i]->len && v[i]->s[k + 1] == 'n') {
 				s[o++] = '\n';
 				k++;
-			} else if (v[i]->s[k] == '^' && k + 1 < v[i]->len && v[i]->s[k + 1] == 'M') {
+			} else if (v[i]->s[k] == '^' && k + 1 < v[i]->len &&
+				   v[i]->s[k + 1] == 'M') {
 				s[o++] = '\n';
 				k++;
 			} else {
@@ -695,8 +700,7 @@ static void git_alias(struct sh_an *P, struct nc *x, const struct sh_word *kv,
 
 	while (i < x->n && x->v[i]->s[0] == '-') /* the global options */
 		i += (weq(x->v[i], "-c") || weq(x->v[i], "-C")) ? 2 : 1;
-	if (i >= x->n ||
-	    x->v[i]->len != nl || memcmp(x->v[i]->s, kv->s + 6, nl))
+	if (i >= x->n || x->v[i]->len != nl || memcmp(x->v[i]->s, kv->s + 6, nl))
 		return;
 	rest = i + 1 < x->n ? sh_join_expanded(P, x->v + i + 1, x->n - i - 1, &rl) : NULL;
 	cmd = sh_alloc(P, 4 + val->len + 1 + rl + 1);
@@ -731,8 +735,9 @@ static void git_runs(struct sh_an *P, struct nc *x)
 
 	for (; i < x->n && x->v[i]->s[0] == '-'; i++) {
 		const struct sh_word *w = x->v[i];
-		if ((weq(w, "-c") || weq(w, "--config-env") || weq(w, "-C") || weq(w, "--git-dir") ||
-		     weq(w, "--work-tree") || weq(w, "--namespace") || weq(w, "--exec-path")) &&
+		if ((weq(w, "-c") || weq(w, "--config-env") || weq(w, "-C") ||
+		     weq(w, "--git-dir") || weq(w, "--work-tree") || weq(w, "--namespace") ||
+		     weq(w, "--exec-path")) &&
 		    i + 1 < x->n) {
 			const struct sh_word *kv = x->v[++i];
 			const char *eq = memchr(kv->s, '=', kv->len);
@@ -744,7 +749,8 @@ static void git_runs(struct sh_an *P, struct nc *x)
 				git_alias(P, x, kv, &tmp);
 				continue;
 			}
-			while (tmp.len && tmp.s[0] == '!') /* alias.x=!cmd, credential.helper=!cmd */
+			while (tmp.len &&
+			       tmp.s[0] == '!') /* alias.x=!cmd, credential.helper=!cmd */
 				tmp.s++, tmp.len--;
 			if (tmp.len > 5 && !memcmp(tmp.s, "ext::", 5))
 				git_ext(P, x, &tmp);

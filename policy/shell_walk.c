@@ -688,10 +688,11 @@ int pol_shell_register_builtins(struct pol_policy *p)
 			"substitution, a glob or a brace it cannot expand), and its arguments look "
 			"destructive",
 			POL_SEV_MEDIUM, "Name the program itself: rm -r DIR, git reset ..."),
-	    POL_BUILTIN("shell.unseen.rebinding",
-			"this name was rebound to something dcg cannot read (alias, hash -p, enable "
-			"-f, a copy of an unknown program), and its arguments look destructive",
-			POL_SEV_MEDIUM, "Call the program by its own name"),
+	    POL_BUILTIN(
+		"shell.unseen.rebinding",
+		"this name was rebound to something dcg cannot read (alias, hash -p, enable "
+		"-f, a copy of an unknown program), and its arguments look destructive",
+		POL_SEV_MEDIUM, "Call the program by its own name"),
 	    POL_BUILTIN("shell.unseen.runner",
 			"a program dcg does not know is handed a command with destructive-looking "
 			"arguments, which dcg cannot see it run",

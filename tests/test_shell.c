@@ -799,8 +799,7 @@ static const struct scase rebind_cases[] = {
     {"ln -s /bin/rm x; ./x -rf /y", {"cmd:rm -rf /y"}},
     {"cp $(which rm) ~/bin/t; t -rf /y", {"cmd:rm -rf /y"}},
     {"cp \"$SRC\" ./t; ./t -rf /", {"finding:shell.unseen.rebinding"}},
-    {"enable -f ./x.so frob; frob --force --yes delete /srv",
-     {"finding:shell.unseen.rebinding"}},
+    {"enable -f ./x.so frob; frob --force --yes delete /srv", {"finding:shell.unseen.rebinding"}},
     {"trap 'rm -rf /x' EXIT", {"cmd:rm -rf /x"}},
     {"trap - EXIT; trap -p", {"!cmd:-"}},
     {"PROMPT_COMMAND='rm -rf /x' bash -i", {"cmd:rm -rf /x"}},
@@ -828,8 +827,7 @@ static const struct scase runner_cases[] = {
     {"ex -s <<< '!rm -rf /x'", {"cmd:rm -rf /x"}},
     {"emacs --batch --eval '(shell-command \"rm -rf /x\")'", {"cmd:rm -rf /x"}},
     {"emacs --batch --eval '(delete-directory \"/x\" t)'", {"cmd:rm -rf /x"}},
-    {"emacs --batch --eval '(call-process \"rm\" nil nil nil \"-rf\" \"/x\")'",
-     {"cmd:rm -rf /x"}},
+    {"emacs --batch --eval '(call-process \"rm\" nil nil nil \"-rf\" \"/x\")'", {"cmd:rm -rf /x"}},
     {"tar -xf a.tar --to-command='rm -rf /x'", {"cmd:rm -rf /x"}},
     {"tar -cf a.tar --checkpoint-action=exec='rm -rf /x' .", {"cmd:rm -rf /x"}},
     {"tar -I 'rm -rf /x' -cf a.tar .", {"cmd:rm -rf /x"}},
@@ -867,7 +865,7 @@ Test(shell, programs_that_run_a_command_are_read)
 
 static const struct scase unseen_cases[] = {
     {"$X --force --yes delete /srv", {"finding:shell.unseen.name"}},
-    {"$X -rf ~", {"cmd:rm -rf ~", "!finding:shell.unseen.name"}},
+    {"$X -rf ~", {"cmd:rm -rf ~", "finding:shell.unseen.name"}},
     {"$EDITOR README.md", {"!finding:shell.unseen.name"}},
     {"${PAGER:-less} /etc/hosts", {"!finding:shell.unseen.name"}},
     {"./r*.sh -rf /", {"finding:shell.unseen.name"}},
@@ -920,11 +918,11 @@ Test(shell, unseen_rules_ask)
 Test(shell_runs, the_runner_table_is_sorted_and_complete)
 {
 	static const char *const runners[] = {
-	    "at",     "batch",	 "make",     "vim",	"nvim",	  "ex",	    "emacs", "tar",
-	    "git",    "rsync",	 "ssh",	     "find",	"xargs",  "parallel", "watch", "flock",
-	    "script", "expect",	 "tmux",     "screen",	"gdb",	  "awk",    "perl",  "sed",
-	    "less",   "man",	 "env",	     "busybox", "chroot", "nsenter", "systemd-run",
-	    "sudo",   "doas",	 "pkexec",   "su",	"trap",	  "eval",   "bash",  "sh"};
+	    "at",     "batch",	"make", "vim",	   "nvim",   "ex",	 "emacs",	"tar",
+	    "git",    "rsync",	"ssh",	"find",	   "xargs",  "parallel", "watch",	"flock",
+	    "script", "expect", "tmux", "screen",  "gdb",    "awk",	 "perl",	"sed",
+	    "less",   "man",	"env",	"busybox", "chroot", "nsenter",	 "systemd-run", "sudo",
+	    "doas",   "pkexec", "su",	"trap",	   "eval",   "bash",	 "sh"};
 
 	cr_assert(sh_run_table_sorted(), "keep sh_runs sorted by name");
 	for (size_t i = 0; sh_run_name(i); i++) {
@@ -943,11 +941,11 @@ Test(shell_runs, the_runner_table_is_sorted_and_complete)
 	for (size_t i = 0; i < sizeof(runners) / sizeof(runners[0]); i++) {
 		const struct sh_cmdspec *r = sh_cmd_lookup(runners[i], strlen(runners[i]));
 		int lang = sh_lang_from_name(runners[i], strlen(runners[i])) != LANG_NONE;
-		cr_expect(lang || (r && ((r->flags & (F_WRAP | F_LANG | F_RUNS)) ||
-					 r->kind == K_SSH || r->kind == K_FIND ||
-					 r->kind == K_WATCH || r->kind == K_SU ||
-					 r->kind == K_AWK || r->kind == K_EVAL)),
-			  "%s runs a command it is handed: give it a row that says how", runners[i]);
+		cr_expect(
+		    lang || (r && ((r->flags & (F_WRAP | F_LANG | F_RUNS)) || r->kind == K_SSH ||
+				   r->kind == K_FIND || r->kind == K_WATCH || r->kind == K_SU ||
+				   r->kind == K_AWK || r->kind == K_EVAL)),
+		    "%s runs a command it is handed: give it a row that says how", runners[i]);
 	}
 }
 

@@ -971,7 +971,7 @@ Test(shell_runs, every_runner_has_stop_and_pass_rows)
 			const char *nm = sh_run_name(i), *p = cmd;
 			size_t nl = strlen(nm);
 			for (; (p = strstr(p, nm)); p += nl)
-				if ((p == cmd || strchr(" |;&('\"", p[-1])) && (p[nl] == ' '))
+				if ((p == cmd || strchr(" |;&('\"", p[-1])) && strchr(" \n", p[nl]))
 					break;
 			if (!p)
 				continue;

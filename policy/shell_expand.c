@@ -509,7 +509,7 @@ static const char *stdin_text(struct sh_an *P, struct nc *x, size_t *len)
 				   ? NULL
 				   : sh_join_expanded(P, &tp, 1, len);
 		}
-		if (c->r[i].kind == R_HEREDOC && c->r[i].hd &&
+		if (c->r[i].kind == R_HEREDOC && c->r[i].hd && c->r[i].hd->body &&
 		    (c->r[i].hd->quoted || !memchr(c->r[i].hd->body, '$', c->r[i].hd->len)))
 			return sh_heredoc_text(P, c->r[i].hd, len);
 	}

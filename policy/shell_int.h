@@ -9,6 +9,10 @@
  *   shell_code.c   code for interpreters and shells: -c/-e, files, stdin, feeds
  *   shell_cmds.c   the table of commands the walk knows, and their handlers
  *   shell_walk.c   the walk: wrappers, normalization, dispatch, the public entry
+ *   shell_eval.c   names the shell computes, positional parameters, unknown names
+ *   shell_expand.c brace expansion, ${p@X}, arrays, printf -v, read, a glob name
+ *   shell_rebind.c alias, hash -p, enable -f, copies of programs, variables run later
+ *   shell_runs.c   programs that run a command they are handed (sh_runs), sh_unseen
  *
  * command string into units for the decision engine (see shell.h).
  *

@@ -127,8 +127,15 @@ void sh_copy_record(struct sh_an *P, const struct sh_word *src, const struct sh_
 		   weq(&src->sub->w[0], "command") && weq(&src->sub->w[1], "-v")) {
 		s = src->sub->w[2].s, sl = src->sub->w[2].len;
 	}
-	if (!s)
-		s = known(P, src, &sl);
+	if (!s && (s = known(P, src, &sl)) && !memchr(s, '/', sl)) {
+		char *rel = sh_alloc(P, sl + 3); /* cp run.sh x: ./x runs ./run.sh */
+		if (rel) {
+			memcpy(rel, "./", 2);
+			memcpy(rel + 2, s, sl + 1);
+			s = rel;
+			sl += 2;
+		}
+	}
 	if (!s)
 		kind = RB_UNKNOWN;
 	if (!(d = sh_path_form(P, dst, &dl)))

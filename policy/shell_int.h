@@ -649,7 +649,7 @@ int sh_runner_wrap_opt(struct sh_an *P, const char *nm, size_t nl, struct sh_wor
 		       size_t i, unsigned depth, unsigned line, int remote);
 /* The name of row i of sh_runs, NULL past the end (for the tests). */
 const char *sh_run_name(size_t i);
-/* Are sh_runs' rows sorted by name? */
+/* Are sh_runs' rows sorted by name, each string and word set within its array? */
 int sh_run_table_sorted(void);
 /* Do the words v[1..n) look destructive: recursive and forced, a catastrophic target
  * (/, ~, the home folder, a system folder, a disk) with a recursive, forced or delete

@@ -913,10 +913,25 @@ int sh_runner_wrap_opt(struct sh_an *P, const char *nm, size_t nl, struct sh_wor
 	return 0;
 }
 
+/* A word set fits its array: empty, or its last word followed by the empty word. */
+static int set_fits(const char *f, size_t size)
+{
+	return !f[0] || memmem(f, size, "\0\0", 2) != NULL;
+}
+
 int sh_run_table_sorted(void)
 {
-	for (size_t i = 1; i < sh_nruns; i++)
-		if (strcmp(sh_runs[i - 1].name, sh_runs[i].name) > 0)
+	for (size_t i = 0; i < sh_nruns; i++) {
+		const struct sh_runspec *r = &sh_runs[i];
+		if (i && strcmp(sh_runs[i - 1].name, r->name) > 0)
 			return 0;
+		if (!memchr(r->name, 0, sizeof(r->name)) || !set_fits(r->sub, sizeof(r->sub)) ||
+		    !set_fits(r->opts, sizeof(r->opts)) || !set_fits(r->fopts, sizeof(r->fopts)) ||
+		    !memchr(r->gvals, 0, sizeof(r->gvals)) ||
+		    !memchr(r->letters, 0, sizeof(r->letters)) ||
+		    !memchr(r->vals, 0, sizeof(r->vals)) ||
+		    !memchr(r->stdin_opt, 0, sizeof(r->stdin_opt)))
+			return 0;
+	}
 	return 1;
 }

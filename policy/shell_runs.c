@@ -119,8 +119,7 @@ const char *sh_run_name(size_t i)
 static int catastrophic(struct sh_an *P, const struct sh_word *w)
 {
 	static const char words[] = "/\0/*\0~\0~/\0~/*\0$HOME\0${HOME}\0$HOME/\0/etc\0/usr\0"
-				    "/bin\0/boot\0/lib\0/var\0/home\0/opt\0/srv\0/root\0/sbin\0"
-				    "..\0.\0*\0/dev/sda\0";
+				    "/bin\0/boot\0/lib\0/var\0/home\0/opt\0/srv\0/root\0/sbin\0";
 	const char *s = w->s;
 	size_t n = w->len;
 
@@ -149,7 +148,9 @@ int sh_args_destructive(struct sh_an *P, struct sh_word **v, size_t n)
 
 	for (size_t i = 1; i < n; i++) {
 		const struct sh_word *w = v[i];
-		if (w->len > 1 && w->s[0] == '-' && w->s[1] != '-') {
+		/* a bundle of the short flags deleters take (-rf, -Rfv), not -fno-strict-x */
+		if (w->len > 1 && w->len <= 6 && w->s[0] == '-' &&
+		    strspn(w->s + 1, "rRfdviIx") == w->len - 1) {
 			rec |= memchr(w->s, 'r', w->len) || memchr(w->s, 'R', w->len);
 			force |= memchr(w->s, 'f', w->len) != NULL;
 		} else if (weq(w, "--recursive")) {

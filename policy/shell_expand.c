@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BRACE_MAX 64 /* words one word may expand into; beyond, it stays as written */
+#define BRACE_MAX     64   /* words one word may expand into; beyond, it stays as written */
+#define BRACE_MAX_LEN 4096 /* a longer word stays as written (its copies would be large) */
 
 /* ---- brace expansion ---------------------------------------------------------------- */
 
@@ -178,7 +179,7 @@ static void bx_add(struct bx *b, const char *s, size_t n)
 static int brace_plain(const struct sh_word *w)
 {
 	return (w->flags & W_BRACE) && !(w->flags & (W_QUOTED | W_UNRESOLVED | W_SUBST)) &&
-	       !w->nhome && !sh_is_assignment(w);
+	       !w->nhome && w->len <= BRACE_MAX_LEN && !sh_is_assignment(w);
 }
 
 int sh_brace_unknown(const struct sh_word *w)

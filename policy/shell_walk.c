@@ -687,7 +687,8 @@ int pol_shell_register_builtins(struct pol_policy *p)
 			"dcg cannot see which program this command name runs (a variable, a "
 			"substitution, a glob or a brace it cannot expand), and its arguments look "
 			"destructive",
-			POL_SEV_MEDIUM, "Call the program by its own name, so that dcg can check it"),
+			POL_SEV_MEDIUM,
+			"Call the program by its own name, so that dcg can check it"),
 	    POL_BUILTIN(
 		"shell.unseen.rebinding",
 		"this name was rebound to something dcg cannot read (alias, hash -p, enable "

@@ -82,11 +82,12 @@ static const char *const extra_special[] = {
  * ever lowers what the engine finds: no handler (K_NONE) or echo's (K_ECHO: its words
  * are marked as data, which a rule's match must avoid; export and its kin record
  * assignments for later commands), and flags that matter only with a pipe (F_DL,
- * F_DEC, F_DECODE, F_FEED). Wrappers, shells, interpreters and database clients are
- * special. */
+ * F_DEC, F_DECODE, F_FEED). Wrappers, shells, interpreters, database clients and the
+ * programs that run a command they are handed (F_RUNS) are special. */
 static int inert(const struct sh_cmdspec *c)
 {
-	return (c->kind == K_NONE || c->kind == K_ECHO) && !(c->flags & (F_WRAP | F_LANG | F_DB));
+	return (c->kind == K_NONE || c->kind == K_ECHO) &&
+	       !(c->flags & (F_WRAP | F_LANG | F_DB | F_RUNS));
 }
 
 struct kwtab {

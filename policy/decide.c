@@ -2154,7 +2154,7 @@ enum pol_decision pol_check_command(const struct pol_policy *p, const char *cmd,
 		struct pol_unit u = {.kind = POL_UNIT_COMMAND, .text = cmd, .len = len, .line = 1};
 		rc = on_unit(&u, &st);
 	} else {
-		struct pol_shell_opts opts = {cwd, p->home};
+		struct pol_shell_opts opts = {cwd, p->home, ctx && (ctx->flags & POL_CTX_RUNTIME)};
 		rc = pol_shell_analyze(cmd, len, &opts, &a, on_unit, &st);
 	}
 	if (rc >= 0 && st.pg.n)

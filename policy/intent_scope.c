@@ -412,7 +412,7 @@ enum pol_decision pol_intent_check_command(const struct pol_intent_set *s, const
 	c.home = home;
 	c.best = r;
 	pol_arena_init(&a, 0);
-	struct pol_shell_opts opts = {cwd, home};
+	struct pol_shell_opts opts = {cwd, home, 0};
 	rc = pol_shell_analyze(cmd, len, &opts, &a, on_unit, &c);
 	pol_arena_release(&a);
 	if (rc < 0) {

@@ -87,6 +87,9 @@ typedef int (*pol_unit_fn)(const struct pol_unit *u, void *arg);
 struct pol_shell_opts {
 	const char *cwd;  /* for resolving relative paths; may be NULL */
 	const char *home; /* for ~ and $HOME */
+	/* an exec at runtime (the preload, the sandbox): the program that runs is seen
+	 * there, so what the hook cannot see is not asked about (shell.unseen.*) */
+	int runtime;
 };
 
 /* Analyses cmd (len bytes, not necessarily NUL-terminated) and calls fn for every

@@ -196,6 +196,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"apropos", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"aria2c", K_NONE, F_DL, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"ash", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"at", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"awk", K_AWK, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"b2sum", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"banner", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -205,6 +206,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"bash", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"bat", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"batcat", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"batch", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"bsdtar", K_TAR, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"builtin", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
     {"bun", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -257,12 +259,16 @@ const struct sh_cmdspec sh_cmds[] = {
     {"echo", K_ECHO, F_FEED, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"ed", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"egrep", K_GREP, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
-    {"emacs", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"emacs", K_OPERANDS, F_RUNS, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"emacsclient", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"enable", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"env", K_NONE, F_WRAP, 0, O_ASSIGNS, L_ENV_LONG, 0, 1, "uC", "", "", ""},
     {"eval", K_EVAL, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"ex", K_OPERANDS, F_RUNS, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"exa", K_OPERANDS, 0, POL_OP_LIST, 0, L_NONE, 0, 1, "", "", "", ""},
     {"exec", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "a", "", "", ""},
     {"expand", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"expect", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"export", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"eza", K_OPERANDS, 0, POL_OP_LIST, 0, L_NONE, 0, 1, "", "", "", ""},
     {"fakeroot", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -274,20 +280,23 @@ const struct sh_cmdspec sh_cmds[] = {
     {"find", K_FIND, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"firejail", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
     {"fish", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
-    {"flock", K_NONE, F_WRAP, 0, 0, L_NONE, 1, 1, "wEc", "", "", ""},
+    {"flock", K_NONE, F_WRAP | F_RUNS, 0, 0, L_NONE, 1, 1, "wEc", "", "", ""},
     {"fmt", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"fold", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "w", "", "", ""},
     {"ftp", K_NONE, F_DL, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"gawk", K_AWK, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"gdb", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"gedit", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"gh", K_GH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"gio", K_TRASH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
-    {"git", K_GIT, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"git", K_GIT, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"glab", K_GH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"gmake", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"gojq", K_OPERANDS, 0, POL_OP_READ, O_DATA1, L_JQ_LONG, 0, 1, "f", "", "", ""},
     {"gpg", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"grep", K_GREP, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"gunzip", K_OPERANDS, F_DEC | F_DECODE, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"gvim", K_OPERANDS, F_RUNS, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"gzip", K_NONE, F_DEC, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"hash", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"hatch", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
@@ -305,7 +314,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"kate", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"ksh", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"kubectl", K_CONTAINER, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
-    {"less", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"less", K_OPERANDS, F_RUNS, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"links", K_NONE, F_DL, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"ln", K_MVCP, 0, 0, 0, L_NONE, 0, 0, "", "rRa", "--recursive", "f"},
     {"local", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -315,7 +324,9 @@ const struct sh_cmdspec sh_cmds[] = {
     {"lsd", K_OPERANDS, 0, POL_OP_LIST, 0, L_NONE, 0, 1, "", "", "", ""},
     {"ltrace", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "oepsaAnu", "", "", ""},
     {"lynx", K_NONE, F_DL, 0, 0, L_NONE, 0, 0, "", "", "", ""},
-    {"man", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"make", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"man", K_ECHO, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"mapfile", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"mariadb", K_NONE, F_DB, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"mawk", K_AWK, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"md5sum", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -360,7 +371,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"npm", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"npx", K_NONE, F_WRAP, 0, 0, L_NPX_LONG, 0, 1, "pc", "", "", ""},
     {"nsenter", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "tSGwr", "", "", ""},
-    {"nvim", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"nvim", K_OPERANDS, F_RUNS, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"oc", K_CONTAINER, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"od", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"openssl", K_OPENSSL, F_DEC | F_DECODE, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -370,6 +381,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"pdm", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"pico", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"pipenv", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
+    {"pkexec", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
     {"pnpm", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"pnpx", K_NONE, F_WRAP, 0, 0, L_NPX_LONG, 0, 1, "p", "", "", ""},
     {"podman", K_CONTAINER, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -383,6 +395,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"pushd", K_CD, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"rbash", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"read", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"readarray", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"readonly", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"redis-cli", K_NONE, F_DB, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"rev", K_NONE, F_DEC | F_DECODE, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -390,19 +403,20 @@ const struct sh_cmdspec sh_cmds[] = {
     {"rimraf", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, L_NONE, 0, 1, "", "", "", ""},
     {"rm", K_OPERANDS, 0, POL_OP_DELETE, 0, L_NONE, 0, 1, "", "rRd", "--recursive|--dir", "fi"},
     {"rmdir", K_OPERANDS, 0, POL_OP_DELETE, O_DIR, L_NONE, 0, 1, "", "", "", ""},
-    {"rsync", K_RSYNC, 0, 0, 0, L_NONE, 0, 0, "", "ra", "--recursive|--delete", ""},
+    {"rsync", K_RSYNC, F_RUNS, 0, 0, L_NONE, 0, 0, "", "ra", "--recursive|--delete", ""},
     {"runuser", K_SU, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"rye", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"say", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"scp", K_RSYNC, F_DL, 0, 0, L_NONE, 0, 0, "", "", "", ""},
-    {"script", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "EOIT", "", "", ""},
+    {"screen", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"script", K_NONE, F_WRAP | F_RUNS, 0, 0, L_NONE, 0, 1, "EOIT", "", "", ""},
     {"sdiff", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
-    {"sed", K_SED, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"sed", K_SED, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"set", K_SET, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"setfacl", K_CHMOD, 0, 0, 0, L_NONE, 0, 0, "", "R", "--recursive", ""},
     {"setpriv", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
     {"setsid", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
-    {"sg", K_NONE, F_WRAP, 0, 0, L_NONE, 1, 1, "", "", "", ""},
+    {"sg", K_NONE, F_WRAP | F_RUNS, 0, 0, L_NONE, 1, 1, "", "", "", ""},
     {"sh", K_NONE, F_LANG, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"sha1sum", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"sha224sum", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -430,7 +444,7 @@ const struct sh_cmdspec sh_cmds[] = {
     {"systemd-run", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "pEMu", "", "", ""},
     {"tac", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"tail", K_OPERANDS, 0, POL_OP_READ, 0, L_HEADTAIL_LONG, 0, 1, "ncs", "", "", ""},
-    {"tar", K_TAR, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"tar", K_TAR, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"taskset", K_NONE, F_WRAP, 0, 0, L_NONE, 1, 1, "", "", "", ""},
     {"tee", K_OPERANDS, F_FEED, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
     {"test", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -439,10 +453,12 @@ const struct sh_cmdspec sh_cmds[] = {
     {"time", K_NONE, F_WRAP, 0, 0, L_TIME_LONG, 0, 1, "fo", "", "", ""},
     {"timeout", K_NONE, F_WRAP, 0, 0, L_TIMEOUT_LONG, 1, 1, "sk", "", "", ""},
     {"tldr", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"tmux", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"toilet", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"torsocks", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
     {"touch", K_OPERANDS, 0, POL_OP_CREATE, 0, L_TOUCH_LONG, 0, 1, "dtr", "", "", ""},
     {"tr", K_NONE, F_DEC | F_DECODE, 0, 0, L_NONE, 0, 0, "", "", "", ""},
+    {"trap", K_NONE, F_RUNS, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"trash", K_TRASH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"trash-put", K_TRASH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"tree", K_OPERANDS, 0, POL_OP_LIST, 0, L_NONE, 0, 1, "", "", "", ""},
@@ -464,10 +480,10 @@ const struct sh_cmdspec sh_cmds[] = {
     {"uudecode", K_NONE, F_DEC | F_DECODE, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"uv", K_NONE, F_WRAP, 0, O_SUBCMD, L_NONE, 0, 1, "", "", "", ""},
     {"valgrind", K_NONE, F_WRAP, 0, 0, L_NONE, 0, 1, "", "", "", ""},
-    {"vi", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
-    {"view", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
-    {"vim", K_OPERANDS, 0, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
-    {"vimdiff", K_OPERANDS, 0, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"vi", K_OPERANDS, F_RUNS, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"view", K_OPERANDS, F_RUNS, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"vim", K_OPERANDS, F_RUNS, POL_OP_WRITE, 0, L_NONE, 0, 1, "", "", "", ""},
+    {"vimdiff", K_OPERANDS, F_RUNS, POL_OP_READ, 0, L_NONE, 0, 1, "", "", "", ""},
     {"w3m", K_NONE, F_DL, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"wall", K_ECHO, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
     {"watch", K_WATCH, 0, 0, 0, L_NONE, 0, 0, "", "", "", ""},
@@ -756,11 +772,17 @@ static void h_echo(struct sh_an *P, struct nc *x)
 {
 	if (NM("export") || NM("declare") || NM("typeset") || NM("local") || NM("readonly"))
 		for (size_t i = 1; i < x->n; i++)
-			if (sh_is_assignment(x->v[i]))
+			if (sh_is_assignment(x->v[i])) {
 				sh_record_assignment(P, x->v[i]);
+				sh_assign_code(P, x->v[i], x->depth, x->line, x->remote);
+			}
+	if (NM("alias") || NM("unalias") || NM("hash") || NM("enable"))
+		sh_rebind_cmd(P, x);
 	sh_mark_data_from(x, 1);
 	if (NM("printf") && x->n > 2 && weq(x->v[1], "-v"))
 		x->data[1] = x->data[2] = 0;
+	if (NM("printf") || NM("read") || NM("mapfile") || NM("readarray"))
+		sh_assign_builtin(P, x);
 }
 
 static int is_disposal(struct sh_an *P, const struct sh_word *w);
@@ -810,6 +832,9 @@ static void h_mvcp(struct sh_an *P, struct nc *x)
 	    is_disposal(P, t ? t : x->v[o.op[o.nop - 1]]))
 		for (size_t k = 0; k < last; k++)
 			disposed(P, x, x->v[o.op[k]]);
+	/* cp /bin/rm ./tidy: ./tidy runs rm from now on */
+	for (size_t k = 0; !x->remote && (t || o.nop >= 2) && k < last; k++)
+		sh_copy_record(P, x->v[o.op[k]], dir ? dir : x->v[o.op[last]], dir != NULL);
 }
 
 /* Is w a temporary folder (or beneath one), the trash or /dev/null? */

@@ -22,6 +22,16 @@ static const struct sh_file *file_lookup(struct sh_an *P, const struct sh_word *
 	return NULL;
 }
 
+const char *sh_file_text(struct sh_an *P, const struct sh_word *w, size_t *len)
+{
+	const struct sh_file *f = file_lookup(P, w);
+
+	if (!f)
+		return NULL;
+	*len = f->len;
+	return f->body;
+}
+
 static void file_record(struct sh_an *P, const struct sh_word *w, const char *body, size_t len,
 			unsigned line, int how)
 {
@@ -438,7 +448,7 @@ static char *decode_escapes(struct sh_an *P, const char *s, size_t len, size_t *
 /* What printf FORMAT ARGS prints: the format (escapes decoded) applied to the
  * arguments, again while arguments remain; each conversion takes one argument as
  * text (%s %b %d ...), %c its first byte. */
-static char *printf_text(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen)
+char *sh_printf_text(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen)
 {
 	size_t fl, cap = 0, o = 0, a = 1;
 	char *fmt = sh_join_expanded(P, v, 1, &fl), *out;
@@ -513,7 +523,7 @@ void sh_set_feed(struct sh_an *P, struct nc *x)
 		if (i >= x->n)
 			return;
 		if (NM("printf"))
-			s = printf_text(P, x->v + i, x->n - i, &len);
+			s = sh_printf_text(P, x->v + i, x->n - i, &len);
 		else
 			s = sh_join_expanded(P, x->v + i, x->n - i, &len);
 		if (s && esc && !NM("printf"))

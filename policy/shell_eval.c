@@ -293,17 +293,68 @@ void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n
 				    "kubectl\0"
 				    "terraform\0";
 
-	if (n < 2 || !name_unknown(P, v[0]))
+	int fit = 0;
+
+	if (n < 2 || (!name_unknown(P, v[0]) && !sh_brace_unknown(v[0])))
 		return;
 	for (const char *nm = names; *nm; nm += strlen(nm) + 1)
-		if (fits(nm, v, n))
+		if (fits(nm, v, n)) {
 			sh_emit_view(P, x, v, n, x->data, nm, strlen(nm));
+			fit = 1;
+		}
+	(void)fit; /* what the name runs is unknown: its arguments decide, whatever fit */
+	sh_unseen(P, x, v, n, "shell.unseen.name");
 	for (size_t i = 1; i + 1 < n; i++)
 		if (weq(v[i], "-c")) { /* $SHELL -c CODE */
 			sh_analyze_string(P, v[i + 1]->s, v[i + 1]->len, x->depth + 1, x->line,
 					  x->remote);
 			break;
 		}
+}
+
+int sh_glob_name(struct sh_an *P, struct nc *x)
+{
+	const char *names[16];
+	size_t k = sh_glob_names(x->v[0], names, 16), rl = 0;
+	char *rest;
+
+	if (!sh_is_glob(x->v[0]))
+		return 0;
+	if (!k) { /* the files it matches are not known here */
+		sh_unseen(P, x, x->v, x->n, "shell.unseen.name");
+		return 0;
+	}
+	rest = x->n > 1 ? sh_join_expanded(P, x->v + 1, x->n - 1, &rl) : NULL;
+	for (size_t i = 0; i < k; i++) {
+		size_t nl = strlen(names[i]);
+		char *cmd = sh_alloc(P, nl + 1 + rl + 1);
+		if (!cmd)
+			return 1;
+		memcpy(cmd, names[i], nl);
+		cmd[nl] = ' ';
+		if (rest)
+			memcpy(cmd + nl + 1, rest, rl);
+		cmd[nl + 1 + rl] = '\0';
+		sh_analyze_string(P, cmd, nl + 1 + rl, x->depth + 1, x->line, x->remote);
+	}
+	return 1;
+}
+
+/* A program the table does not know, handed a command the table knows with
+ * destructive-looking arguments (entr rm -rf /srv, chronic rm -rf ~): asked. */
+void sh_unknown_runner(struct sh_an *P, struct nc *x)
+{
+	for (size_t i = 1; i + 1 < x->n; i++) {
+		const char *nm;
+		size_t nl;
+		if (x->v[i]->flags & (W_UNRESOLVED | W_SUBST) || x->v[i]->s[0] == '-')
+			continue;
+		sh_base_of(x->v[i], &nm, &nl);
+		if (sh_cmd_lookup(nm, nl) && sh_args_destructive(P, x->v + i, x->n - i)) {
+			sh_unseen(P, x, x->v, x->n, "shell.unseen.runner");
+			return;
+		}
+	}
 }
 
 /* Arguments that hold positional parameters ("$@", $1) known from set -- or a function
@@ -317,9 +368,13 @@ int sh_eval_positional_args(struct sh_an *P, struct nc *x)
 	for (size_t i = 1; i < x->n && !any; i++)
 		for (unsigned k = 0; k < x->v[i]->nhome; k++) {
 			char c = x->v[i]->var_name[k][0];
-			if (x->v[i]->var_nlen[k] == 1 &&
-			    ((c >= '0' && c <= '9') || c == '@' || c == '*')) {
-				if (!sh_var_value(P, x->v[i]->var_name[k], 1, &vl))
+			size_t vn = x->v[i]->var_nlen[k];
+			const char *nm = x->v[i]->var_name[k];
+			if ((vn == 1 && ((c >= '0' && c <= '9') || c == '@' || c == '*')) ||
+			    (vn > 3 && nm[vn - 1] == ']' &&
+			     (nm[vn - 2] == '@' || nm[vn - 2] == '*') &&
+			     nm[vn - 3] == '[')) { /* "$@", "${args[@]}" */
+				if (!sh_var_value(P, nm, vn, &vl))
 					return 0;
 				any = 1;
 			}

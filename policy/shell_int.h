@@ -9,6 +9,10 @@
  *   shell_code.c   code for interpreters and shells: -c/-e, files, stdin, feeds
  *   shell_cmds.c   the table of commands the walk knows, and their handlers
  *   shell_walk.c   the walk: wrappers, normalization, dispatch, the public entry
+ *   shell_eval.c   names the shell computes, positional parameters, unknown names
+ *   shell_expand.c brace expansion, ${p@X}, arrays, printf -v, read, a glob name
+ *   shell_rebind.c alias, hash -p, enable -f, copies of programs, variables run later
+ *   shell_runs.c   programs that run a command they are handed (sh_runs), sh_unseen
  *
  * command string into units for the decision engine (see shell.h).
  *
@@ -59,6 +63,7 @@
 #define SH_WORK_SLACK  65536
 #define SH_MAX_HOME    4  /* $HOME / ~ occurrences remembered per word */
 #define SH_MAX_FILES   16 /* heredoc-written files remembered per command line */
+#define SH_MAX_REBINDS 16 /* aliases, hash -p, copies of programs remembered */
 /* No command line an agent sends holds this many simple commands or words; past them
  * the input is refused (shell.parse.too_complex) rather than analysed for seconds. */
 #define SH_MAX_VARS    32
@@ -75,6 +80,9 @@ enum {
 	W_GLOB = 1 << 3,       /* unquoted * ? [ */
 	W_DL = 1 << 4,	       /* a substitution in it runs a downloader */
 	W_PROCSUB = 1 << 5,    /* is a process substitution <(...) */
+	W_ARRAY = 1 << 6,      /* NAME=(...): a compound array assignment, elements joined by
+				* single spaces between the parentheses */
+	W_BRACE = 1 << 7,      /* an unquoted { : brace expansion may make several words */
 };
 
 struct sh_word {
@@ -90,6 +98,8 @@ struct sh_word {
 	uint8_t home_len[SH_MAX_HOME];
 	const char *var_name[SH_MAX_HOME];
 	uint8_t var_nlen[SH_MAX_HOME];
+	/* ${NAME@OP}: the transformation applied to the value (Q E P U u L), or 0 */
+	uint8_t var_op[SH_MAX_HOME];
 	/* $(...), `...`, <(...): how many, and the last command of the last one (its
 	 * output, when the walk learns it, is the substitution's value) */
 	unsigned nsub;
@@ -160,6 +170,7 @@ struct sh_lex {
 	size_t blen, bcap;
 	struct sh_heredoc *pend, *pend_tail;
 	int remote;
+	int arr; /* inside a compound array assignment's ( ... ) */
 };
 
 struct sh_file {
@@ -225,7 +236,15 @@ struct sh_an {
 	int find_temp; /* walking the -exec command of a find whose start points are all temp */
 	const struct sh_word *disposed; /* a folder moved away for good (mv DIR /tmp) */
 	unsigned disposed_line;
-	int unit_temp_only; /* the flags of the command units going out now */
+	int runtime; /* deciding an exec at runtime (pol_shell_opts.runtime) */
+	struct sh_rebind {
+		int kind; /* RB_* (shell_rebind.c) */
+		const char *name, *value;
+		size_t nlen, vlen;
+	} rebinds[SH_MAX_REBINDS]; /* names rebound so far: alias, hash -p, copies */
+	size_t nrebinds;
+	unsigned rebinds_used; /* alias expansions so far (bounded) */
+	int unit_temp_only;    /* the flags of the command units going out now */
 	int unit_dry_run;
 };
 
@@ -297,6 +316,7 @@ enum {
 	F_WRAP = 16,   /* runs the command that follows (sudo, env, xargs ...) */
 	F_LANG = 32,   /* a shell or an interpreter: code in -c/-e, a file or stdin */
 	F_DECODE = 64, /* always decodes (base32, zcat ...), with no option needed */
+	F_RUNS = 128,  /* runs a command it is handed: its rows in sh_runs (shell_runs.c) */
 };
 
 /* The handler of a command (struct sh_cmdspec.kind): K_OPERANDS is the table-driven
@@ -595,8 +615,85 @@ int sh_eval_name(struct sh_an *P, struct nc *x);
 /* A command name nobody can know ($X, $(cmd)): its arguments are tried under the
  * names of the commands whose arguments they look like (rm, git, dd ...). */
 void sh_unknown_name(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n);
+/* A glob in a command name (/bin/r[m], r?): the command analysed under each name
+ * of the table it matches; none matched, the name is unknown (sh_unseen). 1 when
+ * analysed. */
+int sh_glob_name(struct sh_an *P, struct nc *x);
+/* A program the table does not know whose arguments hold a known command with
+ * destructive-looking arguments: asked (shell.unseen.runner). */
+void sh_unknown_runner(struct sh_an *P, struct nc *x);
 /* rm "$@" after set -- -rf /srv: arguments with known positional parameters are put
  * in and the command is analysed again. Returns 1 when it was. */
 int sh_eval_positional_args(struct sh_an *P, struct nc *x);
+
+/* ---- expansions (shell_expand.c) ---- */
+
+/* Brace expansion of every plain word of v[0..n) ({r,}m -> rm m, x{1..3}): the words
+ * after it (v itself when nothing expanded, NULL when out of memory); *n updated. A
+ * word that would make more than 64 stays as written. */
+struct sh_word **sh_brace_words(struct sh_an *P, struct sh_word **v, size_t *n);
+/* A word with braces that brace expansion may split but dcg cannot expand (quoted
+ * parts, expansions): its words are unknown. */
+int sh_brace_unknown(const struct sh_word *w);
+/* ${NAME@OP} of a known value (Q E P U u L): the result in the arena, or NULL. */
+const char *sh_transform(struct sh_an *P, int op, const char *v, size_t n, size_t *outlen);
+/* NAME[@], NAME[*], NAME[IDX] of an array assigned in the line, or NULL. */
+const char *sh_array_value(struct sh_an *P, const char *name, size_t nlen, size_t *vlen);
+/* NAME=(...), NAME+=(...), NAME[IDX]=...: records the array (val: the expanded value,
+ * NULL when unknown). Returns 1 when w was an array assignment. */
+int sh_record_array(struct sh_an *P, const struct sh_word *w, const char *val, size_t vlen);
+/* A plain shell name (a variable's). */
+int sh_is_name(const struct sh_word *w);
+/* printf -v NAME ..., read [-a NAME] NAME... and mapfile NAME from a here-string, a
+ * here-document or literal text piped in: the variables they set. */
+void sh_assign_builtin(struct sh_an *P, struct nc *x);
+/* Is the word a glob bash expands (an unquoted * or ?, or [...])? A quoted word with
+ * a glob is not known to be one. */
+int sh_is_glob(const struct sh_word *w);
+/* The command table's names that a glob in a command name matches (its last
+ * component), at most max, into names; 0 when the name holds no glob. */
+size_t sh_glob_names(const struct sh_word *w, const char **names, size_t max);
+/* What printf prints for FORMAT ARGS (v[0] is the format), or NULL. */
+char *sh_printf_text(struct sh_an *P, struct sh_word **v, size_t n, size_t *outlen);
+
+/* ---- programs that run a command (shell_runs.c) ---- */
+
+/* The code x is handed in its arguments, options or stdin, by its rows in sh_runs. */
+void sh_runner(struct sh_an *P, struct nc *x);
+/* A wrapper with F_RUNS (script, flock, sg): when v[i] is an option of its rows whose
+ * value is code, that code is analysed and 1 returned. */
+int sh_runner_wrap_opt(struct sh_an *P, const char *nm, size_t nl, struct sh_word **v, size_t n,
+		       size_t i, unsigned depth, unsigned line, int remote);
+/* The name of row i of sh_runs, NULL past the end (for the tests). */
+const char *sh_run_name(size_t i);
+/* Are sh_runs' rows sorted by name, each string and word set within its array? */
+int sh_run_table_sorted(void);
+/* Do the words v[1..n) look destructive: recursive and forced, a catastrophic target
+ * (/, ~, the home folder, a system folder, a disk) with a recursive, forced or delete
+ * word, or a forced delete verb? */
+int sh_args_destructive(struct sh_an *P, struct sh_word **v, size_t n);
+/* The principle for what dcg cannot see: when v[1..n) look destructive, the finding
+ * rule (shell.unseen.*, an ask) with the words as its text. Not at runtime, where the
+ * program really run is seen at its exec. */
+void sh_unseen(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n, const char *rule);
+/* The text of a file this line wrote (a heredoc into it), or NULL. */
+const char *sh_file_text(struct sh_an *P, const struct sh_word *w, size_t *len);
+
+/* ---- what rebinds a name (shell_rebind.c) ---- */
+
+/* alias, unalias, hash -p/-d, enable -f: the bindings they make. */
+void sh_rebind_cmd(struct sh_an *P, struct nc *x);
+/* cp/ln/install/mv SRC DST (into: DST is a folder receiving SRC's basename): DST now
+ * runs what SRC runs (unknown when SRC is). */
+void sh_copy_record(struct sh_an *P, const struct sh_word *src, const struct sh_word *dst,
+		    int into);
+/* A command word bound by alias, hash -p, a copy or a link: the command it runs,
+ * with x's arguments, is analysed (1 returned); one bound to something dcg cannot see
+ * is judged by sh_unseen. */
+int sh_rebound(struct sh_an *P, struct nc *x);
+/* NAME=VALUE where NAME's value is run later as code (PROMPT_COMMAND, PS1, BASH_ENV,
+ * PAGER, GIT_SSH_COMMAND ...): that code is analysed. */
+void sh_assign_code(struct sh_an *P, const struct sh_word *w, unsigned depth, unsigned line,
+		    int remote);
 
 #endif /* DCG_SHELL_INT_H */

@@ -128,6 +128,7 @@ static void note_var(struct sh_word *w, size_t off, size_t len, const char *name
 	w->home_len[w->nhome] = (uint8_t)len;
 	w->var_name[w->nhome] = name;
 	w->var_nlen[w->nhome] = (uint8_t)nlen;
+	w->var_op[w->nhome] = 0;
 	w->nhome++;
 }
 
@@ -256,6 +257,44 @@ static void lex_backtick(struct sh_an *P, struct sh_lex *L, struct sh_word *w, i
 		w->flags |= W_DL;
 }
 
+/* ${NAME}, ${NAME[IDX]} (IDX digits, @ or *), each with an optional transformation
+ * ${NAME@Q} (Q E P U u L): a reference whose value the walk may know. Returns 1 when
+ * it was one (noted in w, copied as written). */
+static int lex_param_ref(struct sh_lex *L, struct sh_word *w)
+{
+	size_t k = L->i + 2, nend;
+	int op = 0;
+
+	while (k < L->n && is_name_char((unsigned char)L->s[k]))
+		k++;
+	if (k == L->i + 2 || (!is_name_start((unsigned char)L->s[L->i + 2]) && k != L->i + 3))
+		return 0;
+	if (k < L->n && L->s[k] == '[' && is_name_start((unsigned char)L->s[L->i + 2])) {
+		size_t j = k + 1;
+		if (j < L->n && (L->s[j] == '@' || L->s[j] == '*'))
+			j++;
+		else
+			while (j < L->n && L->s[j] >= '0' && L->s[j] <= '9' && j - k < 6)
+				j++;
+		if (j == k + 1 || j >= L->n || L->s[j] != ']')
+			return 0;
+		k = j + 1;
+	}
+	nend = k;
+	if (k + 1 < L->n && L->s[k] == '@' && strchr("QEPUuL", L->s[k + 1]) && L->s[k + 1]) {
+		op = L->s[k + 1];
+		k += 2;
+	}
+	if (k >= L->n || L->s[k] != '}')
+		return 0;
+	note_var(w, L->blen, k + 1 - L->i, L->s + L->i + 2, nend - L->i - 2);
+	if (op && w->nhome && w->var_name[w->nhome - 1] == L->s + L->i + 2)
+		w->var_op[w->nhome - 1] = (uint8_t)op;
+	put_n(L, L->s + L->i, k + 1 - L->i);
+	L->i = k + 1;
+	return 1;
+}
+
 /* ${...}: scanned to the matching brace; substitutions inside still run. */
 static void lex_param_brace(struct sh_an *P, struct sh_lex *L, struct sh_word *w, int quoted)
 {
@@ -266,19 +305,8 @@ static void lex_param_brace(struct sh_an *P, struct sh_lex *L, struct sh_word *w
 		L->i += 6;
 		return; /* the caller splits the word here */
 	}
-	{
-		/* ${NAME}: a plain reference, expanded in paths when its value is known */
-		size_t k = L->i + 2;
-		while (k < L->n && is_name_char((unsigned char)L->s[k]))
-			k++;
-		if (k < L->n && L->s[k] == '}' && k > L->i + 2 &&
-		    (is_name_start((unsigned char)L->s[L->i + 2]) || k == L->i + 3)) {
-			note_var(w, L->blen, k + 1 - L->i, L->s + L->i + 2, k - L->i - 2);
-			put_n(L, L->s + L->i, k + 1 - L->i);
-			L->i = k + 1;
-			return;
-		}
-	}
+	if (lex_param_ref(L, w))
+		return;
 	if (L->n - L->i >= 4 && (L->s[L->i + 2] == '@' || L->s[L->i + 2] == '*') &&
 	    L->s[L->i + 3] == '}') {
 		note_var(w, L->blen, 4, L->s + L->i + 2, 1);
@@ -494,6 +522,83 @@ static void lex_procsubst(struct sh_an *P, struct sh_lex *L, struct sh_word *w)
 	w->flags |= W_PROCSUB;
 }
 
+static int lex_word(struct sh_an *P, struct sh_lex *L, struct sh_word *w);
+
+/* Is the word so far NAME= or NAME+= (a compound assignment when "(" follows)? */
+static int array_prefix(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	if (!n || !is_name_start((unsigned char)s[0]))
+		return 0;
+	while (k < n && is_name_char((unsigned char)s[k]))
+		k++;
+	if (k < n && s[k] == '+')
+		k++;
+	return k + 1 == n && s[k] == '=';
+}
+
+/* NAME=( e1 e2 ... ): L->i at "(". The elements are read as words (quotes removed,
+ * substitutions parsed) and joined by single spaces between the parentheses; their
+ * variable references and flags go to w, which is marked W_ARRAY. */
+static void lex_array(struct sh_an *P, struct sh_lex *L, struct sh_word *w)
+{
+	size_t start = L->i;
+	unsigned flags = 0;
+	int first = 1;
+
+	L->arr = 1;
+	L->i++;
+	put(L, '(');
+	while (!P->abort) {
+		struct sh_word e;
+		int c = at(L, 0);
+		if (c < 0) {
+			sh_unterminated(P, L, start);
+			break;
+		}
+		if (c == ' ' || c == '\t' || c == '\n') {
+			L->line += c == '\n';
+			L->i++;
+			continue;
+		}
+		if (c == '#') { /* a comment runs to the end of the line */
+			while (L->i < L->n && L->s[L->i] != '\n')
+				L->i++;
+			continue;
+		}
+		if (c == ')') {
+			L->i++;
+			break;
+		}
+		if (is_meta(c) && !((c == '<' || c == '>') && at(L, 1) == '(')) {
+			L->i++; /* ; & | < > ( in a list: a syntax error bash refuses */
+			flags |= W_UNRESOLVED;
+			continue;
+		}
+		if (lex_word(P, L, &e) || !e.s)
+			continue;
+		if (!first)
+			put(L, ' ');
+		first = 0;
+		for (unsigned k = 0; k < e.nhome; k++) {
+			note_var(w, L->blen + e.home_off[k], e.home_len[k], e.var_name[k],
+				 e.var_nlen[k]);
+			if (w->nhome && w->var_name[w->nhome - 1] == e.var_name[k])
+				w->var_op[w->nhome - 1] = e.var_op[k];
+		}
+		put_n(L, e.s, e.len);
+		flags |= e.flags;
+		if (e.nsub) {
+			w->nsub += e.nsub;
+			w->sub = e.sub;
+		}
+	}
+	put(L, ')');
+	L->arr = 0;
+	w->flags |= W_ARRAY | (flags & (W_UNRESOLVED | W_SUBST | W_DL | W_GLOB));
+}
+
 /* Reads one word at L->i (not at a metacharacter). Quote removal applied; the word
  * text is copied into the arena. Returns 0, or 1 when the word is empty and unquoted
  * (e.g. only $IFS), which the caller skips. */
@@ -510,6 +615,11 @@ static int lex_word(struct sh_an *P, struct sh_lex *L, struct sh_word *w)
 		if (is_meta(c)) {
 			if ((c == '<' || c == '>') && at(L, 1) == '(') {
 				lex_procsubst(P, L, w);
+				continue;
+			}
+			if (c == '(' && !L->arr && !w->flags &&
+			    array_prefix(L->buf + base, L->blen - base)) {
+				lex_array(P, L, w);
 				continue;
 			}
 			break;
@@ -643,6 +753,11 @@ static int lex_word(struct sh_an *P, struct sh_lex *L, struct sh_word *w)
 			    (at(L, 1) == '/' || at(L, 1) < 0 || is_meta(at(L, 1))))
 				note_home(w, L->blen, 1);
 			put(L, '~');
+			L->i++;
+			break;
+		case '{':
+			w->flags |= W_BRACE;
+			put(L, (char)c);
 			L->i++;
 			break;
 		case '*':
@@ -910,6 +1025,7 @@ void sh_sub_word(const struct sh_word *w, size_t off, struct sh_word *out)
 			out->home_len[out->nhome] = w->home_len[k];
 			out->var_name[out->nhome] = w->var_name[k];
 			out->var_nlen[out->nhome] = w->var_nlen[k];
+			out->var_op[out->nhome] = w->var_op[k];
 			out->nhome++;
 		}
 }

@@ -1391,7 +1391,7 @@ static int probe_unit(const struct pol_unit *u, void *arg)
  * commands only after the script's unit is out. */
 static int literal_destroys(struct scan *S, const char *b, size_t len)
 {
-	struct pol_shell_opts o = {sh_scope_cwd(S->P->walk_scope), S->P->home};
+	struct pol_shell_opts o = {sh_scope_cwd(S->P->walk_scope), S->P->home, S->P->runtime};
 	int destroys = 0;
 
 	if (!len || S->depth >= SH_MAX_NEST)

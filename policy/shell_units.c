@@ -240,7 +240,19 @@ const char *sh_var_value(struct sh_an *P, const char *name, size_t nlen, size_t 
 			*vlen = P->vars[i].vlen;
 			return P->vars[i].value;
 		}
+	if (nlen > 3 && name[nlen - 1] == ']' && name[nlen - 2] != '@')
+		return sh_array_value(P, name, nlen, vlen);
 	return NULL;
+}
+
+/* The value of reference k of w, its transformation (${p@Q}) applied. */
+static const char *ref_value(struct sh_an *P, const struct sh_word *w, unsigned k, size_t *vl)
+{
+	const char *v = sh_var_value(P, w->var_name[k], w->var_nlen[k], vl);
+
+	if (v && w->var_op[k])
+		v = sh_transform(P, w->var_op[k], v, *vl, vl);
+	return v;
 }
 
 /* A word with its variable references expanded, after prefix_room free bytes; NULL
@@ -254,17 +266,21 @@ static char *expand_word(struct sh_an *P, const struct sh_word *w, size_t prefix
 
 	if (w->flags & (W_UNRESOLVED | W_PROCSUB))
 		return NULL;
+	const char *vals[SH_MAX_HOME];
+	size_t lens[SH_MAX_HOME];
+
 	for (unsigned i = 0; i < w->nhome; i++) {
-		if (!sh_var_value(P, w->var_name[i], w->var_nlen[i], &vl))
+		if (!(vals[i] = ref_value(P, w, i, &lens[i])))
 			return NULL;
-		extra += vl;
+		extra += lens[i];
 	}
 	out = sh_alloc(P, prefix_room + w->len + extra + 1);
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < w->len;) {
 		if (k < w->nhome && w->home_off[k] == i) {
-			val = sh_var_value(P, w->var_name[k], w->var_nlen[k], &vl);
+			val = vals[k];
+			vl = lens[k];
 			memcpy(out + o, val, vl);
 			o += vl;
 			i += w->home_len[k];
@@ -325,11 +341,25 @@ void sh_record_assignment(struct sh_an *P, const struct sh_word *w)
 	size_t nlen, vlen;
 	char *v;
 
-	if (!eq || eq == w->s || eq[-1] == '+' || eq[-1] == ']')
+	if (!eq || eq == w->s)
 		return;
 	nlen = (size_t)(eq - w->s);
 	sh_sub_word(w, nlen + 1, &val);
 	v = expand_word(P, &val, 0, &vlen);
+	if (sh_record_array(P, w, v, vlen))
+		return;
+	if (eq[-1] == '+') { /* a+=b: appended to a known value */
+		size_t ol;
+		const char *old = sh_var_value(P, w->s, nlen - 1, &ol);
+		char *cat = old && v ? sh_alloc(P, ol + vlen + 1) : NULL;
+		if (cat) {
+			memcpy(cat, old, ol);
+			memcpy(cat + ol, v, vlen);
+			cat[ol + vlen] = '\0';
+		}
+		sh_set_var(P, w->s, nlen - 1, cat, cat ? ol + vlen : 0);
+		return;
+	}
 	if (!v && sh_is_mktemp(&val)) { /* D=$(mktemp -d): a new folder in /tmp */
 		v = "/tmp/tmp.XXXXXXXXXX";
 		vlen = strlen(v);

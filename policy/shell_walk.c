@@ -84,14 +84,9 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 					*query_only = 1;
 					return n;
 				}
-				if ((sh_name_is(nm, nl, "flock") || sh_name_is(nm, nl, "script") ||
-				     sh_name_is(nm, nl, "sg")) &&
-				    (weq(w, "-c") || weq(w, "--command"))) {
-					if (i + 1 < n)
-						sh_analyze_string(P, v[i + 1]->s, v[i + 1]->len,
-								  depth + 1, line, remote);
-					return n;
-				}
+				if ((wr->flags & F_RUNS) &&
+				    sh_runner_wrap_opt(P, nm, nl, v, n, i, depth, line, remote))
+					return n; /* script -qc CODE, flock L -c CODE */
 				if (sh_name_is(nm, nl, "env") && w->len >= 2 && w->s[1] == 'S') {
 					if (w->len > 2)
 						sh_analyze_string(P, w->s + 2, w->len - 2,
@@ -318,43 +313,6 @@ static void h_db_stdin(struct sh_an *P, struct nc *x)
 	}
 }
 
-/* {rm,-rf,/} as a command: brace expansion makes it the words rm -rf /. Only the
- * plain form (one level, no quotes) is expanded; anything else stays one word. */
-static struct sh_word **brace_split(struct sh_an *P, struct sh_word **v, size_t *n)
-{
-	struct sh_word *w = *n ? v[0] : NULL;
-	size_t parts = 1, k = 0, start = 1;
-	struct sh_word **nv, *pw;
-
-	if (!w || w->len < 4 || (w->flags & (W_QUOTED | W_UNRESOLVED)) || w->s[0] != '{' ||
-	    w->s[w->len - 1] != '}' || memchr(w->s + 1, '{', w->len - 2))
-		return v;
-	for (size_t i = 1; i + 1 < w->len; i++)
-		parts += w->s[i] == ',';
-	if (parts < 2)
-		return v;
-	nv = sh_alloc(P, (*n - 1 + parts) * sizeof(*nv));
-	pw = sh_alloc(P, parts * sizeof(*pw));
-	if (!nv || !pw)
-		return NULL;
-	for (size_t i = 1; i < w->len; i++) {
-		if (w->s[i] != ',' && i + 1 != w->len)
-			continue;
-		memset(&pw[k], 0, sizeof(pw[k]));
-		pw[k].s = sh_strndup(P, w->s + start, i - start);
-		if (!pw[k].s)
-			return NULL;
-		pw[k].len = i - start;
-		pw[k].line = w->line;
-		nv[k] = &pw[k];
-		k++;
-		start = i + 1;
-	}
-	memcpy(nv + k, v + 1, (*n - 1) * sizeof(*nv));
-	*n = *n - 1 + k;
-	return nv;
-}
-
 /* Was one of the wrappers v[from..to) GNU parallel? */
 static int parallel_inputs(struct sh_word **v, size_t from, size_t to)
 {
@@ -487,10 +445,13 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	x->depth = depth;
 	x->remote = remote;
 	x->line = line;
-	v = brace_split(P, v, &n);
+	v = sh_brace_words(P, v, &n);
 	if (!v)
 		return;
 	i = command_word(v, n);
+	for (size_t j = 0; j < i && j < n; j++) /* PROMPT_COMMAND=..., BASH_ENV=... */
+		if (sh_is_assignment(v[j]))
+			sh_assign_code(P, v[j], depth, line, remote);
 	if (i >= n) {
 		for (size_t j = 0; j < n; j++)
 			if (sh_is_assignment(v[j]))
@@ -527,10 +488,14 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		x->kflags = F_LANG;
 
 	/* a name the shell computes: $CMD, ${a}${b}, $(printf %s rm), a function */
-	if (!sh_eval_name(P, x)) {
+	if (!sh_rebound(P, x) && !sh_eval_name(P, x) && !sh_glob_name(P, x)) {
 		sh_unknown_name(P, x, x->v, x->n);
-		sh_eval_positional_args(P, x);
+		if (!sh_eval_positional_args(P, x) && !x->spec && !(x->kflags & F_LANG))
+			sh_unknown_runner(P, x);
 	}
+
+	if ((x->kflags & F_RUNS) && !query_only) /* before the global options are dropped */
+		sh_runner(P, x);
 
 	/* global options (git -C dir, gh -R o/r, kubectl --context c, terraform -chdir=d,
 	 * shell_gopts.c): the normalized view drops them, so that rules see "git reset
@@ -689,6 +654,7 @@ int pol_shell_analyze(const char *cmd, size_t len, const struct pol_shell_opts *
 		while (P.home_len > 1 && P.home[P.home_len - 1] == '/')
 			P.home_len--;
 	}
+	P.runtime = opts && opts->runtime;
 	P.work_cap = len * SH_WORK_FACTOR + SH_WORK_SLACK;
 	P.cur_scope = P.walk_scope = sh_new_scope(&P, NULL);
 	if (!P.cur_scope)
@@ -731,6 +697,21 @@ int pol_shell_register_builtins(struct pol_policy *p)
 			"Deleting or moving away the root, the home folder or a folder above it "
 			"destroys the user's data, in any spelling",
 			POL_SEV_CRITICAL, "Delete the specific files by name, inside the project"),
+	    POL_BUILTIN("shell.unseen.name",
+			"dcg cannot see which program this command name runs (a variable, a "
+			"substitution, a glob or a brace it cannot expand), and its arguments look "
+			"destructive",
+			POL_SEV_MEDIUM,
+			"Call the program by its own name, so that dcg can check it"),
+	    POL_BUILTIN(
+		"shell.unseen.rebinding",
+		"this name was rebound to something dcg cannot read (alias, hash -p, enable "
+		"-f, a copy of an unknown program), and its arguments look destructive",
+		POL_SEV_MEDIUM, "Call the program by its own name"),
+	    POL_BUILTIN("shell.unseen.runner",
+			"a program dcg does not know is handed a command with destructive-looking "
+			"arguments, which dcg cannot see it run",
+			POL_SEV_MEDIUM, "Run the command directly, so that it can be checked"),
 	    POL_BUILTIN(
 		"system.fork_bomb",
 		"A function that pipes into itself in the background exhausts the process table",

@@ -154,6 +154,16 @@ Test(corpus, families)
 {
 	cr_assert_eq(run_corpus("tests/corpus/families.tsv"), 0);
 }
+/* issue 32: bash's own expansions, rebindings, copies, what dcg cannot see */
+Test(corpus, shell_evaluation_third_round)
+{
+	cr_assert_eq(run_corpus("tests/corpus/shell_eval3.tsv"), 0);
+}
+/* issue 32: programs that run a command they are handed */
+Test(corpus, runners)
+{
+	cr_assert_eq(run_corpus("tests/corpus/runners.tsv"), 0);
+}
 Test(corpus, false_alarms)
 {
 	cr_assert_eq(run_corpus("tests/corpus/false_alarms.tsv"), 0);

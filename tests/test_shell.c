@@ -820,3 +820,236 @@ Test(shell_table, is_sorted_and_complete)
 	cr_expect_null(sh_cmd_lookup("r", 1));
 	cr_expect_null(sh_cmd_lookup("rmx", 3));
 }
+
+/* ---- issue 32: bash's own expansions, rebindings, programs that run a command ---- */
+
+static const struct scase expand_cases[] = {
+    {"{r,}m -rf /x", {"cmd:rm m -rf /x"}},
+    {"r{m,} -rf /x", {"cmd:rm r -rf /x"}},
+    {"rm -rf /x{,y}", {"path:delete:/x:dir", "path:delete:/xy:dir"}},
+    {"ls {a,b}.txt", {"cmd:ls a.txt b.txt", "path:list:a.txt", "path:list:b.txt"}},
+    {"echo x{1..3}", {"cmd:echo #x1 #x2 #x3"}},
+    {"echo {a..c}{0,1}", {"cmd:echo #a0 #a1 #b0 #b1 #c0 #c1"}},
+    {"echo '{a,b}'", {"cmd:echo #{a,b}"}},
+    {"find . -exec ls {} +", {"cmd:ls {}"}},
+    {"a=(rm -rf /x); \"${a[@]}\"", {"cmd:rm -rf /x"}},
+    {"a=(ls x); a+=(y); ${a[*]}", {"cmd:ls x y"}},
+    {"a[0]=rm; a[1]=-rf; a[2]=/x; \"${a[@]}\"", {"cmd:rm -rf /x"}},
+    {"a=(x rm); ${a[1]} -rf /x", {"cmd:rm -rf /x"}},
+    {"arr=(a b c); echo \"${arr[@]}\"", {"!finding:shell.parse.error"}},
+    {"p='rm -rf /x'; eval \"${p@E}\"", {"cmd:rm -rf /x"}},
+    {"p=rm; eval \"${p@Q} -rf /x\"", {"cmd:rm -rf /x"}},
+    {"p=RM; ${p@L} -rf /x", {"cmd:rm -rf /x"}},
+    {"printf -v c %s rm; $c -rf /x", {"cmd:rm -rf /x"}},
+    {"read -a a <<< 'rm -rf /x'; \"${a[@]}\"", {"cmd:rm -rf /x"}},
+    {"read x y <<< 'rm -rf /x'; $x $y", {"cmd:rm -rf /x"}},
+    {"mapfile -t a <<< rm; ${a[0]} -rf /x", {"cmd:rm -rf /x"}},
+    {"r=r; r+=m; $r -rf /x", {"cmd:rm -rf /x"}},
+    {"/bin/r[m] -rf /x", {"cmd:rm -rf /x"}},
+    {"/usr/bin/r? -rf /x", {"cmd:rm -rf /x"}},
+    {"[ -d x ] && echo y", {"!finding:shell.parse.too_complex"}},
+};
+
+Test(shell, bash_expansions_are_performed)
+{
+	cr_assert_eq(failed_cases(CASES(expand_cases)), 0);
+}
+
+static const struct scase rebind_cases[] = {
+    {"alias ll='rm -rf'\nll /x", {"cmd:rm -rf /x"}},
+    {"alias ls='ls -la'; ls", {"cmd:ls -la", "!finding:shell.parse.too_complex"}},
+    {"alias a=b; alias b=a; a", {"!finding:shell.parse.too_complex"}},
+    {"unalias -a; alias ll='ls -l'; unalias ll; ll /x", {"!cmd:ls -l /x"}},
+    {"hash -p /bin/rm ls; ls -rf /x", {"cmd:rm -rf /x"}},
+    {"cp /bin/rm ./tidy && ./tidy -rf /x", {"cmd:rm -rf /x"}},
+    {"ln -s /bin/rm x; ./x -rf /y", {"cmd:rm -rf /y"}},
+    {"cp $(which rm) ~/bin/t; t -rf /y", {"cmd:rm -rf /y"}},
+    {"cp \"$SRC\" ./t; ./t -rf /", {"finding:shell.unseen.rebinding"}},
+    {"enable -f ./x.so frob; frob --force --yes delete /srv", {"finding:shell.unseen.rebinding"}},
+    {"trap 'rm -rf /x' EXIT", {"cmd:rm -rf /x"}},
+    {"trap - EXIT; trap -p", {"!cmd:-"}},
+    {"PROMPT_COMMAND='rm -rf /x' bash -i", {"cmd:rm -rf /x"}},
+    {"export PS1='$(rm -rf /x) $ '", {"cmd:rm -rf /x"}},
+    {"BASH_ENV=<(echo rm -rf /x) bash -c true", {"cmd:rm -rf /x"}},
+    {"cat > e.sh <<'E'\nrm -rf /x\nE\nBASH_ENV=./e.sh bash -c true", {"cmd:rm -rf /x"}},
+    {"GIT_SSH_COMMAND='rm -rf /x' git fetch", {"cmd:rm -rf /x"}},
+    {"LESSOPEN='|rm -rf /x %s' less f", {"cmd:rm -rf /x %s"}},
+};
+
+Test(shell, rebindings_are_followed)
+{
+	cr_assert_eq(failed_cases(CASES(rebind_cases)), 0);
+}
+
+static const struct scase runner_cases[] = {
+    {"echo 'rm -rf /x' | at now", {"cmd:rm -rf /x"}},
+    {"batch <<< 'rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"printf 'a:\\n\\trm -rf /x\\n' | make -f -", {"cmd:rm -rf /x"}},
+    {"make -f /dev/stdin <<'E'\nall:\n\t@rm -rf /x\nE", {"cmd:rm -rf /x"}},
+    {"make --eval='x:=$(shell rm -rf /x)'", {"cmd:rm -rf /x"}},
+    {"vim -c '!rm -rf /x' -c q", {"cmd:rm -rf /x"}},
+    {"vim +'silent !rm -rf /x' f", {"cmd:rm -rf /x"}},
+    {"vim -c 'call system(\"rm -rf /x\")'", {"cmd:rm -rf /x"}},
+    {"ex -s <<< '!rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"emacs --batch --eval '(shell-command \"rm -rf /x\")'", {"cmd:rm -rf /x"}},
+    {"emacs --batch --eval '(delete-directory \"/x\" t)'", {"cmd:rm -rf /x"}},
+    {"emacs --batch --eval '(call-process \"rm\" nil nil nil \"-rf\" \"/x\")'", {"cmd:rm -rf /x"}},
+    {"tar -xf a.tar --to-command='rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"tar -cf a.tar --checkpoint-action=exec='rm -rf /x' .", {"cmd:rm -rf /x"}},
+    {"tar -I 'rm -rf /x' -cf a.tar .", {"cmd:rm -rf /x"}},
+    {"tar -xf a.tar --to-command=cat", {"cmd:cat"}},
+    {"git -c alias.x='!rm -rf /x' x", {"cmd:rm -rf /x"}},
+    {"git -c alias.x='reset --hard' x", {"cmd:git reset --hard"}},
+    {"git -c Core.Pager='rm -rf /x' log", {"cmd:rm -rf /x"}},
+    {"git -c filter.lfs.clean='rm -rf /x' add .", {"cmd:rm -rf /x"}},
+    {"git -c user.name='rm -rf /x' commit -m y", {"!cmd:rm -rf /x"}},
+    {"git clone 'ext::sh -c rm% -rf% /x' y", {"cmd:rm -rf /x"}},
+    {"git rebase -x 'rm -rf /x' main", {"cmd:rm -rf /x"}},
+    {"rsync -e 'sh -c \"rm -rf /x\"' a b:c", {"cmd:rm -rf /x"}},
+    {"rsync --rsync-path='rm -rf /x' a b:c", {"cmd:rm -rf /x", "!path:delete:/x:dir"}},
+    {"script -qc 'rm -rf /x' /dev/null", {"cmd:rm -rf /x"}},
+    {"expect -c 'spawn rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"tmux send-keys -t 0 'rm -rf /x' Enter", {"cmd:rm -rf /x"}},
+    {"tmux new-session -d 'rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"tmux -c 'rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"screen -S s -X stuff 'rm -rf /x\\n'", {"cmd:rm -rf /x"}},
+    {"gdb -batch -ex '!rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"gdb -batch -ex 'shell rm -rf /x'", {"cmd:rm -rf /x"}},
+    {"sed -n '1e rm -rf /x' f", {"cmd:rm -rf /x"}},
+    {"sed 's/.*/rm -rf \\/x/e' f", {"cmd:rm -rf /x"}},
+    {"echo 'rm -rf /x' | sed e", {"cmd:rm -rf /x"}},
+    {"sed -e 's/a/b/' f", {"!finding:shell.parse.unterminated"}},
+    {"less '+!rm -rf /x' f", {"cmd:rm -rf /x"}},
+    {"man -P 'rm -rf /x' ls", {"cmd:rm -rf /x"}},
+    {"pkexec rm -rf /x", {"cmd:rm -rf /x"}},
+};
+
+Test(shell, programs_that_run_a_command_are_read)
+{
+	cr_assert_eq(failed_cases(CASES(runner_cases)), 0);
+}
+
+static const struct scase unseen_cases[] = {
+    {"$X --force --yes delete /srv", {"finding:shell.unseen.name"}},
+    {"$X -rf ~", {"cmd:rm -rf ~", "finding:shell.unseen.name"}},
+    {"$EDITOR README.md", {"!finding:shell.unseen.name"}},
+    {"${PAGER:-less} /etc/hosts", {"!finding:shell.unseen.name"}},
+    {"./r*.sh -rf /", {"finding:shell.unseen.name"}},
+    {"entr rm -rf /srv", {"finding:shell.unseen.runner"}},
+    {"frob rm -f notes.txt", {"!finding:shell.unseen.runner"}},
+    {"mytool --verbose build", {"!finding:shell.unseen.runner"}},
+};
+
+Test(shell, what_dcg_cannot_see_is_asked_when_it_looks_destructive)
+{
+	cr_assert_eq(failed_cases(CASES(unseen_cases)), 0);
+}
+
+Test(shell, runtime_never_asks_what_the_exec_shows)
+{
+	struct pol_arena a;
+	struct rec r;
+	struct pol_shell_opts o = {.cwd = "/p", .home = "/home/agent", .runtime = 1};
+	const char *cmd = "$X --force --yes delete /srv";
+
+	memset(&r, 0, sizeof(r));
+	r.stop_at_kind = -1;
+	rec_add(&r, "", 0);
+	pol_arena_init(&a, 0);
+	cr_assert_eq(pol_shell_analyze(cmd, strlen(cmd), &o, &a, on_unit, &r), 0);
+	pol_arena_release(&a);
+	cr_expect(!has_line(&r, "finding:shell.unseen.name"), "%s", r.buf);
+	free(r.buf);
+}
+
+Test(shell, unseen_rules_ask)
+{
+	struct pol_policy *p = pol_new(0);
+	const char *ids[] = {"shell.unseen.name", "shell.unseen.rebinding", "shell.unseen.runner"};
+
+	cr_assert(p);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		struct pol_rule_info info;
+		ssize_t k = pol_rule_find(p, ids[i]);
+		cr_assert_geq(k, 0, "%s", ids[i]);
+		cr_assert_eq(pol_rule_get(p, (size_t)k, &info), 0);
+		cr_expect_eq(info.decision, POL_ASK, "%s", ids[i]);
+	}
+	pol_free(p);
+}
+
+/* Every program the issue names as running a command it is handed is known to run
+ * it: a wrapper, a shell or interpreter, a handler that reads its code, or rows in
+ * sh_runs (F_RUNS); every F_RUNS row has rows there and every sh_runs row a row here. */
+Test(shell_runs, the_runner_table_is_sorted_and_complete)
+{
+	static const char *const runners[] = {
+	    "at",     "batch",	"make", "vim",	   "nvim",   "ex",	 "emacs",	"tar",
+	    "git",    "rsync",	"ssh",	"find",	   "xargs",  "parallel", "watch",	"flock",
+	    "script", "expect", "tmux", "screen",  "gdb",    "awk",	 "perl",	"sed",
+	    "less",   "man",	"env",	"busybox", "chroot", "nsenter",	 "systemd-run", "sudo",
+	    "doas",   "pkexec", "su",	"trap",	   "eval",   "bash",	 "sh"};
+
+	cr_assert(sh_run_table_sorted(), "keep sh_runs sorted by name");
+	for (size_t i = 0; sh_run_name(i); i++) {
+		const struct sh_cmdspec *r = sh_cmd_lookup(sh_run_name(i), strlen(sh_run_name(i)));
+		cr_expect(r && (r->flags & F_RUNS), "%s: a row in sh_runs needs F_RUNS in sh_cmds",
+			  sh_run_name(i));
+	}
+	for (size_t i = 0; i < sh_ncmds; i++) {
+		int found = 0;
+		if (!(sh_cmds[i].flags & F_RUNS))
+			continue;
+		for (size_t k = 0; sh_run_name(k) && !found; k++)
+			found = !strcmp(sh_run_name(k), sh_cmds[i].name);
+		cr_expect(found, "%s is F_RUNS but has no row in sh_runs", sh_cmds[i].name);
+	}
+	for (size_t i = 0; i < sizeof(runners) / sizeof(runners[0]); i++) {
+		const struct sh_cmdspec *r = sh_cmd_lookup(runners[i], strlen(runners[i]));
+		int lang = sh_lang_from_name(runners[i], strlen(runners[i])) != LANG_NONE;
+		cr_expect(
+		    lang || (r && ((r->flags & (F_WRAP | F_LANG | F_RUNS)) || r->kind == K_SSH ||
+				   r->kind == K_FIND || r->kind == K_WATCH || r->kind == K_SU ||
+				   r->kind == K_AWK || r->kind == K_EVAL)),
+		    "%s runs a command it is handed: give it a row that says how", runners[i]);
+	}
+}
+
+/* Every program of sh_runs has a must-stop and a must-pass row in
+ * tests/corpus/runners.tsv that runs it. */
+Test(shell_runs, every_runner_has_stop_and_pass_rows)
+{
+	FILE *f = fopen("tests/corpus/runners.tsv", "r");
+	char line[4096];
+	unsigned char stop[256] = {0}, pass[256] = {0};
+	size_t n = 0;
+
+	cr_assert(f, "tests/corpus/runners.tsv");
+	while (sh_run_name(n))
+		n++;
+	cr_assert_lt(n, sizeof(stop));
+	while (fgets(line, sizeof(line), f)) {
+		const char *cmd = strrchr(line, '\t');
+		if (line[0] == '#' || !cmd)
+			continue;
+		cmd++;
+		for (size_t i = 0; i < n; i++) {
+			const char *nm = sh_run_name(i), *p = cmd;
+			size_t nl = strlen(nm);
+			for (; (p = strstr(p, nm)); p += nl)
+				if ((p == cmd || strchr(" |;&('\"", p[-1])) && strchr(" \n", p[nl]))
+					break;
+			if (!p)
+				continue;
+			if (!strncmp(line, "allow", 5))
+				pass[i] = 1;
+			else
+				stop[i] = 1;
+		}
+	}
+	fclose(f);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect(stop[i], "%s: no must-stop row in runners.tsv", sh_run_name(i));
+		cr_expect(pass[i], "%s: no must-pass row in runners.tsv", sh_run_name(i));
+	}
+}

@@ -45,9 +45,9 @@ cat >bin/frob <<'SH'
 echo "$*" >"$(dirname "$0")/../frob.ran"
 SH
 chmod +x bin/frob
-err=$(TOOL=$PWD/bin/frob "$DCG" run -- bash -c '"$TOOL" --force --yes delete prod' 2>&1) ||
+err=$(TOOL=$PWD/bin/frob "$DCG" run -- bash -c '"$TOOL" -rf /srv/data' 2>&1) ||
 	fail "dcg run refused the program it saw: $err"
-[ "$(cat frob.ran 2>/dev/null)" = "--force --yes delete prod" ] || fail "frob did not run: $err"
+[ "$(cat frob.ran 2>/dev/null)" = "-rf /srv/data" ] || fail "frob did not run: $err"
 echo "$err" | grep -q 'dcg:' && fail "dcg run printed: $err"
 
 # with a real tmux, the command typed in really runs (the evasion is real)

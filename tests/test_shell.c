@@ -749,8 +749,7 @@ Test(shell, global_options_are_dropped_from_the_normalized_view)
 	    {"gh pr list", {"cmd:gh pr list"}},
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		check_case(&cases[i]);
+	cr_assert_eq(failed_cases(CASES(cases)), 0);
 }
 
 /* The command table (policy/shell_cmds.c) is sorted, so that the binary search finds

@@ -261,29 +261,27 @@ Test(cli, hook_deny_stdout_and_stderr_are_golden)
 	run_free(&r);
 }
 
-Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
+/* Runs `dcg hook` with in on stdin (a pipe), stdout to /dev/null and stderr on a new
+ * terminal, in tmpdir; extra_env "NAME=value" or NULL. Returns what the terminal got
+ * (the caller releases it) and asserts the hook exited 0. */
+static void run_hook_on_pty(const char *in, char *extra_env, struct hook_buf *all)
 {
-	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger "
-			 "--now \\\"secret words\\\"\"}}\n";
-	char env[600], buf[4096];
-	struct hook_buf all = HOOK_BUF_INIT;
+	char buf[4096];
 	int master, st, pin[2];
 	pid_t pid;
 	ssize_t n;
 
-	write_file("golden.yaml", golden_policy);
-	snprintf(env, sizeof(env), "DCG_POLICY=%s/golden.yaml", tmpdir);
 	cr_assert_eq(pipe(pin), 0);
 	pid = forkpty(&master, NULL, NULL, NULL);
 	cr_assert(pid >= 0);
 	if (pid == 0) {
-		/* stdin from a pipe, stdout to /dev/null, stderr on the terminal */
 		int null = open("/dev/null", O_WRONLY);
 		dup2(pin[0], 0);
 		dup2(null, 1);
 		close(pin[1]);
 		child_env();
-		putenv(env);
+		if (extra_env)
+			putenv(extra_env);
 		if (chdir(tmpdir) != 0)
 			_exit(126);
 		execl(dcg, dcg, "hook", (char *)NULL);
@@ -293,9 +291,22 @@ Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
 	cr_assert_eq(write(pin[1], in, strlen(in)), (ssize_t)strlen(in));
 	close(pin[1]);
 	while ((n = read(master, buf, sizeof(buf))) > 0)
-		hook_buf_add(&all, buf, (size_t)n);
+		hook_buf_add(all, buf, (size_t)n);
 	waitpid(pid, &st, 0);
+	close(master);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
+{
+	const char *in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"golden-danger "
+			 "--now \\\"secret words\\\"\"}}\n";
+	char env[600];
+	struct hook_buf all = HOOK_BUF_INIT;
+
+	write_file("golden.yaml", golden_policy);
+	snprintf(env, sizeof(env), "DCG_POLICY=%s/golden.yaml", tmpdir);
+	run_hook_on_pty(in, env, &all);
 	cr_assert(all.s && strstr(all.s, "\033[1;31mBLOCKED: Destructive command\033[0m"), "%s",
 		  all.s);
 	cr_assert(strstr(all.s, "secret words"), "a terminal shows the text as it is: %s", all.s);
@@ -309,7 +320,6 @@ Test(cli, hook_stderr_on_a_terminal_has_colours_and_no_redaction)
 	}
 	assert_golden(all.s, "hook_bash_deny.stderr.tty.txt");
 	hook_buf_release(&all);
-	close(master);
 }
 
 /* DESIGN.md's own example, end to end: the tool call a Claude Code agent sends, through
@@ -402,33 +412,10 @@ Test(cli, design_example_through_the_hook_is_the_design_answer)
 Test(cli, design_example_on_a_terminal_is_the_design_message)
 {
 	struct hook_buf all = HOOK_BUF_INIT;
-	char buf[4096], *plain, *want = NULL;
-	int master, st, pin[2];
+	char *plain, *want = NULL;
 	size_t wl;
-	pid_t pid;
-	ssize_t n;
 
-	cr_assert_eq(pipe(pin), 0);
-	pid = forkpty(&master, NULL, NULL, NULL);
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(pin[0], 0);
-		dup2(null, 1);
-		close(pin[1]);
-		child_env();
-		if (chdir(tmpdir) != 0)
-			_exit(126);
-		execl(dcg, dcg, "hook", (char *)NULL);
-		_exit(127);
-	}
-	close(pin[0]);
-	cr_assert_eq(write(pin[1], design_call, strlen(design_call)), (ssize_t)strlen(design_call));
-	close(pin[1]);
-	while ((n = read(master, buf, sizeof(buf))) > 0)
-		hook_buf_add(&all, buf, (size_t)n);
-	waitpid(pid, &st, 0);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	run_hook_on_pty(design_call, NULL, &all);
 	cr_assert(all.s && strstr(all.s, "\033["), "no colours on a terminal: %s", all.s);
 	plain = strip_ansi_crlf(all.s);
 	cut_once(plain);
@@ -437,7 +424,6 @@ Test(cli, design_example_on_a_terminal_is_the_design_message)
 	free(want);
 	free(plain);
 	hook_buf_release(&all);
-	close(master);
 }
 
 Test(cli, hook_allowed_call_prints_nothing)

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -100,6 +101,19 @@ static int sbx_add_open_rules(scmp_filter_ctx ctx, int nr, unsigned arg, int not
 	return 0;
 }
 
+/* Whether this process (and so the tree it starts, which cannot gain capabilities
+ * under no_new_privs) holds CAP_SYS_RESOURCE. Unknown counts as yes. */
+static int sbx_may_raise_limits(void)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof data);
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return 1;
+	return (data[CAP_SYS_RESOURCE / 32].effective & (1U << (CAP_SYS_RESOURCE % 32))) != 0;
+}
+
 /* USERFAULTFD_IOC_NEW (linux/userfaultfd.h, Linux 6.1), _IO(0xAA, 0x00) */
 #define SBX_UFFD_IOC_NEW 0xAA00UL
 
@@ -160,12 +174,19 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 	 * path rule sees; root could raise it). */
 	rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prctl), 1,
 			       SCMP_A0(SCMP_CMP_EQ, PR_SET_MM));
-	if (rc == 0)
-		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setrlimit), 1,
+	/* The new limit is behind a pointer, where the filter cannot look: RLIMIT_CORE
+	 * changes go to the supervisor (lowering passes: ssh-agent, gpg-agent and every
+	 * ASan-built program set it to 0 at start and give up when refused). Only a
+	 * process holding CAP_SYS_RESOURCE could raise the hard 0: without it the kernel
+	 * refuses already, and the calls need not wait for the supervisor. */
+	if (rc == 0 && sbx_may_raise_limits()) {
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(setrlimit), 1,
 				       SCMP_A0(SCMP_CMP_EQ, RLIMIT_CORE));
-	if (rc == 0)
-		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 2,
-				       SCMP_A1(SCMP_CMP_EQ, RLIMIT_CORE), SCMP_A2(SCMP_CMP_NE, 0));
+		if (rc == 0)
+			rc = sbx_scmp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(prlimit64), 2,
+					       SCMP_A1(SCMP_CMP_EQ, RLIMIT_CORE),
+					       SCMP_A2(SCMP_CMP_NE, 0));
+	}
 	/* /dev/userfaultfd hands out what the refused userfaultfd() would: a page whose
 	 * faults a tracee serves would stall the supervisor's reads of tracee memory,
 	 * and every other process's checks behind them. */

@@ -189,11 +189,15 @@ else:
     print("uffd -1 True")
 r = libc.setrlimit(4, (ctypes.c_ulong * 2)(1 << 20, 1 << 20))
 print("core", r)
+r = libc.setrlimit(4, (ctypes.c_ulong * 2)(0, 0))
+print("core0", r)
 PY
 	)
 	printf '%s\n' "$out" | grep -qx 'prctl -1 True' || fail "prctl(PR_SET_MM) not refused: $out"
 	printf '%s\n' "$out" | grep -qx 'uffd -1 True' || fail "USERFAULTFD_IOC_NEW not refused: $out"
 	printf '%s\n' "$out" | grep -qx 'core -1' || fail "RLIMIT_CORE raised: $out"
+	# Setting it to 0 (ssh-agent, gpg-agent, any ASan-built program) is no harm.
+	printf '%s\n' "$out" | grep -qx 'core0 0' || fail "RLIMIT_CORE lowered to 0 refused: $out"
 fi
 
 # The hook (the installed binary, as every agent runs it) refuses the same files, in its

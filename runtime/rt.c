@@ -129,47 +129,133 @@ int rt_open_may_excl(int oflags)
 
 /* ---- sessions ------------------------------------------------------------------- */
 
+static long long rt_stamp_ns(const struct statx_timestamp *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* The stamp of an object looked at with statx(): its birth, else its change time. */
+static long long rt_born(const struct statx *stx)
+{
+	return rt_stamp_ns((stx->stx_mask & STATX_BTIME) ? &stx->stx_btime : &stx->stx_ctime);
+}
+
+int rt_obj_at(int dirfd, const char *path, struct rt_obj *o)
+{
+	struct statx stx;
+	int saved = errno, rc = 0;
+
+	if (statx(dirfd, path,
+		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (path[0] ? 0 : AT_EMPTY_PATH),
+		  STATX_BTIME | STATX_CTIME | STATX_TYPE | STATX_MODE | STATX_INO, &stx) != 0)
+		rc = -errno;
+	else {
+		o->dev = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
+		o->ino = stx.stx_ino;
+		o->born = rt_born(&stx);
+		o->mode = stx.stx_mode;
+	}
+	errno = saved;
+	return rc;
+}
+
 int rt_created_since(int dirfd, const char *path, long long start_ns)
 {
-	const struct statx_timestamp *born;
-	struct statx stx;
-	int saved = errno;
+	struct rt_obj o;
+	int rc;
 
 	if (!start_ns || !path)
 		return 0;
-	if (statx(dirfd, path,
-		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (path[0] ? 0 : AT_EMPTY_PATH),
-		  STATX_BTIME | STATX_CTIME, &stx) != 0) {
-		/* Nothing there: nothing to protect (git unlinks MERGE_HEAD whether or not it
-		 * exists); the call gets the kernel's ENOENT. */
-		int missing = errno == ENOENT;
+	rc = rt_obj_at(dirfd, path, &o);
+	/* Nothing there: nothing to protect (git unlinks MERGE_HEAD whether or not it
+	 * exists); the call gets the kernel's ENOENT. */
+	if (rc < 0)
+		return rc == -ENOENT;
+	return o.born > start_ns;
+}
 
+static long long rt_coarse_now(void)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0)
+		clock_gettime(CLOCK_REALTIME, &now);
+	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/* The session starts at the stamp of the file fd made now. A file made earlier was
+ * stamped at or before it: every stamp is the coarse clock, or (multigrain
+ * timestamps) a fine one that raised the floor every later coarse stamp starts
+ * from. Waits until the coarse clock has passed it, so that every file made from
+ * then on is stamped strictly later, whatever file system it lies on. */
+static long long rt_session_from(int fd)
+{
+	struct statx stx;
+	long long start;
+	int saved = errno;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_CTIME, &stx) != 0) {
 		errno = saved;
-		return missing;
+		return -1;
 	}
-	born = (stx.stx_mask & STATX_BTIME) ? &stx.stx_btime : &stx.stx_ctime;
-	return (long long)born->tv_sec * 1000000000LL + born->tv_nsec >= start_ns;
+	start = rt_born(&stx);
+	/* one tick at most (HZ 100: 10 ms); bounded whatever the clock does */
+	for (int i = 0; i < 200 && rt_coarse_now() <= start; i++) {
+		struct timespec nap = {0, 100000};
+
+		nanosleep(&nap, NULL);
+	}
+	errno = saved;
+	return start;
 }
 
 long long rt_session_now(void)
 {
-	struct timespec now, tick = {0, 10000000};
+	static const char *const dirs[] = {"/tmp", "/var/tmp", "/dev/shm", "."};
+	long long start = -1;
+	int saved = errno;
 
-	/* The kernel stamps a new file with its coarse clock (current_time()), which
-	 * lags CLOCK_REALTIME by up to a tick (10 ms at HZ=100): a start read from the
-	 * fine clock is often later than the times of the files the session makes in
-	 * its first milliseconds, which then pass for files that were there before
-	 * (not deletable in a no-delete folder). The coarse clock is what the kernel
-	 * reads; one tick less also covers a file system that rounds its times down.
-	 * A file that existed before the session still counts as older, except one
-	 * made in the last tick before the session began, by a process started
-	 * before dcg: a window of a few ms, and the file could have been deleted by
-	 * the same process just before. */
-	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0)
-		clock_gettime(CLOCK_REALTIME, &now);
-	if (clock_getres(CLOCK_REALTIME_COARSE, &tick) != 0 || tick.tv_sec != 0)
-		tick.tv_sec = 0, tick.tv_nsec = 10000000;
-	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec - tick.tv_nsec;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && start < 0; i++) {
+		int fd = open(dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+		if (fd >= 0) {
+			start = rt_session_from(fd);
+			close(fd);
+		}
+	}
+	if (start < 0) {
+		/* No file can be made: the coarse clock, and one of its ticks waited out.
+		 * A file stamped finely (multigrain) in that tick may pass for older. */
+		start = rt_coarse_now();
+		for (int i = 0; i < 200 && rt_coarse_now() <= start; i++) {
+			struct timespec nap = {0, 100000};
+
+			nanosleep(&nap, NULL);
+		}
+	}
+	errno = saved;
+	return start;
+}
+
+long long rt_session_begin(const char *file)
+{
+	int saved = errno,
+	    fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	long long start;
+
+	if (fd < 0) {
+		start = -errno;
+		errno = saved;
+		return start;
+	}
+	start = rt_session_from(fd);
+	close(fd);
+	if (start < 0) {
+		unlink(file);
+		start = -EIO;
+	}
+	errno = saved;
+	return start;
 }
 
 size_t rt_read_args(const char *path, char *buf, size_t size)
@@ -210,12 +296,72 @@ int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)
 		for (c++; *c >= '0' && *c <= '9' && ns < 1000000000ULL; c++)
 			ns = ns * 10 + (unsigned)(*c - '0');
 	}
-	if (*c || !t || t > 0x7fffffffffULL || ns >= 1000000000ULL)
+	if ((*c && *c != ':') || !t || t > 0x7fffffffffULL || ns >= 1000000000ULL)
 		return -EINVAL;
 	*agent = (pid_t)pid;
 	*start_ns =
 	    has_ns ? (long long)(t * 1000000000ULL + ns) : (long long)(t + 1) * 1000000000LL;
 	return 0;
+}
+
+const char *rt_session_kept_file(const char *value)
+{
+	const char *c = value ? strchr(value, ':') : NULL;
+
+	return c && c[1] == '/' ? c + 1 : NULL;
+}
+
+/* ---- kept names ------------------------------------------------------------------ */
+
+static void rt_kept_of(const struct rt_obj *o, struct rt_kept *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->dev = o->dev;
+	k->ino = o->ino;
+	k->born = o->born;
+}
+
+int rt_kept_add(const char *file, const struct rt_obj *o)
+{
+	struct rt_kept k;
+	int saved = errno, rc = 0, fd;
+
+	if (!file)
+		return -EINVAL;
+	fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		rc = -errno;
+		errno = saved;
+		return rc;
+	}
+	rt_kept_of(o, &k);
+	if (write(fd, &k, sizeof(k)) != (ssize_t)sizeof(k))
+		rc = -EIO;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int rt_kept_has(const char *file, const struct rt_obj *o)
+{
+	struct rt_kept want, buf[128];
+	int saved = errno, found = 0, fd;
+	off_t off = 0;
+	ssize_t n;
+
+	if (!file || (fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		errno = saved;
+		return 0;
+	}
+	rt_kept_of(o, &want);
+	while (!found && (n = pread(fd, buf, sizeof(buf), off)) >= (ssize_t)sizeof(buf[0])) {
+		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]) && !found; i++)
+			found = !memcmp(&buf[i], &want, sizeof(want));
+		off += n - n % (ssize_t)sizeof(buf[0]);
+	}
+	close(fd);
+	errno = saved;
+	return found;
 }
 
 /* ---- messages ---------------------------------------------------------------------- */

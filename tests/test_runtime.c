@@ -3,9 +3,13 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "dcg_policy.h"
 #include "rt.h"
@@ -290,4 +294,97 @@ Test(runtime, session_start_never_counts_an_older_file_as_new)
 	cr_expect_eq(rt_session_parse(NULL, &pid, &ns), -EINVAL);
 	cr_expect_eq(pid, 0);
 	cr_expect_eq(ns, 0);
+}
+
+/* DESIGN.md: "before the session" is decided on the file system's own clock. A file
+ * made right before a session starts is never the session's own; one made right after
+ * always is (the start is the stamp of a file made then, and the clock has moved past
+ * it when the start is returned). 50 times each way, with both starts. */
+Test(runtime, a_file_made_just_before_the_start_is_older_than_the_session)
+{
+	char dir[] = "/tmp/dcg-test-rt-XXXXXX", f[PATH_MAX], kept[PATH_MAX];
+	int before_new = 0, after_old = 0;
+
+	cr_assert(mkdtemp(dir));
+	for (int i = 0; i < 100; i++) {
+		long long start;
+		int fd;
+
+		snprintf(f, sizeof f, "%s/f%d", dir, i);
+		fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		cr_assert(fd >= 0);
+		close(fd);
+		if (i % 2) {
+			snprintf(kept, sizeof kept, "%s/session-%d", dir, i);
+			start = rt_session_begin(kept);
+		} else {
+			start = rt_session_now();
+		}
+		cr_assert(start > 0);
+		before_new += rt_created_since(AT_FDCWD, f, start);
+		snprintf(f, sizeof f, "%s/g%d", dir, i);
+		fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		cr_assert(fd >= 0);
+		close(fd);
+		after_old += !rt_created_since(AT_FDCWD, f, start);
+	}
+	cr_expect_eq(before_new, 0, "%d of 100 files made just before the start passed for new",
+		     before_new);
+	cr_expect_eq(after_old, 0, "%d of 100 files made just after the start passed for old",
+		     after_old);
+	cr_expect_eq(rt_session_begin(kept), -EEXIST, "an existing file is not a session's");
+	snprintf(f, sizeof f, "rm -rf '%s'", dir);
+	cr_expect_eq(system(f), 0);
+}
+
+Test(runtime, session_value_carries_its_file_of_kept_names)
+{
+	pid_t pid;
+	long long ns;
+
+	cr_assert_eq(rt_session_parse("7.1700000000.5:/run/user/1/dcg/session-7-0", &pid, &ns), 0);
+	cr_expect_eq(pid, 7);
+	cr_expect_eq(ns, 1700000000LL * 1000000000LL + 5);
+	cr_expect_str_eq(rt_session_kept_file("7.1700000000.5:/run/user/1/dcg/session-7-0"),
+			 "/run/user/1/dcg/session-7-0");
+	cr_expect_null(rt_session_kept_file("7.1700000000.5"));
+	cr_expect_null(rt_session_kept_file("7.1700000000.5:relative"));
+	cr_expect_eq(rt_session_parse("7.1700000000.5x", &pid, &ns), -EINVAL);
+}
+
+/* The kept names: what rt_kept_add() wrote, rt_kept_has() finds, and nothing else. */
+Test(runtime, kept_names_are_found_by_device_inode_and_birth)
+{
+	char dir[] = "/tmp/dcg-test-kept-XXXXXX", file[PATH_MAX], f[PATH_MAX];
+	struct rt_obj a, b, c;
+	long long start;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(file, sizeof file, "%s/session", dir);
+	start = rt_session_begin(file);
+	cr_assert(start > 0);
+	for (int i = 0; i < 300; i++) { /* more than one read's worth */
+		struct rt_obj o = {.dev = 1, .ino = (uint64_t)i + 10, .born = i};
+
+		cr_assert_eq(rt_kept_add(file, &o), 0);
+	}
+	snprintf(f, sizeof f, "%s/a", dir);
+	close(open(f, O_WRONLY | O_CREAT, 0600));
+	cr_assert_eq(rt_obj_at(AT_FDCWD, f, &a), 0);
+	cr_expect(S_ISREG(a.mode));
+	cr_expect_gt(a.born, start);
+	snprintf(f, sizeof f, "%s/b", dir);
+	close(open(f, O_WRONLY | O_CREAT, 0600));
+	cr_assert_eq(rt_obj_at(AT_FDCWD, f, &b), 0);
+	cr_expect_eq(rt_kept_has(file, &a), 0);
+	cr_assert_eq(rt_kept_add(file, &a), 0);
+	cr_expect_eq(rt_kept_has(file, &a), 1);
+	cr_expect_eq(rt_kept_has(file, &b), 0);
+	c = a;
+	c.born++; /* the same inode number, another file */
+	cr_expect_eq(rt_kept_has(file, &c), 0);
+	cr_expect_eq(rt_kept_has(NULL, &a), 0);
+	cr_expect_eq(rt_obj_at(AT_FDCWD, "/nonexistent/x", &c), -ENOENT);
+	snprintf(f, sizeof f, "rm -rf '%s'", dir);
+	cr_expect_eq(system(f), 0);
 }

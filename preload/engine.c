@@ -32,6 +32,8 @@ struct loaded {
 	 * session's start (atomic saves in no-delete folders); 0 when unknown. */
 	pid_t agent_pid;
 	long long session_start; /* ns */
+	/* its file of kept names (runtime/rt.h): empty when none */
+	char session_kept[4096];
 };
 
 static struct {
@@ -144,7 +146,17 @@ static const struct loaded *loaded_get(void)
 		mine->exe[n > 0 ? n : 0] = '\0';
 	}
 	find_dcg(mine->dcg_exe);
-	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
+	{
+		const char *sess = getenv("DCG_SESSION"), *kept = rt_session_kept_file(sess);
+		size_t n = kept ? strnlen(kept, sizeof(mine->session_kept)) : 0;
+
+		rt_session_parse(sess, &mine->agent_pid, &mine->session_start);
+		mine->session_kept[0] = '\0';
+		if (n < sizeof(mine->session_kept)) {
+			memcpy(mine->session_kept, kept ? kept : "", n);
+			mine->session_kept[n] = '\0';
+		}
+	}
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -174,6 +186,22 @@ static void ctx_init(struct pol_ctx *ctx)
 		ctx->dcg_exe = l->dcg_exe;
 }
 
+/* Whether dirfd/path is the session's own name (runtime/rt.h): nothing there, or an
+ * object born after the session began that replaced no older name (not kept). */
+static int session_own(const struct loaded *l, int dirfd, const char *path)
+{
+	struct rt_obj o;
+	int rc;
+
+	if (!l->session_start)
+		return 0;
+	rc = rt_obj_at(dirfd, path, &o);
+	if (rc < 0)
+		return rc == -ENOENT;
+	return o.born > l->session_start &&
+	       !rt_kept_has(l->session_kept[0] ? l->session_kept : NULL, &o);
+}
+
 /* A refusal gets a second look when what the first one could not know cheaply would
  * change it: a no-delete refusal of a file this session created (an atomic save's
  * temporary file may be deleted or renamed away), a zero-access refusal to change the
@@ -190,8 +218,7 @@ static enum pol_decision second_look(const struct pol_policy *p, int dirfd, cons
 	if (d < POL_ASK || r->detection != POL_DET_PATH || !l)
 		return d;
 	if (r->path_kind == POL_PATH_NO_DELETE && !(flags & POL_PATH_SESSION_NEW) &&
-	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
-	    rt_created_since(dirfd, path, l->session_start))
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) && session_own(l, dirfd, path))
 		more = POL_PATH_SESSION_NEW;
 	if (r->path_kind == POL_PATH_ZERO_ACCESS && !(flags & POL_PATH_SESSION_NEW) &&
 	    op == POL_OP_CHMOD && rt_created_since(dirfd, path, l->session_start))

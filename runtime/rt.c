@@ -154,6 +154,7 @@ int rt_obj_at(int dirfd, const char *path, struct rt_obj *o)
 		o->ino = stx.stx_ino;
 		o->born = rt_born(&stx);
 		o->mode = stx.stx_mode;
+		o->has_btime = (stx.stx_mask & STATX_BTIME) != 0;
 	}
 	errno = saved;
 	return rc;
@@ -313,12 +314,12 @@ const char *rt_session_kept_file(const char *value)
 
 /* ---- kept names ------------------------------------------------------------------ */
 
-static void rt_kept_of(const struct rt_obj *o, struct rt_kept *k)
+void rt_kept_of(const struct rt_obj *o, struct rt_kept *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->dev = o->dev;
 	k->ino = o->ino;
-	k->born = o->born;
+	k->born = o->has_btime ? o->born : 0;
 }
 
 int rt_kept_add(const char *file, const struct rt_obj *o)

@@ -133,6 +133,7 @@ struct rt_obj {
 	uint64_t dev, ino;
 	long long born;
 	unsigned mode; /* S_IFMT bits and permissions */
+	int has_btime; /* born is the birth time (which never changes), not the change time */
 };
 
 /* Looks at dirfd/path (not following a last symlink; path "": dirfd's own object).
@@ -184,7 +185,9 @@ const char *rt_session_kept_file(const char *value);
 /* ---- kept names: objects that took the place of a name older than the session ----- */
 
 /* The record of one kept object in the session's file (fixed size, appended whole
- * with one write to an O_APPEND descriptor: concurrent writers never interleave). */
+ * with one write to an O_APPEND descriptor: concurrent writers never interleave).
+ * born is the birth time, or 0 where the file system keeps none (a change time moves
+ * with the rename itself: the device and inode alone then). */
 struct rt_kept {
 	uint64_t dev, ino;
 	int64_t born;
@@ -195,6 +198,8 @@ struct rt_kept {
  * file of the session's own that replaces a name whose object is not (an atomic save
  * over an older or kept file) is kept from then on, before the rename is made. */
 
+/* The record of o. */
+void rt_kept_of(const struct rt_obj *o, struct rt_kept *k);
 /* Appends o to the session's file of kept names. Returns 0 or a negative errno. No
  * allocation, safe between fork and exec. */
 int rt_kept_add(const char *file, const struct rt_obj *o);

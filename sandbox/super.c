@@ -146,7 +146,7 @@ struct sbx_call {
 
 /* ---- the session's kept names -------------------------------------------------------- */
 
-static size_t sbx_kept_slot(const struct rt_kept *set, size_t cap, const struct rt_obj *o)
+static size_t sbx_kept_slot(const struct rt_kept *set, size_t cap, const struct rt_kept *o)
 {
 	uint64_t h =
 	    (o->dev * 0x9e3779b97f4a7c15ull) ^ (o->ino * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)o->born;
@@ -162,11 +162,13 @@ static size_t sbx_kept_slot(const struct rt_kept *set, size_t cap, const struct 
 /* Whether o is kept. */
 static int sbx_kept_has(struct sbx_super *s, const struct rt_obj *o)
 {
+	struct rt_kept k;
 	int has = 0;
 
+	rt_kept_of(o, &k);
 	pthread_mutex_lock(&s->kept_lock);
 	if (s->kept_cap)
-		has = s->kept[sbx_kept_slot(s->kept, s->kept_cap, o)].ino != 0;
+		has = s->kept[sbx_kept_slot(s->kept, s->kept_cap, &k)].ino != 0;
 	pthread_mutex_unlock(&s->kept_lock);
 	return has;
 }
@@ -174,9 +176,10 @@ static int sbx_kept_has(struct sbx_super *s, const struct rt_obj *o)
 /* Keeps o. Returns 0 or -ENOMEM (the caller then refuses the rename). */
 static int sbx_kept_add(struct sbx_super *s, const struct rt_obj *o)
 {
-	struct rt_kept *k;
+	struct rt_kept k, *slot;
 	int rc = 0;
 
+	rt_kept_of(o, &k);
 	pthread_mutex_lock(&s->kept_lock);
 	if (2 * (s->kept_n + 1) > s->kept_cap) {
 		size_t cap = s->kept_cap ? 2 * s->kept_cap : 64;
@@ -187,22 +190,15 @@ static int sbx_kept_add(struct sbx_super *s, const struct rt_obj *o)
 			goto out_unlock;
 		}
 		for (size_t i = 0; i < s->kept_cap; i++)
-			if (s->kept[i].ino) {
-				struct rt_obj e = {.dev = s->kept[i].dev,
-						   .ino = s->kept[i].ino,
-						   .born = s->kept[i].born};
-
-				set[sbx_kept_slot(set, cap, &e)] = s->kept[i];
-			}
+			if (s->kept[i].ino)
+				set[sbx_kept_slot(set, cap, &s->kept[i])] = s->kept[i];
 		free(s->kept);
 		s->kept = set;
 		s->kept_cap = cap;
 	}
-	k = &s->kept[sbx_kept_slot(s->kept, s->kept_cap, o)];
-	if (!k->ino) {
-		k->dev = o->dev;
-		k->ino = o->ino;
-		k->born = o->born;
+	slot = &s->kept[sbx_kept_slot(s->kept, s->kept_cap, &k)];
+	if (!slot->ino) {
+		*slot = k;
 		s->kept_n++;
 	}
 out_unlock:
@@ -214,13 +210,14 @@ out_unlock:
  * birth no file has, so that the probes past it still go on. */
 static void sbx_kept_forget(struct sbx_super *s, const struct rt_obj *o)
 {
-	struct rt_kept *k;
+	struct rt_kept k, *slot;
 
+	rt_kept_of(o, &k);
 	pthread_mutex_lock(&s->kept_lock);
 	if (s->kept_cap) {
-		k = &s->kept[sbx_kept_slot(s->kept, s->kept_cap, o)];
-		if (k->ino)
-			k->born = INT64_MIN;
+		slot = &s->kept[sbx_kept_slot(s->kept, s->kept_cap, &k)];
+		if (slot->ino)
+			slot->born = INT64_MIN;
 	}
 	pthread_mutex_unlock(&s->kept_lock);
 }

@@ -381,8 +381,14 @@ Test(runtime, kept_names_are_found_by_device_inode_and_birth)
 	cr_expect_eq(rt_kept_has(file, &a), 1);
 	cr_expect_eq(rt_kept_has(file, &b), 0);
 	c = a;
-	c.born++; /* the same inode number, another file */
+	c.born++; /* the same inode number, another file (told apart by a birth time) */
+	cr_expect_eq(rt_kept_has(file, &c), !a.has_btime);
+	c.has_btime = 0; /* no birth time: the device and inode alone */
 	cr_expect_eq(rt_kept_has(file, &c), 0);
+	c.born = 12345;
+	cr_assert_eq(rt_kept_add(file, &c), 0);
+	c.born = 54321; /* a change time moves (the rename itself): still kept */
+	cr_expect_eq(rt_kept_has(file, &c), 1);
 	cr_expect_eq(rt_kept_has(NULL, &a), 0);
 	cr_expect_eq(rt_obj_at(AT_FDCWD, "/nonexistent/x", &c), -ENOENT);
 	snprintf(f, sizeof f, "rm -rf '%s'", dir);

@@ -46,8 +46,8 @@ static int pin_open(int dirfd, const char *path, int flags, int *moved)
 	how.flags = (unsigned)(O_PATH | O_CLOEXEC | flags);
 	how.resolve = RESOLVE_NO_SYMLINKS;
 	*moved = 0;
-	fd = guard_real_syscall(SYS_openat2, (long)dirfd, (long)path, (long)&how,
-				(long)sizeof(how));
+	fd =
+	    guard_real_syscall(SYS_openat2, (long)dirfd, (long)path, (long)&how, (long)sizeof(how));
 	if (fd >= 0)
 		return (int)fd;
 	/* a symlink (or a magic link) on the way, or no openat2 here */

@@ -80,10 +80,10 @@ static void one(const char *call)
 		truncate("lnk/f", 0);
 }
 
-static const char *const calls[] = {
-    "unlink", "unlinkat", "remove", "rmdir",  "rename-from", "rename-to", "link",
-    "symlink", "mkdir",	   "mkfifo", "chmod", "chown",	     "lchown",	  "utimes",
-    "utimensat", "setxattr", "lsetxattr", "shorten"};
+static const char *const calls[] = {"unlink",	 "unlinkat",  "remove",	 "rmdir",  "rename-from",
+				    "rename-to", "link",      "symlink", "mkdir",  "mkfifo",
+				    "chmod",	 "chown",     "lchown",	 "utimes", "utimensat",
+				    "setxattr",	 "lsetxattr", "shorten"};
 
 int main(int argc, char **argv)
 {

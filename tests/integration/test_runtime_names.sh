@@ -2,7 +2,8 @@
 # No-delete protects names (DESIGN.md, "Runtime semantics"), under dcg run, dcg sandbox
 # and the supervisor alone (sandbox --no-preload):
 # - a file made just before the session starts is never the session's own: made, then
-#   the guard started at once with `rm -f` on it, 50 times a layer (the start is the
+#   the guard started at once with `rm -f` on it, 50 times under dcg run and under the
+#   supervisor alone (the start is the
 #   file system's own stamp, compared strictly: runtime/rt.h, rt_session_now);
 # - a directory the session made never replaces a no-delete name (the atomic-save
 #   exception is for regular files), nor does a symlink;
@@ -40,7 +41,10 @@ fresh() {
 
 # ---- a file made just before the start --------------------------------------------
 if want start; then
+	# (dcg sandbox with the preload refuses in the preload first: the supervisor's
+	# own judgement is sandbox --no-preload)
 	for layer in "${layers[@]}"; do
+		[ $layer = sandbox ] && continue
 		mkdir -p "$W/nd"
 		kept=0
 		for i in $(seq 50); do

@@ -155,8 +155,6 @@ static long open_nocancel(const struct rt_syscall *s, long a[6])
 	return ret;
 }
 
-/* The calls with a libc wrapper of their own that decides better than a generic
- * check (opens by descriptor, handles). Returns 1 with *ret set when handled. */
 /* The calls that take a path and return no descriptor whose libc function means the
  * same as the system call: made through this guard's wrapper of it, which makes the
  * call where it judged it (pin.c). Returns 1 when it did. */
@@ -244,6 +242,8 @@ static int by_pinned_wrapper(long nr, long a[6], long *ret)
 #undef I
 }
 
+/* The calls with a libc wrapper of their own that decides better than a generic
+ * check (opens by descriptor, handles). Returns 1 with *ret set when handled. */
 static int by_wrapper(const struct rt_syscall *s, long a[6], long *ret)
 {
 	if (s->kind == RT_PATH && by_pinned_wrapper(s->nr, a, ret))

@@ -195,7 +195,7 @@ void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
 		view[k].data = c->r[i].kind == R_HERESTR || c->r[i].kind == R_HEREDOC;
 		k++;
 	}
-	sh_emit_command(P, view, k, x->line, x->depth);
+	sh_emit_command(P, view, k, n, x->line, x->depth);
 }
 
 /* f(){ f|f& }; f : a function that pipes into itself in the background. Only a
@@ -281,7 +281,7 @@ static void db_emit(struct sh_an *P, struct nc *x, struct vw *view, unsigned lin
 		view[1].s = t;
 		view[1].len = len;
 	}
-	sh_emit_command(P, view, 2, line, x->depth);
+	sh_emit_command(P, view, 2, 2, line, x->depth);
 }
 
 /* SQL or commands fed to a database client on stdin are matched as its command line:

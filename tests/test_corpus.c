@@ -3,6 +3,7 @@
  * directory and project root /srv/dcg-corpus/proj). One test per file; every mismatch is
  * reported, and any mismatch fails the file. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,10 @@ static struct pol_policy *corpus_policy(void)
 	return p;
 }
 
-/* Decides every row of file; returns how many were decided otherwise (each is
- * logged), so that each test asserts on it. */
-static unsigned run_corpus(const char *file)
+/* Decides every row of file, with suffix appended to each one-line command when
+ * suffix is given; returns how many were decided otherwise (each is logged), so that
+ * each test asserts on it. */
+static unsigned run_corpus_with(const char *file, const char *suffix)
 {
 	struct pol_policy *p = corpus_policy();
 	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj"};
@@ -61,6 +63,13 @@ static unsigned run_corpus(const char *file)
 		rule = t1 + 1;
 		cmd = t2 + 1;
 		len = corpus_unescape(cmd);
+		if (suffix) {
+			if (strchr(cmd, '\n') || (len && cmd[len - 1] == '\\') ||
+			    len + strlen(suffix) >= sizeof(line) - (size_t)(cmd - line))
+				continue;
+			memcpy(cmd + len, suffix, strlen(suffix) + 1);
+			len += strlen(suffix);
+		}
 		cases++;
 		pol_check_command(p, cmd, len, &ctx, &r);
 		const char *got_rule = r.rule_id ? r.rule_id : "-";
@@ -81,6 +90,41 @@ static unsigned run_corpus(const char *file)
 	cr_assert_gt(cases, 0, "%s holds no case", file);
 	cr_expect_eq(bad, 0, "%s: %u of %u cases decided otherwise", file, bad, cases);
 	return bad;
+}
+
+static unsigned run_corpus(const char *file)
+{
+	return run_corpus_with(file, NULL);
+}
+
+/* A redirection of an output (to /dev/null, or a file in the project) changes nothing a
+ * rule judges: every one-line row of every corpus file keeps its decision and rule with
+ * one appended (`mv a b 2>/dev/null` was refused as mv onto /dev/null, and a `$` anchor
+ * let `mysql -e 'truncate logs' 2>/dev/null` pass). Not the standard input: `crontab -
+ * </dev/null` installs an empty table where `crontab -` with a pipe does not.
+ * The files are listed from the folder, so a new one is covered without a line here. */
+Test(corpus, a_redirection_to_dev_null_changes_no_decision)
+{
+	static const char *const suffixes[] = {" 2>/dev/null", " >/dev/null 2>&1", " &>/dev/null",
+					       " > build.log", " 2>>errors.txt"};
+	DIR *d = opendir("tests/corpus");
+	struct dirent *e;
+	unsigned files = 0, bad = 0;
+	char path[512];
+
+	cr_assert(d);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".tsv") != 0)
+			continue;
+		snprintf(path, sizeof path, "tests/corpus/%s", e->d_name);
+		files++;
+		for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++)
+			bad += run_corpus_with(path, suffixes[k]);
+	}
+	closedir(d);
+	cr_assert_geq(files, 10);
+	cr_assert_eq(bad, 0, "%u rows changed their decision with a redirection appended", bad);
 }
 
 Test(corpus, filesystem)

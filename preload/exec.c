@@ -321,8 +321,13 @@ GUARD_EXPORT int execlp(const char *file, const char *arg, ...)
 
 /* ---- posix_spawn: decided in the parent, the child execs through libc's own alias -- */
 
-static int spawn(int search, pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
+
+/* real: libc's function (the default version's, or an older one's for dlvsym). */
+static int spawn(spawn_fn real, int search, pid_t *pid, const char *path,
+		 const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+		 char *const argv[], char *const envp[])
 {
 	const char *call = search ? "posix_spawnp" : "posix_spawn";
 	struct guard_envbuf eb;
@@ -336,14 +341,11 @@ static int spawn(int search, pid_t *pid, const char *path, const posix_spawn_fil
 		errno = saved;
 		return EACCES;
 	}
-	if (search ? !GUARD_REAL(posix_spawnp) : !GUARD_REAL(posix_spawn))
+	if (!real)
 		return ENOSYS;
 	ne = guard_env_build(envp, &eb);
 	errno = saved;
-	if (search)
-		rc = guard_real_posix_spawnp(pid, use, fa, attr, argv, ne);
-	else
-		rc = guard_real_posix_spawn(pid, use, fa, attr, argv, ne);
+	rc = real(pid, use, fa, attr, argv, ne);
 	saved = errno;
 	guard_envbuf_release(&eb);
 	errno = saved;
@@ -353,13 +355,26 @@ static int spawn(int search, pid_t *pid, const char *path, const posix_spawn_fil
 GUARD_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn(0, pid, path, fa, attr, argv, envp);
+	return spawn(GUARD_REAL(posix_spawn), 0, pid, path, fa, attr, argv, envp);
 }
 
 GUARD_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn(1, pid, file, fa, attr, argv, envp);
+	return spawn(GUARD_REAL(posix_spawnp), 1, pid, file, fa, attr, argv, envp);
+}
+
+/* posix_spawn@GLIBC_2.2.5 and posix_spawnp@GLIBC_2.2.5, handed out by dlvsym. */
+int guard_posix_spawn_compat(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn((spawn_fn)guard_compat_fn("posix_spawn"), 0, pid, path, fa, attr, argv, envp);
+}
+
+int guard_posix_spawnp_compat(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn((spawn_fn)guard_compat_fn("posix_spawnp"), 1, pid, file, fa, attr, argv, envp);
 }
 
 /* ---- system, popen: the shell line is decided; libc's child inherits environ ------- */

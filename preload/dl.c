@@ -121,6 +121,13 @@ static const struct link_map *libc_map(void)
 	return NULL;
 }
 
+int guard_libc_stat(struct stat *st)
+{
+	const struct link_map *m = libc_map();
+
+	return m && m->l_name && m->l_name[0] == '/' ? stat(m->l_name, st) : -1;
+}
+
 static void dl_resolve(void)
 {
 	struct lookup a = {"dlsym", NULL}, b = {"dlvsym", NULL};

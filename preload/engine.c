@@ -74,7 +74,7 @@ static int load_snapshot(struct pol_policy *p, const char *file)
  * out of memory. */
 static struct pol_policy *load_policy(void)
 {
-	const char *snap = getenv("DCG_SNAPSHOT");
+	const char *snap = g.host.owned_env("DCG_SNAPSHOT");
 	struct pol_policy *p = pol_new(0);
 
 	if (!p)
@@ -144,7 +144,7 @@ static const struct loaded *loaded_get(void)
 		mine->exe[n > 0 ? n : 0] = '\0';
 	}
 	find_dcg(mine->dcg_exe);
-	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
+	rt_session_parse(g.host.owned_env("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -521,7 +521,8 @@ static const struct guard_engine table = {
 __attribute__((visibility("default"))) const struct guard_engine *
 dcg_engine_start(const struct guard_host *host)
 {
-	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say)
+	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say ||
+	    !host->owned_env)
 		return NULL;
 	if (!g.host.abi) {
 		g.host = *host;

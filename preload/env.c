@@ -23,6 +23,11 @@ static char ld_preload_key[] START_DATA = "LD_PRELOAD=";
 static char sanitizers[][12] START_DATA = {"libasan",  "libtsan",   "liblsan",
 					   "libubsan", "libhwasan", "libclang_rt"};
 static char dcg_prefix[] START_DATA = "DCG_";
+/* The loader's and libc's own variables that make a new program write or load before
+ * (or beside) the guard: guard_env_loader_vars() looks for them at every exec. */
+static char loader_vars[][18] START_DATA = {
+    "LD_AUDIT=",   "LD_DEBUG_OUTPUT=", "LD_PROFILE=",	   "LD_LIBRARY_PATH=",
+    "GCONV_PATH=", "LOCPATH=",	       "GMON_OUT_PREFIX=", "MALLOC_TRACE="};
 #define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
 
 /* Written at the start of every process: the fields it writes come first and one
@@ -408,6 +413,21 @@ char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
 	}
 	v[out] = NULL;
 	return v;
+}
+
+int guard_env_loader_vars(char *const envp[])
+{
+	for (size_t i = 0; envp && envp[i]; i++) {
+		char c = envp[i][0];
+
+		if (c != 'L' && c != 'G' && c != 'M')
+			continue;
+		for (size_t k = 0; k < sizeof(loader_vars) / sizeof(loader_vars[0]); k++)
+			if (loader_vars[k][0] == c &&
+			    s_prefix(envp[i], loader_vars[k], strlen(loader_vars[k])))
+				return 1;
+	}
+	return 0;
 }
 
 void guard_envbuf_release(struct guard_envbuf *buf)

@@ -263,6 +263,21 @@ int guard_env_capture(char *const env[], const char *self_path);
 /* The value of one of those variables as captured at start (what a process that
  * cleared its environment, env -i, still carries on), or NULL. */
 const char *guard_env_owned(const char *name);
+/* Whether envp sets one of the variables that make the loader or libc write a file or
+ * load code for the new program (LD_AUDIT, LD_DEBUG_OUTPUT, LD_PROFILE, LD_LIBRARY_PATH,
+ * GCONV_PATH, LOCPATH, GMON_OUT_PREFIX, MALLOC_TRACE): then guard_env_vet() judges
+ * them. Cheap (a first-letter test an entry): it runs at every exec. */
+int guard_env_loader_vars(char *const envp[]);
+/* Judges those variables like paths (preload/loader.c): a file the loader would write
+ * as a write of it, a folder it would load code from as an exec there (locale files:
+ * a read), LD_AUDIT and a libc.so.6 in LD_LIBRARY_PATH other than the running one by
+ * the built-in rule runtime.loader. Returns 0, or -1 refused (the lines written).
+ * Between enter/leave. */
+int guard_env_vet(const char *call, char *const envp[]);
+/* The running libc's file identity (from the loader's map), for guard_env_vet().
+ * Returns 0 or -1. */
+int guard_libc_stat(struct stat *st);
+
 /* Unmaps what guard_env_build() mapped (after a failed exec). */
 void guard_envbuf_release(struct guard_envbuf *buf);
 

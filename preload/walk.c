@@ -346,13 +346,41 @@ static int word_refused(const char *word)
 	return list_refused("wordexp", AT_FDCWD, dir);
 }
 
+extern char **environ;
+
+/* libc's wordexp, its shell started with environ: when the program dropped the guard's
+ * variables from it, environ holds the guard's environment for the length of the call
+ * (as system() and popen() put them back in their line; the caller's own array and
+ * strings are left as they are, and environ points at them again after). */
+static int wordexp_guarded(const char *words, wordexp_t *we, int flags, int cmd)
+{
+	struct guard_envbuf eb;
+	char **mine = environ, **ne;
+	int rc, saved;
+
+	if (!cmd || guard_env_complete(environ))
+		return guard_real_wordexp(words, we, flags);
+	ne = (char **)guard_env_build(environ, &eb);
+	environ = ne;
+	rc = guard_real_wordexp(words, we, flags);
+	saved = errno;
+	if (environ == ne)
+		environ = mine;
+	guard_envbuf_release(&eb);
+	errno = saved;
+	return rc;
+}
+
 GUARD_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
 {
 	size_t before = (flags & WRDE_APPEND) && we ? we->we_wordc : 0;
-	int saved = errno, rc = 0, globs;
+	int saved = errno, rc = 0, globs, cmd = 0;
 
 	if (words && !(flags & WRDE_NOCMD) && has_command(words) && guard_enter()) {
+		cmd = 1;
 		rc = guard_check_command("wordexp", words);
+		if (rc == 0 && guard_env_loader_vars(environ))
+			rc = guard_env_vet("wordexp", environ);
 		guard_leave();
 	}
 	if (rc < 0)
@@ -360,7 +388,7 @@ GUARD_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
 	if (!GUARD_REAL(wordexp))
 		return WRDE_NOSPACE;
 	errno = saved;
-	rc = guard_real_wordexp(words, we, flags);
+	rc = wordexp_guarded(words, we, flags, cmd);
 	globs = words && strpbrk(words, "*?[");
 	if (rc != 0 || !globs || !we)
 		return rc;

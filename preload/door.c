@@ -377,3 +377,22 @@ GUARD_EXPORT __attribute__((optimize("optimize-sibling-calls"))) void *dlopen(co
 		return NULL;
 	return guard_real_dlopen(file, mode);
 }
+
+/* ---- iconv_open: gconv modules from $GCONV_PATH, set in the process itself --------------- */
+
+GUARD_EXPORT iconv_t iconv_open(const char *to, const char *from)
+{
+	const char *path = getenv("GCONV_PATH");
+	int saved = errno, rc = 0;
+
+	if (path && *path && guard_enter()) {
+		rc = guard_check_search_list("GCONV_PATH", path, POL_OP_EXEC);
+		guard_leave();
+	}
+	if (rc < 0) {
+		errno = EACCES;
+		return (iconv_t)-1;
+	}
+	errno = saved;
+	return GUARD_REAL(iconv_open) ? guard_real_iconv_open(to, from) : (iconv_t)-1;
+}

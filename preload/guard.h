@@ -24,6 +24,7 @@
 #include <fts.h>
 #include <ftw.h>
 #include <glob.h>
+#include <iconv.h>
 #include <nl_types.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -274,6 +275,9 @@ int guard_env_loader_vars(char *const envp[]);
  * the built-in rule runtime.loader. Returns 0, or -1 refused (the lines written).
  * Between enter/leave. */
 int guard_env_vet(const char *call, char *const envp[]);
+/* Judges each folder of a search list (':' or ';' between them) as op, the refusal
+ * line naming var. 0 or -1. Between enter/leave. */
+int guard_check_search_list(const char *var, const char *list, enum pol_op op);
 /* The running libc's file identity (from the loader's map), for guard_env_vet().
  * Returns 0 or -1. */
 int guard_libc_stat(struct stat *st);

@@ -104,6 +104,11 @@ static int check_profile(char *const envp[], const char *so)
 	return check_file("LD_PROFILE", path, O_RDWR | O_CREAT);
 }
 
+int guard_check_search_list(const char *var, const char *list, enum pol_op op)
+{
+	return list ? check_list(var, list, op, 0) : 0;
+}
+
 int guard_env_vet(const char *call, char *const envp[])
 {
 	const char *v;

@@ -115,6 +115,7 @@ struct walk {
 	__nftw_func_t nfn;
 	__ftw_func_t fn;
 	int flags;
+	int base_fd; /* what relative paths are taken from: the first folder under FTW_CHDIR */
 	size_t root_len;
 	char parent[PATH_MAX]; /* the last folder judged, and its answer */
 	int parent_refused;
@@ -133,7 +134,7 @@ static int parent_refused(struct walk *w, const char *path, size_t n)
 		return w->parent_refused;
 	memcpy(w->parent, path, n);
 	w->parent[n] = '\0';
-	w->parent_refused = list_refused(w->call, AT_FDCWD, w->parent);
+	w->parent_refused = list_refused(w->call, w->base_fd, w->parent);
 	return w->parent_refused;
 }
 
@@ -146,7 +147,7 @@ static int walk_judge(struct walk *w, const char *path, int *flag, size_t base)
 		n--;
 	if (base > 0 && strlen(path) > w->root_len && parent_refused(w, path, n ? n : 1))
 		return 1;
-	if ((*flag == FTW_D || *flag == FTW_DP) && list_refused(w->call, AT_FDCWD, path))
+	if ((*flag == FTW_D || *flag == FTW_DP) && list_refused(w->call, w->base_fd, path))
 		*flag = FTW_DNR;
 	return 0;
 }
@@ -185,10 +186,22 @@ static int walk_run(struct walk *w, const char *dir, nftw_real nreal, ftw_real r
 	w->parent[0] = '\0';
 	w->parent_refused = 0;
 	w->up = walk_top;
+	/* FTW_CHDIR moves the working folder as it walks; the paths it shows stay relative
+	 * to the first one. */
+	w->base_fd = AT_FDCWD;
+	if ((w->flags & FTW_CHDIR) && dir && dir[0] != '/') {
+		saved = errno;
+		w->base_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		errno = saved;
+		if (w->base_fd < 0)
+			w->base_fd = AT_FDCWD;
+	}
 	walk_top = w;
 	rc = nreal ? nreal(dir, nftw_shim, nfd, w->flags) : real(dir, ftw_shim, nfd);
 	saved = errno;
 	walk_top = w->up;
+	if (w->base_fd >= 0)
+		close(w->base_fd);
 	errno = saved;
 	return rc;
 }

@@ -27,6 +27,7 @@ prepare() {
 	printf 'TOPSECRET\n' >"$W/za/secret"
 	printf 'x\n' >"$W/za/sub/hidden-name"
 	if [ -e "$T/lib.so" ]; then cp "$T/lib.so" "$W/za/lib.so"; fi
+	printf 'module UTF-8// FOO// lib 1\n' >"$W/za/gconv-modules"
 }
 fingerprint() {
 	(cd "$W" && find ro nd -printf '%p %i %s %m %y\n' | sort && find ro nd -type f -exec sha256sum {} +)
@@ -117,11 +118,16 @@ run() {
 }
 
 for c in __open __open64_nocancel _IO_fopen __xmknod posix_spawn@GLIBC_2.2.5 __libc_system \
-	_IO_popen __nss_files_fopen updwtmp pututline setmntent glob nftw nftw-depth \
+	_IO_popen __nss_files_fopen updwtmp pututline setmntent glob nftw nftw-depth nftw-chdir \
 	nftw@GLIBC_2.2.5 ftw fts wordexp-glob wordexp-cmd inotify setenv; do
 	run "$c" "$PROG" "$c"
 done
-[ $have_cc = 1 ] && run dlopen "$PROG" dlopen
+if [ $have_cc = 1 ]; then
+	run dlopen "$PROG" dlopen
+	# gconv modules: from a folder the process names itself, and one set for a new program
+	run iconv-setenv "$PROG" iconv
+	command -v iconv >/dev/null && run gconv-path env GCONV_PATH=za iconv -f UTF-8 -t FOO /dev/null
+fi
 for c in ctypes-__open ctypes-_IO_fopen ctypes-dlvsym ctypes-nftw; do
 	run "$c" python3 "$T/ct.py" "$c"
 done

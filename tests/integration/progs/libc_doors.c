@@ -8,6 +8,7 @@
 #include <fts.h>
 #include <ftw.h>
 #include <glob.h>
+#include <iconv.h>
 #include <mntent.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -144,6 +145,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(c, "nftw"))
 		return nftw("za", walk_fn, 4, FTW_PHYS) == 0 ? 0 : 1;
+	if (!strcmp(c, "nftw-chdir"))
+		return nftw(".", walk_fn, 4, FTW_PHYS | FTW_CHDIR) == 0 ? 0 : 1;
 	if (!strcmp(c, "nftw-depth"))
 		return nftw(".", walk_fn, 4, FTW_PHYS | FTW_DEPTH) == 0 ? 0 : 1;
 	if (!strcmp(c, "nftw@GLIBC_2.2.5")) {
@@ -176,6 +179,10 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "dlopen")) {
 		void *h = dlopen("./za/lib.so", RTLD_NOW);
 		return h ? 0 : 1;
+	}
+	if (!strcmp(c, "iconv")) { /* gconv modules from a folder set in-process */
+		setenv("GCONV_PATH", "za", 1);
+		return iconv_open("FOO//", "UTF-8") != (iconv_t)-1 ? 0 : 1;
 	}
 	if (!strcmp(c, "inotify")) {
 		int fd = inotify_init1(IN_CLOEXEC);

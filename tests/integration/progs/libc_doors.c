@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 
 	memset(&ut, 0, sizeof(ut));
 	ut.ut_type = USER_PROCESS;
-	strcpy(ut.ut_user, "x");
+	memcpy(ut.ut_user, "x", 2);
 	if (!strcmp(c, "__open")) {
 		int (*f)(const char *, int, ...) = fn("__open", "GLIBC_2.2.5");
 		return wrote(f("ro/f", O_WRONLY | O_TRUNC));

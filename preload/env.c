@@ -53,10 +53,13 @@ static int is_sep(char c)
  * can shadow a wrapped name. Entries after it do not matter. */
 static int list_ok(const char *v)
 {
-	size_t n = g_env.prefix_len;
+	size_t n = g_env.prefix_len, i = 0;
 	const char *mine = g_env.self + g_env.self_len - n;
 
-	return memcmp(v, mine, n) == 0 && (v[n] == '\0' || is_sep(v[n]));
+	/* byte by byte: v may be shorter than the prefix (memcmp could read past it) */
+	while (i < n && v[i] == mine[i])
+		i++;
+	return i == n && (v[n] == '\0' || is_sep(v[n]));
 }
 
 static const char *base_name(const char *s, size_t n, size_t *blen)

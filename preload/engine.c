@@ -78,7 +78,7 @@ static void find_dcg(char *out);
  * of memory. */
 static struct pol_policy *load_policy(void)
 {
-	const char *snap = getenv("DCG_SNAPSHOT");
+	const char *snap = g.host.owned_env("DCG_SNAPSHOT");
 	struct pol_policy *p = pol_new(0);
 
 	if (!p)
@@ -196,8 +196,8 @@ static const struct loaded *loaded_get(void)
 	if (mine->dcg_exe[0] && !strcmp(mine->exe, mine->dcg_exe) &&
 	    foreign_code(mine->policy, mine->dcg_exe))
 		mine->dcg_exe[0] = '\0';
-	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
-	mine->agent_start = rt_session_agent_start(getenv("DCG_SESSION"));
+	rt_session_parse(g.host.owned_env("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
+	mine->agent_start = rt_session_agent_start(g.host.owned_env("DCG_SESSION"));
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -434,7 +434,7 @@ static int check_argv(const char *call, char *const argv[])
 	rt_msg_add_argv(&m, argv);
 	/* allow-once: a redeemed grant of this exact command here; under dcg sandbox the
 	 * supervisor takes the use at the same exec (the grants are not ours to write) */
-	if (pol_once_exec(p, m.buf, ctx.cwd, getenv("DCG_SANDBOX") != NULL, &r, d) == POL_ALLOW)
+	if (pol_once_exec(p, m.buf, ctx.cwd, g.host.owned_env("DCG_SANDBOX") != NULL, &r, d) == POL_ALLOW)
 		d = POL_LOG; /* passes, and is logged with the grant */
 	return conclude(call, m.buf, &r, d);
 }
@@ -581,7 +581,8 @@ static const struct guard_engine table = {
 __attribute__((visibility("default"))) const struct guard_engine *
 dcg_engine_start(const struct guard_host *host)
 {
-	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say)
+	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say ||
+	    !host->owned_env)
 		return NULL;
 	if (!g.host.abi) {
 		g.host = *host;

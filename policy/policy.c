@@ -49,6 +49,10 @@ static const struct pol_builtin core_builtins[] = {
 		"writing to a block device, kernel memory or a kernel hook goes "
 		"around every path rule at once",
 		POL_SEV_CRITICAL, "Write to a file, not to the device"),
+    POL_BUILTIN("runtime.loader",
+		"a loader variable (LD_AUDIT, LD_LIBRARY_PATH holding another libc) runs code "
+		"before the guard that can take every libc call around it",
+		POL_SEV_CRITICAL, "Run it outside dcg run, or unset the variable"),
     POL_BUILTIN("sandbox.mknod_device", "a device node gives raw access to a disk or kernel memory",
 		POL_SEV_CRITICAL, "Create a regular file or a FIFO instead"),
     POL_BUILTIN("runtime.core_dump",

@@ -79,7 +79,7 @@ static void find_dcg(char *out);
  * of memory. */
 static struct pol_policy *load_policy(void)
 {
-	const char *snap = getenv("DCG_SNAPSHOT");
+	const char *snap = g.host.owned_env("DCG_SNAPSHOT");
 	struct pol_policy *p = pol_new(0);
 
 	if (!p)
@@ -167,14 +167,15 @@ static int foreign_code(const struct pol_policy *p, const char *dcg)
 	return foreign;
 }
 
-/* $DCG_SESSION into s, its file of kept names copied into kept (the environment may
- * change under us). A name too long to copy drops the session's start: nothing is
- * then the session's own (fail closed). */
+/* $DCG_SESSION as the process started with it (the guest's owned copy) into s, its
+ * file of kept names copied into kept, which the loaded state owns. A name too long
+ * to copy drops the session's start: nothing is then the session's own (fail
+ * closed). */
 static void session_read(struct rt_session *s, char *kept, size_t size)
 {
 	size_t n;
 
-	rt_session_parse(getenv("DCG_SESSION"), s);
+	rt_session_parse(g.host.owned_env("DCG_SESSION"), s);
 	kept[0] = '\0';
 	if (!s->kept)
 		return;
@@ -467,7 +468,8 @@ static int check_argv(const char *call, char *const argv[])
 	rt_msg_add_argv(&m, argv);
 	/* allow-once: a redeemed grant of this exact command here; under dcg sandbox the
 	 * supervisor takes the use at the same exec (the grants are not ours to write) */
-	if (pol_once_exec(p, m.buf, ctx.cwd, getenv("DCG_SANDBOX") != NULL, &r, d) == POL_ALLOW)
+	if (pol_once_exec(p, m.buf, ctx.cwd, g.host.owned_env("DCG_SANDBOX") != NULL, &r, d) ==
+	    POL_ALLOW)
 		d = POL_LOG; /* passes, and is logged with the grant */
 	return conclude(call, m.buf, &r, d);
 }
@@ -614,7 +616,8 @@ static const struct guard_engine table = {
 __attribute__((visibility("default"))) const struct guard_engine *
 dcg_engine_start(const struct guard_host *host)
 {
-	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say)
+	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say ||
+	    !host->owned_env)
 		return NULL;
 	if (!g.host.abi) {
 		g.host = *host;

@@ -345,6 +345,7 @@ static const struct guard_engine *engine_get(void)
 	host.say = say;
 	host.self_path = g.self_path;
 	host.real_syscall = guard_real_syscall;
+	host.owned_env = guard_env_owned;
 	e = start(&host);
 	if (!e || e->abi != GUARD_ENGINE_ABI) {
 		rt_msg_init(&m, g.engine_error, sizeof(g.engine_error));
@@ -395,7 +396,7 @@ static int intent_set(void)
  * none (the caller munmaps *size bytes). */
 static void *map_beside(const char *suffix, size_t *size)
 {
-	const char *snap = getenv("DCG_SNAPSHOT");
+	const char *snap = guard_env_owned("DCG_SNAPSHOT");
 	char file[4096];
 	struct rt_msg m;
 	struct stat st;
@@ -629,7 +630,8 @@ int guard_verify_fd_lexical_clean(const char *call, int dirfd, const char *path,
  * malloc). Without a snapshot folder, once per process. */
 static int first_note(const char *file)
 {
-	const char *snap = getenv("DCG_SNAPSHOT"), *slash, *session = getenv("DCG_SESSION");
+	const char *snap = guard_env_owned("DCG_SNAPSHOT"), *slash,
+		   *session = guard_env_owned("DCG_SESSION");
 	unsigned long long h = 1469598103934665603ull;
 	char path[4096], hex[17];
 	struct rt_msg m;
@@ -692,7 +694,7 @@ static int agent_or_its_child(void)
 {
 	struct rt_session ses;
 
-	if (rt_session_parse(getenv("DCG_SESSION"), &ses) != 0 || ses.agent <= 0)
+	if (rt_session_parse(guard_env_owned("DCG_SESSION"), &ses) != 0 || ses.agent <= 0)
 		return 1;
 	return (pid_t)guard_sys(SYS_getpid, 0L, 0L, 0L, 0L) == ses.agent ||
 	       (pid_t)guard_sys(SYS_getppid, 0L, 0L, 0L, 0L) == ses.agent;
@@ -1078,8 +1080,6 @@ static void session_read(void)
 		const char *v = guard_env_owned("DCG_SESSION");
 		struct rt_session ses;
 
-		if (!v)
-			v = getenv("DCG_SESSION");
 		rt_session_parse(v, &ses); /* refused whole: no start, nothing own */
 		g.session_kept = ses.kept;
 		g.session_start = ses.start_ns;

@@ -434,7 +434,8 @@ static int check_argv(const char *call, char *const argv[])
 	rt_msg_add_argv(&m, argv);
 	/* allow-once: a redeemed grant of this exact command here; under dcg sandbox the
 	 * supervisor takes the use at the same exec (the grants are not ours to write) */
-	if (pol_once_exec(p, m.buf, ctx.cwd, g.host.owned_env("DCG_SANDBOX") != NULL, &r, d) == POL_ALLOW)
+	if (pol_once_exec(p, m.buf, ctx.cwd, g.host.owned_env("DCG_SANDBOX") != NULL, &r, d) ==
+	    POL_ALLOW)
 		d = POL_LOG; /* passes, and is logged with the grant */
 	return conclude(call, m.buf, &r, d);
 }

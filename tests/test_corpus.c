@@ -26,6 +26,19 @@ static struct pol_policy *corpus_policy(void)
 
 /* Writes form with its one %s (the command as it is) or %q (the command inside single
  * quotes, its own quotes written '\'') replaced by cmd, into out. 0 when it does not fit. */
+/* Is at inside quotes of cmd (a rough count of ' and " before it)? */
+static int quoted_at(const char *cmd, const char *at)
+{
+	char q = 0;
+
+	for (const char *c = cmd; c < at; c++)
+		if (!q && (*c == '\'' || *c == '"'))
+			q = *c;
+		else if (q && *c == q)
+			q = 0;
+	return q != 0;
+}
+
 static size_t corpus_variant(const char *form, const char *cmd, char *out, size_t size)
 {
 	const char *at = strchr(form, '%');
@@ -38,7 +51,15 @@ static size_t corpus_variant(const char *form, const char *cmd, char *out, size_
 	for (const char *c = cmd; *c; c++) {
 		if (o + 8 >= size)
 			return 0;
-		if (at[1] == 'q' && *c == '\'') {
+		/* %H and %P: the home folder as $HOME and as its path where a word starts
+		 * with ~/ (not inside quotes, where the shell keeps ~ as it is) */
+		int home = (at[1] == 'H' || at[1] == 'P') && c[0] == '~' && c[1] == '/' &&
+			   (c == cmd || c[-1] == ' ' || c[-1] == '=');
+		if (home && !quoted_at(cmd, c)) {
+			const char *h = at[1] == 'H' ? "$HOME" : "/home/agent";
+			memcpy(out + o, h, strlen(h));
+			o += strlen(h);
+		} else if (at[1] == 'q' && *c == '\'') {
 			memcpy(out + o, "'\\''", 4);
 			o += 4;
 		} else {
@@ -54,7 +75,13 @@ static size_t corpus_variant(const char *form, const char *cmd, char *out, size_
 /* Decides every row of file, each one-line command put in form (corpus_variant) when
  * form is given; returns how many were decided otherwise (each is logged), so that
  * each test asserts on it. */
-static unsigned run_corpus_with(const char *file, const char *form, int wrapper)
+/* How a form's rows are judged (run_corpus_with's how). */
+enum {
+	FORM_SIMPLE = 1,   /* only simple commands that run a program (behind a wrapper) */
+	FORM_DECISION = 2, /* the decision alone: the rule may differ */
+};
+
+static unsigned run_corpus_with(const char *file, const char *form, int how)
 {
 	struct pol_policy *p = corpus_policy();
 	struct pol_ctx ctx = {.cwd = "/srv/dcg-corpus/proj"};
@@ -95,8 +122,8 @@ static unsigned run_corpus_with(const char *file, const char *form, int wrapper)
 			/* a comment would take in what the form puts after the command */
 			int comment = ph[1] == 's' && ph[2] && (cmd[0] == '#' || strstr(cmd, " #"));
 			/* a wrapper runs one simple command that is a program */
-			int compound =
-			    wrapper && (strpbrk(cmd, ";&|(){}`<>\\$*") ||
+			int compound = (how & FORM_SIMPLE) &&
+				       (strpbrk(cmd, ";&|(){}`<>\\$*") ||
 					memchr(cmd, '=', strcspn(cmd, " \t")) ||
 					!strncmp(cmd, "cd ", 3) || !strncmp(cmd, "export ", 7) ||
 					!strncmp(cmd, "alias ", 6) || !strncmp(cmd, "source ", 7) ||
@@ -111,11 +138,11 @@ static unsigned run_corpus_with(const char *file, const char *form, int wrapper)
 		pol_check_command(p, cmd, len, &ctx, &r);
 		const char *got_rule = r.rule_id ? r.rule_id : "-";
 		/* a path rule may be named by its old positional ID (its alias) */
-		int ok =
-		    !strcmp(pol_decision_name(r.decision), dec) &&
-		    (wrapper || (!strcmp(rule, "*") || !strcmp(rule, got_rule) ||
-				 (r.rule_id && pol_rule_find_alias(p, rule) >= 0 &&
-				  pol_rule_find_alias(p, rule) == pol_rule_find(p, r.rule_id))));
+		int ok = !strcmp(pol_decision_name(r.decision), dec) &&
+			 ((how & FORM_DECISION) ||
+			  (!strcmp(rule, "*") || !strcmp(rule, got_rule) ||
+			   (r.rule_id && pol_rule_find_alias(p, rule) >= 0 &&
+			    pol_rule_find_alias(p, rule) == pol_rule_find(p, r.rule_id))));
 		if (!ok) {
 			bad++;
 			cr_log_error("%s:%u: %s: want %s %s, got %s %s", file, lineno, cmd, dec,
@@ -138,7 +165,7 @@ static unsigned run_corpus(const char *file)
 /* Runs every one-line row of every corpus file (listed from the folder, so that a new
  * file is covered without a line here) in each form; returns the count decided
  * otherwise. */
-static unsigned run_forms(const char *const *forms, size_t n_forms, int wrapper)
+static unsigned run_forms(const char *const *forms, size_t n_forms, int how)
 {
 	DIR *d = opendir("tests/corpus");
 	struct dirent *e;
@@ -153,11 +180,23 @@ static unsigned run_forms(const char *const *forms, size_t n_forms, int wrapper)
 		snprintf(path, sizeof path, "tests/corpus/%s", e->d_name);
 		files++;
 		for (size_t k = 0; k < n_forms; k++)
-			bad += run_corpus_with(path, forms[k], wrapper);
+			bad += run_corpus_with(path, forms[k], how);
 	}
 	closedir(d);
 	cr_assert_geq(files, 10);
 	return bad;
+}
+
+/* The home folder in its three spellings, ~/, $HOME/ and its path, gets the same
+ * decision (the rule may differ: rm -rf /home/agent/ is named by the rm -rf rule, rm -rf
+ * ~/ by the root-or-home one). truncate -s 0 of everything in /home/agent only warned. */
+Test(corpus, the_home_folder_in_every_spelling_gets_the_same_decision)
+{
+	static const char *const forms[] = {"%H", "%P"};
+	unsigned bad = run_forms(forms, sizeof forms / sizeof forms[0], FORM_DECISION);
+
+	cr_assert_eq(bad, 0, "%u rows changed their decision with the home folder spelled out",
+		     bad);
 }
 
 /* A simple command keeps its decision behind the programs that run the command they
@@ -166,7 +205,8 @@ Test(corpus, a_command_keeps_its_decision_behind_a_wrapper)
 {
 	static const char *const forms[] = {"sudo %s",	"timeout 60 %s", "nice -n 5 %s", "env %s",
 					    "nohup %s", "command %s",	 "exec %s",	 "time %s"};
-	unsigned bad = run_forms(forms, sizeof forms / sizeof forms[0], 1);
+	unsigned bad =
+	    run_forms(forms, sizeof forms / sizeof forms[0], FORM_SIMPLE | FORM_DECISION);
 
 	cr_assert_eq(bad, 0, "%u rows changed their decision behind a wrapper", bad);
 }

@@ -11,11 +11,17 @@ e2e_node_major() {
 	case $v in '' | *[!0-9]*) echo 0 ;; *) echo "$v" ;; esac
 }
 
+# E2E_CLIENT_PATH: the PATH each client runs with (under env -i), the newer Node first
+# when it is the one used: a client started with the system's PATH alone would find
+# Debian's Node 18 again ("SyntaxError: Invalid regular expression flags").
+E2E_CLIENT_PATH=/usr/local/bin:/usr/bin:/bin
 if [ "$(e2e_node_major node)" -lt "$DCG_E2E_NODE_MIN" ] && [ -n "${DCG_E2E_NODE_DIR:-}" ] &&
 	[ "$(e2e_node_major "$DCG_E2E_NODE_DIR/node")" -ge "$DCG_E2E_NODE_MIN" ]; then
 	PATH=$DCG_E2E_NODE_DIR:$PATH
+	E2E_CLIENT_PATH=$DCG_E2E_NODE_DIR:$E2E_CLIENT_PATH
 	export PATH
 fi
+export E2E_CLIENT_PATH
 
 # 0 when the node on PATH can run the clients; else prints why and returns 1.
 e2e_node_ok() {

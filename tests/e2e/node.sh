@@ -12,14 +12,20 @@ e2e_node_major() {
 }
 
 # E2E_CLIENT_PATH: the PATH each client runs with (under env -i), the newer Node first
-# when it is the one used: a client started with the system's PATH alone would find
-# Debian's Node 18 again ("SyntaxError: Invalid regular expression flags").
+# when the system's is too old: a client started with the system's PATH alone would find
+# Debian's Node 18 again ("SyntaxError: Invalid regular expression flags"). Decided on
+# the node that PATH finds, not on ours: the scripts source this twice (again inside
+# unshare, where our PATH already starts with the newer Node).
 E2E_CLIENT_PATH=/usr/local/bin:/usr/bin:/bin
-if [ "$(e2e_node_major node)" -lt "$DCG_E2E_NODE_MIN" ] && [ -n "${DCG_E2E_NODE_DIR:-}" ] &&
+if [ -n "${DCG_E2E_NODE_DIR:-}" ] &&
 	[ "$(e2e_node_major "$DCG_E2E_NODE_DIR/node")" -ge "$DCG_E2E_NODE_MIN" ]; then
-	PATH=$DCG_E2E_NODE_DIR:$PATH
-	E2E_CLIENT_PATH=$DCG_E2E_NODE_DIR:$E2E_CLIENT_PATH
-	export PATH
+	if [ "$(e2e_node_major node)" -lt "$DCG_E2E_NODE_MIN" ]; then
+		PATH=$DCG_E2E_NODE_DIR:$PATH
+		export PATH
+	fi
+	if [ "$(PATH=$E2E_CLIENT_PATH e2e_node_major node)" -lt "$DCG_E2E_NODE_MIN" ]; then
+		E2E_CLIENT_PATH=$DCG_E2E_NODE_DIR:$E2E_CLIENT_PATH
+	fi
 fi
 export E2E_CLIENT_PATH
 

@@ -20,7 +20,7 @@
 
 #include "dcg_policy.h"
 
-#define GUARD_ENGINE_ABI  2
+#define GUARD_ENGINE_ABI  3
 #define GUARD_ENGINE_NAME "libdcg-engine.so"
 
 /* What the guest lends the engine. */
@@ -32,6 +32,10 @@ struct guard_host {
 	void (*say)(const char *line, size_t len);
 	const char *self_path;		    /* the guest's path (dladdr), or NULL */
 	long (*real_syscall)(long nr, ...); /* libc's syscall(), or NULL */
+	/* The value one of the guard's own variables (DCG_SNAPSHOT, DCG_SESSION,
+	 * DCG_SANDBOX...) had when the process started, or NULL: never getenv(), which
+	 * the program may have changed in its own environment (os.environ, putenv). */
+	const char *(*env_owned)(const char *name);
 };
 
 /* A bit the guest adds to the flags of an open's check (check_path, check_open; never

@@ -344,6 +344,7 @@ static const struct guard_engine *engine_get(void)
 	host.say = say;
 	host.self_path = g.self_path;
 	host.real_syscall = guard_real_syscall;
+	host.env_owned = guard_env_owned;
 	e = start(&host);
 	if (!e || e->abi != GUARD_ENGINE_ABI) {
 		rt_msg_init(&m, g.engine_error, sizeof(g.engine_error));
@@ -385,16 +386,16 @@ static int refuse_no_engine(const char *call, const char *input)
 /* Whether an intent scope may apply: the engine judges every path then. */
 static int intent_set(void)
 {
-	const char *v = getenv("DCG_INTENT"), *c = guard_env_owned("DCG_INTENT");
+	const char *c = guard_env_owned("DCG_INTENT");
 
-	return (v && v[0]) || (c && c[0]);
+	return c && c[0];
 }
 
 /* Maps the file beside the snapshot named $DCG_SNAPSHOT + suffix; NULL when there is
  * none (the caller munmaps *size bytes). */
 static void *map_beside(const char *suffix, size_t *size)
 {
-	const char *snap = getenv("DCG_SNAPSHOT");
+	const char *snap = guard_env_owned("DCG_SNAPSHOT");
 	char file[4096];
 	struct rt_msg m;
 	struct stat st;
@@ -628,7 +629,8 @@ int guard_verify_fd_lexical_clean(const char *call, int dirfd, const char *path,
  * malloc). Without a snapshot folder, once per process. */
 static int first_note(const char *file)
 {
-	const char *snap = getenv("DCG_SNAPSHOT"), *slash, *session = getenv("DCG_SESSION");
+	const char *snap = guard_env_owned("DCG_SNAPSHOT"), *slash,
+		   *session = guard_env_owned("DCG_SESSION");
 	unsigned long long h = 1469598103934665603ull;
 	char path[4096], hex[17];
 	struct rt_msg m;
@@ -691,7 +693,7 @@ static int agent_or_its_child(void)
 	pid_t agent;
 	long long start;
 
-	if (rt_session_parse(getenv("DCG_SESSION"), &agent, &start) != 0 || agent <= 0)
+	if (rt_session_parse(guard_env_owned("DCG_SESSION"), &agent, &start) != 0 || agent <= 0)
 		return 1;
 	return (pid_t)guard_sys(SYS_getpid, 0L, 0L, 0L, 0L) == agent ||
 	       (pid_t)guard_sys(SYS_getppid, 0L, 0L, 0L, 0L) == agent;
@@ -1076,7 +1078,7 @@ int guard_session_new(int dirfd, const char *path)
 		pid_t agent;
 		long long start = 0;
 
-		rt_session_parse(getenv("DCG_SESSION"), &agent, &start);
+		rt_session_parse(guard_env_owned("DCG_SESSION"), &agent, &start);
 		g.session_start = start;
 		atomic_store_explicit(&g.session_read, 1, memory_order_release);
 	}

@@ -73,12 +73,22 @@ static int load_snapshot(struct pol_policy *p, const char *file)
 
 static void find_dcg(char *out);
 
+/* One of the guard's own variables as the process started with it (the guest's
+ * capture), never as the program may have rewritten it in its own environment:
+ * os.environ["DCG_SNAPSHOT"] = "" before the first decision would otherwise make the
+ * engine load another policy, and an older DCG_SESSION start would make every file
+ * look like the session's own. */
+static const char *owned_env(const char *name)
+{
+	return g.host.env_owned ? g.host.env_owned(name) : NULL;
+}
+
 /* Loads the policy: the snapshot from `dcg run`, else the layered files (with the
  * guard's own files beside dcg and the guest, as the launcher would). NULL when out
  * of memory. */
 static struct pol_policy *load_policy(void)
 {
-	const char *snap = getenv("DCG_SNAPSHOT");
+	const char *snap = owned_env("DCG_SNAPSHOT");
 	struct pol_policy *p = pol_new(0);
 
 	if (!p)
@@ -184,7 +194,8 @@ static const struct loaded *loaded_get(void)
 		free(mine);
 		return NULL;
 	}
-	mine->intents = pol_intent_open_env();
+	mine->intents =
+	    pol_intent_open_from(owned_env("DCG_INTENT"), owned_env("DCG_INTENTS_FILE"));
 	{
 		ssize_t n = readlink("/proc/self/exe", mine->exe, sizeof(mine->exe) - 1);
 
@@ -196,8 +207,17 @@ static const struct loaded *loaded_get(void)
 	if (mine->dcg_exe[0] && !strcmp(mine->exe, mine->dcg_exe) &&
 	    foreign_code(mine->policy, mine->dcg_exe))
 		mine->dcg_exe[0] = '\0';
-	rt_session_parse(getenv("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
-	mine->agent_start = rt_session_agent_start(getenv("DCG_SESSION"));
+	/* nor is dcg's binary changing the guard (dcg allow-once CODE, dcg trust, under
+	 * any argv[0]): those writes are a person's, at a terminal outside the guard */
+	if (mine->dcg_exe[0] && !strcmp(mine->exe, mine->dcg_exe)) {
+		char args[1024];
+
+		if (rt_dcg_changes_guard(args,
+					 rt_read_args("/proc/self/cmdline", args, sizeof(args))))
+			mine->dcg_exe[0] = '\0';
+	}
+	rt_session_parse(owned_env("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
+	mine->agent_start = rt_session_agent_start(owned_env("DCG_SESSION"));
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -271,6 +291,15 @@ static void log_result(const char *call, const char *input, const struct pol_res
 	rt_audit("preload", call, input, r, 0, getcwd(cwd, sizeof(cwd)));
 }
 
+/* A question goes to the wrapped agent's terminal only, never to one the agent's
+ * tools made for themselves (rt_ask_terminal_ok()). */
+static int ask_terminal_ok(void)
+{
+	const struct loaded *l = loaded_get();
+
+	return l && rt_ask_terminal_ok(l->agent_pid, l->agent_start);
+}
+
 /* Turns a decision into the guard's answer: 0 go on, -1 refuse. Only a refusal (and
  * the question of an ask) is said on stderr; warnings and logs go to the audit log. */
 static int conclude(const char *call, const char *input, struct pol_result *r, enum pol_decision d)
@@ -291,7 +320,7 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 		rt_msg_init(&m, line, sizeof(line) - 1);
 		rt_describe(&m, "asks: allow", call, input, r);
 		rt_msg_add(&m, "? [y/N] ");
-		if (rt_ask_tty(m.buf)) {
+		if (ask_terminal_ok() && rt_ask_tty(m.buf)) {
 			log_result(call, input, r);
 			break;
 		}
@@ -434,7 +463,7 @@ static int check_argv(const char *call, char *const argv[])
 	rt_msg_add_argv(&m, argv);
 	/* allow-once: a redeemed grant of this exact command here; under dcg sandbox the
 	 * supervisor takes the use at the same exec (the grants are not ours to write) */
-	if (pol_once_exec(p, m.buf, ctx.cwd, getenv("DCG_SANDBOX") != NULL, &r, d) == POL_ALLOW)
+	if (pol_once_exec(p, m.buf, ctx.cwd, owned_env("DCG_SANDBOX") != NULL, &r, d) == POL_ALLOW)
 		d = POL_LOG; /* passes, and is logged with the grant */
 	return conclude(call, m.buf, &r, d);
 }

@@ -576,3 +576,41 @@ int pol_rule_prepare_regex(struct pol_policy *p, struct pol_rule *r, const char 
 	r->compile_state = 1;
 	return 0;
 }
+
+/* A `<` or `>` in a pattern names a redirection, unless it is part of a group's syntax:
+ * (?<= (?<! (?> and the names of (?<name> (?P<name> (?P>name) (?'name'. */
+int pol_pattern_words_only(const char *s)
+{
+	if (!s)
+		return 0;
+	for (size_t i = 0; s[i]; i++) {
+		if (s[i] == '\\') {
+			if (s[i + 1] == '<' || s[i + 1] == '>')
+				return 0;
+			if (s[i + 1])
+				i++;
+			continue;
+		}
+		if (s[i] == '(' && s[i + 1] == '?') {
+			size_t j = i + 2;
+			if (s[j] == 'P')
+				j++;
+			if (s[j] == '>' || (s[j] == '<' && (s[j + 1] == '=' || s[j + 1] == '!'))) {
+				i = j + (s[j] == '<');
+				continue;
+			}
+			if (s[j] == '<') { /* a named group: its name, up to its '>' */
+				while (s[j] && s[j] != '>')
+					j++;
+				if (!s[j])
+					return 0;
+				i = j;
+				continue;
+			}
+			continue;
+		}
+		if (s[i] == '<' || s[i] == '>')
+			return 0;
+	}
+	return 1;
+}

@@ -1477,6 +1477,11 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 {
 	pcre2_code *code = pol_rule_code(st->p, rule);
 	size_t off = 0, held_s = 0, held_e = 0;
+	/* a rule that names no redirection sees the command's words alone */
+	size_t len =
+	    u->kind == POL_UNIT_COMMAND && rule->words_only && u->words_len && u->words_len < u->len
+		? u->words_len
+		: u->len;
 	int held = 0;
 
 	if (!code)
@@ -1488,7 +1493,7 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 		return 2;
 	}
 	for (;;) {
-		int rc = pcre2_match(code, (PCRE2_SPTR)u->text, u->len, off, PCRE2_NO_UTF_CHECK,
+		int rc = pcre2_match(code, (PCRE2_SPTR)u->text, len, off, PCRE2_NO_UTF_CHECK,
 				     st->md, st->p->mctx);
 		if (rc == PCRE2_ERROR_NOMATCH || rc == PCRE2_ERROR_BADOFFSET) {
 			if (held) {
@@ -1520,8 +1525,8 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 				held_s = *ms;
 				held_e = *me;
 			}
-			if (next >= u->len) {
-				off = u->len; /* no match there: the held one, if any */
+			if (next >= len) {
+				off = len; /* no match there: the held one, if any */
 				continue;
 			}
 			off = next; /* the call's command is judged by its own units */
@@ -1533,8 +1538,8 @@ static int run_regex(struct cmd_state *st, struct pol_rule *rule, const struct p
 		if (!u->word_is_data[w])
 			return 1;
 		/* Inside data: look again from the end of that word. */
-		size_t next = w + 1 < u->argc ? u->word_off[w + 1] : u->len;
-		if (next <= off || next >= u->len)
+		size_t next = w + 1 < u->argc ? u->word_off[w + 1] : len;
+		if (next <= off || next >= len)
 			return 0;
 		off = next;
 	}

@@ -126,7 +126,10 @@ int pol_catastrophic_word(const struct pol_policy *p, const char *w)
 	size_t hl = home ? strlen(home) : 0, wl = strlen(w);
 
 	for (size_t k = 0; k < p->n_cata_words; k++)
-		if (strcmp(w, p->cata_words[k]) == 0)
+		if (strcmp(w, p->cata_words[k]) == 0 ||
+		    /* a word of the home folder (~ and what follows) spelled with its path */
+		    (p->cata_words[k][0] == '~' && hl > 1 && strncmp(w, home, hl) == 0 &&
+		     strcmp(w + hl, p->cata_words[k] + 1) == 0))
 			return 1;
 	for (size_t k = 0; k < p->n_cata_prefixes; k++)
 		if (has_prefix(w, p->cata_prefixes[k]) ||

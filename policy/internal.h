@@ -66,6 +66,11 @@ struct pol_rule {
 	 * (POL_CTX_RUNTIME) the files each call touches decide, not the command's words,
 	 * unless the command aims at a catastrophic target (`runtime: paths`) */
 	unsigned char runtime_paths;
+	/* command rules whose pattern names no redirection (no `<` or `>` but in the
+	 * (?<= (?<! (?> (?< group forms): matched on a command's words alone, so that
+	 * `2>/dev/null` is not taken for an argument, nor breaks a `$` anchor
+	 * (pol_pattern_words_only, pol_unit.words_len) */
+	unsigned char words_only;
 	unsigned char has_canon;
 	/* path globs were expanded at snapshot load: freed even if borrowed (2: the glob
 	 * itself is in a block of pol_policy.snap_bufs, only the canonical form is freed) */
@@ -391,6 +396,8 @@ void pol_diag_add(struct pol_policy *p, const char *file, unsigned line, unsigne
 struct pol_rule *pol_rule_new(struct pol_policy *p);
 const char *pol_origin_intern(struct pol_policy *p, const char *name);
 int pol_rule_set_path(struct pol_policy *p, struct pol_rule *r, const char *pattern);
+/* Whether a command rule's pattern names no redirection (pol_rule.words_only). */
+int pol_pattern_words_only(const char *pattern);
 int pol_rule_prepare_regex(struct pol_policy *p, struct pol_rule *r, const char *file,
 			   unsigned line, unsigned col);
 int pol_rule_is_enabled(const struct pol_policy *p, const struct pol_rule *r);

@@ -913,6 +913,7 @@ static void rule_item(struct ldr *l, yaml_node_t *item, void *arg)
 	r->severity = severity;
 	r->caseless = caseless;
 	r->runtime_paths = runtime_paths;
+	r->words_only = (unsigned char)pol_pattern_words_only(pattern);
 	r->enabled = enabled;
 	r->origin = pol_origin_intern(l->p, l->file);
 	r->line = LINE(item);

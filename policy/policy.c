@@ -49,6 +49,10 @@ static const struct pol_builtin core_builtins[] = {
 		"writing to a block device, kernel memory or a kernel hook goes "
 		"around every path rule at once",
 		POL_SEV_CRITICAL, "Write to a file, not to the device"),
+    POL_BUILTIN("runtime.loader",
+		"a loader variable (LD_AUDIT, LD_LIBRARY_PATH holding another libc) runs code "
+		"before the guard that can take every libc call around it",
+		POL_SEV_CRITICAL, "Run it outside dcg run, or unset the variable"),
     POL_BUILTIN("sandbox.mknod_device", "a device node gives raw access to a disk or kernel memory",
 		POL_SEV_CRITICAL, "Create a regular file or a FIFO instead"),
     POL_BUILTIN("runtime.core_dump",
@@ -546,6 +550,21 @@ int pol_rule_index_add(struct pol_policy *p, size_t i)
 	return pol_rule_index_complete(p);
 }
 
+/* Can id be an old positional ID (scope.kind.N)? Only those are looked for among the
+ * aliases: the look reads every rule, which a pack's name in disable: (containers) or
+ * an unknown ID would otherwise pay at every start. */
+static int may_be_alias(const char *id)
+{
+	const char *dot = strrchr(id, '.');
+
+	if (!dot || !dot[1])
+		return 0;
+	for (const char *c = dot + 1; *c; c++)
+		if (*c < '0' || *c > '9')
+			return 0;
+	return 1;
+}
+
 /* Allow and disable entries naming a path rule by its old positional ID
  * (default.zero_access.18) name it by its ID from now on: the aliases are read for a
  * while, so that existing policy files keep working. */
@@ -554,7 +573,7 @@ static void resolve_aliases(struct pol_policy *p)
 	for (size_t i = 0; i < p->n_allows; i++) {
 		ssize_t k;
 		char *id;
-		if (pol_rule_find(p, p->allows[i].rule) >= 0 ||
+		if (!may_be_alias(p->allows[i].rule) || pol_rule_find(p, p->allows[i].rule) >= 0 ||
 		    (k = pol_rule_find_alias(p, p->allows[i].rule)) < 0 ||
 		    !(id = strdup(pol_rules(p)[k].id)))
 			continue;
@@ -564,7 +583,7 @@ static void resolve_aliases(struct pol_policy *p)
 	for (size_t i = 0; i < p->n_disable; i++) {
 		ssize_t k;
 		char *id;
-		if (pol_rule_find(p, p->disable[i]) >= 0 ||
+		if (!may_be_alias(p->disable[i]) || pol_rule_find(p, p->disable[i]) >= 0 ||
 		    (k = pol_rule_find_alias(p, p->disable[i])) < 0 ||
 		    !(id = strdup(pol_rules(p)[k].id)))
 			continue;

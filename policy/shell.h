@@ -39,6 +39,10 @@ struct pol_unit {
 	size_t argc;
 	const size_t *word_off;
 	const unsigned char *word_is_data;
+	/* COMMAND: how much of text the words take, before the redirections that follow
+	 * them ("mv a b" of "mv a b 2> /dev/null"); a rule whose pattern names no
+	 * redirection is matched on that much alone (pol_rule.words_only). 0: all of it. */
+	size_t words_len;
 	/* SCRIPT: the language ("python", "node", "ruby", "perl", "php", "bash", ...) and
 	 * whether it came from a heredoc (else an inline -c/-e argument). Shell scripts are
 	 * analysed recursively by the analyser itself; their units arrive as COMMANDs. */

@@ -484,7 +484,9 @@ void sh_next_tok(struct sh_an *P, struct sh_lex *L, struct sh_tok *t);
 void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp);
 void sh_emit_finding(struct sh_an *P, const char *rule, const char *text, size_t len, unsigned line,
 		     unsigned depth);
-void sh_emit_command(struct sh_an *P, const struct vw *v, size_t n, unsigned line, unsigned depth);
+/* v[0..nwords) are the command's words, the rest its redirections (pairs). */
+void sh_emit_command(struct sh_an *P, const struct vw *v, size_t n, size_t nwords, unsigned line,
+		     unsigned depth);
 /* The value of a variable: HOME from the options, others from assignments seen
  * earlier in the command line (D=~/.ssh; cat $D/id_rsa). NULL when unknown. */
 const char *sh_var_value(struct sh_an *P, const char *name, size_t nlen, size_t *vlen);

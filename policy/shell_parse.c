@@ -212,6 +212,27 @@ static int parse_redir(struct sh_an *P, struct sh_lex *L, struct builder *b, str
 	return 0;
 }
 
+/* Are the first n words of b reserved words that may stand before a command, a
+ * subshell or a case (`{ case`, `then case`, `if (`, `! (`)? */
+static int reserved_prefix(const struct builder *b, size_t n)
+{
+	static const char kw[] = "{\0"
+				 "!\0"
+				 "then\0"
+				 "do\0"
+				 "else\0"
+				 "if\0"
+				 "elif\0"
+				 "while\0"
+				 "until\0"
+				 "time\0";
+
+	for (size_t k = 0; k < n; k++)
+		if ((b->w[k].flags & W_QUOTED) || !sh_word_is(&b->w[k], kw))
+			return 0;
+	return 1;
+}
+
 /* Parses commands until the end of the buffer or, with until_rp, the matching ')'. */
 void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 {
@@ -258,7 +279,8 @@ void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 				if (weq(&t.w, "[["))
 					test_mode = 1;
 			}
-			if (b.nw == 2 && weq(&b.w[0], "case") && weq(&t.w, "in")) {
+			if (b.nw >= 2 && weq(&b.w[b.nw - 2], "case") && weq(&t.w, "in") &&
+			    reserved_prefix(&b, b.nw - 2)) {
 				memset(&b, 0, sizeof(b));
 				case_level++;
 				case_pat = 1;
@@ -290,21 +312,7 @@ void sh_parse_list(struct sh_an *P, struct sh_lex *L, int until_rp)
 			}
 			if (b.nw > 0) {
 				/* { ( ... ), if ( ... ): reserved words before a subshell */
-				static const char kw[] = "{\0"
-							 "!\0"
-							 "then\0"
-							 "do\0"
-							 "else\0"
-							 "if\0"
-							 "elif\0"
-							 "while\0"
-							 "until\0"
-							 "time\0";
-				size_t k = 0;
-				while (k < b.nw && !(b.w[k].flags & W_QUOTED) &&
-				       sh_word_is(&b.w[k], kw))
-					k++;
-				if (k == b.nw)
+				if (reserved_prefix(&b, b.nw))
 					b.nw = 0;
 			}
 			if (b.nw == 0) { /* subshell */

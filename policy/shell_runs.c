@@ -7,6 +7,7 @@
  * (sh_unseen): a destructive-looking argument list is asked about. */
 #include "shell_int.h"
 
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -36,6 +37,7 @@ enum {
 	D_REMOTE, /* a shell command line on another machine (rsync --rsync-path) */
 	D_GIT,	  /* git: -c KEY=VALUE of a key that runs a program, ext:: URLs, and the
 		   * options of its subcommands that run a command (git_runs) */
+	D_CALLS,  /* Lua, R, Julia: the literals of calls that run or delete (d_calls) */
 };
 
 /* One way a program runs a command. No pointers (see shell_int.h): word sets are
@@ -60,6 +62,8 @@ struct sh_runspec {
 
 /* Sorted by name; a name may have several rows, each tried. */
 static const struct sh_runspec sh_runs[] = {
+    {"R", RUN_OPT | RUN_STDIN, D_CALLS, 0, "", "", "-e\0", "", "e", "", ""},
+    {"Rscript", RUN_OPT, D_CALLS, 0, "", "", "-e\0", "", "e", "", ""},
     {"at", RUN_STDIN | RUN_OPT, D_SH, 0, "", "", "", "-f\0", "", "qtf", ""},
     {"batch", RUN_STDIN | RUN_OPT, D_SH, 0, "", "", "", "-f\0", "", "qf", ""},
     {"emacs", RUN_OPT, D_LISP, 0, "", "", "--eval\0-eval\0--execute\0",
@@ -76,7 +80,14 @@ static const struct sh_runspec sh_runs[] = {
     {"gmake", RUN_OPT | RUN_STDIN_OPT, D_MAKE, 0, "", "", "--eval\0-E\0",
      "-f\0--file\0--makefile\0", "E", "CfIjlWo", ""},
     {"gvim", RUN_OPT | RUN_PLUS, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c", "SuUiTwWrt", ""},
+    {"julia", RUN_OPT, D_CALLS, 0, "", "", "-e\0--eval\0-E\0--print\0", "", "eE", "JptLCO", ""},
     {"less", RUN_PLUS, D_EX, 0, "", "", "", "", "", "bhjkoOpPtTxyz#", ""},
+    {"lua", RUN_OPT | RUN_STDIN, D_CALLS, 0, "", "", "-e\0", "", "e", "l", ""},
+    {"lua5.1", RUN_OPT | RUN_STDIN, D_CALLS, 0, "", "", "-e\0", "", "e", "l", ""},
+    {"lua5.2", RUN_OPT | RUN_STDIN, D_CALLS, 0, "", "", "-e\0", "", "e", "l", ""},
+    {"lua5.3", RUN_OPT | RUN_STDIN, D_CALLS, 0, "", "", "-e\0", "", "e", "l", ""},
+    {"lua5.4", RUN_OPT | RUN_STDIN, D_CALLS, 0, "", "", "-e\0", "", "e", "l", ""},
+    {"luajit", RUN_OPT | RUN_STDIN, D_CALLS, 0, "", "", "-e\0", "", "e", "lbjO", ""},
     {"make", RUN_OPT | RUN_STDIN_OPT, D_MAKE, 0, "", "", "--eval\0-E\0", "-f\0--file\0--makefile\0",
      "E", "CfIjlWo", ""},
     {"man", RUN_OPT, D_SH, 0, "", "", "-P\0--pager\0--html\0", "", "P", "CMmLSseEpr", ""},
@@ -94,6 +105,7 @@ static const struct sh_runspec sh_runs[] = {
      "--to-command\0--use-compress-program\0-I\0--info-script\0--new-volume-script\0"
      "-F\0--rsh-command\0--checkpoint-action\0",
      "", "IF", "bCfgHKLNTVX", ""},
+    {"tclsh", RUN_STDIN, D_TCL, 0, "", "", "", "", "", "", ""},
     {"tmux", RUN_OPT | RUN_GLOBAL, D_SH, 0, "", "", "-c\0", "", "c", "LSfT", ""},
     {"tmux", RUN_OPERANDS, D_KEYS, 0, "send-keys\0send\0", "LSfT", "", "", "", "tN", ""},
     {"tmux", RUN_OPERANDS, D_SH, 0, NEWS, "LSfT", "", "", "", "stnFcxyelpwfT", ""},
@@ -105,6 +117,7 @@ static const struct sh_runspec sh_runs[] = {
     {"vim", RUN_OPT | RUN_PLUS | RUN_STDIN_OPT, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c",
      "SuUiTwWrt", "s"},
     {"vimdiff", RUN_OPT | RUN_PLUS, D_EX, 0, "", "", "-c\0--cmd\0", "-S\0", "c", "SuUiTwWrt", ""},
+    {"wish", RUN_STDIN, D_TCL, 0, "", "", "", "", "", "", ""},
 };
 static const size_t sh_nruns = sizeof(sh_runs) / sizeof(sh_runs[0]);
 
@@ -357,10 +370,11 @@ static void d_make(struct sh_an *P, struct nc *x, const char *s, size_t n)
 	}
 }
 
-/* expect (Tcl): spawn ARGS, exec ARGS, system ARGS, and what send types. */
+/* Tcl (expect, tclsh, wish): spawn ARGS, exec ARGS, system ARGS, what send types, and
+ * `file delete [-force] [--] PATH...` as rm of the paths (-r with -force). */
 static void d_tcl(struct sh_an *P, struct nc *x, const char *s, size_t n)
 {
-	static const char verbs[] = "spawn\0exec\0system\0send\0";
+	static const char verbs[] = "spawn\0exec\0system\0send\0file delete\0";
 
 	for (size_t i = 0; i < n; i++) {
 		if (i && !strchr(" \t\n;[{", s[i - 1]))
@@ -388,6 +402,32 @@ static void d_tcl(struct sh_an *P, struct nc *x, const char *s, size_t n)
 					cmd[o++] = s[k];
 				}
 			}
+			if (vl == 11) { /* file delete: its options out, rm in */
+				char *rm = sh_alloc(P, o + 8);
+				size_t r = 0, k = 0;
+				if (!rm)
+					return;
+				memcpy(rm, "rm ", 3);
+				r = 3;
+				while (k < o) {
+					size_t w = k;
+					while (w < o && cmd[w] != ' ')
+						w++;
+					if (w - k == 6 && !memcmp(cmd + k, "-force", 6)) {
+						memcpy(rm + r, "-rf ", 4);
+						r += 4;
+					} else if (w > k &&
+						   !(w - k == 2 && !memcmp(cmd + k, "--", 2))) {
+						memcpy(rm + r, cmd + k, w - k);
+						r += w - k;
+						rm[r++] = ' ';
+					}
+					k = w + 1;
+				}
+				code(P, x, rm, r);
+				i = e;
+				break;
+			}
 			if (vl == 5 && !memcmp(v, "spawn", 5)) /* spawn -noecho CMD */
 				for (size_t k = 0; k + 1 < o && cmd[k] == ' '; k++)
 					if (cmd[k + 1] == '-')
@@ -396,6 +436,78 @@ static void d_tcl(struct sh_an *P, struct nc *x, const char *s, size_t n)
 			code(P, x, cmd, o);
 			i = e;
 			break;
+		}
+	}
+}
+
+/* The literal a call is handed at s[i]: '...', "...", `...` (Julia's commands) or Lua's
+ * [[...]], unescaped into the arena; NULL when the argument is not a literal. */
+static char *call_literal(struct sh_an *P, const char *s, size_t n, size_t i, size_t *len)
+{
+	size_t end;
+	char *out;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '('))
+		i++;
+	if (i < n && (s[i] == '"' || s[i] == '\''))
+		return literal(P, s, n, i, len, &end);
+	if (i + 1 < n && (s[i] == '`' || (s[i] == '[' && s[i + 1] == '['))) {
+		const char *close = s[i] == '`' ? "`" : "]]";
+		size_t b = s[i] == '`' ? i + 1 : i + 2;
+		const char *e = memmem(s + b, n - b, close, strlen(close));
+		if (!e || !(out = sh_alloc(P, (size_t)(e - (s + b)) + 1)))
+			return NULL;
+		*len = (size_t)(e - (s + b));
+		memcpy(out, s + b, *len);
+		out[*len] = '\0';
+		return out;
+	}
+	return NULL;
+}
+
+/* Code in Lua, R or Julia, which dcg does not parse: the literal handed to a call that
+ * runs a command line (os.execute, io.popen, system, system2, shell, run, pipeline,
+ * read) is analysed as one; the literal handed to a call that deletes (os.remove,
+ * file.remove, unlink, rm) as rm of it, -r when the call says recursive, so that the
+ * path rules judge the file. What is not a literal is not seen. */
+static void d_calls(struct sh_an *P, struct nc *x, const char *s, size_t n)
+{
+	static const char runs[] = "os.execute\0io.popen\0system\0system2\0shell\0run\0"
+				   "pipeline\0read\0";
+	static const char deletes[] = "os.remove\0file.remove\0unlink\0rm\0";
+
+	for (size_t i = 0; i < n; i++) {
+		if (i && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_' || s[i - 1] == '.'))
+			continue;
+		for (int del = 0; del < 2; del++) {
+			for (const char *f = del ? deletes : runs; *f; f += strlen(f) + 1) {
+				size_t fl = strlen(f), len = 0;
+				char *lit, *cmd;
+				if (i + fl >= n || memcmp(s + i, f, fl) ||
+				    isalnum((unsigned char)s[i + fl]) || s[i + fl] == '_' ||
+				    !(lit = call_literal(P, s, n, i + fl, &len)))
+					continue;
+				if (!del) {
+					code(P, x, lit, len);
+					continue;
+				}
+				/* rm -r 'LIT': the literal's own quotes dropped, as d_lisp does */
+				size_t e = i + fl;
+				while (e < n && s[e] != ')' && s[e] != '\n')
+					e++;
+				int rec = memmem(s + i, e - i, "recursive", 9) != NULL;
+				cmd = sh_alloc(P, len + 12);
+				if (!cmd)
+					return;
+				size_t o = 0;
+				memcpy(cmd, rec ? "rm -r '" : "rm '", rec ? 7 : 4);
+				o = rec ? 7 : 4;
+				for (size_t k = 0; k < len; k++)
+					if (lit[k] != '\'')
+						cmd[o++] = lit[k];
+				cmd[o++] = '\'';
+				code(P, x, cmd, o);
+			}
 		}
 	}
 }
@@ -523,6 +635,9 @@ static void in_dialect(struct sh_an *P, struct nc *x, int d, const struct sh_wor
 		break;
 	case D_TCL:
 		d_tcl(P, x, s, n);
+		break;
+	case D_CALLS:
+		d_calls(P, x, s, n);
 		break;
 	case D_SED:
 		d_sed(P, x, s, n);

@@ -131,7 +131,8 @@ void sh_emit_finding(struct sh_an *P, const char *rule, const char *text, size_t
 	emit(P, &u);
 }
 
-void sh_emit_command(struct sh_an *P, const struct vw *v, size_t n, unsigned line, unsigned depth)
+void sh_emit_command(struct sh_an *P, const struct vw *v, size_t n, size_t nwords, unsigned line,
+		     unsigned depth)
 {
 	struct pol_unit u;
 	size_t total = 0, off = 0;
@@ -173,6 +174,7 @@ void sh_emit_command(struct sh_an *P, const struct vw *v, size_t n, unsigned lin
 		u.dry_run = P->unit_dry_run;
 		u.text = joined;
 		u.len = total - 1;
+		u.words_len = nwords && nwords < n ? woff[nwords] - 1 : u.len;
 	}
 	u.argv = argv;
 	u.argc = n;

@@ -20,9 +20,18 @@ int sh_long_takes_arg(const char *larg, const struct sh_word *w)
 	return sh_word_is(w, larg);
 }
 
-/* Strips wrappers from v[i..n); returns the index of the real command (n: none). */
+/* Where the wrappers of a command start (the first few): a rule may be about a
+ * wrapper itself (systemd-run, env GIT_CONFIG_...=) however many stand before it. */
+struct wrap_starts {
+	size_t at[4];
+	size_t n;
+};
+
+/* Strips wrappers from v[i..n); returns the index of the real command (n: none), and
+ * records where each wrapper starts in ws. */
 static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size_t i,
-			     unsigned depth, int remote, unsigned line, int *query_only)
+			     unsigned depth, int remote, unsigned line, int *query_only,
+			     struct wrap_starts *ws)
 {
 	while (i < n) { /* each round takes at least the wrapper's name */
 		const char *nm;
@@ -35,6 +44,8 @@ static size_t strip_wrappers(struct sh_an *P, struct sh_word **v, size_t n, size
 			wr = NULL;
 		if (!wr)
 			return i;
+		if (ws->n < sizeof ws->at / sizeof ws->at[0])
+			ws->at[ws->n++] = i;
 		if (sh_name_is(nm, nl, "busybox") && i + 1 < n && weq(v[i + 1], "sh"))
 			return i + 1;
 		if (wr->oflags & O_SUBCMD) { /* uv run, bundle exec ...: else as written */
@@ -195,7 +206,7 @@ void sh_emit_view(struct sh_an *P, struct nc *x, struct sh_word **v, size_t n,
 		view[k].data = c->r[i].kind == R_HERESTR || c->r[i].kind == R_HEREDOC;
 		k++;
 	}
-	sh_emit_command(P, view, k, x->line, x->depth);
+	sh_emit_command(P, view, k, n, x->line, x->depth);
 }
 
 /* f(){ f|f& }; f : a function that pipes into itself in the background. Only a
@@ -281,7 +292,7 @@ static void db_emit(struct sh_an *P, struct nc *x, struct vw *view, unsigned lin
 		view[1].s = t;
 		view[1].len = len;
 	}
-	sh_emit_command(P, view, 2, line, x->depth);
+	sh_emit_command(P, view, 2, 2, line, x->depth);
 }
 
 /* SQL or commands fed to a database client on stdin are matched as its command line:
@@ -386,6 +397,22 @@ static int git_config_env(struct sh_word **v, size_t aw)
 	return 0;
 }
 
+/* Emits the words sv[0..sn) as a view: the normalized words nv[0..nn), which are a
+ * subsequence of them, keep their data flags (x->data). */
+static void emit_superview(struct sh_an *P, struct nc *x, struct sh_word **sv, size_t sn,
+			   struct sh_word **nv, size_t nn)
+{
+	unsigned char *wd = sh_alloc(P, sn + 1);
+
+	if (!wd)
+		return;
+	memset(wd, 0, sn + 1);
+	for (size_t a = 0, b = 0; a < sn && b < nn; a++)
+		if (sv[a] == nv[b])
+			wd[a] = x->data[b++];
+	sh_emit_view(P, x, sv, sn, wd, NULL, 0);
+}
+
 /* The index of the command word of v: after reserved words (`if`, `!`, `{` ...),
  * `function NAME ()` and assignments; n when nothing runs (`for NAME in WORDS` and
  * `case`, whose substitutions were parsed). */
@@ -430,6 +457,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 {
 	struct nc X, *x = &X;
 	size_t i, aw, k;
+	struct wrap_starts ws = {{0}, 0};
 	int query_only = 0;
 
 	if (P->abort)
@@ -460,7 +488,7 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 		return;
 	}
 	aw = i;
-	k = strip_wrappers(P, v, n, i, depth, remote, line, &query_only);
+	k = strip_wrappers(P, v, n, i, depth, remote, line, &query_only, &ws);
 	if (k >= n) {
 		/* only wrappers (or env -S / command -v): emit what was written */
 		x->v = v + aw;
@@ -500,8 +528,8 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 	/* global options (git -C dir, gh -R o/r, kubectl --context c, terraform -chdir=d,
 	 * shell_gopts.c): the normalized view drops them, so that rules see "git reset
 	 * --hard", "gh repo delete" however they were placed */
-	struct sh_word **nv = x->v;
-	size_t nn = x->n;
+	struct sh_word **nv = x->v, **wv = x->v; /* wv: wrappers stripped, options kept */
+	size_t nn = x->n, wvn = x->n;
 	int gopts_norm = 0;
 	const char *gopts = x->n > 1 ? sh_gopts_of(x->name, x->nlen) : NULL;
 	if (gopts) {
@@ -567,27 +595,29 @@ void sh_process_words(struct sh_an *P, struct sh_cmd *c, struct sh_word **v, siz
 				nv[j]->len = len;
 			}
 		}
-	if (k > aw || gopts_norm) {
-		size_t wn = n - aw;
-		unsigned char *wd = sh_alloc(P, wn + 1);
-		if (!wd)
-			return;
-		memset(wd, 0, wn + 1);
-		/* the normalized words are a subsequence of the written ones */
-		for (size_t a = 0, b = 0; a < wn && b < nn; a++)
-			if (v[aw + a] == nv[b])
-				wd[a] = x->data[b++];
-		sh_emit_view(P, x, v + aw, wn, wd, NULL, 0);
-	}
+	if (k > aw || gopts_norm)
+		emit_superview(P, x, v + aw, n - aw, nv, nn);
+	/* from each wrapper behind the first (sudo systemd-run ..., timeout 9 env X=1 git) */
+	for (size_t j = 1; j < ws.n; j++)
+		if (ws.at[j] > aw && ws.at[j] < k)
+			emit_superview(P, x, v + ws.at[j], n - ws.at[j], nv, nn);
+	/* wrappers and global options both stripped (sudo git -c gc.reflogExpire=now gc):
+	 * also the command without its wrappers, whose options a rule may name */
+	if (k > aw && gopts_norm)
+		emit_superview(P, x, wv, wvn, nv, nn);
 	/* git's configuration given in the command's own environment (GIT_CONFIG_KEY_0=
 	 * core.hooksPath GIT_CONFIG_VALUE_0=DIR git commit, GIT_CONFIG_PARAMETERS=...):
-	 * rules read it in a view that keeps the assignments */
+	 * rules read it in a view that keeps the assignments, from the first (after the
+	 * reserved words of `{ ...; }`, `if`, `then`...) */
 	if (aw > 0 && git_config_env(v, aw)) {
-		unsigned char *wd = sh_alloc(P, n + 1);
+		size_t s0 = 0;
+		while (s0 < aw && !sh_is_assignment(v[s0]))
+			s0++;
+		unsigned char *wd = sh_alloc(P, n - s0 + 1);
 		if (!wd)
 			return;
-		memset(wd, 0, n + 1);
-		sh_emit_view(P, x, v, n, wd, NULL, 0);
+		memset(wd, 0, n - s0 + 1);
+		sh_emit_view(P, x, v + s0, n - s0, wd, NULL, 0);
 	}
 	P->defer--;
 	sh_emit_view(P, x, nv, nn, x->data, x->name, x->nlen);

@@ -469,6 +469,7 @@ static inline __attribute__((always_inline)) int add_rule(struct pol_policy *p,
 	r->enabled = sr->enabled;
 	r->caseless = (int)(sr->flags & 1);
 	r->runtime_paths = (int)((sr->flags >> 1) & 1);
+	r->words_only = (unsigned char)pol_pattern_words_only(r->pattern);
 	r->plants = (unsigned char)((sr->flags >> 2) & 1);
 	/* not indexed by its ID here: pol_rule_find() looks through the rules loaded since
 	 * the index was last brought up to date (pol_rule_index_add, pol_prepare) */
@@ -921,6 +922,7 @@ static int split_rule(struct pol_policy *p, const uint32_t *ix, size_t nsugg, co
 	r->enabled = (int)(b & 0xff);
 	r->caseless = (int)((b >> 8) & 1);
 	r->runtime_paths = (int)((b >> 9) & 1);
+	r->words_only = (unsigned char)pol_pattern_words_only(r->pattern);
 	r->plants = (unsigned char)((b >> 10) & 1);
 	if (r->kind == POL_RULE_PATH) {
 		int rc = load_path(p, r, glob, (int)((b >> 16) & 0xff), (int)(b >> 24), canon, ic);

@@ -121,6 +121,13 @@ static const struct link_map *libc_map(void)
 	return NULL;
 }
 
+int guard_libc_stat(struct stat *st)
+{
+	const struct link_map *m = libc_map();
+
+	return m && m->l_name && m->l_name[0] == '/' ? stat(m->l_name, st) : -1;
+}
+
 static void dl_resolve(void)
 {
 	struct lookup a = {"dlsym", NULL}, b = {"dlvsym", NULL};
@@ -159,11 +166,47 @@ static void *swap(void *r, const char *name)
 	return r;
 }
 
+/* Compat versions: libc's function of each, resolved once (compat.def). */
+#define GUARD_COMPAT(name, version, wrapper) static void *compat_##name;
+#include "compat.def"
+#undef GUARD_COMPAT
+
+void *guard_compat_fn(const char *name)
+{
+	dl_resolve();
+#define GUARD_COMPAT(fn, version, wrapper)                                   \
+	if (strcmp(name, #fn) == 0) {                                        \
+		void *p = __atomic_load_n(&compat_##fn, __ATOMIC_ACQUIRE);   \
+		if (!p && real_dlvsym) {                                     \
+			p = real_dlvsym(RTLD_NEXT, #fn, version);            \
+			__atomic_store_n(&compat_##fn, p, __ATOMIC_RELEASE); \
+		}                                                            \
+		return p;                                                    \
+	}
+#include "compat.def"
+#undef GUARD_COMPAT
+	return NULL;
+}
+
+/* r, or the wrapper of that version when r is libc's function of a compat version. */
+static void *swap_version(void *r, const char *name, const char *version)
+{
+	if (!r || !name || !version)
+		return swap(r, name);
+#define GUARD_COMPAT(fn, ver, wrapper)                                                        \
+	if (strcmp(name, #fn) == 0 && strcmp(version, ver) == 0 && r == guard_compat_fn(#fn)) \
+		return (void *)wrapper;
+#include "compat.def"
+#undef GUARD_COMPAT
+	return swap(r, name);
+}
+
 GUARD_EXPORT __attribute__((optimize("optimize-sibling-calls"))) void *dlsym(void *handle,
 									     const char *name)
 {
 	dl_resolve();
-	if (handle != RTLD_NEXT && handle != RTLD_DEFAULT)
+	/* RTLD_DEFAULT too: a libc put ahead of the guard in LD_PRELOAD would answer. */
+	if (handle != RTLD_NEXT)
 		return swap(real_dlsym ? real_dlsym(handle, name) : NULL, name);
 	if (!real_dlsym)
 		return NULL;
@@ -174,8 +217,10 @@ GUARD_EXPORT __attribute__((optimize("optimize-sibling-calls"))) void *
 dlvsym(void *handle, const char *name, const char *version)
 {
 	dl_resolve();
-	if (handle != RTLD_NEXT && handle != RTLD_DEFAULT)
-		return swap(real_dlvsym ? real_dlvsym(handle, name, version) : NULL, name);
+	/* RTLD_DEFAULT too: a versioned lookup never takes the guard's unversioned name. */
+	if (handle != RTLD_NEXT)
+		return swap_version(real_dlvsym ? real_dlvsym(handle, name, version) : NULL, name,
+				    version);
 	if (!real_dlvsym)
 		return NULL;
 	return real_dlvsym(handle, name, version);

@@ -73,22 +73,12 @@ static int load_snapshot(struct pol_policy *p, const char *file)
 
 static void find_dcg(char *out);
 
-/* One of the guard's own variables as the process started with it (the guest's
- * capture), never as the program may have rewritten it in its own environment:
- * os.environ["DCG_SNAPSHOT"] = "" before the first decision would otherwise make the
- * engine load another policy, and an older DCG_SESSION start would make every file
- * look like the session's own. */
-static const char *owned_env(const char *name)
-{
-	return g.host.env_owned ? g.host.env_owned(name) : NULL;
-}
-
 /* Loads the policy: the snapshot from `dcg run`, else the layered files (with the
  * guard's own files beside dcg and the guest, as the launcher would). NULL when out
  * of memory. */
 static struct pol_policy *load_policy(void)
 {
-	const char *snap = owned_env("DCG_SNAPSHOT");
+	const char *snap = g.host.owned_env("DCG_SNAPSHOT");
 	struct pol_policy *p = pol_new(0);
 
 	if (!p)
@@ -194,8 +184,8 @@ static const struct loaded *loaded_get(void)
 		free(mine);
 		return NULL;
 	}
-	mine->intents =
-	    pol_intent_open_from(owned_env("DCG_INTENT"), owned_env("DCG_INTENTS_FILE"));
+	mine->intents = pol_intent_open_from(g.host.owned_env("DCG_INTENT"),
+					     g.host.owned_env("DCG_INTENTS_FILE"));
 	{
 		ssize_t n = readlink("/proc/self/exe", mine->exe, sizeof(mine->exe) - 1);
 
@@ -216,8 +206,8 @@ static const struct loaded *loaded_get(void)
 					 rt_read_args("/proc/self/cmdline", args, sizeof(args))))
 			mine->dcg_exe[0] = '\0';
 	}
-	rt_session_parse(owned_env("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
-	mine->agent_start = rt_session_agent_start(owned_env("DCG_SESSION"));
+	rt_session_parse(g.host.owned_env("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
+	mine->agent_start = rt_session_agent_start(g.host.owned_env("DCG_SESSION"));
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -463,7 +453,8 @@ static int check_argv(const char *call, char *const argv[])
 	rt_msg_add_argv(&m, argv);
 	/* allow-once: a redeemed grant of this exact command here; under dcg sandbox the
 	 * supervisor takes the use at the same exec (the grants are not ours to write) */
-	if (pol_once_exec(p, m.buf, ctx.cwd, owned_env("DCG_SANDBOX") != NULL, &r, d) == POL_ALLOW)
+	if (pol_once_exec(p, m.buf, ctx.cwd, g.host.owned_env("DCG_SANDBOX") != NULL, &r, d) ==
+	    POL_ALLOW)
 		d = POL_LOG; /* passes, and is logged with the grant */
 	return conclude(call, m.buf, &r, d);
 }
@@ -610,7 +601,8 @@ static const struct guard_engine table = {
 __attribute__((visibility("default"))) const struct guard_engine *
 dcg_engine_start(const struct guard_host *host)
 {
-	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say)
+	if (!host || host->abi != GUARD_ENGINE_ABI || !host->alloc || !host->free || !host->say ||
+	    !host->owned_env)
 		return NULL;
 	if (!g.host.abi) {
 		g.host = *host;

@@ -32,10 +32,9 @@ struct guard_host {
 	void (*say)(const char *line, size_t len);
 	const char *self_path;		    /* the guest's path (dladdr), or NULL */
 	long (*real_syscall)(long nr, ...); /* libc's syscall(), or NULL */
-	/* The value one of the guard's own variables (DCG_SNAPSHOT, DCG_SESSION,
-	 * DCG_SANDBOX...) had when the process started, or NULL: never getenv(), which
-	 * the program may have changed in its own environment (os.environ, putenv). */
-	const char *(*env_owned)(const char *name);
+	/* The value of one of the guard's own variables (DCG_SNAPSHOT, DCG_SESSION...) as
+	 * the process started with it: never what it set since (guard_env_owned()). */
+	const char *(*owned_env)(const char *name);
 };
 
 /* A bit the guest adds to the flags of an open's check (check_path, check_open; never

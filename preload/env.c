@@ -17,7 +17,17 @@ static char owned_vars[][17] START_DATA = {"DCG_SNAPSHOT", "DCG_POLICY",       "
 					   "DCG_INTENT",   "DCG_INTENTS_FILE", "DCG_SESSION",
 					   "DCG_SANDBOX"};
 static char ld_preload_key[] START_DATA = "LD_PRELOAD=";
+/* The runtimes that must stay ahead of the guard in LD_PRELOAD (they intercept libc
+ * and hand each call on to the next definition, the guard's). Any other entry that was
+ * ahead of the guard (libc itself, an object defining a wrapped name) goes after it. */
+static char sanitizers[][12] START_DATA = {"libasan",  "libtsan",   "liblsan",
+					   "libubsan", "libhwasan", "libclang_rt"};
 static char dcg_prefix[] START_DATA = "DCG_";
+/* The loader's and libc's own variables that make a new program write or load before
+ * (or beside) the guard: guard_env_loader_vars() looks for them at every exec. */
+static char loader_vars[][18] START_DATA = {
+    "LD_AUDIT=",   "LD_DEBUG_OUTPUT=", "LD_PROFILE=",	   "LD_LIBRARY_PATH=",
+    "GCONV_PATH=", "LOCPATH=",	       "GMON_OUT_PREFIX=", "MALLOC_TRACE="};
 #define N_OWNED (sizeof(owned_vars) / sizeof(owned_vars[0]))
 
 /* Written at the start of every process: the fields it writes come first and one
@@ -38,23 +48,18 @@ static int is_sep(char c)
 	return c == ':' || c == ' ';
 }
 
-/* Whether the LD_PRELOAD list value holds an entry equal to the guard's own. */
-static int list_has_self(const char *v)
+/* Whether the LD_PRELOAD list value starts with the guard's own prefix (the
+ * sanitizer runtimes kept ahead of it, then the guard): nothing ahead of the guard
+ * can shadow a wrapped name. Entries after it do not matter. */
+static int list_ok(const char *v)
 {
-	/* the common list: the guard alone */
-	if (g_env.self_len && strlen(v) == g_env.self_len &&
-	    memcmp(v, g_env.self, g_env.self_len) == 0)
-		return 1;
-	while (*v) {
-		const char *e = v;
+	size_t n = g_env.prefix_len, i = 0;
+	const char *mine = g_env.self + g_env.self_len - n;
 
-		while (*e && !is_sep(*e))
-			e++;
-		if ((size_t)(e - v) == g_env.self_len && memcmp(v, g_env.self, g_env.self_len) == 0)
-			return 1;
-		v = *e ? e + 1 : e;
-	}
-	return 0;
+	/* byte by byte: v may be shorter than the prefix (memcmp could read past it) */
+	while (i < n && v[i] == mine[i])
+		i++;
+	return i == n && (v[n] == '\0' || is_sep(v[n]));
 }
 
 static const char *base_name(const char *s, size_t n, size_t *blen)
@@ -94,6 +99,33 @@ static int owned_of(const char *entry)
 		if (strlen(owned_vars[k]) == n && memcmp(entry, owned_vars[k], n) == 0)
 			return (int)k;
 	return -1;
+}
+
+static NO_LIBCALLS int is_sanitizer(const char *b, size_t bl)
+{
+	for (size_t k = 0; k < sizeof(sanitizers) / sizeof(sanitizers[0]); k++) {
+		size_t n = strlen(sanitizers[k]);
+
+		if (bl >= n && s_prefix(b, sanitizers[k], n))
+			return 1;
+	}
+	return 0;
+}
+
+/* Appends one entry (n bytes at e) to the captured LD_PRELOAD value at out, a space
+ * between entries. Returns 0, or -1 when room is short. */
+static int prefix_add(char *out, size_t room, const char *e, size_t n)
+{
+	size_t at = g_env.prefix_len ? g_env.prefix_len + 1 : 0;
+
+	if (at + n + 1 > room)
+		return -1;
+	if (at)
+		out[at - 1] = ' ';
+	memcpy(out + at, e, n);
+	out[at + n] = '\0';
+	g_env.prefix_len = at + n;
+	return 0;
 }
 
 int guard_env_capture(char *const env[], const char *self_path)
@@ -147,19 +179,22 @@ int guard_env_capture(char *const env[], const char *self_path)
 			e++;
 		b = base_name(v, (size_t)(e - v), &bl);
 		if (e > v && bl == sb && s_prefix(b, sbase, sb)) {
-			size_t n = (size_t)(e - list);
-
-			if (n <= room) {
-				memcpy(out, list, n);
-				out[n] = '\0';
-				g_env.prefix_len = n;
-				g_env.self = out + (v - list);
+			if (prefix_add(out, room, v, (size_t)(e - v)) == 0) {
+				g_env.self = out + g_env.prefix_len - (size_t)(e - v);
 				g_env.self_len = (size_t)(e - v);
+			} else {
+				g_env.prefix_len = 0;
 			}
+			break;
+		}
+		if (e > v && is_sanitizer(b, bl) && prefix_add(out, room, v, (size_t)(e - v)) < 0) {
+			g_env.prefix_len = 0;
 			break;
 		}
 		v = *e ? e + 1 : e;
 	}
+	if (!g_env.self)
+		g_env.prefix_len = 0;
 	if (!g_env.prefix_len) {
 		if (self_len > room)
 			return -ENAMETOOLONG;
@@ -202,8 +237,53 @@ static int same_string(const char *a, const char *b)
 	return strlen(a) == n && memcmp(a, b, n) == 0;
 }
 
-/* The LD_PRELOAD entry for the new program: envp's own when it already holds the
- * guard, else ours followed by envp's entries. NULL when it cannot be built. */
+/* Whether the n bytes at e name the guard (any spelling: its file name) or an entry
+ * the captured prefix already holds. */
+static int entry_is_ours(const char *e, size_t n)
+{
+	size_t bl, sb;
+	const char *b = base_name(e, n, &bl), *sbase = base_name(g_env.self, g_env.self_len, &sb);
+	const char *p = g_env.self + g_env.self_len - g_env.prefix_len;
+
+	if (bl == sb && memcmp(b, sbase, sb) == 0)
+		return 1;
+	while (p < g_env.self) {
+		const char *q = p;
+
+		while (!is_sep(*q))
+			q++;
+		if ((size_t)(q - p) == n && memcmp(p, e, n) == 0)
+			return 1;
+		p = q + 1;
+	}
+	return 0;
+}
+
+/* Writes at dst " ENTRY" for each entry of theirs that is not ours (entry_is_ours()),
+ * and the final NUL. */
+static void merge_rest(char *dst, const char *theirs)
+{
+	const char *v = theirs;
+
+	while (*v) {
+		const char *e = v;
+
+		while (*e && !is_sep(*e))
+			e++;
+		if (e > v && !entry_is_ours(v, (size_t)(e - v))) {
+			*dst++ = ' ';
+			memcpy(dst, v, (size_t)(e - v));
+			dst += e - v;
+		}
+		v = *e ? e + 1 : e;
+	}
+	*dst = '\0';
+}
+
+/* The LD_PRELOAD entry for the new program: envp's own when the guard (after the
+ * sanitizer runtimes it keeps ahead) comes first in it, else ours followed by envp's
+ * other entries: an object put ahead of the guard (libc itself, say) goes after it.
+ * NULL when it cannot be built. */
 static char *merged_preload(char *const *envp, struct guard_envbuf *buf)
 {
 	const char *theirs = NULL;
@@ -215,7 +295,7 @@ static char *merged_preload(char *const *envp, struct guard_envbuf *buf)
 			theirs = envp[i] + 11;
 	if (!theirs || !*theirs)
 		return g_env.preload_entry;
-	if (list_has_self(theirs)) {
+	if (list_ok(theirs)) {
 		for (size_t i = 0; envp[i]; i++)
 			if (is_preload_entry(envp[i]) && envp[i] + 11 == theirs)
 				return envp[i];
@@ -236,8 +316,7 @@ static char *merged_preload(char *const *envp, struct guard_envbuf *buf)
 		dst = m;
 	}
 	memcpy(dst, g_env.preload_entry, 11 + g_env.prefix_len);
-	dst[11 + g_env.prefix_len] = ' ';
-	memcpy(dst + 11 + g_env.prefix_len + 1, theirs, tl + 1);
+	merge_rest(dst + 11 + g_env.prefix_len, theirs);
 	return dst;
 }
 
@@ -255,7 +334,7 @@ int guard_env_complete(char *const envp[])
 		int k;
 
 		if (is_preload_entry(envp[n])) {
-			if (!list_has_self(envp[n] + 11))
+			if (!list_ok(envp[n] + 11))
 				return 0;
 			preload_ok = 1;
 		} else if ((k = owned_index(envp[n])) >= 0) {
@@ -287,7 +366,7 @@ char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
 		int k;
 
 		if (is_preload_entry(envp[n])) {
-			if (list_has_self(envp[n] + 11))
+			if (list_ok(envp[n] + 11))
 				preload_ok = 1;
 			else
 				dirty = 1;
@@ -331,12 +410,27 @@ char *const *guard_env_build(char *const envp[], struct guard_envbuf *buf)
 
 		if (is_preload_entry(envp[i]))
 			continue;
-		if (k >= 0 && g_env.owned[k])
+		if (k >= 0) /* the guard's own values only, never the caller's */
 			continue;
 		v[out++] = envp[i];
 	}
 	v[out] = NULL;
 	return v;
+}
+
+int guard_env_loader_vars(char *const envp[])
+{
+	for (size_t i = 0; envp && envp[i]; i++) {
+		char c = envp[i][0];
+
+		if (c != 'L' && c != 'G' && c != 'M')
+			continue;
+		for (size_t k = 0; k < sizeof(loader_vars) / sizeof(loader_vars[0]); k++)
+			if (loader_vars[k][0] == c &&
+			    s_prefix(envp[i], loader_vars[k], strlen(loader_vars[k])))
+				return 1;
+	}
+	return 0;
 }
 
 void guard_envbuf_release(struct guard_envbuf *buf)

@@ -64,6 +64,21 @@ static int refused(void)
 	return -1;
 }
 
+/* The loader's own variables in the new program's environment, judged like paths
+ * (guard_env_vet()). Apart: the common exec sets none and pays one scan of envp. */
+static __attribute__((noinline)) int env_vetted(const char *call, char *const envp[])
+{
+	int rc = 0;
+
+	if (guard_enter()) {
+		rc = guard_env_vet(call, envp);
+		guard_leave();
+	}
+	return rc;
+}
+
+#define ENV_REFUSED(call, envp) (guard_env_loader_vars(envp) && env_vetted(call, envp) < 0)
+
 static int no_real(void)
 {
 	errno = ENOSYS;
@@ -106,7 +121,8 @@ static __attribute__((noinline)) int execve_long(const char *path, char *const a
 	char buf[PATH_MAX];
 	const char *use;
 
-	if (check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use) < 0)
+	if (check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use) < 0 ||
+	    ENV_REFUSED("execve", envp))
 		return refused();
 	return execve_checked(use, argv, envp, saved);
 }
@@ -123,7 +139,7 @@ GUARD_EXPORT int execve(const char *path, char *const argv[], char *const envp[]
 	rc = check_exec("execve", AT_FDCWD, path, 0, argv, buf, sizeof(buf), &use);
 	if (rc > 0)
 		return execve_long(path, argv, envp, saved);
-	if (rc < 0)
+	if (rc < 0 || ENV_REFUSED("execve", envp))
 		return refused();
 	return execve_checked(use, argv, envp, saved);
 }
@@ -141,7 +157,8 @@ GUARD_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[
 	char *const *ne;
 	int saved = errno, rc;
 
-	if (check_exec("execvpe", AT_FDCWD, file, 1, argv, buf, sizeof(buf), &use) < 0)
+	if (check_exec("execvpe", AT_FDCWD, file, 1, argv, buf, sizeof(buf), &use) < 0 ||
+	    ENV_REFUSED("execvpe", envp))
 		return refused();
 	if (!GUARD_REAL(execvpe))
 		return no_real();
@@ -184,6 +201,8 @@ GUARD_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char 
 		if (rc < 0)
 			return refused();
 	}
+	if (ENV_REFUSED("execveat", envp))
+		return refused();
 	ne = guard_env_build(envp, &eb);
 	errno = saved;
 	if (GUARD_REAL(execveat))
@@ -212,6 +231,8 @@ GUARD_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 		if (rc < 0)
 			return refused();
 	}
+	if (ENV_REFUSED("fexecve", envp))
+		return refused();
 	if (!GUARD_REAL(fexecve))
 		return no_real();
 	ne = guard_env_build(envp, &eb);
@@ -321,8 +342,13 @@ GUARD_EXPORT int execlp(const char *file, const char *arg, ...)
 
 /* ---- posix_spawn: decided in the parent, the child execs through libc's own alias -- */
 
-static int spawn(int search, pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
+
+/* real: libc's function (the default version's, or an older one's for dlvsym). */
+static int spawn(spawn_fn real, int search, pid_t *pid, const char *path,
+		 const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+		 char *const argv[], char *const envp[])
 {
 	const char *call = search ? "posix_spawnp" : "posix_spawn";
 	struct guard_envbuf eb;
@@ -332,18 +358,16 @@ static int spawn(int search, pid_t *pid, const char *path, const posix_spawn_fil
 	int saved = errno, rc;
 
 	/* posix_spawn reports errors as its return value, errno untouched. */
-	if (check_exec(call, AT_FDCWD, path, search, argv, buf, sizeof(buf), &use) < 0) {
+	if (check_exec(call, AT_FDCWD, path, search, argv, buf, sizeof(buf), &use) < 0 ||
+	    ENV_REFUSED(call, envp)) {
 		errno = saved;
 		return EACCES;
 	}
-	if (search ? !GUARD_REAL(posix_spawnp) : !GUARD_REAL(posix_spawn))
+	if (!real)
 		return ENOSYS;
 	ne = guard_env_build(envp, &eb);
 	errno = saved;
-	if (search)
-		rc = guard_real_posix_spawnp(pid, use, fa, attr, argv, ne);
-	else
-		rc = guard_real_posix_spawn(pid, use, fa, attr, argv, ne);
+	rc = real(pid, use, fa, attr, argv, ne);
 	saved = errno;
 	guard_envbuf_release(&eb);
 	errno = saved;
@@ -353,13 +377,26 @@ static int spawn(int search, pid_t *pid, const char *path, const posix_spawn_fil
 GUARD_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn(0, pid, path, fa, attr, argv, envp);
+	return spawn(GUARD_REAL(posix_spawn), 0, pid, path, fa, attr, argv, envp);
 }
 
 GUARD_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn(1, pid, file, fa, attr, argv, envp);
+	return spawn(GUARD_REAL(posix_spawnp), 1, pid, file, fa, attr, argv, envp);
+}
+
+/* posix_spawn@GLIBC_2.2.5 and posix_spawnp@GLIBC_2.2.5, handed out by dlvsym. */
+int guard_posix_spawn_compat(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn((spawn_fn)guard_compat_fn("posix_spawn"), 0, pid, path, fa, attr, argv, envp);
+}
+
+int guard_posix_spawnp_compat(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn((spawn_fn)guard_compat_fn("posix_spawnp"), 1, pid, file, fa, attr, argv, envp);
 }
 
 /* ---- system, popen: the shell line is decided; libc's child inherits environ ------- */
@@ -426,6 +463,8 @@ GUARD_EXPORT int system(const char *cmd)
 
 	if (cmd && guard_enter()) {
 		rc = guard_check_command("system", cmd);
+		if (rc == 0 && guard_env_loader_vars(environ))
+			rc = guard_env_vet("system", environ);
 		if (rc == 0)
 			line = reguard_line(cmd, &bytes);
 		guard_leave();
@@ -455,6 +494,8 @@ GUARD_EXPORT FILE *popen(const char *cmd, const char *mode)
 
 	if (cmd && guard_enter()) {
 		rc = guard_check_command("popen", cmd);
+		if (rc == 0 && guard_env_loader_vars(environ))
+			rc = guard_env_vet("popen", environ);
 		if (rc == 0)
 			line = reguard_line(cmd, &bytes);
 		guard_leave();

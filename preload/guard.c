@@ -344,7 +344,7 @@ static const struct guard_engine *engine_get(void)
 	host.say = say;
 	host.self_path = g.self_path;
 	host.real_syscall = guard_real_syscall;
-	host.env_owned = guard_env_owned;
+	host.owned_env = guard_env_owned;
 	e = start(&host);
 	if (!e || e->abi != GUARD_ENGINE_ABI) {
 		rt_msg_init(&m, g.engine_error, sizeof(g.engine_error));
@@ -386,9 +386,9 @@ static int refuse_no_engine(const char *call, const char *input)
 /* Whether an intent scope may apply: the engine judges every path then. */
 static int intent_set(void)
 {
-	const char *c = guard_env_owned("DCG_INTENT");
+	const char *v = getenv("DCG_INTENT"), *c = guard_env_owned("DCG_INTENT");
 
-	return c && c[0];
+	return (v && v[0]) || (c && c[0]);
 }
 
 /* Maps the file beside the snapshot named $DCG_SNAPSHOT + suffix; NULL when there is

@@ -21,7 +21,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
+#include <ftw.h>
+#include <glob.h>
+#include <iconv.h>
+#include <nl_types.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <spawn.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -32,8 +38,13 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/xattr.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 #include <utime.h>
+#include <utmp.h>
+#include <utmpx.h>
+#include <wordexp.h>
 
 #include "dcg_policy.h"
 #include "engine.h" /* GUARD_MAY_EXCL */
@@ -57,6 +68,8 @@ int *guard_errno_location(void); /* a call, as __errno_location() is: smaller co
 #undef errno
 #define errno (*guard_errno_location())
 
+struct __catalog_obj; /* catopen()'s private body, wrap.def */
+
 /* The real functions, resolved with dlsym(RTLD_NEXT) by guard_resolve(). */
 #define GUARD_WRAP(ret, name, params) extern ret(*guard_real_##name) params;
 #include "wrap.def"
@@ -69,6 +82,45 @@ int *guard_errno_location(void); /* a call, as __errno_location() is: smaller co
 
 /* glibc exports pivot_root without declaring it. */
 int pivot_root(const char *new_root, const char *put_old);
+
+/* libc's exported names that no public header declares (preload/libc.tsv), wrapped
+ * in door.c. */
+int __open(const char *path, int flags, ...);
+int __open64(const char *path, int flags, ...);
+int __open_nocancel(const char *path, int flags, ...);
+int __open64_nocancel(const char *path, int flags, ...);
+FILE *_IO_fopen(const char *path, const char *mode);
+FILE *_IO_popen(const char *cmd, const char *mode);
+FILE *_IO_file_fopen(FILE *fp, const char *path, const char *mode, int is32);
+FILE *_IO_file_open(FILE *fp, const char *path, int oflags, int prot, int rw, int is32);
+FILE *_IO_proc_open(FILE *fp, const char *cmd, const char *mode);
+int __libc_system(const char *cmd);
+int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev);
+int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev);
+FILE *__nss_files_fopen(const char *path);
+FILE *__setmntent(const char *path, const char *mode);
+int __open_catalog(const char *name, const char *nlspath, const char *env,
+		   struct __catalog_obj *cat);
+int acct(const char *path);
+void _mcleanup(void);
+int lckpwdf(void);
+void *svcunix_create(int sock, unsigned sendsz, unsigned recvsz, char *path);
+FILE *setmntent(const char *path, const char *mode);
+
+/* The older symbol versions of wrapped names whose code differs from the default
+ * version's (compat.def): libc's function of that version, resolved once (NULL when
+ * libc has none), for the wrappers dlvsym hands out for it. */
+void *guard_compat_fn(const char *name);
+int guard_posix_spawn_compat(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			     const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
+int guard_posix_spawnp_compat(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			      const posix_spawnattr_t *attr, char *const argv[],
+			      char *const envp[]);
+int guard_glob_compat(const char *pattern, int flags, int (*errfunc)(const char *, int), glob_t *g);
+int guard_glob64_compat(const char *pattern, int flags, int (*errfunc)(const char *, int),
+			glob_t *g);
+int guard_nftw_compat(const char *dir, __nftw_func_t fn, int nfd, int flags);
+int guard_nftw64_compat(const char *dir, __nftw_func_t fn, int nfd, int flags);
 
 /* glibc's fortify entry points, not declared without _FORTIFY_SOURCE. */
 int __open_2(const char *path, int flags);
@@ -213,6 +265,24 @@ int guard_env_capture(char *const env[], const char *self_path);
 /* The value of one of those variables as captured at start (what a process that
  * cleared its environment, env -i, still carries on), or NULL. */
 const char *guard_env_owned(const char *name);
+/* Whether envp sets one of the variables that make the loader or libc write a file or
+ * load code for the new program (LD_AUDIT, LD_DEBUG_OUTPUT, LD_PROFILE, LD_LIBRARY_PATH,
+ * GCONV_PATH, LOCPATH, GMON_OUT_PREFIX, MALLOC_TRACE): then guard_env_vet() judges
+ * them. Cheap (a first-letter test an entry): it runs at every exec. */
+int guard_env_loader_vars(char *const envp[]);
+/* Judges those variables like paths (preload/loader.c): a file the loader would write
+ * as a write of it, a folder it would load code from as an exec there (locale files:
+ * a read), LD_AUDIT and a libc.so.6 in LD_LIBRARY_PATH other than the running one by
+ * the built-in rule runtime.loader. Returns 0, or -1 refused (the lines written).
+ * Between enter/leave. */
+int guard_env_vet(const char *call, char *const envp[]);
+/* Judges each folder of a search list (':' or ';' between them) as op, the refusal
+ * line naming var. 0 or -1. Between enter/leave. */
+int guard_check_search_list(const char *var, const char *list, enum pol_op op);
+/* The running libc's file identity (from the loader's map), for guard_env_vet().
+ * Returns 0 or -1. */
+int guard_libc_stat(struct stat *st);
+
 /* Unmaps what guard_env_build() mapped (after a failed exec). */
 void guard_envbuf_release(struct guard_envbuf *buf);
 

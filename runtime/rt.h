@@ -239,6 +239,7 @@ int rt_ask_tty(const char *question);
 #define RT_RULE_RAW_WRITE    "sandbox.raw_write"
 #define RT_RULE_MKNOD_DEVICE "sandbox.mknod_device"
 #define RT_RULE_CORE_DUMP    "runtime.core_dump"
+#define RT_RULE_LOADER	     "runtime.loader"
 #define RT_RULE_TTY_INJECT   "runtime.tty_inject"
 
 /* Fills r for built-in rule id (its reason, severity and decision, the allowlist for

@@ -765,7 +765,9 @@ Test(cli, packs_lists_every_pack_on_or_off)
 	cr_assert(strstr(r.out.s, "PACK"), "%s", r.out.s);
 	cr_assert(strstr(r.out.s, "\ncore.git ") && strstr(r.out.s, "\nkubernetes "), "%s",
 		  r.out.s);
-	cr_assert(pack_state(r.out.s, "kubernetes", "no"), "%s", r.out.s);
+	/* its deletions are on by default, its drain and scale rules opt-in */
+	cr_assert(pack_state(r.out.s, "kubernetes", "partly"), "%s", r.out.s);
+	cr_assert(pack_state(r.out.s, "remote", "no"), "%s", r.out.s);
 	cr_assert(pack_state(r.out.s, "core.filesystem", "yes"), "%s", r.out.s);
 	cr_assert(strstr(r.out.s, "workloads, volumes and nodes"), "%s", r.out.s);
 	run_free(&r);

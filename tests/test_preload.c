@@ -266,8 +266,14 @@ Test(preload, completeness_is_judged_on_whole_values)
 	} rows[] = {
 	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
 	     "DCG_LOG=/var/log/a", 1},
+	    /* an object ahead of the guard could shadow a wrapped name */
 	    {"LD_PRELOAD=/x.so:/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_LOG=/var/log/a", 0},
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so:/x.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
 	     "DCG_LOG=/var/log/a", 1},
+	    /* a variable of the guard's it did not start with */
+	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
+	     "DCG_POLICY=/tmp/other.yaml", 0},
 	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.so2", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
 	     "DCG_LOG=/var/log/a", 0},
 	    {"LD_PRELOAD=/opt/dcg/libdcg-preload.s", "DCG_SNAPSHOT=/run/user/1/dcg/snap-1",
@@ -345,7 +351,81 @@ Test(preload, program_cannot_point_children_at_another_snapshot)
 	ne = guard_env_build(env, &eb);
 	cr_expect_str_eq(find_var(ne, "DCG_SNAPSHOT"), "/run/user/1/dcg/snap-1");
 	cr_expect_eq(count_var(ne, "DCG_SNAPSHOT"), 1);
-	cr_expect_str_eq(find_var(ne, "LD_PRELOAD"), "/opt/dcg/libdcg-preload.so");
+	/* the sanitizer runtime the guard started behind is put back ahead of it */
+	cr_expect_str_eq(find_var(ne, "LD_PRELOAD"),
+			 "/usr/lib/libasan.so.8 /opt/dcg/libdcg-preload.so");
+	guard_envbuf_release(&eb);
+}
+
+/* Variables of the guard's that it did not start with are not the caller's to set:
+ * DCG_POLICY, DCG_SANDBOX or DCG_INTENT pointed elsewhere are dropped. */
+Test(preload, program_cannot_add_guard_variables)
+{
+	char *env[] = {"DCG_POLICY=/tmp/allow-all.yaml",
+		       "DCG_SANDBOX=1",
+		       "DCG_INTENT=x",
+		       "DCG_OTHER=kept",
+		       "LD_PRELOAD=/usr/lib/libasan.so.8 /opt/dcg/libdcg-preload.so",
+		       NULL};
+	struct guard_envbuf eb;
+	char *const *ne;
+
+	cr_assert_eq(guard_env_capture(start_env, "/opt/dcg/libdcg-preload.so"), 0);
+	cr_expect_eq(guard_env_complete(env), 0);
+	ne = guard_env_build(env, &eb);
+	cr_expect_null(find_var(ne, "DCG_POLICY"));
+	cr_expect_null(find_var(ne, "DCG_SANDBOX"));
+	cr_expect_null(find_var(ne, "DCG_INTENT"));
+	cr_expect_str_eq(find_var(ne, "DCG_OTHER"), "kept");
+	cr_expect_str_eq(find_var(ne, "DCG_SNAPSHOT"), "/run/user/1/dcg/snap-1");
+	guard_envbuf_release(&eb);
+}
+
+/* The guard comes first at every exec: an object put ahead of it (libc itself, whose
+ * definitions would shadow every wrapped name) goes after it, and a second copy of the
+ * guard is dropped; the sanitizer runtime stays first. */
+Test(preload, guard_is_put_first_again)
+{
+	static const struct {
+		const char *in, *out;
+	} rows[] = {
+	    {"LD_PRELOAD=libc.so.6 /usr/lib/libasan.so.8 /opt/dcg/libdcg-preload.so",
+	     "/usr/lib/libasan.so.8 /opt/dcg/libdcg-preload.so libc.so.6"},
+	    {"LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6:/opt/dcg/libdcg-preload.so",
+	     "/usr/lib/libasan.so.8 /opt/dcg/libdcg-preload.so /lib/x86_64-linux-gnu/libc.so.6"},
+	    {"LD_PRELOAD=/tmp/evil.so /elsewhere/libdcg-preload.so /tmp/b.so",
+	     "/usr/lib/libasan.so.8 /opt/dcg/libdcg-preload.so /tmp/evil.so /tmp/b.so"},
+	};
+	struct guard_envbuf eb;
+
+	cr_assert_eq(guard_env_capture(start_env, "/opt/dcg/libdcg-preload.so"), 0);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *env[] = {(char *)rows[i].in, NULL};
+		char *const *ne;
+
+		cr_expect_eq(guard_env_complete(env), 0, "row %zu", i);
+		ne = guard_env_build(env, &eb);
+		cr_expect_str_eq(find_var(ne, "LD_PRELOAD"), rows[i].out, "row %zu", i);
+		cr_expect_eq(count_var(ne, "LD_PRELOAD"), 1, "row %zu", i);
+		guard_envbuf_release(&eb);
+	}
+}
+
+/* A guard started behind libc (LD_PRELOAD="libc.so.6 $LD_PRELOAD" cmd) hands its
+ * children a list with itself first. */
+Test(preload, guard_started_behind_libc_puts_itself_first)
+{
+	char *start[] = {"LD_PRELOAD=libc.so.6 /opt/dcg/libdcg-preload.so", NULL};
+	char *empty[] = {NULL};
+	struct guard_envbuf eb;
+
+	cr_assert_eq(guard_env_capture(start, "/opt/dcg/libdcg-preload.so"), 0);
+	cr_expect_eq(guard_env_complete(start), 0);
+	cr_expect_str_eq(find_var(guard_env_build(start, &eb), "LD_PRELOAD"),
+			 "/opt/dcg/libdcg-preload.so libc.so.6");
+	guard_envbuf_release(&eb);
+	cr_expect_str_eq(find_var(guard_env_build(empty, &eb), "LD_PRELOAD"),
+			 "/opt/dcg/libdcg-preload.so");
 	guard_envbuf_release(&eb);
 }
 

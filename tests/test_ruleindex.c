@@ -530,3 +530,29 @@ Test(ruleindex, lazy_policy_readies_only_the_groups_a_decision_reads)
 	snprintf(yaml, sizeof(yaml), "rm -rf '%s'", real);
 	cr_assert_eq(system(yaml), 0);
 }
+
+/* Which patterns see a command's redirections (pol_pattern_words_only): those that name
+ * a `<` or `>` outside the syntax of a group. */
+Test(ruleindex, a_pattern_sees_redirections_only_when_it_names_one)
+{
+	static const struct {
+		const char *pattern;
+		int words_only;
+	} cases[] = {
+	    {"^mv\\b.*\\s/dev/null(?:\\s|$)", 1},
+	    {"^mv\\b.*(?<![<>|&])\\s/dev/null", 0}, /* a class naming > */
+	    {"(?<=\\s)rm\\b(?>\\s+-rf)", 1},
+	    {"^(?<cmd>rm|shred)\\s", 1},
+	    {"^(?P<cmd>rm)\\s(?P>cmd)", 1},
+	    {">>?\\|?\\s+/dev/sd[a-z]", 0},
+	    {"^crontab\\s+-\\s+<\\s+/dev/null", 0},
+	    {"^tee\\s[^<>]*", 0},
+	    {"^cat\\s.*\\>", 0},
+	    {"^(?<unterminated", 0},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_expect_eq(pol_pattern_words_only(cases[i].pattern), cases[i].words_only, "%s",
+			     cases[i].pattern);
+	cr_assert_eq(pol_pattern_words_only(NULL), 0);
+}

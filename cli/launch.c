@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,24 +320,72 @@ static int set_snapshot(struct pol_policy *p, const char *name)
 	return 0;
 }
 
+/* The session's start, from the stamp of a file made now in our private folder,
+ * session-PID-N (runtime/rt.h, rt_session_begin()), which then holds the names the
+ * session keeps; its path into kept ("" when none could be made: the start then comes
+ * from an unnamed file, rt_session_now()). The files of sessions whose launcher is
+ * gone (dcg run's pid is the agent's, dcg sandbox's the supervisor's) are removed. */
+static long long session_start(char *kept, size_t size)
+{
+	char dir[PATH_MAX];
+	long long start = -1;
+	struct dirent *e;
+	DIR *d;
+
+	kept[0] = '\0';
+	if (private_dir(dir, sizeof(dir)) < 0)
+		return rt_session_now();
+	if ((d = opendir(dir))) {
+		while ((e = readdir(d))) {
+			long pid;
+
+			if (sscanf(e->d_name, "session-%ld-", &pid) == 1 && pid > 0 &&
+			    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+				unlinkat(dirfd(d), e->d_name, 0);
+		}
+		closedir(d);
+	}
+	for (unsigned i = 0; i < 8 && start < 0; i++) {
+		int n = snprintf(kept, size, "%s/session-%ld-%u", dir, (long)getpid(), i);
+
+		if (n < 0 || (size_t)n >= size)
+			break;
+		start = rt_session_begin(kept);
+	}
+	if (start < 0) {
+		kept[0] = '\0';
+		start = rt_session_now();
+	}
+	return start;
+}
+
 /* DCG_POLICY, DCG_SESSION, DCG_LOG, the intent, LD_PRELOAD, DCG_SANDBOX. */
 static int set_environment(const struct launch_args *a, const char *policy_abs, const char *lib)
 {
-	char sess[96], logp[PATH_MAX];
-	long long start = rt_session_now();
+	char sess[PATH_MAX + 96], logp[PATH_MAX], kept[PATH_MAX];
+	long long start = session_start(kept, sizeof(kept));
 
 	if (policy_abs && setenv("DCG_POLICY", policy_abs, 1) != 0)
 		return -1;
 	/* One session per launch: the guard says once per session that a program it
 	 * cannot follow (static, set-uid) ran; the wrapped agent's pid (dcg run execs it;
 	 * dcg sandbox's child puts its own) and the start, to the nanosecond, which tells
-	 * the session's own new files (atomic saves) from older ones: on the clock the
-	 * kernel stamps files with (runtime/rt.h). */
+	 * the session's own new files (atomic saves) from older ones: the stamp of a file
+	 * made now, on the file systems' own clock (runtime/rt.h); then ":FILE", the
+	 * session's kept names (a name older than the session that a file of the
+	 * session's replaced stays no-delete). */
 	/* Under an agent's shell prefix the wrapped process is a tool's shell: no agent. */
 	/* and, for the agent, its process's start: its pid is the agent only while that
-	 * process lives (rt_session_agent_start) */
-	snprintf(sess, sizeof(sess), "%ld.%lld.%09lld.%llu", a->no_agent ? 0L : (long)getpid(),
-		 start / 1000000000LL, start % 1000000000LL, a->no_agent ? 0ULL : rt_proc_start(0));
+	 * process lives (rt_session_is_agent()). The one format: runtime/rt.h. */
+	{
+		struct rt_session ses = {.agent = a->no_agent ? 0 : getpid(),
+					 .agent_start = a->no_agent ? 0 : rt_proc_start(0),
+					 .start_ns = start,
+					 .kept = kept[0] ? kept : NULL};
+
+		if (rt_session_format(sess, sizeof(sess), &ses) < 0)
+			return -1;
+	}
 	if (setenv("DCG_SESSION", sess, 1) != 0)
 		return -1;
 	/* The log path is fixed now, so that `env -i` in a child does not move it. */

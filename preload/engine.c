@@ -28,11 +28,12 @@ struct loaded {
 	/* The session's dcg binary (next to the guest), for rules owned by ":dcg"; empty
 	 * when unknown. */
 	char dcg_exe[4096];
-	/* From $DCG_SESSION: the wrapped agent's pid (rules owned by ":agent") and the
-	 * session's start (atomic saves in no-delete folders); 0 when unknown. */
-	pid_t agent_pid;
-	long long session_start;	/* ns */
-	unsigned long long agent_start; /* the agent process's start (0: not given) */
+	/* From $DCG_SESSION (runtime/rt.h): the wrapped agent's pid and its process's
+	 * start (rules owned by ":agent"), the session's start (atomic saves in no-delete
+	 * folders; 0 when unknown) and its file of kept names. */
+	struct rt_session session; /* its kept: session_kept or NULL */
+	/* its file of kept names (runtime/rt.h): empty when none */
+	char session_kept[4096];
 };
 
 static struct {
@@ -166,6 +167,27 @@ static int foreign_code(const struct pol_policy *p, const char *dcg)
 	return foreign;
 }
 
+/* $DCG_SESSION as the process started with it (the guest's owned copy) into s, its
+ * file of kept names copied into kept, which the loaded state owns. A name too long
+ * to copy drops the session's start: nothing is then the session's own (fail
+ * closed). */
+static void session_read(struct rt_session *s, char *kept, size_t size)
+{
+	size_t n;
+
+	rt_session_parse(g.host.owned_env("DCG_SESSION"), s);
+	kept[0] = '\0';
+	if (!s->kept)
+		return;
+	n = strnlen(s->kept, size);
+	if (n >= size) {
+		memset(s, 0, sizeof(*s));
+		return;
+	}
+	memcpy(kept, s->kept, n + 1);
+	s->kept = kept;
+}
+
 /* The policy (and the intent scope), loaded at the first decision that needs it.
  * Threads racing here each load a copy and the first to publish wins: no lock, so
  * nothing to deadlock on after fork. A fork child inherits the parent's policy; a
@@ -206,8 +228,7 @@ static const struct loaded *loaded_get(void)
 					 rt_read_args("/proc/self/cmdline", args, sizeof(args))))
 			mine->dcg_exe[0] = '\0';
 	}
-	rt_session_parse(g.host.owned_env("DCG_SESSION"), &mine->agent_pid, &mine->session_start);
-	mine->agent_start = rt_session_agent_start(g.host.owned_env("DCG_SESSION"));
+	session_read(&mine->session, mine->session_kept, sizeof(mine->session_kept));
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return mine;
@@ -237,6 +258,21 @@ static void ctx_init(struct pol_ctx *ctx)
 		ctx->dcg_exe = l->dcg_exe;
 }
 
+/* Whether dirfd/path is the session's own name (runtime/rt.h): nothing there, or an
+ * object born after the session began that replaced no older name (not kept). */
+static int session_own(const struct loaded *l, int dirfd, const char *path)
+{
+	struct rt_obj o;
+	int rc;
+
+	if (!l->session.start_ns)
+		return 0;
+	rc = rt_obj_at(dirfd, path, &o);
+	if (rc < 0)
+		return rc == -ENOENT;
+	return o.born > l->session.start_ns && !rt_kept_has(l->session.kept, &o);
+}
+
 /* A refusal gets a second look when what the first one could not know cheaply would
  * change it: a no-delete refusal of a file this session created (an atomic save's
  * temporary file may be deleted or renamed away), a zero-access refusal to change the
@@ -253,16 +289,14 @@ static enum pol_decision second_look(const struct pol_policy *p, int dirfd, cons
 	if (d < POL_ASK || r->detection != POL_DET_PATH || !l)
 		return d;
 	if (r->path_kind == POL_PATH_NO_DELETE && !(flags & POL_PATH_SESSION_NEW) &&
-	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
-	    rt_created_since(dirfd, path, l->session_start))
+	    (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) && session_own(l, dirfd, path))
 		more = POL_PATH_SESSION_NEW;
 	if (r->path_kind == POL_PATH_ZERO_ACCESS && !(flags & POL_PATH_SESSION_NEW) &&
-	    op == POL_OP_CHMOD && rt_created_since(dirfd, path, l->session_start))
+	    op == POL_OP_CHMOD && rt_created_since(dirfd, path, l->session.start_ns))
 		more = POL_PATH_SESSION_NEW;
 	/* the agent's pid, held by the agent's own process (not one that took the pid
 	 * over after the agent died) */
-	if (l->agent_pid && !(ctx->flags & POL_CTX_AGENT) && getpid() == l->agent_pid &&
-	    (!l->agent_start || rt_proc_start(0) == l->agent_start))
+	if (!(ctx->flags & POL_CTX_AGENT) && rt_session_is_agent(&l->session))
 		ctx_more = POL_CTX_AGENT;
 	if (!more && !ctx_more)
 		return d;
@@ -287,7 +321,7 @@ static int ask_terminal_ok(void)
 {
 	const struct loaded *l = loaded_get();
 
-	return l && rt_ask_terminal_ok(l->agent_pid, l->agent_start);
+	return l && rt_ask_terminal_ok(l->session.agent, l->session.agent_start);
 }
 
 /* Turns a decision into the guard's answer: 0 go on, -1 refuse. Only a refusal (and

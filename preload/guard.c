@@ -55,6 +55,7 @@ static struct {
 	_Atomic int no_argv_filter;
 	/* $DCG_SESSION's start (ns), read at the first guard_session_new(); -1 unread */
 	long long session_start;
+	const char *session_kept; /* its file of kept names, or NULL */
 	_Atomic int session_read;
 } g;
 
@@ -649,7 +650,8 @@ static int first_note(const char *file)
 	rt_msg_init(&m, path, sizeof(path));
 	rt_msg_addn(&m, snap, (size_t)(slash - snap));
 	rt_msg_add(&m, "/noted-");
-	rt_msg_add(&m, session ? session : "0");
+	/* the session's pid and start, not its file of kept names (":/...") */
+	rt_msg_addn(&m, session ? session : "0", session ? strcspn(session, ":") : 1);
 	rt_msg_add(&m, "-");
 	rt_msg_add(&m, hex);
 	if (m.len >= sizeof(path) - 1)
@@ -690,13 +692,12 @@ static char proc_fd_dir[] GUARD_HOT_DATA = "/proc/self/fd/";
  * prefix (no agent pid) every process is. */
 static int agent_or_its_child(void)
 {
-	pid_t agent;
-	long long start;
+	struct rt_session ses;
 
-	if (rt_session_parse(guard_env_owned("DCG_SESSION"), &agent, &start) != 0 || agent <= 0)
+	if (rt_session_parse(guard_env_owned("DCG_SESSION"), &ses) != 0 || ses.agent <= 0)
 		return 1;
-	return (pid_t)guard_sys(SYS_getpid, 0L, 0L, 0L, 0L) == agent ||
-	       (pid_t)guard_sys(SYS_getppid, 0L, 0L, 0L, 0L) == agent;
+	return (pid_t)guard_sys(SYS_getpid, 0L, 0L, 0L, 0L) == ses.agent ||
+	       (pid_t)guard_sys(SYS_getppid, 0L, 0L, 0L, 0L) == ses.agent;
 }
 
 static void note_uncovered(const char *file, int fd)
@@ -1072,17 +1073,60 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
 	return rc;
 }
 
-int guard_session_new(int dirfd, const char *path)
+/* $DCG_SESSION as the guard captured it at start (what env -i does not shed). */
+static void session_read(void)
 {
 	if (!atomic_load_explicit(&g.session_read, memory_order_acquire)) {
-		pid_t agent;
-		long long start = 0;
+		const char *v = guard_env_owned("DCG_SESSION");
+		struct rt_session ses;
 
-		rt_session_parse(guard_env_owned("DCG_SESSION"), &agent, &start);
-		g.session_start = start;
+		rt_session_parse(v, &ses); /* refused whole: no start, nothing own */
+		g.session_kept = ses.kept;
+		g.session_start = ses.start_ns;
 		atomic_store_explicit(&g.session_read, 1, memory_order_release);
 	}
-	return g.session_start && rt_created_since(dirfd, path, g.session_start);
+}
+
+int guard_session_obj(int dirfd, const char *path, struct rt_obj *o)
+{
+	session_read();
+	if (!g.session_start || !path || rt_obj_at(dirfd, path, o) < 0)
+		return 0;
+	return o->born > g.session_start && !rt_kept_has(g.session_kept, o);
+}
+
+int guard_session_new(int dirfd, const char *path)
+{
+	struct rt_obj o;
+	int rc;
+
+	session_read();
+	if (!g.session_start || !path)
+		return 0;
+	rc = rt_obj_at(dirfd, path, &o);
+	if (rc < 0)
+		return rc == -ENOENT; /* nothing there: nothing to protect */
+	return o.born > g.session_start && !rt_kept_has(g.session_kept, &o);
+}
+
+void guard_session_keep(const struct rt_obj *o)
+{
+	const char *sbx = guard_env_owned("DCG_SANDBOX");
+
+	/* Under the sandbox the supervisor keeps them, where no tracee can reach them
+	 * (the file lies in the guard's folder, read-only to the tracees). */
+	int in = guard_enter(); /* the guard's own write: not judged */
+
+	session_read();
+	if (g.session_kept && !(sbx && sbx[0] == '1'))
+		rt_kept_add(g.session_kept, o);
+	if (in)
+		guard_leave();
+}
+
+int guard_index_allows(int dirfd, const char *path, enum pol_op op, unsigned flags)
+{
+	return path && index_allows(dirfd, path, op, flags);
 }
 
 int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags,

@@ -223,8 +223,59 @@ int guard_check_exec(const char *call, int dirfd, const char *file, char *const 
  * -1 refused with errno EACCES. errno is unchanged otherwise. */
 int guard_check_copy(const char *call, int dirfd, const char *path, enum pol_op op, unsigned flags,
 		     char *buf, size_t size, const char **use);
-/* Whether dirfd/path was created during this `dcg run` session ($DCG_SESSION). */
+/* Whether dirfd/path is this `dcg run` session's own ($DCG_SESSION; runtime/rt.h):
+ * born after the session began and not kept (it replaced no older name); also 1 when
+ * nothing is there. */
 int guard_session_new(int dirfd, const char *path);
+/* The same for an object that must exist: fills o, returns 1 when it is the session's
+ * own, 0 when it is not or cannot be looked at. */
+int guard_session_obj(int dirfd, const char *path, struct rt_obj *o);
+/* Adds o to the session's kept names (it replaces a name older than the session, which
+ * stays no-delete). Nothing when the session has no file for them, or under the
+ * sandbox (the supervisor keeps its own). Outside enter/leave (it enters). */
+void guard_session_keep(const struct rt_obj *o);
+/* Whether the path index settles op on dirfd/path as allowed (no rule of the kinds op
+ * concerns may cover it); 0 when it cannot say. Between enter/leave. */
+int guard_index_allows(int dirfd, const char *path, enum pol_op op, unsigned flags);
+/* ---- pinned calls (pin.c) -------------------------------------------------------------
+ * A call that takes a path and returns no descriptor is made where it was judged: on a
+ * descriptor of the folder of its last name (PARENT: delete, rename, link, new names,
+ * the l* and AT_SYMLINK_NOFOLLOW forms) or of the object (the calls that follow a last
+ * symlink), opened with O_PATH after the check, with no symlink on the way when it can
+ * be; when the kernel's walk met one, the pinned place is judged too. A symlink
+ * flipped by another thread between the check and the call changes nothing. */
+#define GUARD_PIN_NONE (-1000) /* nothing pinned: the plain call on the path */
+struct guard_pin {
+	int fd;		  /* AT_FDCWD, the caller's dirfd, an O_PATH descriptor of ours, or NONE */
+	int own;	  /* fd is ours (guard_pin_release() closes it) */
+	int moved;	  /* the walk met a symlink: the pinned place was judged too */
+	int parent;	  /* fd is the folder of name */
+	const char *name; /* PARENT: the last name (inside the caller's copy); else "" */
+};
+void guard_pin_init(struct guard_pin *p);
+/* guard_check_copy() (the path as written), then the place pinned (parent: 1 the
+ * folder of the last name, 0 the object, following a last symlink) and judged when
+ * the walk met a symlink. Returns 0 to go on (p->fd NONE: make the plain call on
+ * *use), or -1 with errno: EACCES refused, else the error the call would get (the
+ * folder cannot be reached). The caller releases p after the call. */
+int guard_check_pinned(const char *call, int dirfd, const char *path, enum pol_op op,
+		       unsigned flags, int parent, char *buf, size_t size, const char **use,
+		       struct guard_pin *p);
+/* Pins the folder of dirfd/path's last name (parent 1) or the object it names,
+ * following a last symlink (parent 0): 0 pinned, 1 nothing to pin (no path, a last
+ * name "." or "..", the root: make the plain call), -1 with errno (the place cannot be
+ * reached). Between enter/leave; the caller judges the pinned place when p->moved. */
+int guard_pin_take(int dirfd, const char *path, int parent, struct guard_pin *p);
+/* The pinned place as a path for the calls without an *at form: "/proc/self/fd/N"
+ * (the object), "/proc/self/fd/N/NAME" (a last name in its folder), NAME alone in the
+ * working directory; use when nothing is pinned. buf holds at least 64 + NAME_MAX. */
+const char *guard_pin_path(const struct guard_pin *p, const char *use, char *buf, size_t size);
+/* Whether a call made through guard_pin_path() failed (rc < 0) only for want of /proc
+ * (ENOENT, and no /proc/self/fd): the caller then makes the plain call. errno kept. */
+int guard_pin_no_proc(const struct guard_pin *p, int rc);
+/* Closes what p holds (errno kept) and empties it. */
+void guard_pin_release(struct guard_pin *p);
+
 /* Whether dirfd/path names a directory (not following a last symlink). */
 int guard_is_dir(int dirfd, const char *path);
 

@@ -15,15 +15,31 @@ static int no_real(void)
 	return -1;
 }
 
-/* A wrapper judging one path argument named `path`, relative to dirfd. */
-#define PATH_WRAP(name, dirfd, op, pfl, params, args)                                          \
-	GUARD_EXPORT int name params                                                           \
-	{                                                                                      \
-		char buf[PATH_MAX];                                                            \
-		const char *use;                                                               \
-		if (guard_check_copy(#name, dirfd, path, op, pfl, buf, sizeof(buf), &use) < 0) \
-			return -1;                                                             \
-		return GUARD_REAL(name) ? guard_real_##name args : no_real();                  \
+/* A wrapper judging one path argument named `path`, relative to dirfd, and making
+ * the call where it was judged (pin.c): on the object (parent 0) or on the last name
+ * in its pinned folder (parent 1), named P in args. */
+#define PATH_WRAP_(name, dirfd, parent, op, pfl, params, args)                                \
+	GUARD_EXPORT int name params                                                          \
+	{                                                                                     \
+		char buf[PATH_MAX], pb[64 + NAME_MAX];                                        \
+		struct guard_pin p;                                                           \
+		const char *use, *P;                                                          \
+		int rc;                                                                       \
+		if (guard_check_pinned(#name, dirfd, path, op, pfl, parent, buf, sizeof(buf), \
+				       &use, &p) < 0)                                         \
+			return -1;                                                            \
+		if (!GUARD_REAL(name)) {                                                      \
+			guard_pin_release(&p);                                                \
+			return no_real();                                                     \
+		}                                                                             \
+		P = guard_pin_path(&p, use, pb, sizeof(pb));                                  \
+		rc = guard_real_##name args;                                                  \
+		if (guard_pin_no_proc(&p, rc)) {                                              \
+			P = use;                                                              \
+			rc = guard_real_##name args;                                          \
+		}                                                                             \
+		guard_pin_release(&p);                                                        \
+		return rc;                                                                    \
 	}
 
 /* A wrapper judging the file behind descriptor fd. */
@@ -44,41 +60,44 @@ static int no_real(void)
 	}
 
 #define NOFOLLOW POL_PATH_NOFOLLOW
+/* (OBJ and LAST below stand for two arguments each) */
+#define PATH_WRAP(...) PATH_WRAP_(__VA_ARGS__)
+#define OBJ	       AT_FDCWD, 0 /* pinned on the object (a last symlink followed) */
+#define LAST	       AT_FDCWD, 1 /* pinned in the folder of the last name */
 
-PATH_WRAP(truncate, AT_FDCWD, POL_OP_TRUNCATE, 0, (const char *path, off_t length), (use, length))
-PATH_WRAP(truncate64, AT_FDCWD, POL_OP_TRUNCATE, 0, (const char *path, off64_t length),
-	  (use, length))
-PATH_WRAP(chmod, AT_FDCWD, POL_OP_CHMOD, 0, (const char *path, mode_t mode), (use, mode))
-PATH_WRAP(lchmod, AT_FDCWD, POL_OP_CHMOD, NOFOLLOW, (const char *path, mode_t mode), (use, mode))
-PATH_WRAP(chown, AT_FDCWD, POL_OP_CHMOD, 0, (const char *path, uid_t owner, gid_t group),
-	  (use, owner, group))
-PATH_WRAP(lchown, AT_FDCWD, POL_OP_CHMOD, NOFOLLOW, (const char *path, uid_t owner, gid_t group),
-	  (use, owner, group))
-PATH_WRAP(mkdir, AT_FDCWD, POL_OP_CREATE, NOFOLLOW, (const char *path, mode_t mode), (use, mode))
-PATH_WRAP(mkdirat, dirfd, POL_OP_CREATE, NOFOLLOW, (int dirfd, const char *path, mode_t mode),
-	  (dirfd, use, mode))
-PATH_WRAP(mknod, AT_FDCWD, POL_OP_CREATE, NOFOLLOW, (const char *path, mode_t mode, dev_t dev),
-	  (use, mode, dev))
-PATH_WRAP(mknodat, dirfd, POL_OP_CREATE, NOFOLLOW,
-	  (int dirfd, const char *path, mode_t mode, dev_t dev), (dirfd, use, mode, dev))
-PATH_WRAP(mkfifo, AT_FDCWD, POL_OP_CREATE, NOFOLLOW, (const char *path, mode_t mode), (use, mode))
-PATH_WRAP(mkfifoat, dirfd, POL_OP_CREATE, NOFOLLOW, (int dirfd, const char *path, mode_t mode),
-	  (dirfd, use, mode))
-PATH_WRAP(utime, AT_FDCWD, POL_OP_CHMOD, 0, (const char *path, const struct utimbuf *times),
-	  (use, times))
-PATH_WRAP(utimes, AT_FDCWD, POL_OP_CHMOD, 0, (const char *path, const struct timeval times[2]),
-	  (use, times))
-PATH_WRAP(lutimes, AT_FDCWD, POL_OP_CHMOD, NOFOLLOW,
-	  (const char *path, const struct timeval times[2]), (use, times))
-PATH_WRAP(setxattr, AT_FDCWD, POL_OP_CHMOD, 0,
+PATH_WRAP(truncate, OBJ, POL_OP_TRUNCATE, 0, (const char *path, off_t length), (P, length))
+PATH_WRAP(truncate64, OBJ, POL_OP_TRUNCATE, 0, (const char *path, off64_t length), (P, length))
+PATH_WRAP(chmod, OBJ, POL_OP_CHMOD, 0, (const char *path, mode_t mode), (P, mode))
+PATH_WRAP(lchmod, LAST, POL_OP_CHMOD, NOFOLLOW, (const char *path, mode_t mode), (P, mode))
+PATH_WRAP(chown, OBJ, POL_OP_CHMOD, 0, (const char *path, uid_t owner, gid_t group),
+	  (P, owner, group))
+PATH_WRAP(lchown, LAST, POL_OP_CHMOD, NOFOLLOW, (const char *path, uid_t owner, gid_t group),
+	  (P, owner, group))
+PATH_WRAP(mkdir, LAST, POL_OP_CREATE, NOFOLLOW, (const char *path, mode_t mode), (P, mode))
+PATH_WRAP(mkdirat, dirfd, 1, POL_OP_CREATE, NOFOLLOW, (int dirfd, const char *path, mode_t mode),
+	  (P == use ? dirfd : AT_FDCWD, P, mode))
+PATH_WRAP(mknod, LAST, POL_OP_CREATE, NOFOLLOW, (const char *path, mode_t mode, dev_t dev),
+	  (P, mode, dev))
+PATH_WRAP(mknodat, dirfd, 1, POL_OP_CREATE, NOFOLLOW,
+	  (int dirfd, const char *path, mode_t mode, dev_t dev),
+	  (P == use ? dirfd : AT_FDCWD, P, mode, dev))
+PATH_WRAP(mkfifo, LAST, POL_OP_CREATE, NOFOLLOW, (const char *path, mode_t mode), (P, mode))
+PATH_WRAP(mkfifoat, dirfd, 1, POL_OP_CREATE, NOFOLLOW, (int dirfd, const char *path, mode_t mode),
+	  (P == use ? dirfd : AT_FDCWD, P, mode))
+PATH_WRAP(utime, OBJ, POL_OP_CHMOD, 0, (const char *path, const struct utimbuf *times), (P, times))
+PATH_WRAP(utimes, OBJ, POL_OP_CHMOD, 0, (const char *path, const struct timeval times[2]),
+	  (P, times))
+PATH_WRAP(lutimes, LAST, POL_OP_CHMOD, NOFOLLOW, (const char *path, const struct timeval times[2]),
+	  (P, times))
+PATH_WRAP(setxattr, OBJ, POL_OP_CHMOD, 0,
 	  (const char *path, const char *name, const void *value, size_t size, int flags),
-	  (use, name, value, size, flags))
-PATH_WRAP(lsetxattr, AT_FDCWD, POL_OP_CHMOD, NOFOLLOW,
+	  (P, name, value, size, flags))
+PATH_WRAP(lsetxattr, LAST, POL_OP_CHMOD, NOFOLLOW,
 	  (const char *path, const char *name, const void *value, size_t size, int flags),
-	  (use, name, value, size, flags))
-PATH_WRAP(removexattr, AT_FDCWD, POL_OP_CHMOD, 0, (const char *path, const char *name), (use, name))
-PATH_WRAP(lremovexattr, AT_FDCWD, POL_OP_CHMOD, NOFOLLOW, (const char *path, const char *name),
-	  (use, name))
+	  (P, name, value, size, flags))
+PATH_WRAP(removexattr, OBJ, POL_OP_CHMOD, 0, (const char *path, const char *name), (P, name))
+PATH_WRAP(lremovexattr, LAST, POL_OP_CHMOD, NOFOLLOW, (const char *path, const char *name),
+	  (P, name))
 
 FD_WRAP(ftruncate, POL_OP_TRUNCATE, (int fd, off_t length), (fd, length))
 FD_WRAP(ftruncate64, POL_OP_TRUNCATE, (int fd, off64_t length), (fd, length))
@@ -91,12 +110,14 @@ FD_WRAP(fsetxattr, POL_OP_CHMOD,
 FD_WRAP(fremovexattr, POL_OP_CHMOD, (int fd, const char *name), (fd, name))
 
 /* The *at forms whose flags say whether the last component is followed, and whose
- * NULL or empty path (AT_EMPTY_PATH) means the descriptor itself. */
+ * NULL or empty path (AT_EMPTY_PATH) means the descriptor itself; else pinned like
+ * the others, on the object or (AT_SYMLINK_NOFOLLOW) in the last name's folder. */
 static int check_at(const char *call, int dirfd, const char *path, int nofollow, int empty_ok,
-		    char *buf, const char **use)
+		    char *buf, const char **use, struct guard_pin *p)
 {
 	int saved = errno, rc;
 
+	guard_pin_init(p);
 	if ((!path || (!*path && empty_ok)) && dirfd != AT_FDCWD) {
 		*use = path;
 		if (!guard_enter())
@@ -106,50 +127,47 @@ static int check_at(const char *call, int dirfd, const char *path, int nofollow,
 		errno = rc < 0 ? EACCES : saved;
 		return rc;
 	}
-	return guard_check_copy(call, dirfd, path, POL_OP_CHMOD, nofollow ? POL_PATH_NOFOLLOW : 0,
-				buf, PATH_MAX, use);
+	return guard_check_pinned(call, dirfd, path, POL_OP_CHMOD, nofollow ? POL_PATH_NOFOLLOW : 0,
+				  !!nofollow, buf, PATH_MAX, use, p);
 }
 
-GUARD_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
-{
-	char buf[PATH_MAX];
-	const char *use;
+/* The body of an *at form: checked, then made on the pinned place (P, with flags
+ * less AT_EMPTY_PATH, which a path of its own no longer needs), else as asked. */
+#define AT_WRAP(name, nofollow, empty_ok, params, args)                                  \
+	GUARD_EXPORT int name params                                                     \
+	{                                                                                \
+		char buf[PATH_MAX], pb[64 + NAME_MAX];                                   \
+		struct guard_pin p;                                                      \
+		const char *use, *P;                                                     \
+		int rc, D;                                                               \
+		if (check_at(#name, dirfd, path, nofollow, empty_ok, buf, &use, &p) < 0) \
+			return -1;                                                       \
+		if (!GUARD_REAL(name)) {                                                 \
+			guard_pin_release(&p);                                           \
+			return no_real();                                                \
+		}                                                                        \
+		P = guard_pin_path(&p, use, pb, sizeof(pb));                             \
+		D = P == use ? dirfd : AT_FDCWD;                                         \
+		rc = guard_real_##name args;                                             \
+		if (guard_pin_no_proc(&p, rc)) {                                         \
+			P = use;                                                         \
+			D = dirfd;                                                       \
+			rc = guard_real_##name args;                                     \
+		}                                                                        \
+		guard_pin_release(&p);                                                   \
+		return rc;                                                               \
+	}
 
-	if (check_at("fchmodat", dirfd, path, flags & AT_SYMLINK_NOFOLLOW, flags & AT_EMPTY_PATH,
-		     buf, &use) < 0)
-		return -1;
-	return GUARD_REAL(fchmodat) ? guard_real_fchmodat(dirfd, use, mode, flags) : no_real();
-}
+/* the flags for the pinned path: AT_EMPTY_PATH only where nothing was pinned */
+#define AT_FLAGS (P == use ? flags : flags & ~AT_EMPTY_PATH)
 
-GUARD_EXPORT int fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)
-{
-	char buf[PATH_MAX];
-	const char *use;
-
-	if (check_at("fchownat", dirfd, path, flags & AT_SYMLINK_NOFOLLOW, flags & AT_EMPTY_PATH,
-		     buf, &use) < 0)
-		return -1;
-	return GUARD_REAL(fchownat) ? guard_real_fchownat(dirfd, use, owner, group, flags)
-				    : no_real();
-}
-
-GUARD_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
-{
-	char buf[PATH_MAX];
-	const char *use;
-
-	if (check_at("utimensat", dirfd, path, flags & AT_SYMLINK_NOFOLLOW, flags & AT_EMPTY_PATH,
-		     buf, &use) < 0)
-		return -1;
-	return GUARD_REAL(utimensat) ? guard_real_utimensat(dirfd, use, times, flags) : no_real();
-}
-
-GUARD_EXPORT int futimesat(int dirfd, const char *path, const struct timeval times[2])
-{
-	char buf[PATH_MAX];
-	const char *use;
-
-	if (check_at("futimesat", dirfd, path, 0, 0, buf, &use) < 0)
-		return -1;
-	return GUARD_REAL(futimesat) ? guard_real_futimesat(dirfd, use, times) : no_real();
-}
+AT_WRAP(fchmodat, flags &AT_SYMLINK_NOFOLLOW, flags &AT_EMPTY_PATH,
+	(int dirfd, const char *path, mode_t mode, int flags), (D, P, mode, AT_FLAGS))
+AT_WRAP(fchownat, flags &AT_SYMLINK_NOFOLLOW, flags &AT_EMPTY_PATH,
+	(int dirfd, const char *path, uid_t owner, gid_t group, int flags),
+	(D, P, owner, group, AT_FLAGS))
+AT_WRAP(utimensat, flags &AT_SYMLINK_NOFOLLOW, flags &AT_EMPTY_PATH,
+	(int dirfd, const char *path, const struct timespec times[2], int flags),
+	(D, P, times, AT_FLAGS))
+AT_WRAP(futimesat, 0, 0, (int dirfd, const char *path, const struct timeval times[2]),
+	(D, P, times))

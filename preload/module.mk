@@ -19,7 +19,7 @@ PRELOAD_SO := $(BUILD)/libdcg-preload.so
 PRELOAD_ENGINE_SO := $(BUILD)/libdcg-engine.so
 PRELOAD_SRCS := preload/guard.c preload/alloc.c preload/env.c preload/util.c \
 	preload/exec.c preload/open.c preload/unlink.c preload/rename.c preload/meta.c \
-	preload/syscall.c preload/tree.c preload/dl.c preload/str.c \
+	preload/syscall.c preload/tree.c preload/dl.c preload/str.c preload/pin.c \
 	preload/door.c preload/walk.c preload/loader.c
 # The helpers the unit tests drive directly (no wrappers in them).
 PRELOAD_GLUE_OBJS := $(BUILD)/runtime/rt.o $(BUILD)/preload/alloc.o $(BUILD)/preload/env.o $(BUILD)/preload/util.o

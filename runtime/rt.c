@@ -129,47 +129,134 @@ int rt_open_may_excl(int oflags)
 
 /* ---- sessions ------------------------------------------------------------------- */
 
+static long long rt_stamp_ns(const struct statx_timestamp *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* The stamp of an object looked at with statx(): its birth, else its change time. */
+static long long rt_born(const struct statx *stx)
+{
+	return rt_stamp_ns((stx->stx_mask & STATX_BTIME) ? &stx->stx_btime : &stx->stx_ctime);
+}
+
+int rt_obj_at(int dirfd, const char *path, struct rt_obj *o)
+{
+	struct statx stx;
+	int saved = errno, rc = 0;
+
+	if (statx(dirfd, path,
+		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (path[0] ? 0 : AT_EMPTY_PATH),
+		  STATX_BTIME | STATX_CTIME | STATX_TYPE | STATX_MODE | STATX_INO, &stx) != 0)
+		rc = -errno;
+	else {
+		o->dev = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
+		o->ino = stx.stx_ino;
+		o->born = rt_born(&stx);
+		o->mode = stx.stx_mode;
+		o->has_btime = (stx.stx_mask & STATX_BTIME) != 0;
+	}
+	errno = saved;
+	return rc;
+}
+
 int rt_created_since(int dirfd, const char *path, long long start_ns)
 {
-	const struct statx_timestamp *born;
-	struct statx stx;
-	int saved = errno;
+	struct rt_obj o;
+	int rc;
 
 	if (!start_ns || !path)
 		return 0;
-	if (statx(dirfd, path,
-		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (path[0] ? 0 : AT_EMPTY_PATH),
-		  STATX_BTIME | STATX_CTIME, &stx) != 0) {
-		/* Nothing there: nothing to protect (git unlinks MERGE_HEAD whether or not it
-		 * exists); the call gets the kernel's ENOENT. */
-		int missing = errno == ENOENT;
+	rc = rt_obj_at(dirfd, path, &o);
+	/* Nothing there: nothing to protect (git unlinks MERGE_HEAD whether or not it
+	 * exists); the call gets the kernel's ENOENT. */
+	if (rc < 0)
+		return rc == -ENOENT;
+	return o.born > start_ns;
+}
 
+static long long rt_coarse_now(void)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0)
+		clock_gettime(CLOCK_REALTIME, &now);
+	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/* The session starts at the stamp of the file fd made now. A file made earlier was
+ * stamped at or before it: every stamp is the coarse clock, or (multigrain
+ * timestamps) a fine one that raised the floor every later coarse stamp starts
+ * from. Waits until the coarse clock has passed it, so that every file made from
+ * then on is stamped strictly later, whatever file system it lies on. */
+static long long rt_session_from(int fd)
+{
+	struct statx stx;
+	long long start;
+	int saved = errno;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_CTIME, &stx) != 0) {
 		errno = saved;
-		return missing;
+		return -1;
 	}
-	born = (stx.stx_mask & STATX_BTIME) ? &stx.stx_btime : &stx.stx_ctime;
-	return (long long)born->tv_sec * 1000000000LL + born->tv_nsec >= start_ns;
+	start = rt_born(&stx);
+	/* one tick at most (HZ 100: 10 ms); bounded whatever the clock does */
+	for (int i = 0; i < 200 && rt_coarse_now() <= start; i++) {
+		struct timespec nap = {0, 100000};
+
+		nanosleep(&nap, NULL);
+	}
+	errno = saved;
+	return start;
 }
 
 long long rt_session_now(void)
 {
-	struct timespec now, tick = {0, 10000000};
+	static const char *const dirs[] = {"/tmp", "/var/tmp", "/dev/shm", "."};
+	long long start = -1;
+	int saved = errno;
 
-	/* The kernel stamps a new file with its coarse clock (current_time()), which
-	 * lags CLOCK_REALTIME by up to a tick (10 ms at HZ=100): a start read from the
-	 * fine clock is often later than the times of the files the session makes in
-	 * its first milliseconds, which then pass for files that were there before
-	 * (not deletable in a no-delete folder). The coarse clock is what the kernel
-	 * reads; one tick less also covers a file system that rounds its times down.
-	 * A file that existed before the session still counts as older, except one
-	 * made in the last tick before the session began, by a process started
-	 * before dcg: a window of a few ms, and the file could have been deleted by
-	 * the same process just before. */
-	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0)
-		clock_gettime(CLOCK_REALTIME, &now);
-	if (clock_getres(CLOCK_REALTIME_COARSE, &tick) != 0 || tick.tv_sec != 0)
-		tick.tv_sec = 0, tick.tv_nsec = 10000000;
-	return (long long)now.tv_sec * 1000000000LL + now.tv_nsec - tick.tv_nsec;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && start < 0; i++) {
+		int fd = open(dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+		if (fd >= 0) {
+			start = rt_session_from(fd);
+			close(fd);
+		}
+	}
+	if (start < 0) {
+		/* No file can be made: the coarse clock, and one of its ticks waited out.
+		 * A file stamped finely (multigrain) in that tick may pass for older. */
+		start = rt_coarse_now();
+		for (int i = 0; i < 200 && rt_coarse_now() <= start; i++) {
+			struct timespec nap = {0, 100000};
+
+			nanosleep(&nap, NULL);
+		}
+	}
+	errno = saved;
+	return start;
+}
+
+long long rt_session_begin(const char *file)
+{
+	int saved = errno,
+	    fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	long long start;
+
+	if (fd < 0) {
+		start = -errno;
+		errno = saved;
+		return start;
+	}
+	start = rt_session_from(fd);
+	close(fd);
+	if (start < 0) {
+		unlink(file);
+		start = -EIO;
+	}
+	errno = saved;
+	return start;
 }
 
 size_t rt_read_args(const char *path, char *buf, size_t size)
@@ -187,20 +274,6 @@ size_t rt_read_args(const char *path, char *buf, size_t size)
 		buf[got++] = '\0';
 	errno = saved;
 	return got;
-}
-
-unsigned long long rt_session_agent_start(const char *value)
-{
-	unsigned long long v = 0;
-	int dots = 0;
-
-	for (const char *c = value; c && *c && dots < 3; c++)
-		dots += *c == '.';
-	if (dots < 3)
-		return 0;
-	for (const char *c = strrchr(value, '.') + 1; *c >= '0' && *c <= '9'; c++)
-		v = v * 10 + (unsigned)(*c - '0');
-	return v;
 }
 
 /* Field `want` (1-based, as proc(5) counts; 3 or more) of /proc/PID/stat (pid 0: this
@@ -297,36 +370,165 @@ int rt_ask_terminal_ok(pid_t agent, unsigned long long agent_start)
 	return mine != 0 && mine == theirs;
 }
 
-int rt_session_parse(const char *value, pid_t *agent, long long *start_ns)
+/* The digits at c (one at least, and no more than max) into *v; the end, or NULL. */
+static const char *rt_digits(const char *c, unsigned long long max, unsigned long long *v)
 {
-	unsigned long long pid = 0, t = 0, ns = 0;
-	int has_ns = 0;
-	const char *c = value;
+	const char *from = c;
 
-	*agent = 0;
-	*start_ns = 0;
-	if (!c)
+	for (*v = 0; *c >= '0' && *c <= '9'; c++) {
+		*v = *v * 10 + (unsigned)(*c - '0');
+		if (*v > max)
+			return NULL;
+	}
+	return c == from ? NULL : c;
+}
+
+/* Whether file is an absolute path with no empty, "." or ".." component. */
+static int rt_clean_abs(const char *file)
+{
+	if (file[0] != '/')
+		return 0;
+	for (const char *c = file; *c; c++) {
+		size_t n;
+
+		if (*c != '/')
+			continue;
+		n = strcspn(c + 1, "/");
+		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+static int rt_session_fields(const char *c, struct rt_session *s)
+{
+	unsigned long long pid, t, ns = 0, agent_start = 0;
+	int has_ns = 0;
+
+	if (!c || !(c = rt_digits(c, 0x7fffffff, &pid)) || *c++ != '.' ||
+	    !(c = rt_digits(c, 0x7fffffffffULL, &t)) || !t)
 		return -EINVAL;
-	for (; *c >= '0' && *c <= '9'; c++)
-		pid = pid * 10 + (unsigned)(*c - '0');
-	if (*c++ != '.' || pid > 0x7fffffff) /* pid 0: no agent (a shell prefix) */
-		return -EINVAL;
-	for (; *c >= '0' && *c <= '9' && t <= 0x7fffffffffULL; c++)
-		t = t * 10 + (unsigned)(*c - '0');
 	if (*c == '.') {
 		has_ns = 1;
-		for (c++; *c >= '0' && *c <= '9' && ns < 1000000000ULL; c++)
-			ns = ns * 10 + (unsigned)(*c - '0');
+		if (!(c = rt_digits(c + 1, 999999999ULL, &ns)))
+			return -EINVAL;
+		if (*c == '.' && !(c = rt_digits(c + 1, ~0ULL / 10 - 9, &agent_start)))
+			return -EINVAL;
 	}
-	if (has_ns && *c == '.') /* the agent's start (rt_session_agent_start) */
-		for (c++; *c >= '0' && *c <= '9'; c++)
-			;
-	if (*c || !t || t > 0x7fffffffffULL || ns >= 1000000000ULL)
+	if (*c == ':' && !rt_clean_abs(c + 1))
 		return -EINVAL;
-	*agent = (pid_t)pid;
-	*start_ns =
+	if (*c && *c != ':')
+		return -EINVAL;
+	s->agent = (pid_t)pid;
+	s->agent_start = pid ? agent_start : 0;
+	s->start_ns =
 	    has_ns ? (long long)(t * 1000000000ULL + ns) : (long long)(t + 1) * 1000000000LL;
+	s->kept = *c == ':' ? c + 1 : NULL;
 	return 0;
+}
+
+int rt_session_parse(const char *value, struct rt_session *s)
+{
+	int rc = rt_session_fields(value, s);
+
+	if (rc < 0)
+		memset(s, 0, sizeof(*s));
+	return rc;
+}
+
+int rt_session_format(char *buf, size_t size, const struct rt_session *s)
+{
+	char ns[10];
+	struct rt_msg m;
+	long long sub = s->start_ns % 1000000000LL;
+
+	for (int i = 8; i >= 0; i--, sub /= 10)
+		ns[i] = (char)('0' + sub % 10);
+	ns[9] = '\0';
+	rt_msg_init(&m, buf, size);
+	rt_msg_addu(&m, (unsigned long)(s->agent > 0 ? s->agent : 0));
+	rt_msg_add(&m, ".");
+	rt_msg_addu(&m, (unsigned long)(s->start_ns / 1000000000LL));
+	rt_msg_add(&m, ".");
+	rt_msg_add(&m, ns);
+	rt_msg_add(&m, ".");
+	rt_msg_addu(&m, (unsigned long)(s->agent > 0 ? s->agent_start : 0));
+	if (s->kept) {
+		rt_msg_add(&m, ":");
+		rt_msg_add(&m, s->kept);
+	}
+	if (!size || m.len >= size - 1) {
+		if (size)
+			buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	return (int)m.len;
+}
+
+int rt_session_is_agent(const struct rt_session *s)
+{
+	return s->agent > 0 && s->agent_start && getpid() == s->agent &&
+	       rt_proc_start(0) == s->agent_start;
+}
+
+/* ---- kept names ------------------------------------------------------------------ */
+
+void rt_kept_of(const struct rt_obj *o, struct rt_kept *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->dev = o->dev;
+	k->ino = o->ino;
+	k->born = o->has_btime ? o->born : 0;
+}
+
+int rt_kept_add(const char *file, const struct rt_obj *o)
+{
+	struct rt_kept k;
+	int saved = errno, rc = 0, fd;
+
+	if (!file)
+		return -EINVAL;
+	fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		rc = -errno;
+		errno = saved;
+		return rc;
+	}
+	rt_kept_of(o, &k);
+	if (write(fd, &k, sizeof(k)) != (ssize_t)sizeof(k))
+		rc = -EIO;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int rt_kept_has(const char *file, const struct rt_obj *o)
+{
+	struct rt_kept want, buf[128];
+	int saved = errno, found = 0, fd;
+	off_t off = 0;
+	ssize_t n;
+
+	if (!file) {
+		errno = saved;
+		return 0;
+	}
+	/* a file that cannot be read keeps everything (fail closed) */
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		errno = saved;
+		return 1;
+	}
+	rt_kept_of(o, &want);
+	while (!found && (n = pread(fd, buf, sizeof(buf), off)) >= (ssize_t)sizeof(buf[0])) {
+		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]) && !found; i++)
+			found = !memcmp(&buf[i], &want, sizeof(want));
+		off += n - n % (ssize_t)sizeof(buf[0]);
+	}
+	if (n < 0)
+		found = 1;
+	close(fd);
+	errno = saved;
+	return found;
 }
 
 /* ---- messages ---------------------------------------------------------------------- */

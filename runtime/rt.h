@@ -119,20 +119,53 @@ int rt_open_may_excl(int oflags);
 
 /* ---- sessions ------------------------------------------------------------------- */
 
+/* DESIGN.md, "No-delete protects names": a session may delete again, in a no-delete
+ * folder, only the names it created. A name is the session's own when the object at
+ * it was born after the session began (on the file system's own clock, compared
+ * strictly) and did not take the place of a name that was there before (an atomic
+ * save over an older file: sed -i, os.replace, perl -i), which the session keeps
+ * (rt_kept_*). */
+
+/* An object as the session rules see it: where it lives, when it was born, what it
+ * is. born: its birth time in nanoseconds since the epoch where the file system keeps
+ * one, else its change time (set with the birth, on every file system). */
+struct rt_obj {
+	uint64_t dev, ino;
+	long long born;
+	unsigned mode; /* S_IFMT bits and permissions */
+	int has_btime; /* born is the birth time (which never changes), not the change time */
+};
+
+/* Looks at dirfd/path (not following a last symlink; path "": dirfd's own object).
+ * Returns 0, or a negative errno (-ENOENT: nothing there). errno is kept. */
+int rt_obj_at(int dirfd, const char *path, struct rt_obj *o);
+
 /* Whether dirfd/path (not following a last symlink; path "": dirfd's own object) was
- * created at or after start_ns
- * (nanoseconds since the epoch): its birth time where the file system keeps one, else
- * its change time; also 1 when there is nothing at that name (ENOENT: nothing to
- * protect, the call will fail by itself). 0 when start_ns is 0 or the file cannot be
- * looked at. An atomic save's temporary file made during the session passes; a file
- * that existed before does not. */
+ * created after start_ns (nanoseconds since the epoch, the session's start from
+ * rt_session_now() or rt_session_begin(): strictly after, so that nothing stamped in
+ * the same instant as the start passes): its birth time where the file system keeps
+ * one, else its change time; also 1 when there is nothing at that name (ENOENT:
+ * nothing to protect, the call will fail by itself). 0 when start_ns is 0 or the file
+ * cannot be looked at. An atomic save's temporary file made during the session
+ * passes; a file that existed before does not. On a file system that stamps whole
+ * seconds, a file made in the session's first second counts as older (refused, never
+ * let through). */
 int rt_created_since(int dirfd, const char *path, long long start_ns);
 
-/* The start of a session that begins now, in nanoseconds since the epoch: a time no
- * file created from now on can carry as its birth or change time (the coarse clock,
- * one of its ticks back). The launcher writes it to $DCG_SESSION; the supervisor
- * uses it when no launcher did. */
+/* The start of a session that begins now, in nanoseconds since the epoch, on the clock
+ * the file systems stamp files with: the stamp of a file made now (an unnamed
+ * O_TMPFILE in /tmp, /var/tmp, /dev/shm or the working directory; the coarse clock
+ * where none can be made). It returns once the kernel's coarse clock has passed that
+ * stamp (at most one tick, 1 to 10 ms): every file made before it returned carries a
+ * stamp at or before the start, every file made after it one strictly later, on every
+ * file system with nanosecond stamps (the kernel's multigrain timestamps included).
+ * The supervisor uses it when no launcher set $DCG_SESSION. */
 long long rt_session_now(void);
+/* The same with a file the launcher keeps: creates file (O_EXCL, 0600; it must not
+ * exist) and takes the start from its stamp. The file is then the session's list of
+ * kept names (rt_kept_add()). Returns the start, or a negative errno (nothing made). */
+long long rt_session_begin(const char *file);
+
 /* A process's arguments (path: /proc/self/cmdline or /proc/PID/cmdline) into buf,
  * NUL-separated and NUL-ended (a last word cut short is ended too), for owners that
  * name a subcommand (pol_ctx.args). Returns the length, 0 when unreadable; errno kept. */
@@ -142,10 +175,6 @@ size_t rt_read_args(const char *path, char *buf, size_t size);
  * starttime), which a process cannot change: a pid taken over after its process died
  * has a later one. 0 when unreadable; errno kept. */
 unsigned long long rt_proc_start(pid_t pid);
-/* $DCG_SESSION's fourth field, the wrapped agent's rt_proc_start() (0: none given):
- * the agent's pid counts as the agent only while the process holding it started then
- * (":agent" dies with the agent). */
-unsigned long long rt_session_agent_start(const char *value);
 /* Whether a question may be put on this process's terminal (rt_ask_tty()): its
  * controlling terminal must be the wrapped agent's (agent, started at agent_start, from
  * $DCG_SESSION), which the user watches. A terminal the agent's tools made themselves
@@ -161,13 +190,64 @@ int rt_ask_terminal_ok(pid_t agent, unsigned long long agent_start);
  * when args are unknown (len 0). */
 int rt_dcg_changes_guard(const char *args, size_t len);
 
-/* Parses $DCG_SESSION ("PID.SECONDS" or "PID.SECONDS.NANOSECONDS[.AGENTSTART]", set by the
- * launcher): the wrapped agent's pid (0: none, under a shell prefix) and the session's
- * start in nanoseconds. Without
- * nanoseconds the start is taken as the next whole second, so that a file made in
- * the session's first second, before it began, never counts as the session's.
- * Returns 0, or -EINVAL (both 0). */
-int rt_session_parse(const char *value, pid_t *agent, long long *start_ns);
+/* $DCG_SESSION, set by the launcher (cli/launch.c) and put again by the sandbox's
+ * child for the agent it execs (sandbox/run.c), read by the preload, the supervisor
+ * and the CLI with rt_session_parse() alone:
+ *
+ *     PID.SECONDS.NANOSECONDS.AGENTSTART:FILE
+ *
+ * PID, the wrapped agent (0: none, under an agent's shell prefix); SECONDS and
+ * NANOSECONDS (nine digits), the session's start (rt_session_begin()); AGENTSTART,
+ * the agent process's rt_proc_start() (0 with no agent): its pid is the agent only
+ * while the process that holds it started then (":agent" dies with the agent);
+ * ":FILE", the session's file of kept names, an absolute path, left out when none
+ * could be made. The shorter forms PID.SECONDS (the start taken as the next whole
+ * second, so that a file made in the session's first second never counts as its
+ * own), PID.SECONDS.NANOSECONDS and either with ":FILE" are read too, with no agent
+ * start. Fail closed: a value with anything else in it (a letter, an empty or
+ * out-of-range field, a FILE that is relative or holds an empty, "." or ".."
+ * component) is refused whole: nothing is taken from it. */
+struct rt_session {
+	pid_t agent;			/* 0: none */
+	unsigned long long agent_start; /* 0: not given (then no process is the agent) */
+	long long start_ns;		/* 0: unknown (nothing is the session's own) */
+	const char *kept;		/* FILE, pointing into the value; NULL: none */
+};
+/* Parses value into s. Returns 0, or -EINVAL (s emptied: no agent, start 0, no FILE).
+ * No allocation, no system call. */
+int rt_session_parse(const char *value, struct rt_session *s);
+/* Writes s in the full form into buf (":FILE" when s->kept). Returns the length, or
+ * -ENAMETOOLONG (buf then holds ""). */
+int rt_session_format(char *buf, size_t size, const struct rt_session *s);
+/* Whether the calling process is the session's agent: its pid, and its process's
+ * start given and the same (rt_proc_start()). */
+int rt_session_is_agent(const struct rt_session *s);
+
+/* ---- kept names: objects that took the place of a name older than the session ----- */
+
+/* The record of one kept object in the session's file (fixed size, appended whole
+ * with one write to an O_APPEND descriptor: concurrent writers never interleave).
+ * born is the birth time, or 0 where the file system keeps none (a change time moves
+ * with the rename itself: the device and inode alone then). */
+struct rt_kept {
+	uint64_t dev, ino;
+	int64_t born;
+};
+
+/* The rule both layers apply with these: the object at a name is the session's own
+ * when it was born after the start (rt_created_since()) and is not kept. A regular
+ * file of the session's own that replaces a name whose object is not (an atomic save
+ * over an older or kept file) is kept from then on, before the rename is made. */
+
+/* The record of o. */
+void rt_kept_of(const struct rt_obj *o, struct rt_kept *k);
+/* Appends o to the session's file of kept names. Returns 0 or a negative errno. No
+ * allocation, safe between fork and exec. */
+int rt_kept_add(const char *file, const struct rt_obj *o);
+/* Whether o is in the session's file of kept names (file NULL: no). 1 yes, 0 no; 1
+ * too when the file cannot be opened or read (a session whose file is gone or was
+ * never its own keeps everything: fail closed). No allocation. */
+int rt_kept_has(const char *file, const struct rt_obj *o);
 
 /* ---- messages -------------------------------------------------------------------- */
 

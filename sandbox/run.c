@@ -150,15 +150,17 @@ static void sbx_child(int sock, const struct sbx_filter *f, char *const argv[])
 	close(sock);
 	/* The session names the wrapped agent: this process, after the exec. */
 	{
-		const char *sess = getenv("DCG_SESSION"), *dot = sess ? strchr(sess, '.') : NULL;
-		const char *end = dot ? strchr(dot + 1, '.') : NULL;
-		char buf[96];
+		struct rt_session ses;
+		char buf[PATH_MAX + 96];
 
-		end = end ? strchr(end + 1, '.') : NULL; /* the start of the agent's field */
-		if (dot && snprintf(buf, sizeof buf, "%ld%.*s.%llu", (long)getpid(),
-				    (int)(end ? end - dot : (long)strlen(dot)), dot,
-				    rt_proc_start(0)) < (int)sizeof buf)
-			setenv("DCG_SESSION", buf, 1);
+		/* the launcher's start and file of kept names, our pid and start (the one
+		 * format: runtime/rt.h); a value that does not parse is left to fail there */
+		if (rt_session_parse(getenv("DCG_SESSION"), &ses) == 0) {
+			ses.agent = getpid();
+			ses.agent_start = rt_proc_start(0);
+			if (rt_session_format(buf, sizeof buf, &ses) >= 0)
+				setenv("DCG_SESSION", buf, 1);
+		}
 	}
 	execvp(argv[0], argv);
 	int e = errno;

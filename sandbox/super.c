@@ -98,10 +98,16 @@ struct sbx_super {
 	struct seccomp_notif_resp *resp;
 	struct sbx_stats stats;
 	long long session_start; /* ns: files born since then are the session's */
-	pid_t agent_tgid;	 /* the first process that called: the command dcg sandbox ran */
-	int agent_pidfd;	 /* held from its first call: its identity dies with it */
-	char dcg_exe[PATH_MAX];	 /* our own binary: rules owned by ":dcg" let it pass */
-	dev_t dcg_dev;		 /* and the file itself, as the tracee's exec must show it */
+	/* The session's kept names (runtime/rt.h): files of the session's that replaced
+	 * a name older than it, which stays no-delete. An open-addressed set, held here
+	 * where no tracee can reach it; the lock for the helper threads. */
+	pthread_mutex_t kept_lock;
+	struct rt_kept *kept;
+	size_t kept_n, kept_cap;
+	pid_t agent_tgid;	/* the first process that called: the command dcg sandbox ran */
+	int agent_pidfd;	/* held from its first call: its identity dies with it */
+	char dcg_exe[PATH_MAX]; /* our own binary: rules owned by ":dcg" let it pass */
+	dev_t dcg_dev;		/* and the file itself, as the tracee's exec must show it */
 	ino_t dcg_ino;
 	/* The audit log: tracees that open it to append get the write end of a pipe;
 	 * a thread of ours appends what comes through (no tracee holds the file). */
@@ -139,12 +145,103 @@ struct sbx_call {
 	const struct sbx_creds *creds;
 	mode_t umask_saved;
 	int umask_set;
-	/* rename: the folder of a source made during the session (an atomic save may
-	 * replace a no-delete name in that same folder) */
-	int src_new;
+	/* rename: the folder of a regular file of the session's own as the source (an
+	 * atomic save may replace a no-delete name in that same folder), the file, and
+	 * whether it replaces a name that is not the session's own (then it is kept) */
+	int src_new, src_keep;
 	dev_t src_dev;
 	ino_t src_ino;
+	struct rt_obj src;
 };
+
+/* ---- the session's kept names -------------------------------------------------------- */
+
+static size_t sbx_kept_slot(const struct rt_kept *set, size_t cap, const struct rt_kept *o)
+{
+	uint64_t h =
+	    (o->dev * 0x9e3779b97f4a7c15ull) ^ (o->ino * 0xc2b2ae3d27d4eb4full) ^ (uint64_t)o->born;
+	size_t i = (size_t)(h ^ (h >> 29)) & (cap - 1);
+
+	/* an empty slot has ino 0, which no file has */
+	while (set[i].ino &&
+	       !(set[i].dev == o->dev && set[i].ino == o->ino && set[i].born == o->born))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Whether o is kept. */
+static int sbx_kept_has(struct sbx_super *s, const struct rt_obj *o)
+{
+	struct rt_kept k;
+	int has = 0;
+
+	rt_kept_of(o, &k);
+	pthread_mutex_lock(&s->kept_lock);
+	if (s->kept_cap)
+		has = s->kept[sbx_kept_slot(s->kept, s->kept_cap, &k)].ino != 0;
+	pthread_mutex_unlock(&s->kept_lock);
+	return has;
+}
+
+/* Keeps o. Returns 0 or -ENOMEM (the caller then refuses the rename). */
+static int sbx_kept_add(struct sbx_super *s, const struct rt_obj *o)
+{
+	struct rt_kept k, *slot;
+	int rc = 0;
+
+	rt_kept_of(o, &k);
+	pthread_mutex_lock(&s->kept_lock);
+	if (2 * (s->kept_n + 1) > s->kept_cap) {
+		size_t cap = s->kept_cap ? 2 * s->kept_cap : 64;
+		struct rt_kept *set = calloc(cap, sizeof(*set));
+
+		if (!set) {
+			rc = -ENOMEM;
+			goto out_unlock;
+		}
+		for (size_t i = 0; i < s->kept_cap; i++)
+			if (s->kept[i].ino)
+				set[sbx_kept_slot(set, cap, &s->kept[i])] = s->kept[i];
+		free(s->kept);
+		s->kept = set;
+		s->kept_cap = cap;
+	}
+	slot = &s->kept[sbx_kept_slot(s->kept, s->kept_cap, &k)];
+	if (!slot->ino) {
+		*slot = k;
+		s->kept_n++;
+	}
+out_unlock:
+	pthread_mutex_unlock(&s->kept_lock);
+	return rc;
+}
+
+/* Forgets o (a rename that failed after it was kept): its slot stays taken, with a
+ * birth no file has, so that the probes past it still go on. */
+static void sbx_kept_forget(struct sbx_super *s, const struct rt_obj *o)
+{
+	struct rt_kept k, *slot;
+
+	rt_kept_of(o, &k);
+	pthread_mutex_lock(&s->kept_lock);
+	if (s->kept_cap) {
+		slot = &s->kept[sbx_kept_slot(s->kept, s->kept_cap, &k)];
+		if (slot->ino)
+			slot->born = INT64_MIN;
+	}
+	pthread_mutex_unlock(&s->kept_lock);
+}
+
+/* Whether name in folder fd is the session's own (runtime/rt.h): nothing there, or an
+ * object born after the session began that is not kept. *o gets the object. */
+static int sbx_session_own(struct sbx_super *s, int fd, const char *name, struct rt_obj *o)
+{
+	int rc = rt_obj_at(fd, name, o);
+
+	if (rc < 0)
+		return rc == -ENOENT;
+	return s->session_start && o->born > s->session_start && !sbx_kept_has(s, o);
+}
 
 /* ---- tracee memory ----------------------------------------------------------------- */
 
@@ -1506,12 +1603,15 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 			flags |= POL_PATH_IS_DIR;
 	}
 	if (mode == SBX_WALK_PARENT && (op == POL_OP_DELETE || op == POL_OP_RENAME_FROM) &&
-	    rt_created_since(t->pin.fd, dots ? "." : t->pin.name, c->s->session_start)) {
-		/* made during the session: no-delete lets it go (an atomic save's file) */
+	    sbx_session_own(c->s, t->pin.fd, dots ? "." : t->pin.name, &c->src)) {
+		/* the session's own name: no-delete lets it go (an atomic save's file); a
+		 * regular file may replace a name in its folder (never a directory or a
+		 * symlink: DESIGN.md, "No-delete protects names") */
 		struct stat dir;
 
 		flags |= POL_PATH_SESSION_NEW;
-		if (op == POL_OP_RENAME_FROM && !dots && fstat(t->pin.fd, &dir) == 0) {
+		if (op == POL_OP_RENAME_FROM && !dots && S_ISREG(c->src.mode) &&
+		    fstat(t->pin.fd, &dir) == 0) {
 			c->src_new = 1;
 			c->src_dev = dir.st_dev;
 			c->src_ino = dir.st_ino;
@@ -1525,10 +1625,14 @@ static int sbx_target(struct sbx_call *c, int dirfd, uint64_t addr, enum sbx_wal
 		flags |= POL_PATH_SESSION_NEW;
 	if (mode == SBX_WALK_PARENT && op == POL_OP_RENAME_TO && c->src_new) {
 		struct stat dir;
+		struct rt_obj old;
 
 		if (fstat(t->pin.fd, &dir) == 0 && dir.st_dev == c->src_dev &&
-		    dir.st_ino == c->src_ino)
+		    dir.st_ino == c->src_ino) {
 			flags |= POL_PATH_SESSION_NEW;
+			/* over a name older than the session (or kept): it stays no-delete */
+			c->src_keep = !sbx_session_own(c->s, t->pin.fd, t->pin.name, &old);
+		}
 	}
 	return sbx_check(c, t->a.base_abs, t->a.path, &t->pin, op, flags);
 }
@@ -1582,6 +1686,7 @@ static long long sbx_h_rename(struct sbx_call *c, const struct sbx_parg p[2], un
 {
 	struct sbx_target o, n;
 	long long rc;
+	int keep;
 
 	sbx_target_init(&o);
 	sbx_target_init(&n);
@@ -1591,6 +1696,12 @@ static long long sbx_h_rename(struct sbx_call *c, const struct sbx_parg p[2], un
 	if (rc == 0)
 		rc = sbx_parg_target(c, &p[1], 0, &n);
 	c->src_new = 0;
+	/* kept before it takes the name: no moment when it stands there unkept (and
+	 * forgotten when the rename fails: mv tries RENAME_NOREPLACE first) */
+	keep = rc == 0 && c->src_keep && !(flags & (RENAME_EXCHANGE | RENAME_NOREPLACE));
+	c->src_keep = 0;
+	if (keep)
+		rc = sbx_kept_add(c->s, &c->src);
 	if (rc == 0 && (flags & RENAME_EXCHANGE)) {
 		/* Both names move: each is also a source and a destination. */
 		rc = sbx_check(c, n.a.base_abs, n.a.path, &n.pin, p[0].op, p[0].pflags);
@@ -1600,6 +1711,8 @@ static long long sbx_h_rename(struct sbx_call *c, const struct sbx_parg p[2], un
 	if (rc == 0) {
 		sbx_creds_enter(c, 0);
 		rc = renameat2(o.pin.fd, o.pin.name, n.pin.fd, n.pin.name, flags) < 0 ? -errno : 0;
+		if (rc < 0 && keep)
+			sbx_kept_forget(c->s, &c->src);
 	}
 	sbx_target_release(&n);
 	sbx_target_release(&o);
@@ -2367,13 +2480,16 @@ struct sbx_super *sbx_super_new(const struct sbx_super_opts *opts)
 	s->err_fd = opts->err_fd;
 	s->self = getpid();
 	s->agent_pidfd = -1;
+	pthread_mutex_init(&s->kept_lock, NULL);
 	{
-		pid_t agent;
+		struct rt_session ses;
 
 		/* The launcher's start (DCG_SESSION), else ours: files born since are the
-		 * session's own. */
-		if (rt_session_parse(getenv("DCG_SESSION"), &agent, &s->session_start) < 0)
-			s->session_start = rt_session_now();
+		 * session's own. The agent is the process whose pidfd we hold, not the
+		 * session's pid; the kept names are our own set, not its file. */
+		if (rt_session_parse(getenv("DCG_SESSION"), &ses) < 0)
+			ses.start_ns = rt_session_now();
+		s->session_start = ses.start_ns;
 	}
 	sbx_log_prepare(s);
 	s->self_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -2457,6 +2573,8 @@ void sbx_super_free(struct sbx_super *s)
 		close(s->self_fds);
 	free(s->req);
 	free(s->resp);
+	free(s->kept);
+	pthread_mutex_destroy(&s->kept_lock);
 	free(s);
 }
 

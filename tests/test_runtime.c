@@ -3,8 +3,11 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -278,19 +281,20 @@ Test(runtime, builtin_runtime_rules_are_listed_and_allowable)
 
 Test(runtime, session_start_never_counts_an_older_file_as_new)
 {
-	pid_t pid;
-	long long ns;
+	struct rt_session ses;
 
-	cr_assert_eq(rt_session_parse("123.1700000000", &pid, &ns), 0);
-	cr_expect_eq(pid, 123);
-	cr_expect_eq(ns, 1700000001LL * 1000000000LL, "whole seconds: the next second");
-	cr_assert_eq(rt_session_parse("123.1700000000.250000000", &pid, &ns), 0);
-	cr_expect_eq(ns, 1700000000LL * 1000000000LL + 250000000LL);
-	cr_expect_eq(rt_session_parse("x.1", &pid, &ns), -EINVAL);
-	cr_expect_eq(rt_session_parse("12", &pid, &ns), -EINVAL);
-	cr_expect_eq(rt_session_parse(NULL, &pid, &ns), -EINVAL);
-	cr_expect_eq(pid, 0);
-	cr_expect_eq(ns, 0);
+	cr_assert_eq(rt_session_parse("123.1700000000", &ses), 0);
+	cr_expect_eq(ses.agent, 123);
+	cr_expect_eq(ses.start_ns, 1700000001LL * 1000000000LL, "whole seconds: the next second");
+	cr_expect_eq(ses.agent_start, 0);
+	cr_expect_null(ses.kept);
+	cr_assert_eq(rt_session_parse("123.1700000000.250000000", &ses), 0);
+	cr_expect_eq(ses.start_ns, 1700000000LL * 1000000000LL + 250000000LL);
+	cr_expect_eq(rt_session_parse("x.1", &ses), -EINVAL);
+	cr_expect_eq(rt_session_parse("12", &ses), -EINVAL);
+	cr_expect_eq(rt_session_parse(NULL, &ses), -EINVAL);
+	cr_expect_eq(ses.agent, 0);
+	cr_expect_eq(ses.start_ns, 0);
 }
 
 /* The agent's pid counts only while the process that started then holds it: the
@@ -299,20 +303,188 @@ Test(runtime, session_start_never_counts_an_older_file_as_new)
 Test(runtime, the_agent_is_its_process_not_its_pid)
 {
 	unsigned long long me = rt_proc_start(0), parent = rt_proc_start(getppid());
-	pid_t pid;
-	long long ns;
+	struct rt_session ses;
 	char sess[96];
 
 	cr_assert_gt(me, 0);
 	cr_expect_eq(rt_proc_start(getpid()), me);
 	cr_expect_leq(parent, me, "a parent starts no later than its child");
 	snprintf(sess, sizeof(sess), "%d.1700000000.250000000.%llu", (int)getpid(), me);
-	cr_assert_eq(rt_session_parse(sess, &pid, &ns), 0);
-	cr_expect_eq(pid, getpid());
-	cr_expect_eq(ns, 1700000000LL * 1000000000LL + 250000000LL);
-	cr_expect_eq(rt_session_agent_start(sess), me);
-	cr_expect_eq(rt_session_agent_start("123.1700000000.250000000"), 0);
-	cr_expect_eq(rt_session_agent_start("123.1700000000"), 0);
-	cr_expect_eq(rt_session_agent_start(NULL), 0);
+	cr_assert_eq(rt_session_parse(sess, &ses), 0);
+	cr_expect_eq(ses.agent, getpid());
+	cr_expect_eq(ses.start_ns, 1700000000LL * 1000000000LL + 250000000LL);
+	cr_expect_eq(ses.agent_start, me);
+	cr_expect(rt_session_is_agent(&ses));
+	ses.agent_start = me + 1; /* another process that took the pid over */
+	cr_expect_not(rt_session_is_agent(&ses));
+	ses.agent_start = 0; /* no start given: nobody is the agent (fail closed) */
+	cr_expect_not(rt_session_is_agent(&ses));
+	snprintf(sess, sizeof(sess), "%d.1700000000.250000000.%llu", (int)getppid(), parent);
+	cr_assert_eq(rt_session_parse(sess, &ses), 0);
+	cr_expect_not(rt_session_is_agent(&ses), "the parent's session does not make us its agent");
+	cr_assert_eq(rt_session_parse("123.1700000000.250000000", &ses), 0);
+	cr_expect_eq(ses.agent_start, 0);
+	cr_assert_eq(rt_session_parse("0.1700000000.250000000.77", &ses), 0);
+	cr_expect_eq(ses.agent_start, 0, "no agent, no agent start");
 	cr_expect_eq(rt_proc_start(0x7ffffff0), 0, "no such process");
+}
+
+/* DESIGN.md: "before the session" is decided on the file system's own clock. A file
+ * made right before a session starts is never the session's own; one made right after
+ * always is (the start is the stamp of a file made then, and the clock has moved past
+ * it when the start is returned). 50 times each way, with both starts. */
+Test(runtime, a_file_made_just_before_the_start_is_older_than_the_session)
+{
+	char dir[] = "/tmp/dcg-test-rt-XXXXXX", f[PATH_MAX], kept[PATH_MAX];
+	int before_new = 0, after_old = 0;
+
+	cr_assert(mkdtemp(dir));
+	for (int i = 0; i < 100; i++) {
+		long long start;
+		int fd;
+
+		snprintf(f, sizeof f, "%s/f%d", dir, i);
+		fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		cr_assert(fd >= 0);
+		close(fd);
+		if (i % 2) {
+			snprintf(kept, sizeof kept, "%s/session-%d", dir, i);
+			start = rt_session_begin(kept);
+		} else {
+			start = rt_session_now();
+		}
+		cr_assert(start > 0);
+		before_new += rt_created_since(AT_FDCWD, f, start);
+		snprintf(f, sizeof f, "%s/g%d", dir, i);
+		fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		cr_assert(fd >= 0);
+		close(fd);
+		after_old += !rt_created_since(AT_FDCWD, f, start);
+	}
+	cr_expect_eq(before_new, 0, "%d of 100 files made just before the start passed for new",
+		     before_new);
+	cr_expect_eq(after_old, 0, "%d of 100 files made just after the start passed for old",
+		     after_old);
+	cr_expect_eq(rt_session_begin(kept), -EEXIST, "an existing file is not a session's");
+	snprintf(f, sizeof f, "rm -rf '%s'", dir);
+	cr_expect_eq(system(f), 0);
+}
+
+Test(runtime, session_value_carries_its_file_of_kept_names)
+{
+	struct rt_session ses;
+
+	cr_assert_eq(rt_session_parse("7.1700000000.5:/run/user/1/dcg/session-7-0", &ses), 0);
+	cr_expect_eq(ses.agent, 7);
+	cr_expect_eq(ses.start_ns, 1700000000LL * 1000000000LL + 5);
+	cr_expect_str_eq(ses.kept, "/run/user/1/dcg/session-7-0");
+	cr_assert_eq(rt_session_parse("7.1700000000.5", &ses), 0);
+	cr_expect_null(ses.kept);
+	cr_expect_eq(rt_session_parse("7.1700000000.5x", &ses), -EINVAL);
+}
+
+/* The one format holds both: the agent's start and the file of kept names; what
+ * rt_session_format() writes, rt_session_parse() reads back whole. */
+Test(runtime, session_format_holds_the_agent_start_and_the_kept_file)
+{
+	struct rt_session in = {.agent = 4242,
+				.agent_start = 987654321ULL,
+				.start_ns = 1700000000LL * 1000000000LL + 5,
+				.kept = "/run/user/1/dcg/session-4242-0"},
+			  out;
+	char buf[128], small[20];
+
+	cr_assert_gt(rt_session_format(buf, sizeof buf, &in), 0);
+	cr_expect_str_eq(buf, "4242.1700000000.000000005.987654321:/run/user/1/dcg/session-4242-0");
+	cr_assert_eq(rt_session_parse(buf, &out), 0);
+	cr_expect_eq(out.agent, 4242);
+	cr_expect_eq(out.agent_start, 987654321ULL);
+	cr_expect_eq(out.start_ns, in.start_ns);
+	cr_expect_str_eq(out.kept, in.kept);
+	in.kept = NULL;
+	cr_assert_gt(rt_session_format(buf, sizeof buf, &in), 0);
+	cr_expect_str_eq(buf, "4242.1700000000.000000005.987654321");
+	in.agent = 0; /* a shell prefix: no agent, no agent start */
+	cr_assert_gt(rt_session_format(buf, sizeof buf, &in), 0);
+	cr_expect_str_eq(buf, "0.1700000000.000000005.0");
+	cr_expect_eq(rt_session_format(small, sizeof small, &in), -ENAMETOOLONG);
+	cr_expect_str_eq(small, "");
+}
+
+/* A forged or damaged value gives nothing: no agent, no start (nothing is the
+ * session's own), no file; never a part of it. */
+Test(runtime, a_malformed_session_is_refused_whole)
+{
+	static const char *const bad[] = {
+	    "7.1700000000.5.99:relative/session",
+	    "7.1700000000.5.99:/run/dcg/../home/u/empty",
+	    "7.1700000000.5.99:/run/dcg/./session-7-0",
+	    "7.1700000000.5.99:/run//dcg/session-7-0",
+	    "7.1700000000.5.99:",
+	    "7.1700000000.5.99x",
+	    "7.1700000000.5.",
+	    "7.1700000000.",
+	    "7..5",
+	    ".1700000000.5",
+	    "7.1700000000.1000000000",
+	    "99999999999.1700000000.5",
+	    "7.1700000000.5.99.3",
+	    "7.1700000000.5.99999999999999999999999",
+	    "7.0.5",
+	    "-7.1700000000.5",
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct rt_session ses = {.agent = 1, .agent_start = 1, .start_ns = 1, .kept = "x"};
+
+		cr_expect_eq(rt_session_parse(bad[i], &ses), -EINVAL, "%s", bad[i]);
+		cr_expect(ses.agent == 0 && ses.agent_start == 0 && ses.start_ns == 0 && !ses.kept,
+			  "%s: something was taken from it", bad[i]);
+	}
+}
+
+/* The kept names: what rt_kept_add() wrote, rt_kept_has() finds, and nothing else. */
+Test(runtime, kept_names_are_found_by_device_inode_and_birth)
+{
+	char dir[] = "/tmp/dcg-test-kept-XXXXXX", file[PATH_MAX], f[PATH_MAX];
+	struct rt_obj a, b, c;
+	long long start;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(file, sizeof file, "%s/session", dir);
+	start = rt_session_begin(file);
+	cr_assert(start > 0);
+	for (int i = 0; i < 300; i++) { /* more than one read's worth */
+		struct rt_obj o = {.dev = 1, .ino = (uint64_t)i + 10, .born = i};
+
+		cr_assert_eq(rt_kept_add(file, &o), 0);
+	}
+	snprintf(f, sizeof f, "%s/a", dir);
+	close(open(f, O_WRONLY | O_CREAT, 0600));
+	cr_assert_eq(rt_obj_at(AT_FDCWD, f, &a), 0);
+	cr_expect(S_ISREG(a.mode));
+	cr_expect_gt(a.born, start);
+	snprintf(f, sizeof f, "%s/b", dir);
+	close(open(f, O_WRONLY | O_CREAT, 0600));
+	cr_assert_eq(rt_obj_at(AT_FDCWD, f, &b), 0);
+	cr_expect_eq(rt_kept_has(file, &a), 0);
+	cr_assert_eq(rt_kept_add(file, &a), 0);
+	cr_expect_eq(rt_kept_has(file, &a), 1);
+	cr_expect_eq(rt_kept_has(file, &b), 0);
+	c = a;
+	c.born++; /* the same inode number, another file (told apart by a birth time) */
+	cr_expect_eq(rt_kept_has(file, &c), !a.has_btime);
+	c.has_btime = 0; /* no birth time: the device and inode alone */
+	cr_expect_eq(rt_kept_has(file, &c), 0);
+	c.born = 12345;
+	cr_assert_eq(rt_kept_add(file, &c), 0);
+	c.born = 54321; /* a change time moves (the rename itself): still kept */
+	cr_expect_eq(rt_kept_has(file, &c), 1);
+	cr_expect_eq(rt_kept_has(NULL, &a), 0);
+	/* a session whose file is gone (or cannot be read) keeps everything */
+	snprintf(f, sizeof f, "%s/gone", dir);
+	cr_expect_eq(rt_kept_has(f, &b), 1);
+	cr_expect_eq(rt_obj_at(AT_FDCWD, "/nonexistent/x", &c), -ENOENT);
+	snprintf(f, sizeof f, "rm -rf '%s'", dir);
+	cr_expect_eq(system(f), 0);
 }

@@ -21,6 +21,7 @@
 #include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <poll.h>
 #include <unistd.h>
 
 static char tmp[PATH_MAX]; /* canonical */
@@ -303,9 +304,9 @@ Test(sandbox_filter, refuses_escape_hatches_and_unknown_syscalls)
 
 static char sup_tmp[PATH_MAX];
 
-/* A supervisor's session starts one tick of the coarse clock before it is made
- * (rt_session_now()): the files a set-up makes must be older than that to count as
- * pre-existing (not deletable in a no-delete folder). */
+/* A supervisor's session starts at the stamp of a file it makes (rt_session_now()):
+ * the files a set-up makes are older than that however little before; the pause is
+ * kept for file systems with coarse stamps. */
 static void wait_session_tick(void)
 {
 	struct timespec older = {0, 50000000};
@@ -449,6 +450,69 @@ Test(sandbox_super, performs_allowed_calls_and_refuses_protected_ones)
 	char p[PATH_MAX + 32];
 	snprintf(p, sizeof p, "%s/nd/keep", sup_tmp);
 	cr_expect_eq(access(p, F_OK), 0, "the protected file is gone");
+}
+
+/* A file made just before the supervisor starts (no launcher: the supervisor takes
+ * the start itself, rt_session_now()) is older than the session: a tracee cannot
+ * delete it in a no-delete folder. 20 times. */
+Test(sandbox_super, a_file_made_just_before_the_start_is_not_the_sessions)
+{
+	struct sbx_filter f;
+	struct sbx_filter_opts o = {.notify_reads = 0};
+	struct pol_policy *pol = pol_new(0);
+	char yaml[PATH_MAX + 64], p[PATH_MAX + 32];
+	int deleted = 0;
+
+	cr_assert(pol);
+	int n = snprintf(yaml, sizeof yaml, "noDeletePaths: ['%s/nd/']\n", sup_tmp);
+	cr_assert_eq(pol_load_buffer(pol, "test", yaml, (size_t)n), 0);
+	cr_assert_eq(sbx_filter_build(&o, &f), 0);
+	unsetenv("DCG_SESSION");
+	for (int i = 0; i < 20; i++) {
+		int sv[2], st, lnum;
+		char ack;
+
+		snprintf(p, sizeof p, "%s/nd/fresh%d", sup_tmp, i);
+		cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		pid_t pid = fork();
+		cr_assert(pid >= 0);
+		if (pid == 0) {
+			close(sv[0]);
+			int l = sbx_filter_install(&f);
+			if (l < 0 || write(sv[1], &l, sizeof l) != sizeof l ||
+			    read(sv[1], &ack, 1) != 1)
+				_exit(100);
+			close(l);
+			_exit(syscall(SYS_unlinkat, AT_FDCWD, p, 0) == 0 ? 1 : 0);
+		}
+		close(sv[1]);
+		cr_assert_eq(read(sv[0], &lnum, sizeof lnum), (ssize_t)sizeof lnum);
+		int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		int lfd = (int)syscall(SYS_pidfd_getfd, pidfd, lnum, 0);
+		cr_assert(lfd >= 0);
+		close(pidfd);
+		/* made now, then the supervisor starts at once */
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		cr_assert(fd >= 0);
+		close(fd);
+		struct sbx_super_opts so = {
+		    .policy = pol, .listener = lfd, .quiet = 1, .err_fd = 2};
+		struct sbx_super *s = sbx_super_new(&so);
+		cr_assert(s);
+		cr_assert_eq(write(sv[0], "", 1), 1);
+		while (waitpid(pid, &st, WNOHANG) != pid) {
+			struct pollfd pfd = {.fd = lfd, .events = POLLIN};
+			if (poll(&pfd, 1, 20) > 0)
+				cr_assert_eq(sbx_super_handle_one(s), 0);
+		}
+		sbx_super_free(s);
+		close(sv[0]);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 100);
+		deleted += access(p, F_OK) != 0;
+	}
+	sbx_filter_release(&f);
+	pol_free(pol);
+	cr_expect_eq(deleted, 0, "%d of 20 files made just before the start were deleted", deleted);
 }
 
 /* ---- every notified call, one by one ----------------------------------------------------- */

@@ -11,11 +11,23 @@ e2e_node_major() {
 	case $v in '' | *[!0-9]*) echo 0 ;; *) echo "$v" ;; esac
 }
 
-if [ "$(e2e_node_major node)" -lt "$DCG_E2E_NODE_MIN" ] && [ -n "${DCG_E2E_NODE_DIR:-}" ] &&
+# E2E_CLIENT_PATH: the PATH each client runs with (under env -i), the newer Node first
+# when the system's is too old: a client started with the system's PATH alone would find
+# Debian's Node 18 again ("SyntaxError: Invalid regular expression flags"). Decided on
+# the node that PATH finds, not on ours: the scripts source this twice (again inside
+# unshare, where our PATH already starts with the newer Node).
+E2E_CLIENT_PATH=/usr/local/bin:/usr/bin:/bin
+if [ -n "${DCG_E2E_NODE_DIR:-}" ] &&
 	[ "$(e2e_node_major "$DCG_E2E_NODE_DIR/node")" -ge "$DCG_E2E_NODE_MIN" ]; then
-	PATH=$DCG_E2E_NODE_DIR:$PATH
-	export PATH
+	if [ "$(e2e_node_major node)" -lt "$DCG_E2E_NODE_MIN" ]; then
+		PATH=$DCG_E2E_NODE_DIR:$PATH
+		export PATH
+	fi
+	if [ "$(PATH=$E2E_CLIENT_PATH e2e_node_major node)" -lt "$DCG_E2E_NODE_MIN" ]; then
+		E2E_CLIENT_PATH=$DCG_E2E_NODE_DIR:$E2E_CLIENT_PATH
+	fi
 fi
+export E2E_CLIENT_PATH
 
 # 0 when the node on PATH can run the clients; else prints why and returns 1.
 e2e_node_ok() {

@@ -40,7 +40,7 @@ done
 cd "$R/proj" || exit 1
 # A clean environment: only what the client needs to talk to the mock. IS_SANDBOX=1
 # lets bypassPermissions run as root (the namespace makes us root).
-env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" TERM=dumb LANG=C.UTF-8 SHELL=/bin/bash \
+env -i PATH="${E2E_CLIENT_PATH:-/usr/local/bin:/usr/bin:/bin}" HOME="$R/home" TERM=dumb LANG=C.UTF-8 SHELL=/bin/bash \
 	ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=dummy \
 	DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 DISABLE_AUTOUPDATER=1 \
 	CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 IS_SANDBOX=1 ${DCG_E2E_ENV:-} \

@@ -33,4 +33,22 @@ for layer in run sandbox "sandbox --no-preload"; do
 		{ cat "$T/err"; fail "dcg $layer: no refusal line for the older file"; }
 	rm -f "$W/nd/old"
 	echo "dcg $layer: 30 files made at the session's start deleted, an older one kept"
+
+	# The one $DCG_SESSION format (runtime/rt.h) as the agent sees it, under each
+	# launcher: PID.SECONDS.NANOSECONDS.AGENTSTART:FILE, the pid and start its own,
+	# the file of kept names the launcher made in the guard's folder.
+	(cd "$W" && "$DCG" $layer --policy policy.yaml -- \
+		sh -c 'set -- $(cat /proc/$$/stat); echo "$$ ${22} $DCG_SESSION"') >"$T/sess" 2>"$T/err" ||
+		{ cat "$T/err"; fail "dcg $layer: no session shown"; }
+	read -r pid start sess <"$T/sess"
+	re='^([0-9]+)\.[0-9]+\.[0-9]{9}\.([0-9]+):(/.*/session-[0-9]+-[0-9]+)$'
+	[[ $sess =~ $re ]] || fail "dcg $layer: \$DCG_SESSION '$sess' is not PID.SEC.NSEC.AGENTSTART:FILE"
+	[ "${BASH_REMATCH[1]}" = "$pid" ] || fail "dcg $layer: the session's pid ${BASH_REMATCH[1]} is not the agent's $pid"
+	[ "${BASH_REMATCH[2]}" = "$start" ] ||
+		fail "dcg $layer: the session's agent start ${BASH_REMATCH[2]} is not the agent's $start"
+	case ${BASH_REMATCH[3]} in
+	"$XDG_RUNTIME_DIR"/dcg/session-*) ;;
+	*) fail "dcg $layer: the kept names' file ${BASH_REMATCH[3]} is not in the guard's folder" ;;
+	esac
+	echo "dcg $layer: \$DCG_SESSION is $sess"
 done

@@ -59,7 +59,7 @@ run_codex() {
 		--log "$R/requests.jsonl" 2>"$R/mock.err" &
 	local mock=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
-	(cd "$R/proj" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" \
+	(cd "$R/proj" && env -i PATH="${E2E_CLIENT_PATH:-/usr/local/bin:/usr/bin:/bin}" HOME="$R/home" \
 		CODEX_HOME="$R/home/.codex" OPENAI_API_KEY=dummy LANG=C.UTF-8 TERM=dumb \
 		DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" \
 		timeout 120 ${E2E_WRAP:-} node "$CODEX_JS" exec --skip-git-repo-check \

@@ -52,7 +52,7 @@ run_gemini() {
 		--log "$R/requests.jsonl" 2>"$R/mock.err" &
 	local mock=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
-	(cd "$R/proj" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" TERM=dumb \
+	(cd "$R/proj" && env -i PATH="${E2E_CLIENT_PATH:-/usr/local/bin:/usr/bin:/bin}" HOME="$R/home" TERM=dumb \
 		LANG=C.UTF-8 GEMINI_API_KEY=dummy GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$PORT" \
 		DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" ${GEMINI_ENV:-} \
 		timeout 120 ${E2E_WRAP:-} node "$GEMINI_JS" -p "do it" --yolo -m gemini-2.5-flash \

@@ -70,7 +70,7 @@ run_pi() {
 		--log "$R/requests.jsonl" 2>"$R/mock.err" &
 	local mock=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
-	(cd "$R/proj" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" TERM=dumb \
+	(cd "$R/proj" && env -i PATH="${E2E_CLIENT_PATH:-/usr/local/bin:/usr/bin:/bin}" HOME="$R/home" TERM=dumb \
 		LANG=C.UTF-8 SHELL=/bin/bash PI_CODING_AGENT_DIR="$R/home/.pi/agent" PI_OFFLINE=1 \
 		PI_TELEMETRY=0 DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" \
 		${EXTRA_ENV:-} timeout 120 ${E2E_WRAP:-} node "$PI_CLI" -p "do it" --provider mock \
@@ -96,7 +96,7 @@ run_pi_rpc() {
 		--log "$R/requests.jsonl" 2>"$R/mock.err" &
 	local mock=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
-	(cd "$R/proj" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$R/home" TERM=dumb \
+	(cd "$R/proj" && env -i PATH="${E2E_CLIENT_PATH:-/usr/local/bin:/usr/bin:/bin}" HOME="$R/home" TERM=dumb \
 		LANG=C.UTF-8 SHELL=/bin/bash PI_CODING_AGENT_DIR="$R/home/.pi/agent" PI_OFFLINE=1 \
 		PI_TELEMETRY=0 DCG_LOG="$R/audit.jsonl" XDG_CONFIG_HOME="$R/home/.config" \
 		python3 "$HERE/rpc_driver.py" --confirm "$answer" --log "$R/ui.jsonl" -- \

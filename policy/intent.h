@@ -247,5 +247,8 @@ struct pol_intent_set *pol_intent_open(const char *cwd, const char *session,
  * missing or broken gives a set that refuses every write in its project. Call once
  * per process, at start-up (it allocates). */
 struct pol_intent_set *pol_intent_open_env(void);
+/* The same with the two values given (the preload passes the ones its process started
+ * with, not what the program may have put in its environment since). */
+struct pol_intent_set *pol_intent_open_from(const char *id, const char *file);
 
 #endif /* DCG_INTENT_H */

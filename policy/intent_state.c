@@ -227,7 +227,11 @@ struct pol_intent_set *pol_intent_open(const char *cwd, const char *session,
 
 struct pol_intent_set *pol_intent_open_env(void)
 {
-	const char *id = getenv("DCG_INTENT"), *file = getenv("DCG_INTENTS_FILE");
+	return pol_intent_open_from(getenv("DCG_INTENT"), getenv("DCG_INTENTS_FILE"));
+}
+
+struct pol_intent_set *pol_intent_open_from(const char *id, const char *file)
+{
 	char found[PATH_MAX], root[PATH_MAX];
 	struct pol_intent_set *s = NULL;
 	int rc;

@@ -59,6 +59,10 @@ static const struct pol_builtin core_builtins[] = {
 		"a core dump is a file the kernel writes for the process, where no path rule "
 		"sees it",
 		POL_SEV_CRITICAL, "Debug the crash outside dcg run / dcg sandbox"),
+    POL_BUILTIN("runtime.tty_inject",
+		"typing into the terminal (TIOCSTI) answers the guard's own questions and "
+		"runs commands in the user's shell, outside the guard",
+		POL_SEV_CRITICAL, "Write to the program's input instead (a pipe, a file)"),
     POL_BUILTIN("shell.analysis_failed", "the command could not be analysed within dcg's limits",
 		POL_SEV_CRITICAL, "Write the command more simply, or as a script file"),
 };

@@ -206,7 +206,8 @@ static const struct loaded *loaded_get(void)
 		free(mine);
 		return NULL;
 	}
-	mine->intents = pol_intent_open_env();
+	mine->intents = pol_intent_open_from(g.host.owned_env("DCG_INTENT"),
+					     g.host.owned_env("DCG_INTENTS_FILE"));
 	{
 		ssize_t n = readlink("/proc/self/exe", mine->exe, sizeof(mine->exe) - 1);
 
@@ -218,6 +219,15 @@ static const struct loaded *loaded_get(void)
 	if (mine->dcg_exe[0] && !strcmp(mine->exe, mine->dcg_exe) &&
 	    foreign_code(mine->policy, mine->dcg_exe))
 		mine->dcg_exe[0] = '\0';
+	/* nor is dcg's binary changing the guard (dcg allow-once CODE, dcg trust, under
+	 * any argv[0]): those writes are a person's, at a terminal outside the guard */
+	if (mine->dcg_exe[0] && !strcmp(mine->exe, mine->dcg_exe)) {
+		char args[1024];
+
+		if (rt_dcg_changes_guard(args,
+					 rt_read_args("/proc/self/cmdline", args, sizeof(args))))
+			mine->dcg_exe[0] = '\0';
+	}
 	session_read(&mine->session, mine->session_kept, sizeof(mine->session_kept));
 	if (__atomic_compare_exchange_n(&g.loaded, &expected, mine, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
@@ -305,6 +315,15 @@ static void log_result(const char *call, const char *input, const struct pol_res
 	rt_audit("preload", call, input, r, 0, getcwd(cwd, sizeof(cwd)));
 }
 
+/* A question goes to the wrapped agent's terminal only, never to one the agent's
+ * tools made for themselves (rt_ask_terminal_ok()). */
+static int ask_terminal_ok(void)
+{
+	const struct loaded *l = loaded_get();
+
+	return l && rt_ask_terminal_ok(l->session.agent, l->session.agent_start);
+}
+
 /* Turns a decision into the guard's answer: 0 go on, -1 refuse. Only a refusal (and
  * the question of an ask) is said on stderr; warnings and logs go to the audit log. */
 static int conclude(const char *call, const char *input, struct pol_result *r, enum pol_decision d)
@@ -325,7 +344,7 @@ static int conclude(const char *call, const char *input, struct pol_result *r, e
 		rt_msg_init(&m, line, sizeof(line) - 1);
 		rt_describe(&m, "asks: allow", call, input, r);
 		rt_msg_add(&m, "? [y/N] ");
-		if (rt_ask_tty(m.buf)) {
+		if (ask_terminal_ok() && rt_ask_tty(m.buf)) {
 			log_result(call, input, r);
 			break;
 		}

@@ -10,6 +10,7 @@
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -289,6 +290,9 @@ GUARD_EXPORT long syscall(long nr, ...)
 		errno = ENOSYS;
 		return -1;
 	}
+	/* ioctl(TIOCSTI), as its wrapper judges it (preload/tree.c) */
+	if (nr == SYS_ioctl && (unsigned)a[1] == (unsigned)TIOCSTI)
+		return ioctl((int)a[0], (unsigned long)a[1], (void *)a[2]);
 	s = rt_syscall_find(nr);
 	if (!s)
 		return guard_real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -94,6 +96,29 @@ static int core_check(const char *call, int resource, unsigned long long cur,
 	guard_leave();
 	errno = rc < 0 ? EPERM : saved;
 	return rc;
+}
+
+/* TIOCSTI types into the terminal: a guarded process on the agent's terminal would
+ * answer the guard's own question (an ask rule) or leave a command in the user's
+ * shell (runtime.tty_inject, EPERM). The request is an unsigned int to the kernel. */
+GUARD_EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if ((unsigned)request == (unsigned)TIOCSTI && guard_enter()) {
+		int rc = guard_check_builtin("ioctl", RT_RULE_TTY_INJECT, NULL);
+
+		guard_leave();
+		if (rc < 0) {
+			errno = EPERM;
+			return -1;
+		}
+	}
+	return GUARD_REAL(ioctl) ? guard_real_ioctl(fd, request, arg) : no_real();
 }
 
 GUARD_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)

@@ -276,7 +276,9 @@ size_t rt_read_args(const char *path, char *buf, size_t size)
 	return got;
 }
 
-unsigned long long rt_proc_start(pid_t pid)
+/* Field `want` (1-based, as proc(5) counts; 3 or more) of /proc/PID/stat (pid 0: this
+ * process), a number; 0 when unreadable. */
+static unsigned long long proc_stat_field(pid_t pid, int want)
 {
 	char path[48], buf[1024];
 	struct rt_msg m;
@@ -300,13 +302,72 @@ unsigned long long rt_proc_start(pid_t pid)
 		return 0;
 	buf[n] = '\0';
 	/* PID (COMM) STATE ...: the command may hold spaces and ')', so count from the
-	 * last ')'; starttime is field 22 */
+	 * last ')' */
 	const char *c = strrchr(buf, ')');
-	for (c = c ? c + 1 : buf + n; *c && field < 22; c++)
+	for (c = c ? c + 1 : buf + n; *c && field < want; c++)
 		field += *c == ' ' && c[1] != ' ';
 	for (; *c >= '0' && *c <= '9'; c++)
 		v = v * 10 + (unsigned)(*c - '0');
-	return field == 22 ? v : 0;
+	return field == want ? v : 0;
+}
+
+unsigned long long rt_proc_start(pid_t pid)
+{
+	return proc_stat_field(pid, 22); /* starttime */
+}
+
+/* dcg's commands that change the guard itself (cli/main.c's names, '-' read as '_'
+ * as its lookup does): what a person does at a terminal, never dcg's binary inside a
+ * guard, whatever the exec's argv[0] or spelling. */
+static const char *const dcg_self_changing[] = {"allow",   "allow_once", "unallow",  "trust",
+						"untrust", "install",	 "uninstall"};
+
+int rt_dcg_changes_guard(const char *args, size_t len)
+{
+	const char *a = args, *end = args + len;
+	int skip_next = 0;
+
+	if (!args || !len)
+		return 1;			/* unknown: not dcg's ordinary work */
+	a += strnlen(a, (size_t)(end - a)) + 1; /* argv[0]: any name */
+	for (; a < end; a += strnlen(a, (size_t)(end - a)) + 1) {
+		char key[16];
+		size_t k;
+
+		if (skip_next) {
+			skip_next = 0;
+			continue;
+		}
+		if (a[0] == '-') { /* global options: --policy FILE takes the next word */
+			skip_next = !strcmp(a, "--policy");
+			continue;
+		}
+		for (k = 0; a[k] && k < sizeof(key) - 1; k++)
+			key[k] = a[k] == '-' ? '_' : a[k];
+		key[k] = '\0';
+		if (a[k])
+			return 0; /* longer than any command name */
+		for (size_t i = 0; i < sizeof(dcg_self_changing) / sizeof(dcg_self_changing[0]);
+		     i++)
+			if (!strcmp(key, dcg_self_changing[i]))
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+int rt_ask_terminal_ok(pid_t agent, unsigned long long agent_start)
+{
+	unsigned long long mine, theirs;
+
+	if (agent <= 0 || !agent_start)
+		return 1;	      /* no agent to compare with: a shell prefix's own terminal */
+	mine = proc_stat_field(0, 7); /* tty_nr: the controlling terminal */
+	theirs = proc_stat_field(agent, 7);
+	/* the agent still the process that started then (its pid not taken over) */
+	if (proc_stat_field(agent, 22) != agent_start)
+		return 0;
+	return mine != 0 && mine == theirs;
 }
 
 /* The digits at c (one at least, and no more than max) into *v; the end, or NULL. */

@@ -175,6 +175,20 @@ size_t rt_read_args(const char *path, char *buf, size_t size);
  * starttime), which a process cannot change: a pid taken over after its process died
  * has a later one. 0 when unreadable; errno kept. */
 unsigned long long rt_proc_start(pid_t pid);
+/* Whether a question may be put on this process's terminal (rt_ask_tty()): its
+ * controlling terminal must be the wrapped agent's (agent, started at agent_start, from
+ * $DCG_SESSION), which the user watches. A terminal the agent's tools made themselves
+ * (a pty: python's pty.fork, script, expect) is theirs to answer: no. No agent given
+ * (a shell prefix): 1, the old rule. errno kept. */
+int rt_ask_terminal_ok(pid_t agent, unsigned long long agent_start);
+/* Whether dcg's binary, run with args (NUL-separated, as /proc/PID/cmdline, which
+ * after the exec holds what the kernel copied and only dcg's own code runs there),
+ * is changing the guard itself: allow, allow-once, unallow, trust, untrust, install,
+ * uninstall, in any spelling main.c accepts (allow_once), after --policy FILE. Such
+ * a process is not ":dcg": it may not write dcg's state (allow-once grants, trust
+ * records), whose writes only the hook and the refusals make under a guard. 1 also
+ * when args are unknown (len 0). */
+int rt_dcg_changes_guard(const char *args, size_t len);
 
 /* $DCG_SESSION, set by the launcher (cli/launch.c) and put again by the sandbox's
  * child for the agent it execs (sandbox/run.c), read by the preload, the supervisor
@@ -306,6 +320,7 @@ int rt_ask_tty(const char *question);
 #define RT_RULE_MKNOD_DEVICE "sandbox.mknod_device"
 #define RT_RULE_CORE_DUMP    "runtime.core_dump"
 #define RT_RULE_LOADER	     "runtime.loader"
+#define RT_RULE_TTY_INJECT   "runtime.tty_inject"
 
 /* Fills r for built-in rule id (its reason, severity and decision, the allowlist for
  * path applied) and returns the decision: POL_DENY, or POL_ALLOW when an allow entry

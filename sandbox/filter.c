@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -193,6 +194,14 @@ static int sbx_add_rules(scmp_filter_ctx ctx, const struct sbx_filter_opts *opts
 	if (rc == 0)
 		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
 				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, SBX_UFFD_IOC_NEW));
+	/* TIOCSTI pushes bytes into a terminal's input as if typed: a tracee on the
+	 * user's terminal would answer the supervisor's own question (an ask rule) or
+	 * type a command into the user's shell for after the session. The number is
+	 * an unsigned int to the kernel: the upper half of the register is not looked
+	 * at. */
+	if (rc == 0)
+		rc = sbx_scmp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI));
 	if (rc < 0)
 		return rc;
 	/* personality: queries stay allowed (0xffffffff), changes are refused

@@ -741,6 +741,13 @@ static const char *sbx_dcg_exe(struct sbx_call *c, const char *exe)
 	snprintf(link, sizeof link, "/proc/%u/exe", c->req->pid);
 	if (stat(link, &st) != 0 || st.st_dev != c->s->dcg_dev || st.st_ino != c->s->dcg_ino)
 		return NULL;
+	/* nor when it is changing the guard itself (dcg allow-once CODE, dcg trust, under
+	 * any argv[0] or spelling): its command line after the exec is what the kernel
+	 * copied, and only dcg's code runs in it (foreign code is sbx_foreign_code's) */
+	char args[1024];
+	snprintf(link, sizeof link, "/proc/%u/cmdline", c->req->pid);
+	if (rt_dcg_changes_guard(args, rt_read_args(link, args, sizeof args)))
+		return NULL;
 	return c->s->dcg_exe;
 }
 

@@ -25,10 +25,21 @@
 
 #define LOG_LINE_MAX 4096
 
+static const char *log_fixed;
+
+void pol_log_fix_path(const char *path)
+{
+	if (path && path[0] == '/')
+		__atomic_store_n(&log_fixed, path, __ATOMIC_RELEASE);
+}
+
 int pol_log_path(char *buf, size_t size)
 {
-	const char *s = getenv("DCG_LOG");
+	const char *s = __atomic_load_n(&log_fixed, __ATOMIC_ACQUIRE);
 	size_t n;
+
+	if (!s)
+		s = getenv("DCG_LOG");
 
 	if (s && s[0]) {
 		n = pol_cat3(buf, size, s, "", "");

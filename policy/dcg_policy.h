@@ -565,6 +565,11 @@ struct pol_log_entry {
 /* The log file: $DCG_LOG, else $XDG_STATE_HOME/dcg/audit.jsonl, else
  * ~/.local/state/dcg/audit.jsonl. Writes into buf; returns 0 or -ENAMETOOLONG. */
 int pol_log_path(char *buf, size_t size);
+/* Fixes the log file for this process, ahead of $DCG_LOG (path lives as long as the
+ * process): the preload passes the value the process started with, so that a guarded
+ * process that sets DCG_LOG, XDG_STATE_HOME or HOME moves no line of its own refusals
+ * out of the log. NULL or a relative path is ignored. */
+void pol_log_fix_path(const char *path);
 /* Appends one JSON line with a single write() on an O_APPEND descriptor, creating the
  * folder when needed. No malloc. Returns 0 or a negative errno; a failure never
  * changes a decision. */

@@ -176,6 +176,8 @@ static void session_read(struct rt_session *s, char *kept, size_t size)
 	size_t n;
 
 	rt_session_parse(g.host.owned_env("DCG_SESSION"), s);
+	/* and the log, which the launcher fixed in $DCG_LOG: where the process started */
+	pol_log_fix_path(g.host.owned_env("DCG_LOG"));
 	kept[0] = '\0';
 	if (!s->kept)
 		return;

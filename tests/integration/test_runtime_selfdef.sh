@@ -200,6 +200,30 @@ PY
 	printf '%s\n' "$out" | grep -qx 'core0 0' || fail "RLIMIT_CORE lowered to 0 refused: $out"
 fi
 
+# A process that moves the log in its own environment (DCG_LOG, XDG_STATE_HOME, HOME)
+# still has its refusals written where the session's log is: under dcg run the guard
+# inside the process writes them, from the values the process started with.
+base=$T/logmove
+setup "$base" "$base/home/.local"
+(
+	user_env "$base" "$base/home/.local"
+	cd "$B/ws" || exit 1
+	for layer in run sandbox; do
+		"$BIN" "$layer" --policy "$POL" -- python3 -c '
+import os
+d = os.getcwd()
+os.environ.update(DCG_LOG=d + "/moved.jsonl", XDG_STATE_HOME=d, HOME=d)
+try:
+    open(os.path.join(d, "r" + "o", "keep"), "a").write("x")
+except OSError:
+    pass
+' >"$base/out" 2>&1
+		[ ! -e "$B/ws/moved.jsonl" ] || fail "dcg $layer: a refusal was logged where the process moved the log"
+		grep -q "ws/ro/keep" "$LOG" || { cat "$base/out"; fail "dcg $layer: the refusal is not in the session's log"; }
+		grep -qx keep "$B/ws/ro/keep" || fail "dcg $layer: the read-only file changed"
+	done
+) || exit 1
+
 # The hook (the installed binary, as every agent runs it) refuses the same files, in its
 # file tools and its shell forms.
 base=$T/hook

@@ -245,43 +245,32 @@ static int sbx_session_own(struct sbx_super *s, int fd, const char *name, struct
 
 /* ---- tracee memory ----------------------------------------------------------------- */
 
-static ssize_t sbx_mem_read(struct sbx_call *c, uint64_t addr, void *buf, size_t len)
+/* Reads (write 0) or writes (write 1, a result such as an old limit) len bytes of the
+ * tracee's memory at addr; falls back on /proc/PID/mem where process_vm_readv/writev is
+ * not allowed. Returns the bytes moved or -errno. */
+static ssize_t sbx_mem_io(struct sbx_call *c, uint64_t addr, void *buf, size_t len, int write)
 {
 	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
-	ssize_t n = process_vm_readv((pid_t)c->req->pid, &local, 1, &remote, 1, 0);
+	pid_t pid = (pid_t)c->req->pid;
+	ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+			  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	if (n >= 0 || (errno != EPERM && errno != ENOSYS))
 		return n < 0 ? -errno : n;
-	/* Fall back on /proc/PID/mem where process_vm_readv is not allowed. */
 	char p[64];
 	snprintf(p, sizeof p, "/proc/%u/mem", c->req->pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	int fd = open(p, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = pread(fd, buf, len, (off_t)addr);
+	n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
 	if (n < 0)
 		n = -errno;
 	close(fd);
 	return n;
 }
 
-/* Writes a result (an old limit...) back into the tracee's memory. */
-static ssize_t sbx_mem_write(struct sbx_call *c, uint64_t addr, const void *buf, size_t len)
+static ssize_t sbx_mem_read(struct sbx_call *c, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec local = {(void *)(uintptr_t)buf, len};
-	struct iovec remote = {(void *)(uintptr_t)addr, len};
-	ssize_t n = process_vm_writev((pid_t)c->req->pid, &local, 1, &remote, 1, 0);
-	if (n >= 0 || (errno != EPERM && errno != ENOSYS))
-		return n < 0 ? -errno : n;
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%u/mem", c->req->pid);
-	int fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = pwrite(fd, buf, len, (off_t)addr);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n;
+	return sbx_mem_io(c, addr, buf, len, 0);
 }
 
 /* Reads a NUL-terminated string, page by page so that a string ending just before an
@@ -2376,7 +2365,7 @@ static long long sbx_limit_call(struct sbx_call *c)
 		return rc;
 	if (prlimit(pid, RLIMIT_CORE, &want, &now) != 0)
 		return -errno;
-	if (oldp && sbx_mem_write(c, oldp, &now, sizeof now) != (ssize_t)sizeof now)
+	if (oldp && sbx_mem_io(c, oldp, &now, sizeof now, 1) != (ssize_t)sizeof now)
 		return -EFAULT;
 	return 0;
 }
